@@ -1,0 +1,52 @@
+/* bucket — PyTorch DDP's gradient bucket assignment, exactly (research §1.1–1.3):
+ * compute_bucket_assignment_by_size with per-(dtype) limit sequences, close-after-add overshoot,
+ * sparse tensors alone; the construction-time layout and the one-time rebuild in gradient-ready
+ * order before iteration 1. */
+#ifndef DDP_BUCKET_H
+#define DDP_BUCKET_H
+
+#include <glib.h>
+#include "model.h"
+
+#define DDP_MIB ((guint64)1 << 20)
+#define DDP_DEFAULT_FIRST_BUCKET_BYTES DDP_MIB          /* dist._DEFAULT_FIRST_BUCKET_BYTES */
+#define DDP_DEFAULT_BUCKET_CAP_MB 25.0                  /* kDefaultBucketBytesCap = 25 MiB */
+
+typedef struct {
+  double bucket_cap_mb;             /* MiB; bytes = (guint64)(cap_mb * 1024 * 1024) as int() in distributed.py */
+  guint64 first_bucket_bytes;       /* 1 MiB */
+  gboolean find_unused_parameters;  /* initial [first, cap] layout, never rebuilt */
+  gboolean static_graph;
+  gboolean legacy_initial;          /* PyTorch ≈1.8–1.10: always [1 MiB, cap] at construction */
+  gboolean last_bucket_cap;         /* DDP_SET_LAST_BUCKET_CAP=1: the small bucket goes last */
+} DdpBucketOptions;
+
+/* Fills PyTorch's defaults: 25 MiB cap, 1 MiB first bucket, everything else off. */
+void ddp_bucket_options_init(DdpBucketOptions *options);
+
+typedef struct {
+  guint index;
+  guint64 bytes;
+  DdpDtype dtype;
+  guint *params;     /* indices into model->params, in the order the bucket holds them */
+  guint n_params;
+} DdpBucket;
+
+typedef struct _DdpBucketLayout DdpBucketLayout;
+
+/* Construction-time layout (iteration 0), buckets in Reducer order (bucket 0 launches first). */
+DdpBucketLayout *ddp_bucket_layout_initial(const DdpModel *model, const DdpBucketOptions *options);
+/* Layout from iteration 1 on: the rebuilt one, or the initial one when PyTorch does not rebuild
+ * (find_unused_parameters without static_graph). */
+DdpBucketLayout *ddp_bucket_layout_steady(const DdpModel *model, const DdpBucketOptions *options);
+void ddp_bucket_layout_free(DdpBucketLayout *layout);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpBucketLayout, ddp_bucket_layout_free)
+
+guint ddp_bucket_layout_count(const DdpBucketLayout *layout);
+const DdpBucket *ddp_bucket_layout_get(const DdpBucketLayout *layout, guint index);
+/* Bucket holding model param @param. */
+guint ddp_bucket_layout_bucket_of(const DdpBucketLayout *layout, guint param);
+/* Asserts the invariants: every param in exactly one bucket, bytes = Σ param bytes, one dtype per bucket. */
+gboolean ddp_bucket_layout_check(const DdpBucketLayout *layout, const DdpModel *model);
+
+#endif

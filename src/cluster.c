@@ -1,0 +1,251 @@
+/* cluster — loads and validates cluster specifications (see cluster.h).
+ *
+ * A cluster is [cluster] (name, gpu, gpus_per_node, max_nodes, overlap_slowdown), optionally
+ * [gpu] overriding the built-in GPU figures, [intra] (the fabric inside a node), [inter] (between
+ * nodes; absent means a single-node machine) and [nccl] (algorithm, protocol, channels, cost
+ * model; auto by default).  The same groups may sit inside a scenario file.  Bandwidths are one
+ * direction, per GPU (intra) or per NIC (inter), as vendors publish them.
+ */
+#include "cluster.h"
+
+#include "datadir.h"
+
+#include <math.h>
+#include <string.h>
+
+G_DEFINE_QUARK(ddp-cluster-error-quark, ddp_cluster_error)
+
+static const char *const cluster_keys[] = { "name", "description", "gpu", "gpus_per_node", "max_nodes",
+                                            "overlap_slowdown", NULL };
+static const char *const gpu_keys[] = { "name", "sm_arch", "fp32_tflops", "tf32_tflops", "fp16_tflops",
+                                        "bf16_tflops", "hbm_GBs", "memory_GB", "sms", NULL };
+static const char *const intra_keys[] = { "fabric", "bandwidth_GBs", "latency_us", NULL };
+static const char *const inter_keys[] = { "fabric", "nics_per_node", "nic_bandwidth_Gbps", "latency_us",
+                                          "oversubscription", "rail_optimized", NULL };
+static const char *const nccl_keys[] = { "cost_model", "algorithm", "protocol", "channels", NULL };
+
+static const char *const intra_fabrics[] = { "nvlink", "nvswitch", "pcie", NULL };
+static const char *const inter_fabrics[] = { "ib", "roce", "ethernet", NULL };
+static const char *const cost_models[] = { "nccl", "alpha-beta", NULL };
+/* Index = DdpAlgorithm / DdpProtocol value. */
+static const char *const algorithm_choices[] = { "auto", "ring", "tree", NULL };
+static const char *const protocol_choices[] = { "auto", "LL", "LL128", "Simple", NULL };
+
+void
+ddp_cluster_free(DdpCluster *cluster)
+{
+  if (!cluster)
+    return;
+  g_free(cluster->name);
+  g_free(cluster->description);
+  g_free(cluster->path);
+  g_free(cluster);
+}
+
+/* A strictly positive double (bandwidths, FLOP/s): "must be positive" reads better than a bound. */
+static gboolean
+get_positive(const DdpKeyFile *kf, const char *group, const char *key, gboolean required, double *out,
+             GError **error)
+{
+  double v = *out;
+  if (!ddp_keyfile_get_double(kf, group, key, required, -G_MAXDOUBLE, G_MAXDOUBLE, &v, error))
+    return FALSE;
+  if (ddp_keyfile_has_key(kf, group, key) && !(v > 0)) {
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, key, "must be positive (got %g)", v);
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+parse_gpu(const DdpKeyFile *kf, DdpCluster *c, GError **error)
+{
+  g_autofree char *gpu_name = NULL;
+  if (!ddp_keyfile_get_string(kf, "cluster", "gpu", TRUE, &gpu_name, error))
+    return FALSE;
+  g_autoptr(GError) local = NULL;
+  if (!ddp_gpu_lookup(gpu_name, &c->gpu, &local)) {
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "cluster", "gpu", "%s", local->message);
+    return FALSE;
+  }
+  if (!ddp_keyfile_has_group(kf, "gpu"))
+    return TRUE;
+  g_autofree char *name = NULL;
+  gint64 sm_arch = c->gpu.sm_arch, sms = c->gpu.sms;
+  static const char *const peak_keys[DDP_PRECISION_COUNT] = { "fp32_tflops", "tf32_tflops", "fp16_tflops", "bf16_tflops" };
+  if (!ddp_keyfile_check_keys(kf, "gpu", gpu_keys, error) ||
+      !ddp_keyfile_get_string(kf, "gpu", "name", FALSE, &name, error) ||
+      !ddp_keyfile_get_int64(kf, "gpu", "sm_arch", FALSE, 60, 200, &sm_arch, error) ||
+      !ddp_keyfile_get_int64(kf, "gpu", "sms", FALSE, 1, 1024, &sms, error) ||
+      !get_positive(kf, "gpu", "hbm_GBs", FALSE, &c->gpu.hbm_GBs, error) ||
+      !get_positive(kf, "gpu", "memory_GB", FALSE, &c->gpu.memory_GB, error))
+    return FALSE;
+  for (int p = 0; p < DDP_PRECISION_COUNT; p++)
+    if (!get_positive(kf, "gpu", peak_keys[p], FALSE, &c->gpu.peak_tflops[p], error))
+      return FALSE;
+  if (name)
+    g_strlcpy(c->gpu.name, name, sizeof c->gpu.name);
+  c->gpu.sm_arch = (int)sm_arch;
+  c->gpu.sms = (int)sms;
+  return TRUE;
+}
+
+/**
+ * ddp_cluster_from_keyfile:
+ * Reads the cluster groups of @kf (a .cluster file or a scenario file).  Other groups are the
+ * caller's to check.  Returns: (transfer full) or NULL with @error naming file:line: group.key.
+ */
+DdpCluster *
+ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
+{
+  g_autoptr(DdpCluster) c = g_new0(DdpCluster, 1);
+  c->path = g_strdup(ddp_keyfile_path(kf));
+  if (!ddp_keyfile_has_group(kf, "cluster")) {
+    g_set_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_MISSING,
+                "%s: [cluster]: required group is missing (is this a cluster file?)", ddp_keyfile_path(kf));
+    return NULL;
+  }
+  gint64 gpus_per_node = 0, max_nodes = 0;
+  if (!ddp_keyfile_check_keys(kf, "cluster", cluster_keys, error) ||
+      !ddp_keyfile_get_string(kf, "cluster", "name", TRUE, &c->name, error) ||
+      !ddp_keyfile_get_string(kf, "cluster", "description", FALSE, &c->description, error) ||
+      !ddp_keyfile_get_int64(kf, "cluster", "gpus_per_node", TRUE, 1, 1024, &gpus_per_node, error) ||
+      !ddp_keyfile_get_int64(kf, "cluster", "max_nodes", FALSE, 0, G_MAXINT32, &max_nodes, error) ||
+      !ddp_keyfile_get_double(kf, "cluster", "overlap_slowdown", FALSE, 0, 10, &c->overlap_slowdown, error) ||
+      !parse_gpu(kf, c, error))
+    return NULL;
+  c->gpus_per_node = (int)gpus_per_node;
+  c->max_nodes = (int)max_nodes;
+
+  int fabric = DDP_INTRA_NVLINK;
+  if (!ddp_keyfile_has_group(kf, "intra") && gpus_per_node > 1) {
+    g_set_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_MISSING,
+                "%s: [intra]: required group is missing (gpus_per_node > 1)", ddp_keyfile_path(kf));
+    return NULL;
+  }
+  c->intra.bandwidth_GBs = 1, c->intra.latency_us = 0;
+  if (ddp_keyfile_has_group(kf, "intra") &&
+      (!ddp_keyfile_check_keys(kf, "intra", intra_keys, error) ||
+       !ddp_keyfile_get_choice(kf, "intra", "fabric", TRUE, intra_fabrics, &fabric, error) ||
+       !get_positive(kf, "intra", "bandwidth_GBs", TRUE, &c->intra.bandwidth_GBs, error) ||
+       !ddp_keyfile_get_double(kf, "intra", "latency_us", TRUE, 0, 1e6, &c->intra.latency_us, error)))
+    return NULL;
+  c->intra.fabric = fabric;
+
+  c->inter.oversubscription = 1.0;
+  c->inter.rail_optimized = TRUE;
+  if (ddp_keyfile_has_group(kf, "inter")) {
+    gint64 nics = 0;
+    fabric = DDP_INTER_IB;
+    if (!ddp_keyfile_check_keys(kf, "inter", inter_keys, error) ||
+        !ddp_keyfile_get_choice(kf, "inter", "fabric", TRUE, inter_fabrics, &fabric, error) ||
+        !ddp_keyfile_get_int64(kf, "inter", "nics_per_node", TRUE, 1, 1024, &nics, error) ||
+        !get_positive(kf, "inter", "nic_bandwidth_Gbps", TRUE, &c->inter.nic_bandwidth_Gbps, error) ||
+        !ddp_keyfile_get_double(kf, "inter", "latency_us", TRUE, 0, 1e6, &c->inter.latency_us, error) ||
+        !ddp_keyfile_get_double(kf, "inter", "oversubscription", FALSE, 1, 1e6, &c->inter.oversubscription, error) ||
+        !ddp_keyfile_get_bool(kf, "inter", "rail_optimized", FALSE, &c->inter.rail_optimized, error))
+      return NULL;
+    c->inter.fabric = fabric;
+    c->inter.nics_per_node = (int)nics;
+  } else {
+    if (c->max_nodes > 1) {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_MISSING, "cluster", "max_nodes",
+                            "more than one node needs an [inter] group describing the network");
+      return NULL;
+    }
+    c->max_nodes = 1;
+  }
+
+  int cost_model = DDP_COST_NCCL, algorithm = DDP_ALGO_AUTO, protocol = DDP_PROTO_AUTO;
+  gint64 channels = 0;
+  if (ddp_keyfile_has_group(kf, "nccl") &&
+      (!ddp_keyfile_check_keys(kf, "nccl", nccl_keys, error) ||
+       !ddp_keyfile_get_choice(kf, "nccl", "cost_model", FALSE, cost_models, &cost_model, error) ||
+       !ddp_keyfile_get_choice(kf, "nccl", "algorithm", FALSE, algorithm_choices, &algorithm, error) ||
+       !ddp_keyfile_get_choice(kf, "nccl", "protocol", FALSE, protocol_choices, &protocol, error) ||
+       !ddp_keyfile_get_int64(kf, "nccl", "channels", FALSE, 0, 64, &channels, error)))
+    return NULL;
+  c->nccl.cost_model = cost_model;
+  c->nccl.algorithm = algorithm;
+  c->nccl.protocol = protocol;
+  c->nccl.channels = (int)channels;
+  return g_steal_pointer(&c);
+}
+
+/**
+ * ddp_cluster_load:
+ * @name_or_path: a .cluster file path, or a bare name looked up as scenarios/NAME.cluster
+ *
+ * Returns: (transfer full) or NULL with @error set.
+ */
+DdpCluster *
+ddp_cluster_load(const char *name_or_path, GError **error)
+{
+  g_autofree char *path = ddp_datadir_find(name_or_path, "scenarios", ".cluster");
+  if (!path) {
+    g_auto(GStrv) names = ddp_datadir_list("scenarios", ".cluster");
+    g_autofree char *list = g_strjoinv(", ", names);
+    g_set_error(error, DDP_CLUSTER_ERROR, DDP_CLUSTER_ERROR_NOT_FOUND,
+                "--cluster: no cluster file or shipped cluster named \"%s\" (shipped: %s)", name_or_path,
+                *list ? list : "none found");
+    return NULL;
+  }
+  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load(path, error);
+  if (!kf)
+    return NULL;
+  static const char *const groups[] = { "cluster", "gpu", "intra", "inter", "nccl", NULL };
+  gsize n_groups;
+  const char *const *present = ddp_keyfile_groups(kf, &n_groups);
+  for (gsize i = 0; i < n_groups; i++) {
+    if (!g_strv_contains(groups, present[i])) {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_UNKNOWN, present[i], NULL,
+                            "unknown group (a cluster file has [cluster] [gpu] [intra] [inter] [nccl])");
+      return NULL;
+    }
+  }
+  return ddp_cluster_from_keyfile(kf, error);
+}
+
+/**
+ * ddp_cluster_check_gpus:
+ * @nodes: (out) (optional): nodes that @gpus GPUs occupy
+ *
+ * Returns: FALSE with DDP_CLUSTER_ERROR_INVALID when @gpus is 0, does not fill whole nodes (and
+ * is more than one node), or needs more than max_nodes nodes.
+ */
+gboolean
+ddp_cluster_check_gpus(const DdpCluster *cluster, guint64 gpus, guint64 *nodes, GError **error)
+{
+  guint64 ppn = (guint64)cluster->gpus_per_node;
+  if (gpus == 0) {
+    g_set_error(error, DDP_CLUSTER_ERROR, DDP_CLUSTER_ERROR_INVALID, "--gpus: must be at least 1");
+    return FALSE;
+  }
+  if (gpus > ppn && gpus % ppn != 0) {
+    g_set_error(error, DDP_CLUSTER_ERROR, DDP_CLUSTER_ERROR_INVALID,
+                "--gpus: %" G_GUINT64_FORMAT " GPUs do not fill whole nodes of %" G_GUINT64_FORMAT
+                " GPUs on cluster %s (use at most one node, or a multiple of %" G_GUINT64_FORMAT ")",
+                gpus, ppn, cluster->name, ppn);
+    return FALSE;
+  }
+  guint64 n = (gpus + ppn - 1) / ppn;
+  if (cluster->max_nodes > 0 && n > (guint64)cluster->max_nodes) {
+    g_set_error(error, DDP_CLUSTER_ERROR, DDP_CLUSTER_ERROR_INVALID,
+                "--gpus: %" G_GUINT64_FORMAT " GPUs need %" G_GUINT64_FORMAT " nodes; cluster %s has %d",
+                gpus, n, cluster->name, cluster->max_nodes);
+    return FALSE;
+  }
+  if (nodes)
+    *nodes = n;
+  return TRUE;
+}
+
+/* NICs × NIC bandwidth (Gb/s → GB/s: /8), shared by the node's GPUs, divided by the fabric's
+ * oversubscription (a 2:1 fabric carries half the NIC total across the bisection). */
+double
+ddp_cluster_inter_GBs_per_gpu(const DdpCluster *cluster)
+{
+  return cluster->inter.nics_per_node * cluster->inter.nic_bandwidth_Gbps / 8.0 /
+         cluster->gpus_per_node / cluster->inter.oversubscription;
+}

@@ -1,0 +1,74 @@
+/* cluster — a cluster specification: GPU type, nodes × GPUs per node, intra-node fabric
+ * (NVLink/NVSwitch/PCIe), inter-node fabric (IB/RoCE/Ethernet, NICs per node, oversubscription),
+ * and NCCL settings.  Loaded and validated here only (from a .cluster key file, or from the
+ * cluster groups of a scenario file); every other module reads the plain struct. */
+#ifndef DDP_CLUSTER_H
+#define DDP_CLUSTER_H
+
+#include <glib.h>
+#include "gpu.h"
+#include "keyfile.h"
+
+typedef enum { DDP_INTRA_NVLINK, DDP_INTRA_NVSWITCH, DDP_INTRA_PCIE } DdpIntraFabric;
+typedef enum { DDP_INTER_IB, DDP_INTER_ROCE, DDP_INTER_ETHERNET } DdpInterFabric;
+
+/* NCCL algorithm and protocol (research §2).  AUTO lets the cost model pick the fastest. */
+typedef enum { DDP_ALGO_AUTO, DDP_ALGO_RING, DDP_ALGO_TREE, DDP_ALGO_COUNT } DdpAlgorithm;
+typedef enum { DDP_PROTO_AUTO, DDP_PROTO_LL, DDP_PROTO_LL128, DDP_PROTO_SIMPLE, DDP_PROTO_COUNT } DdpProtocol;
+/* NCCL: NCCL's tuning model (tuning.cc); ALPHA_BETA: plain ring 2(N-1)/N·M/B + 2(N-1)·α over the
+ * slowest link, protocol effects off (for closed-form checks and what-if studies). */
+typedef enum { DDP_COST_NCCL, DDP_COST_ALPHA_BETA } DdpCostModel;
+
+typedef struct {
+  char *name;
+  char *description;
+  char *path;                 /* file it was loaded from, or NULL for built-in/inline */
+  DdpGpuSpec gpu;
+  int gpus_per_node;
+  int max_nodes;              /* 0: no limit */
+  struct {
+    DdpIntraFabric fabric;
+    double bandwidth_GBs;     /* per GPU, one direction, 10^9 B/s */
+    double latency_us;        /* per hop */
+  } intra;
+  struct {
+    DdpInterFabric fabric;
+    int nics_per_node;
+    double nic_bandwidth_Gbps;/* per NIC, one direction, 10^9 bit/s */
+    double latency_us;        /* per hop */
+    double oversubscription;  /* >= 1: fabric bisection is 1/oversubscription of the NIC total */
+    gboolean rail_optimized;
+  } inter;
+  struct {
+    DdpCostModel cost_model;
+    DdpAlgorithm algorithm;
+    DdpProtocol protocol;
+    int channels;             /* 0: auto */
+  } nccl;
+  double overlap_slowdown;    /* fraction by which compute slows while a collective runs (research §5.8) */
+} DdpCluster;
+
+#define DDP_CLUSTER_ERROR (ddp_cluster_error_quark())
+GQuark ddp_cluster_error_quark(void);
+typedef enum { DDP_CLUSTER_ERROR_NOT_FOUND, DDP_CLUSTER_ERROR_INVALID } DdpClusterError;
+
+/* Loads a cluster by path, or by bare name from the installed scenarios directory
+ * (name.cluster).  Returns NULL with @error set on bad input; free with ddp_cluster_free(). */
+DdpCluster *ddp_cluster_load(const char *name_or_path, GError **error);
+/* Reads the cluster groups ([cluster] [intra] [inter] [nccl] [gpu]) of an already-loaded key file. */
+DdpCluster *ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error);
+void ddp_cluster_free(DdpCluster *cluster);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpCluster, ddp_cluster_free)
+
+/* Nodes used by @gpus GPUs, and whether @gpus fits this cluster (a multiple of gpus_per_node or
+ * fewer than one node; within max_nodes). */
+gboolean ddp_cluster_check_gpus(const DdpCluster *cluster, guint64 gpus, guint64 *nodes, GError **error);
+/* Per-GPU share of inter-node bandwidth, 10^9 B/s: NICs × NIC bandwidth / 8 / gpus_per_node / oversubscription. */
+double ddp_cluster_inter_GBs_per_gpu(const DdpCluster *cluster);
+
+const char *ddp_algorithm_name(DdpAlgorithm a);
+const char *ddp_protocol_name(DdpProtocol p);
+int ddp_algorithm_parse(const char *name);   /* -1 if unknown */
+int ddp_protocol_parse(const char *name);    /* -1 if unknown; case-insensitive */
+
+#endif

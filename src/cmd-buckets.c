@@ -1,0 +1,54 @@
+/* cmd-buckets — `ddpsim buckets [SCENARIO]`: PyTorch DDP's construction-time (iteration 0) and
+ * rebuilt (iteration 1 on) bucket layouts, by parameter name (research §1.2–1.3). */
+#include "cmd.h"
+
+#include "bucket.h"
+#include "report.h"
+
+typedef struct {
+  DdpCliOptions cli;
+  gboolean json, csv, legacy_initial, last_bucket_cap;
+} BucketsOptions;
+
+static int
+run(int argc, char **argv, BucketsOptions *opts)
+{
+  GOptionEntry own[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &opts->json, "Print JSON: initial and rebuilt, each [{index, bytes, params}]", NULL },
+    { "csv", 0, 0, G_OPTION_ARG_NONE, &opts->csv, "Print one CSV row per (bucket, parameter)", NULL },
+    { "legacy-initial", 0, 0, G_OPTION_ARG_NONE, &opts->legacy_initial,
+      "Construction-time layout of PyTorch 1.8-1.10: always [1 MiB, cap]", NULL },
+    { "last-bucket-cap", 0, 0, G_OPTION_ARG_NONE, &opts->last_bucket_cap, "As DDP_SET_LAST_BUCKET_CAP=1: the small bucket goes last", NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  g_autoptr(GError) error = NULL;
+  const char *scenario_path = NULL;
+  if (!ddp_cmd_parse("buckets", "Show PyTorch DDP's bucket layouts.",
+                     "Sizes are bytes; bucket_cap_mb is MiB as in PyTorch.  \"rebuilt\" equals \"initial\" when\n"
+                     "PyTorch does not rebuild (find_unused_parameters without static_graph).",
+                     own, &opts->cli, &argc, &argv, &scenario_path, &error))
+    return ddp_cmd_fail("buckets", error);
+  g_autoptr(DdpScenario) scenario = ddp_scenario_load(scenario_path, &opts->cli, FALSE, &error);
+  if (!scenario)
+    return ddp_cmd_fail("buckets", error);
+  DdpBucketOptions options = scenario->setup.buckets;
+  options.legacy_initial = opts->legacy_initial;
+  options.last_bucket_cap = opts->last_bucket_cap;
+  g_autoptr(DdpBucketLayout) initial = ddp_bucket_layout_initial(scenario->model, &options);
+  g_autoptr(DdpBucketLayout) rebuilt = ddp_bucket_layout_steady(scenario->model, &options);
+  g_autofree char *text = opts->json  ? ddp_report_buckets_json(scenario->model, initial, rebuilt)
+                          : opts->csv ? ddp_report_buckets_csv(scenario->model, initial, rebuilt)
+                                  : ddp_report_buckets_text(scenario->model, initial, rebuilt);
+  if (!ddp_cmd_print(text, &error))
+    return ddp_cmd_fail("buckets", error);
+  return DDP_EXIT_OK;
+}
+
+int
+ddp_cmd_buckets(int argc, char **argv)
+{
+  BucketsOptions options = { 0 };
+  int status = run(argc, argv, &options);
+  ddp_cli_options_clear(&options.cli);
+  return status;
+}

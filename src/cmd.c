@@ -1,0 +1,96 @@
+/* cmd — the command table and what every verb shares: option contexts with the common flags,
+ * positional scenario file, error reporting and exit codes (see cmd.h). */
+#include "cmd.h"
+
+#include "cluster.h"
+#include "collective.h"
+#include "gpu.h"
+#include "keyfile.h"
+#include "model.h"
+#include "scenario.h"
+#include "straggler.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const DdpCommand commands[] = {
+  { "predict", ddp_cmd_predict, "predict one configuration: iteration time, overlap, efficiency, bucket schedule" },
+  { "buckets", ddp_cmd_buckets, "PyTorch's initial and rebuilt bucket layout, by parameter name" },
+  { "allreduce", ddp_cmd_allreduce, "collective costs alone, as an nccl-tests-style table" },
+  { NULL, NULL, NULL },
+};
+
+const DdpCommand *
+ddp_commands(void)
+{
+  return commands;
+}
+
+static gboolean
+is_input_error(const GError *error)
+{
+  GQuark input_domains[] = {
+    DDP_KEYFILE_ERROR, DDP_MODEL_ERROR, DDP_CLUSTER_ERROR, DDP_SCENARIO_ERROR, DDP_STRAGGLER_ERROR,
+    DDP_GPU_ERROR, DDP_COLLECTIVE_ERROR, DDP_CMD_ERROR, G_OPTION_ERROR, G_KEY_FILE_ERROR,
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(input_domains); i++)
+    if (error->domain == input_domains[i])
+      return TRUE;
+  return FALSE;
+}
+
+int
+ddp_cmd_fail(const char *verb, const GError *error)
+{
+  fprintf(stderr, "ddpsim %s: %s\n", verb, error->message);
+  return is_input_error(error) ? DDP_EXIT_INPUT : DDP_EXIT_INTERNAL;
+}
+
+G_DEFINE_QUARK(ddp-cmd-error-quark, ddp_cmd_error)
+
+/**
+ * ddp_cmd_parse:
+ * Builds an option context for @verb from @own entries and, when @cli is not NULL, the common
+ * flags; parses @argv in place.  On success *scenario_path is the optional positional scenario
+ * file (borrowed from argv) and TRUE comes back; else @error says why (exit 2).
+ */
+gboolean
+ddp_cmd_parse(const char *verb, const char *summary, const char *description, const GOptionEntry *own,
+              DdpCliOptions *cli, int *argc, char ***argv, const char **scenario_path, GError **error)
+{
+  g_autofree char *parameter = g_strdup_printf("%s%s", verb, scenario_path ? " [SCENARIO]" : "");
+  g_autoptr(GOptionContext) context = g_option_context_new(parameter);
+  g_option_context_set_summary(context, summary);
+  if (description)
+    g_option_context_set_description(context, description);
+  if (own)
+    g_option_context_add_main_entries(context, own, NULL);
+  if (cli) {
+    g_autofree GOptionEntry *common = ddp_cli_option_entries(cli);
+    g_option_context_add_main_entries(context, common, NULL);
+  }
+  if (!g_option_context_parse(context, argc, argv, error))
+    return FALSE;
+  /* (*argv)[0] is "ddpsim", [1] the verb */
+  int positional = *argc - 2;
+  int allowed = scenario_path ? 1 : 0;
+  if (positional > allowed) {
+    g_set_error(error, DDP_CMD_ERROR, 0, "unexpected argument \"%s\" (see ddpsim %s --help)",
+                (*argv)[2 + allowed], verb);
+    return FALSE;
+  }
+  if (scenario_path)
+    *scenario_path = positional == 1 ? (*argv)[2] : NULL;
+  return TRUE;
+}
+
+/* Writes @text to stdout; FALSE (exit 1) when stdout fails. */
+gboolean
+ddp_cmd_print(const char *text, GError **error)
+{
+  if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write to standard output");
+    return FALSE;
+  }
+  return TRUE;
+}

@@ -1,0 +1,702 @@
+/* ddp — DDP training iterations on the event kernel (see ddp.h).
+ *
+ * The facts this rests on (research/ddp-nccl-facts.md):
+ *  §1.4  a bucket is launched when its last gradient is ready AND every lower-index bucket has been
+ *        launched (mark_bucket_ready); nothing waits for earlier buckets to *finish*;
+ *  §1.6  all bucket AllReduces go to one NCCL stream, so they run one after another in launch
+ *        order, each after the compute work enqueued before its launch (the grad→bucket copies);
+ *  §1.5  the grad→bucket copy pre-divides by world size: one elementwise pass per gradient on the
+ *        compute stream, in the autograd hook, whether or not gradient_as_bucket_view;
+ *  §1.4/§5.18  finalize waits for every bucket; the optimizer step is stream-ordered after the
+ *        last AllReduce, after copying buckets back into .grad unless gradient_as_bucket_view;
+ *  §1.2–1.3  iteration 0 uses the construction-time layout (one bucket by default: no overlap),
+ *        then the rebuild broadcasts bucket indices from rank 0 (host-blocking) before iteration 1;
+ *  §1.7  no_sync micro-steps run forward and backward with no hooks and no communication;
+ *        broadcast_buffers broadcasts module buffers before every forward; find_unused_parameters
+ *        adds an AllReduce of an int32 map of length #params after the last bucket;
+ *  §1.8  fp16/bf16 compression hooks cast the bucket (and divide) before the AllReduce and copy
+ *        back after it; the wire carries 2 bytes per element;
+ *  §5.8  NCCL kernels slow overlapped compute (cluster overlap_slowdown, 0 by default).
+ *
+ * How time advances.  A collective is a synchronisation: it starts when the LAST rank launches it
+ * and the comm stream is free.  Between collectives ranks run independently, so each rank's time
+ * is an integer in an array, advanced by array passes at bucket granularity: from one bucket's
+ * launch point to the next, rank r does factor[r] × (nominal backward + hook work between the two
+ * points), stretched by (1 + overlap_slowdown) where that work overlaps a running collective.  The
+ * event kernel orders the global events — bucket launched by all ranks, collective finished — and
+ * owns the clock; a handler computes the next launch point with one pass over the ranks.  Cost per
+ * iteration: O(ranks × buckets), never one event per (rank, layer) (DESIGN.md "Scale").  When no
+ * straggler term varies by rank every rank computes the same numbers, so one stands for all.
+ */
+#include "ddp.h"
+
+#include "des.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Per bucket layout: where in backward each bucket can launch, and what it costs. */
+typedef struct {
+  const DdpBucketLayout *layout;
+  guint n_buckets;
+  guint n_points;          /* distinct readiness points, ascending */
+  gint64 *points;          /* backward work (ns, nominal, hooks included) at each point */
+  guint *point_pos;        /* backward position (layers done) at each point */
+  guint *ready_point;      /* [b] point where bucket b's own gradients are all ready */
+  guint *launch_point;     /* [b] cumulative max: where bucket b can launch */
+  gint64 *cast_ns;         /* [b] compute-side hook work at launch (compression casts) */
+  gint64 *collective_ns;   /* [b] comm-stream time */
+  DdpCollectiveCost *cost; /* [b] */
+  guint64 *wire_bytes;     /* [b] */
+} Plan;
+
+typedef struct {
+  gint64 start, end;
+} Interval;
+
+typedef struct {
+  const DdpScenario *scenario;
+  const DdpRunOptions *options;
+  const DdpModel *model;
+  DdpCompute *compute;
+  DdpCollective *collective;
+  DdpDes *des;
+  GRand *rng;
+
+  guint64 gpus;
+  guint64 ranks;           /* simulated ranks: gpus, or 1 when collapsed */
+  gboolean collapsed;
+  gint64 *time;            /* [ranks] current time on each rank's compute stream */
+  gint64 *backward_end;    /* [ranks] */
+  double *factor;          /* [ranks] straggler slowdown this iteration */
+  gint64 *delay;           /* [ranks] */
+  guint *interval_cursor;  /* [ranks] first comm interval not yet behind the rank */
+  double overlap_slowdown;
+
+  /* nominal per-position backward work: work[k] = Σ over the first k backward positions */
+  gint64 *backward_work_hooked;   /* [n_layers+1] with hook copies (the synced micro-step) */
+  gint64 *backward_work_plain;    /* [n_layers+1] under no_sync */
+  gint64 *forward_work;           /* [n_layers+1] in forward order */
+  gint64 finalize_ns, optimizer_ns, broadcast_ns, rebuild_ns, unused_map_ns;
+
+  Plan initial, steady;
+
+  /* state of the iteration being simulated */
+  const Plan *plan;
+  gboolean reporting;
+  guint next_launch;
+  guint passed_points;
+  gint64 comm_free;
+  GArray *intervals;       /* of Interval, this iteration */
+  gint64 *point_max;       /* [n_points] max over ranks of the time each point was reached */
+  gint64 last_comm_end;
+  gint64 iteration_start;
+  gint64 exposed_ns;
+  DdpBucketSchedule *schedule; /* [n_buckets] of the iteration being reported */
+  DdpRankTimeline *timelines;
+  guint micro_step;
+} Sim;
+
+void
+ddp_result_free(DdpResult *r)
+{
+  if (!r)
+    return;
+  g_free(r->iteration_ms);
+  g_free(r->buckets);
+  for (guint i = 0; i < r->n_timelines; i++)
+    g_array_unref(r->timelines[i].segments);
+  g_free(r->timelines);
+  g_free(r);
+}
+
+static gint64
+us_to_ns(double us)
+{
+  return (gint64)llround(us * 1e3);
+}
+
+static void
+plan_clear(Plan *p)
+{
+  g_free(p->points);
+  g_free(p->point_pos);
+  g_free(p->ready_point);
+  g_free(p->launch_point);
+  g_free(p->cast_ns);
+  g_free(p->collective_ns);
+  g_free(p->cost);
+  g_free(p->wire_bytes);
+}
+
+static gint
+compare_uint(gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *)a, y = *(const guint *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Bytes one pass of a compression hook touches, expressed for ddp_compute_memory_pass_ns (which
+ * counts read + write of its argument): cast fp32→16-bit reads 4 and writes 2 bytes per element
+ * and the divide reads and writes 2, i.e. (6 + 4)/2 = 5/4 of the fp32 bucket; the copy back
+ * reads 2 and writes 4, i.e. 3/4. */
+static void
+plan_build(Sim *sim, Plan *p, const DdpBucketLayout *layout)
+{
+  const DdpModel *m = sim->model;
+  const DdpSetup *setup = &sim->scenario->setup;
+  p->layout = layout;
+  p->n_buckets = ddp_bucket_layout_count(layout);
+  guint nb = p->n_buckets;
+  g_autofree guint *layer_pos = g_new(guint, m->n_layers);
+  for (guint k = 0; k < m->n_layers; k++)
+    layer_pos[m->backward_layers[k]] = k;
+
+  /* ready position of each bucket = layers done when its last gradient's layer finishes */
+  g_autofree guint *ready_pos = g_new0(guint, nb);
+  for (guint b = 0; b < nb; b++) {
+    const DdpBucket *bucket = ddp_bucket_layout_get(layout, b);
+    for (guint i = 0; i < bucket->n_params; i++)
+      ready_pos[b] = MAX(ready_pos[b], layer_pos[m->params[bucket->params[i]].layer] + 1);
+  }
+  g_autofree guint *sorted = g_memdup2(ready_pos, nb * sizeof(guint));
+  qsort(sorted, nb, sizeof(guint), (int (*)(const void *, const void *))compare_uint);
+  p->point_pos = g_new(guint, nb);
+  p->n_points = 0;
+  for (guint b = 0; b < nb; b++)
+    if (p->n_points == 0 || sorted[b] != p->point_pos[p->n_points - 1])
+      p->point_pos[p->n_points++] = sorted[b];
+  p->points = g_new(gint64, p->n_points);
+  for (guint k = 0; k < p->n_points; k++)
+    p->points[k] = sim->backward_work_hooked[p->point_pos[k]];
+
+  p->ready_point = g_new(guint, nb);
+  p->launch_point = g_new(guint, nb);
+  p->cast_ns = g_new0(gint64, nb);
+  p->collective_ns = g_new0(gint64, nb);
+  p->cost = g_new0(DdpCollectiveCost, nb);
+  p->wire_bytes = g_new0(guint64, nb);
+  guint running_max = 0;
+  for (guint b = 0; b < nb; b++) {
+    guint k = 0;
+    while (p->point_pos[k] != ready_pos[b])
+      k++;
+    p->ready_point[b] = k;
+    running_max = MAX(running_max, k);
+    p->launch_point[b] = running_max;
+
+    const DdpBucket *bucket = ddp_bucket_layout_get(layout, b);
+    gboolean compress = setup->comm_hook != DDP_HOOK_NONE && ddp_dtype_size(bucket->dtype) > 2;
+    p->wire_bytes[b] = compress ? bucket->bytes / ddp_dtype_size(bucket->dtype) * 2 : bucket->bytes;
+    ddp_collective_allreduce(sim->collective, p->wire_bytes[b], &p->cost[b]);
+    p->collective_ns[b] = us_to_ns(p->cost[b].time_us);
+    if (compress && sim->gpus > 1) {
+      p->cast_ns[b] = ddp_compute_memory_pass_ns(sim->compute, 1.25 * (double)bucket->bytes);
+      p->collective_ns[b] += ddp_compute_memory_pass_ns(sim->compute, 0.75 * (double)bucket->bytes);
+    }
+  }
+}
+
+/* Advances rank r by @work ns of nominal compute (scaled by its factor), stretched by
+ * (1 + overlap_slowdown) inside comm intervals. */
+static void
+advance(Sim *sim, guint64 r, gint64 work)
+{
+  gint64 t = sim->time[r];
+  gint64 w = (gint64)llround(sim->factor[r] * (double)work);
+  if (sim->overlap_slowdown > 0) {
+    const Interval *iv = (const Interval *)(const void *)sim->intervals->data;
+    guint k = sim->interval_cursor[r];
+    double stretch = 1.0 + sim->overlap_slowdown;
+    while (w > 0 && k < sim->intervals->len) {
+      if (t >= iv[k].end) {
+        k++;
+        continue;
+      }
+      if (t < iv[k].start) {
+        gint64 free_span = iv[k].start - t;
+        if (w <= free_span)
+          break;
+        w -= free_span;
+        t = iv[k].start;
+      }
+      gint64 span = iv[k].end - t;
+      gint64 stretched = (gint64)llround((double)w * stretch);
+      if (stretched <= span) {
+        t += stretched;
+        w = 0;
+        break;
+      }
+      w -= (gint64)llround((double)span / stretch);
+      t = iv[k].end;
+      k++;
+    }
+    sim->interval_cursor[r] = k;
+  }
+  sim->time[r] = t + MAX(w, 0);
+}
+
+static gboolean
+watched(const Sim *sim, guint64 r, guint *slot)
+{
+  if (!sim->reporting)
+    return FALSE;
+  for (guint i = 0; i < sim->options->n_watch_ranks; i++) {
+    guint64 rank = sim->options->watch_ranks[i];
+    if (rank < sim->gpus && (sim->collapsed ? r == 0 : rank == r)) {
+      *slot = i;
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+static void
+record(Sim *sim, guint64 r, DdpSegmentKind kind, int index, gint64 start, gint64 end)
+{
+  for (guint i = 0; i < sim->options->n_watch_ranks && sim->reporting; i++) {
+    guint64 rank = sim->options->watch_ranks[i];
+    if (rank >= sim->gpus || !(sim->collapsed ? r == 0 : rank == r))
+      continue;
+    DdpSegment seg = { kind, index, sim->micro_step, start - sim->iteration_start, end - sim->iteration_start };
+    g_array_append_val(sim->timelines[i].segments, seg);
+  }
+}
+
+/* Layer slices of a span of nominal work [w0, w1) on the watched rank, by proportion (the rank's
+ * time is advanced in one piece; the slices only draw it). */
+static void
+record_layers(Sim *sim, guint64 r, DdpSegmentKind kind, const gint64 *work, const guint *order,
+              guint pos0, guint pos1, gint64 t0, gint64 t1)
+{
+  guint slot;
+  if (!watched(sim, r, &slot) || pos1 <= pos0)
+    return;
+  double span = (double)(work[pos1] - work[pos0]);
+  for (guint k = pos0; k < pos1; k++) {
+    gint64 a = t0 + (span > 0 ? (gint64)llround((double)(t1 - t0) * (double)(work[k] - work[pos0]) / span) : 0);
+    gint64 b = t0 + (span > 0 ? (gint64)llround((double)(t1 - t0) * (double)(work[k + 1] - work[pos0]) / span) : 0);
+    record(sim, r, kind, (int)(order ? order[k] : k), a, b);
+  }
+}
+
+/* All ranks to @point (index into plan->points), recording when the last rank reached each
+ * readiness point on the way. */
+static void
+advance_to_point(Sim *sim, guint point)
+{
+  const Plan *p = sim->plan;
+  while (sim->passed_points <= point) {
+    guint k = sim->passed_points;
+    gint64 from_work = k == 0 ? 0 : p->points[k - 1];
+    guint from_pos = k == 0 ? 0 : p->point_pos[k - 1];
+    gint64 reached = G_MININT64;
+    for (guint64 r = 0; r < sim->ranks; r++) {
+      gint64 t0 = sim->time[r];
+      advance(sim, r, p->points[k] - from_work);
+      record_layers(sim, r, DDP_SEGMENT_BACKWARD, sim->backward_work_hooked, sim->model->backward_layers,
+                    from_pos, p->point_pos[k], t0, sim->time[r]);
+      reached = MAX(reached, sim->time[r]);
+    }
+    sim->point_max[k] = reached;
+    sim->passed_points++;
+  }
+}
+
+/* Every rank reaches bucket b's launch point and runs its hook casts; returns when the last rank
+ * has launched it. */
+static gint64
+launch_time(Sim *sim, guint b)
+{
+  const Plan *p = sim->plan;
+  advance_to_point(sim, p->launch_point[b]);
+  gint64 latest = G_MININT64;
+  for (guint64 r = 0; r < sim->ranks; r++) {
+    if (p->cast_ns[b] > 0) {
+      gint64 t0 = sim->time[r];
+      advance(sim, r, p->cast_ns[b]);
+      record(sim, r, DDP_SEGMENT_HOOK_CAST, (int)b, t0, sim->time[r]);
+    }
+    latest = MAX(latest, sim->time[r]);
+  }
+  return latest;
+}
+
+static void on_bucket_launched(DdpDes *des, gpointer data);
+
+static void
+on_collective_done(DdpDes *des, gpointer data)
+{
+  Sim *sim = data;
+  sim->last_comm_end = MAX(sim->last_comm_end, ddp_des_now(des));
+}
+
+static void
+finish_backward(Sim *sim)
+{
+  const DdpModel *m = sim->model;
+  guint from_pos = sim->plan->n_points ? sim->plan->point_pos[sim->plan->n_points - 1] : 0;
+  gint64 rest = sim->backward_work_hooked[m->n_layers] - sim->backward_work_hooked[from_pos];
+  for (guint64 r = 0; r < sim->ranks; r++) {
+    gint64 t0 = sim->time[r];
+    advance(sim, r, rest);
+    record_layers(sim, r, DDP_SEGMENT_BACKWARD, sim->backward_work_hooked, m->backward_layers, from_pos,
+                  m->n_layers, t0, sim->time[r]);
+    sim->backward_end[r] = sim->time[r];
+  }
+}
+
+static void
+on_bucket_launched(DdpDes *des, gpointer data)
+{
+  Sim *sim = data;
+  const Plan *p = sim->plan;
+  guint b = sim->next_launch++;
+  gint64 now = ddp_des_now(des);
+  gint64 start = MAX(now, sim->comm_free);
+  gint64 end = start + p->collective_ns[b];
+  if (b + 1 == p->n_buckets)
+    end += sim->unused_map_ns;
+  sim->comm_free = end;
+  Interval iv = { start, end };
+  if (end > start)
+    g_array_append_val(sim->intervals, iv);
+  ddp_des_schedule(des, end, on_collective_done, sim);
+  if (sim->reporting) {
+    DdpBucketSchedule *s = &sim->schedule[b];
+    const DdpBucket *bucket = ddp_bucket_layout_get(p->layout, b);
+    s->index = b;
+    s->bytes = bucket->bytes;
+    s->wire_bytes = p->wire_bytes[b];
+    s->n_params = bucket->n_params;
+    s->params = bucket->params;
+    s->ready_ns = sim->point_max[p->ready_point[b]] - sim->iteration_start;
+    s->launch_ns = now - sim->iteration_start;
+    s->start_ns = start - sim->iteration_start;
+    s->end_ns = end - sim->iteration_start;
+    s->cost = p->cost[b];
+  }
+  if (sim->next_launch < p->n_buckets)
+    ddp_des_schedule(des, launch_time(sim, sim->next_launch), on_bucket_launched, sim);
+  else
+    finish_backward(sim);
+}
+
+/* A global synchronisation (buffer broadcast, bucket-index sync): everyone waits for the last
+ * rank, then @cost_ns passes. */
+static void
+barrier(Sim *sim, gint64 cost_ns)
+{
+  gint64 latest = G_MININT64;
+  for (guint64 r = 0; r < sim->ranks; r++)
+    latest = MAX(latest, sim->time[r]);
+  for (guint64 r = 0; r < sim->ranks; r++) {
+    record(sim, r, DDP_SEGMENT_BROADCAST, -1, sim->time[r], latest + cost_ns);
+    sim->time[r] = latest + cost_ns;
+  }
+}
+
+static void
+forward(Sim *sim)
+{
+  const DdpModel *m = sim->model;
+  for (guint64 r = 0; r < sim->ranks; r++) {
+    gint64 t0 = sim->time[r];
+    sim->time[r] = t0 + (gint64)llround(sim->factor[r] * (double)sim->forward_work[m->n_layers]);
+    record_layers(sim, r, DDP_SEGMENT_FORWARD, sim->forward_work, NULL, 0, m->n_layers, t0, sim->time[r]);
+  }
+}
+
+/* One optimizer step: K micro-steps, the last one synchronised.  Returns the iteration's end
+ * (max over ranks). */
+static gint64
+simulate_iteration(Sim *sim, const Plan *plan, guint64 iteration)
+{
+  const DdpSetup *setup = &sim->scenario->setup;
+  const DdpModel *m = sim->model;
+  if (sim->collapsed) {
+    sim->factor[0] = 1.0;
+    sim->delay[0] = 0;
+  } else {
+    ddp_stragglers_sample(sim->scenario->stragglers, sim->rng, iteration, sim->gpus, sim->factor, sim->delay);
+  }
+  for (guint k = 0; k < setup->accumulate; k++) {
+    sim->micro_step = k;
+    if (sim->broadcast_ns > 0)
+      barrier(sim, sim->broadcast_ns);
+    forward(sim);
+    if (k + 1 < setup->accumulate) {
+      for (guint64 r = 0; r < sim->ranks; r++) {
+        gint64 t0 = sim->time[r];
+        sim->time[r] = t0 + (gint64)llround(sim->factor[r] * (double)sim->backward_work_plain[m->n_layers]);
+        record_layers(sim, r, DDP_SEGMENT_BACKWARD, sim->backward_work_plain, m->backward_layers, 0,
+                      m->n_layers, t0, sim->time[r]);
+      }
+    }
+  }
+  /* the synchronised backward */
+  for (guint64 r = 0; r < sim->ranks; r++) {
+    if (sim->delay[r] > 0)
+      record(sim, r, DDP_SEGMENT_WAIT, -1, sim->time[r], sim->time[r] + sim->delay[r]);
+    sim->time[r] += sim->delay[r];
+    sim->interval_cursor[r] = 0;
+  }
+  sim->plan = plan;
+  sim->next_launch = 0;
+  sim->passed_points = 0;
+  sim->comm_free = G_MININT64;
+  sim->last_comm_end = G_MININT64;
+  g_array_set_size(sim->intervals, 0);
+  ddp_des_schedule(sim->des, launch_time(sim, 0), on_bucket_launched, sim);
+  ddp_des_run(sim->des);
+
+  gint64 slowest_backward = G_MININT64, end = G_MININT64;
+  for (guint64 r = 0; r < sim->ranks; r++) {
+    slowest_backward = MAX(slowest_backward, sim->backward_end[r]);
+    gint64 t = MAX(sim->backward_end[r], sim->last_comm_end);
+    if (t > sim->backward_end[r])
+      record(sim, r, DDP_SEGMENT_WAIT, -1, sim->backward_end[r], t);
+    gint64 t1 = t + (gint64)llround(sim->factor[r] * (double)sim->finalize_ns);
+    if (sim->finalize_ns > 0)
+      record(sim, r, DDP_SEGMENT_FINALIZE, -1, t, t1);
+    sim->time[r] = t1 + (gint64)llround(sim->factor[r] * (double)sim->optimizer_ns);
+    record(sim, r, DDP_SEGMENT_OPTIMIZER, -1, t1, sim->time[r]);
+    end = MAX(end, sim->time[r]);
+  }
+  sim->exposed_ns = MAX(0, sim->last_comm_end - slowest_backward) + (gint64)setup->accumulate * sim->broadcast_ns;
+  return end;
+}
+
+static void
+prefix_sums(Sim *sim)
+{
+  const DdpModel *m = sim->model;
+  guint n = m->n_layers;
+  sim->forward_work = g_new0(gint64, n + 1);
+  sim->backward_work_hooked = g_new0(gint64, n + 1);
+  sim->backward_work_plain = g_new0(gint64, n + 1);
+  for (guint i = 0; i < n; i++)
+    sim->forward_work[i + 1] = sim->forward_work[i] + ddp_compute_forward_ns(sim->compute, i);
+  sim->finalize_ns = 0;
+  for (guint k = 0; k < n; k++) {
+    guint l = m->backward_layers[k];
+    const DdpLayer *layer = &m->layers[l];
+    gint64 hooks = 0;
+    for (guint p = layer->first_param; p < layer->first_param + layer->n_params; p++) {
+      double bytes = (double)m->params[p].numel * (double)ddp_dtype_size(m->params[p].dtype);
+      hooks += ddp_compute_memory_pass_ns(sim->compute, bytes);
+    }
+    /* world size 1 still copies into buckets: PyTorch runs the Reducer the same way */
+    gint64 bwd = ddp_compute_backward_ns(sim->compute, l);
+    sim->backward_work_plain[k + 1] = sim->backward_work_plain[k] + bwd;
+    sim->backward_work_hooked[k + 1] = sim->backward_work_hooked[k] + bwd + hooks;
+    if (!sim->scenario->setup.gradient_as_bucket_view)
+      sim->finalize_ns += hooks;
+  }
+}
+
+static gboolean
+sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, GError **error)
+{
+  const DdpSetup *setup = &scenario->setup;
+  sim->scenario = scenario;
+  sim->options = options;
+  sim->model = scenario->model;
+  sim->gpus = setup->gpus;
+  if (!(sim->collective = ddp_collective_new(scenario->cluster, setup->gpus, error)))
+    return FALSE;
+  sim->compute = ddp_compute_new(scenario->model, &scenario->cluster->gpu, setup->precision, setup->batch,
+                                 setup->optimizer, options->compute);
+  if (setup->step_ms > 0) {
+    /* --step-ms is measured at the same per-GPU batch and precision */
+    ddp_compute_scale_to_step(sim->compute, (gint64)llround(setup->step_ms * 1e6));
+  }
+  sim->collapsed = ddp_stragglers_is_uniform(scenario->stragglers) && !options->exact_ranks;
+  sim->ranks = sim->collapsed ? 1 : sim->gpus;
+  sim->time = g_new0(gint64, sim->ranks);
+  sim->backward_end = g_new0(gint64, sim->ranks);
+  sim->factor = g_new(double, sim->ranks);
+  sim->delay = g_new0(gint64, sim->ranks);
+  for (guint64 r = 0; r < sim->ranks; r++)
+    sim->factor[r] = 1.0;
+  sim->interval_cursor = g_new0(guint, sim->ranks);
+  sim->overlap_slowdown = scenario->cluster->overlap_slowdown;
+  sim->intervals = g_array_new(FALSE, FALSE, sizeof(Interval));
+  sim->des = ddp_des_new();
+  guint32 seed[2] = { (guint32)setup->seed, (guint32)(setup->seed >> 32) };
+  sim->rng = g_rand_new_with_seed_array(seed, 2);
+  prefix_sums(sim);
+  sim->optimizer_ns = ddp_compute_optimizer_ns(sim->compute);
+
+  DdpCollectiveCost cost;
+  if (sim->gpus > 1 && setup->broadcast_buffers && scenario->model->buffer_bytes > 0) {
+    ddp_collective_broadcast(sim->collective, (guint64)scenario->model->buffer_bytes, &cost);
+    sim->broadcast_ns = us_to_ns(cost.time_us);
+  }
+  if (sim->gpus > 1 && setup->buckets.find_unused_parameters && !setup->buckets.static_graph) {
+    ddp_collective_allreduce(sim->collective, 4 * (guint64)scenario->model->n_params, &cost);
+    sim->unused_map_ns = us_to_ns(cost.time_us);
+  }
+  return TRUE;
+}
+
+static void
+sim_clear(Sim *sim)
+{
+  plan_clear(&sim->initial);
+  plan_clear(&sim->steady);
+  ddp_compute_free(sim->compute);
+  ddp_collective_free(sim->collective);
+  if (sim->des)
+    ddp_des_free(sim->des);
+  if (sim->rng)
+    g_rand_free(sim->rng);
+  if (sim->intervals)
+    g_array_free(sim->intervals, TRUE);
+  g_free(sim->time);
+  g_free(sim->backward_end);
+  g_free(sim->factor);
+  g_free(sim->delay);
+  g_free(sim->interval_cursor);
+  g_free(sim->forward_work);
+  g_free(sim->backward_work_hooked);
+  g_free(sim->backward_work_plain);
+  g_free(sim->point_max);
+}
+
+static int
+compare_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of sorted values. */
+static double
+percentile(const double *sorted, guint n, double p)
+{
+  guint rank = (guint)ceil(p * n);
+  return sorted[MAX(rank, 1) - 1];
+}
+
+/**
+ * ddp_simulate:
+ * See ddp.h.  Iteration 0 runs on the initial layout and is followed by the bucket rebuild;
+ * setup.iterations steady iterations follow and make the statistics.
+ */
+DdpResult *
+ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError **error)
+{
+  static const DdpRunOptions no_options = { 0 };
+  if (!options)
+    options = &no_options;
+  const DdpSetup *setup = &scenario->setup;
+  Sim sim = { 0 };
+  g_autoptr(DdpBucketLayout) initial = ddp_bucket_layout_initial(scenario->model, &setup->buckets);
+  g_autoptr(DdpBucketLayout) steady = ddp_bucket_layout_steady(scenario->model, &setup->buckets);
+  if (!sim_init(&sim, scenario, options, error)) {
+    sim_clear(&sim);
+    return NULL;
+  }
+  plan_build(&sim, &sim.initial, initial);
+  plan_build(&sim, &sim.steady, steady);
+  sim.point_max = g_new0(gint64, MAX(sim.initial.n_points, sim.steady.n_points));
+  gboolean rebuilt = !setup->buckets.find_unused_parameters || setup->buckets.static_graph;
+  if (rebuilt && sim.gpus > 1) {
+    /* sync_bucket_indices: two host-blocking broadcasts from rank 0 (sizes, then indices) */
+    DdpCollectiveCost cost;
+    ddp_collective_broadcast(sim.collective, 4 * ((guint64)ddp_bucket_layout_count(steady) + 1), &cost);
+    sim.rebuild_ns = us_to_ns(cost.time_us);
+    ddp_collective_broadcast(sim.collective, 4 * (guint64)scenario->model->n_params, &cost);
+    sim.rebuild_ns += us_to_ns(cost.time_us);
+  }
+
+  DdpResult *result = g_new0(DdpResult, 1);
+  result->gpus = sim.gpus;
+  result->nodes = ddp_collective_nodes(sim.collective);
+  result->iterations = setup->iterations;
+  result->iteration_ms = g_new0(double, setup->iterations);
+  result->n_buckets = sim.steady.n_buckets;
+  result->n_initial_buckets = sim.initial.n_buckets;
+  result->buckets = g_new0(DdpBucketSchedule, sim.steady.n_buckets);
+  result->collapsed_ranks = sim.collapsed;
+  result->n_timelines = options->n_watch_ranks;
+  result->timelines = g_new0(DdpRankTimeline, options->n_watch_ranks);
+  for (guint i = 0; i < options->n_watch_ranks; i++) {
+    result->timelines[i].rank = options->watch_ranks[i];
+    result->timelines[i].segments = g_array_new(FALSE, FALSE, sizeof(DdpSegment));
+  }
+  sim.schedule = result->buckets;
+  sim.timelines = result->timelines;
+
+  /* iteration 0, then the rebuild */
+  gint64 end = simulate_iteration(&sim, &sim.initial, 0);
+  if (sim.rebuild_ns > 0) {
+    for (guint64 r = 0; r < sim.ranks; r++)
+      sim.time[r] = end + sim.rebuild_ns;
+    end += sim.rebuild_ns;
+  }
+  result->first_iteration_ms = (double)end / 1e6;
+
+  double sum_ms = 0, sum_exposed = 0;
+  for (guint i = 1; i <= setup->iterations; i++) {
+    gint64 start = end;
+    sim.reporting = i == setup->iterations;
+    sim.iteration_start = start;
+    end = simulate_iteration(&sim, &sim.steady, i);
+    result->iteration_ms[i - 1] = (double)(end - start) / 1e6;
+    sum_ms += result->iteration_ms[i - 1];
+    sum_exposed += (double)sim.exposed_ns / 1e6;
+    if (sim.reporting) {
+      result->reported_iteration_ns = end - start;
+      for (guint w = 0; w < options->n_watch_ranks; w++)
+        if (options->watch_ranks[w] < sim.gpus)
+          result->timelines[w].factor = sim.factor[sim.collapsed ? 0 : options->watch_ranks[w]];
+    }
+  }
+  guint n = setup->iterations;
+  g_autofree double *sorted = g_memdup2(result->iteration_ms, n * sizeof(double));
+  qsort(sorted, n, sizeof(double), compare_double);
+  result->mean_ms = sum_ms / n;
+  result->p50_ms = percentile(sorted, n, 0.50);
+  result->p99_ms = percentile(sorted, n, 0.99);
+  result->exposed_comm_ms = sum_exposed / n;
+
+  /* nominal compute per iteration: K forwards, K-1 plain backwards, one hooked backward with its
+   * compression casts, finalize copies, optimizer */
+  gint64 compute = (gint64)setup->accumulate * sim.forward_work[sim.model->n_layers] +
+                   (gint64)(setup->accumulate - 1) * sim.backward_work_plain[sim.model->n_layers] +
+                   sim.backward_work_hooked[sim.model->n_layers] + sim.finalize_ns + sim.optimizer_ns;
+  gint64 comm = sim.unused_map_ns + (gint64)setup->accumulate * sim.broadcast_ns;
+  for (guint b = 0; b < sim.steady.n_buckets; b++) {
+    compute += sim.steady.cast_ns[b];
+    comm += sim.steady.collective_ns[b];
+  }
+  result->compute_ms = (double)compute / 1e6;
+  result->comm_ms = (double)comm / 1e6;
+  result->overlap = comm > 0 ? CLAMP(1.0 - result->exposed_comm_ms / result->comm_ms, 0.0, 1.0) : 1.0;
+  result->straggler_wait_ms = MAX(0.0, result->mean_ms - result->compute_ms - result->exposed_comm_ms);
+  result->samples_per_s = (double)sim.gpus * setup->batch * setup->accumulate / (result->mean_ms / 1e3);
+  ddp_compute_memory(scenario->model, &scenario->cluster->gpu, setup->precision, setup->batch,
+                     setup->optimizer, setup->gradient_as_bucket_view, &result->memory);
+  result->events = ddp_des_events_run(sim.des);
+  sim_clear(&sim);
+
+  if (!options->skip_single_gpu) {
+    /* T(1): the same setup on one GPU of this cluster, without stragglers */
+    DdpScenario one = *scenario;
+    one.setup.gpus = 1;
+    one.setup.iterations = 1;
+    g_autoptr(DdpStragglers) none = ddp_stragglers_parse("none", NULL);
+    one.stragglers = none;
+    DdpRunOptions one_options = { .skip_single_gpu = TRUE, .compute = options->compute };
+    g_autoptr(DdpResult) single = ddp_simulate(&one, &one_options, error);
+    if (!single) {
+      ddp_result_free(result);
+      return NULL;
+    }
+    result->single_gpu_ms = single->mean_ms;
+    result->scaling_efficiency = single->mean_ms / result->mean_ms;
+  }
+  return result;
+}

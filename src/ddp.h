@@ -1,0 +1,87 @@
+/* ddp — one DDP training run on the event kernel, as PyTorch implements it (research §1, §5):
+ * forward; backward layer by layer with gradient-ready hooks copying into buckets; buckets
+ * launched strictly in index order on one FIFO comm stream, each collective starting when the last
+ * rank has launched it and the stream is free; finalize waiting for the last bucket; optimizer.
+ * Iteration 0 uses the construction-time bucket layout, later ones the rebuilt layout; gradient
+ * accumulation runs K-1 micro-steps under no_sync.  Ranks are arrays, advanced at bucket
+ * granularity (DESIGN.md "Scale"); identical ranks collapse to one. */
+#ifndef DDP_DDP_H
+#define DDP_DDP_H
+
+#include <glib.h>
+#include "collective.h"
+#include "compute.h"
+#include "scenario.h"
+
+typedef struct {
+  guint index;
+  guint64 bytes;          /* gradient bytes in the bucket */
+  guint64 wire_bytes;     /* bytes the AllReduce moves (halved by fp16/bf16 compression hooks) */
+  guint n_params;
+  const guint *params;    /* model param indices, borrowed from the layout */
+  gint64 ready_ns;        /* the last rank had all of this bucket's gradients; from iteration start */
+  gint64 launch_ns;       /* the last rank launched it (buckets launch in index order) */
+  gint64 start_ns;        /* the collective started on the comm stream */
+  gint64 end_ns;
+  DdpCollectiveCost cost;
+} DdpBucketSchedule;
+
+typedef enum { DDP_SEGMENT_FORWARD, DDP_SEGMENT_BACKWARD, DDP_SEGMENT_HOOK_CAST, DDP_SEGMENT_WAIT,
+               DDP_SEGMENT_FINALIZE, DDP_SEGMENT_OPTIMIZER, DDP_SEGMENT_BROADCAST } DdpSegmentKind;
+
+/* A span on one rank's compute stream; layer is the model layer for FORWARD/BACKWARD, the bucket
+ * for HOOK_CAST, else -1.  Times from the iteration start. */
+typedef struct {
+  DdpSegmentKind kind;
+  int index;
+  guint micro_step;
+  gint64 start_ns, end_ns;
+} DdpSegment;
+
+typedef struct {
+  guint64 rank;
+  double factor;           /* its straggler slowdown in the reported iteration */
+  GArray *segments;        /* of DdpSegment, reported iteration */
+} DdpRankTimeline;
+
+typedef struct {
+  guint64 gpus, nodes;
+  guint iterations;                  /* steady iterations simulated */
+  double *iteration_ms;              /* [iterations] */
+  double mean_ms, p50_ms, p99_ms;
+  double first_iteration_ms;         /* iteration 0 (initial layout) + the one-time rebuild */
+  double compute_ms;                 /* nominal compute-stream work per iteration */
+  double comm_ms;                    /* collective time per iteration (comm stream busy) */
+  double exposed_comm_ms;            /* communication the step had to wait for */
+  double overlap;                    /* 1 - exposed/comm: fraction of communication hidden */
+  double straggler_wait_ms;          /* the rest: waiting on slower ranks, contention slowdown */
+  double single_gpu_ms;              /* same setup on one GPU, no stragglers */
+  double scaling_efficiency;         /* single_gpu_ms / mean_ms (weak scaling, fixed per-GPU batch) */
+  double samples_per_s;
+  DdpMemory memory;
+  guint n_buckets;
+  DdpBucketSchedule *buckets;        /* steady layout, the last simulated iteration */
+  guint n_initial_buckets;
+  guint n_timelines;
+  DdpRankTimeline *timelines;        /* for the watched ranks, last simulated iteration */
+  gint64 reported_iteration_ns;      /* duration of that iteration */
+  guint64 events;                    /* event-kernel events processed */
+  gboolean collapsed_ranks;          /* identical ranks simulated as one */
+} DdpResult;
+
+void ddp_result_free(DdpResult *result);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpResult, ddp_result_free)
+
+typedef struct {
+  const guint64 *watch_ranks;        /* ranks whose timeline to record; NULL: none */
+  guint n_watch_ranks;
+  gboolean exact_ranks;              /* never collapse identical ranks (for equivalence tests) */
+  gboolean skip_single_gpu;          /* do not compute the 1-GPU baseline (efficiency left 0) */
+  const DdpComputeOptions *compute;  /* NULL: defaults */
+} DdpRunOptions;
+
+/* Simulates @scenario (its setup.gpus ranks).  Returns: (transfer full) the result, or NULL with
+ * @error set when the setup does not fit the cluster. */
+DdpResult *ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError **error);
+
+#endif

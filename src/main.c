@@ -1,0 +1,39 @@
+/* main — `ddpsim VERB [options]`: dispatches to the command table (cmd.c). */
+#include "config.h"
+
+#include "cmd.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void
+usage(FILE *out)
+{
+  fprintf(out, "Usage: ddpsim VERB [OPTIONS] [SCENARIO]\n\n"
+               "A discrete-event simulator of PyTorch DistributedDataParallel training.\n\nVerbs:\n");
+  for (const DdpCommand *c = ddp_commands(); c->name; c++)
+    fprintf(out, "  %-10s %s\n", c->name, c->summary);
+  fprintf(out, "\n`ddpsim VERB --help` lists a verb's options.  Exit status: 0 success, 2 bad input, 1 internal error.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+  if (argc < 2) {
+    usage(stderr);
+    return DDP_EXIT_INPUT;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    usage(stdout);
+    return DDP_EXIT_OK;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("ddpsim %s\n", PACKAGE_VERSION);
+    return DDP_EXIT_OK;
+  }
+  for (const DdpCommand *c = ddp_commands(); c->name; c++)
+    if (strcmp(argv[1], c->name) == 0)
+      return c->run(argc, argv);
+  fprintf(stderr, "ddpsim: unknown verb \"%s\" (see ddpsim --help)\n", argv[1]);
+  return DDP_EXIT_INPUT;
+}

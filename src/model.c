@@ -1,0 +1,359 @@
+/* model — loads and validates a model file (format: models/README.md).
+ *
+ * What DDP needs from a model (research §1): the parameters in model.parameters() order (this is
+ * the order the initial bucket assignment walks), their byte sizes and dtypes (buckets are per
+ * dtype), and the order gradients become ready (the rebuild walks it).  What the compute model
+ * needs: per-layer FLOPs and bytes, or measured times.  Backward runs the layers in reverse
+ * forward order; a parameter's gradient is ready when its layer's backward ends.  The default
+ * ready order is therefore "layers in reverse, and inside a layer the parameters in reverse
+ * registration order" — which reproduces PyTorch's real ResNet-50 rebuild exactly (bucket tests).
+ */
+#include "model.h"
+
+#include "datadir.h"
+
+#include <errno.h>
+#include <string.h>
+
+G_DEFINE_QUARK(ddp-model-error-quark, ddp_model_error)
+
+static const char *const dtype_names[DDP_DTYPE_COUNT + 1] = { "fp32", "fp16", "bf16", "fp64", NULL };
+static const gsize dtype_sizes[DDP_DTYPE_COUNT] = { 4, 2, 2, 8 };
+static const char *const kind_names[DDP_LAYER_KIND_COUNT + 1] = {
+  "conv", "linear", "norm", "embedding", "attention", "elementwise", "pool", "other", NULL
+};
+
+gsize
+ddp_dtype_size(DdpDtype dtype)
+{
+  g_return_val_if_fail(dtype < DDP_DTYPE_COUNT, 0);
+  return dtype_sizes[dtype];
+}
+
+const char *
+ddp_dtype_name(DdpDtype dtype)
+{
+  g_return_val_if_fail(dtype < DDP_DTYPE_COUNT, "?");
+  return dtype_names[dtype];
+}
+
+int
+ddp_dtype_parse(const char *name)
+{
+  for (int i = 0; i < DDP_DTYPE_COUNT; i++)
+    if (g_ascii_strcasecmp(name, dtype_names[i]) == 0)
+      return i;
+  if (g_ascii_strcasecmp(name, "float32") == 0 || g_ascii_strcasecmp(name, "float") == 0)
+    return DDP_DTYPE_FP32;
+  if (g_ascii_strcasecmp(name, "float16") == 0 || g_ascii_strcasecmp(name, "half") == 0)
+    return DDP_DTYPE_FP16;
+  if (g_ascii_strcasecmp(name, "bfloat16") == 0)
+    return DDP_DTYPE_BF16;
+  return -1;
+}
+
+const char *
+ddp_layer_kind_name(DdpLayerKind kind)
+{
+  g_return_val_if_fail(kind < DDP_LAYER_KIND_COUNT, "?");
+  return kind_names[kind];
+}
+
+void
+ddp_model_free(DdpModel *model)
+{
+  if (!model)
+    return;
+  for (guint i = 0; i < model->n_layers; i++)
+    g_free(model->layers[i].name);
+  for (guint i = 0; i < model->n_params; i++)
+    g_free(model->params[i].name);
+  g_free(model->layers);
+  g_free(model->params);
+  g_free(model->ready_order);
+  g_free(model->backward_layers);
+  g_free(model->name);
+  g_free(model->source);
+  g_free(model->path);
+  g_free(model->input);
+  g_free(model);
+}
+
+/* Parses one "NAME:SHAPE[:DTYPE][:sparse]" entry of a params list. */
+static gboolean
+parse_param(const DdpKeyFile *kf, const char *group, const char *text, DdpDtype default_dtype,
+            DdpParam *param, GError **error)
+{
+  g_auto(GStrv) fields = g_strsplit(text, ":", -1);
+  guint n = g_strv_length(fields);
+  if (n < 2 || n > 4 || *g_strstrip(fields[0]) == '\0') {
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, "params",
+                          "\"%s\" is not NAME:SHAPE[:DTYPE][:sparse]", text);
+    return FALSE;
+  }
+  param->name = g_strdup(fields[0]);
+  param->numel = 1;
+  param->ndim = 0;
+  param->dtype = default_dtype;
+  g_strstrip(fields[1]);
+  if (*fields[1] != '\0') {
+    g_auto(GStrv) dims = g_strsplit(fields[1], ",", -1);
+    for (guint d = 0; dims[d]; d++) {
+      char *end = NULL;
+      errno = 0;
+      gint64 v = g_ascii_strtoll(g_strstrip(dims[d]), &end, 10);
+      if (d >= G_N_ELEMENTS(param->shape) || end == dims[d] || *end != '\0' || errno || v < 1 ||
+          param->numel > G_MAXINT64 / v) {
+        ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, "params",
+                              "%s: bad shape \"%s\" (1 to 8 positive dimensions, comma-separated)",
+                              param->name, fields[1]);
+        return FALSE;
+      }
+      param->shape[param->ndim++] = v;
+      param->numel *= v;
+    }
+  }
+  for (guint f = 2; f < n; f++) {
+    g_strstrip(fields[f]);
+    int dtype;
+    if (g_ascii_strcasecmp(fields[f], "sparse") == 0)
+      param->sparse = TRUE;
+    else if ((dtype = ddp_dtype_parse(fields[f])) >= 0)
+      param->dtype = dtype;
+    else {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, "params",
+                            "%s: \"%s\" is neither a dtype (fp32|fp16|bf16|fp64) nor \"sparse\"",
+                            param->name, fields[f]);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static const char *const model_keys[] = {
+  "name", "source", "input", "dtype", "buffer_bytes", "measured_batch", "ready_order", NULL
+};
+static const char *const layer_keys[] = {
+  "kind", "forward_flops", "backward_flops", "forward_bytes", "backward_bytes",
+  "activation_bytes", "forward_us", "backward_us", "params", NULL
+};
+
+static gboolean
+parse_layer(const DdpKeyFile *kf, const char *group, DdpModel *model, GArray *layers,
+            GArray *params, GHashTable *param_index, DdpDtype default_dtype, GError **error)
+{
+  if (!ddp_keyfile_check_keys(kf, group, layer_keys, error))
+    return FALSE;
+  DdpLayer layer = { 0 };
+  layer.forward_us = layer.backward_us = -1;
+  layer.first_param = params->len;
+  int kind = DDP_LAYER_OTHER;
+  if (!ddp_keyfile_get_choice(kf, group, "kind", TRUE, kind_names, &kind, error) ||
+      !ddp_keyfile_get_double(kf, group, "forward_flops", TRUE, 0, G_MAXDOUBLE, &layer.forward_flops, error) ||
+      !ddp_keyfile_get_double(kf, group, "backward_flops", TRUE, 0, G_MAXDOUBLE, &layer.backward_flops, error) ||
+      !ddp_keyfile_get_double(kf, group, "forward_bytes", FALSE, 0, G_MAXDOUBLE, &layer.forward_bytes, error) ||
+      !ddp_keyfile_get_double(kf, group, "backward_bytes", FALSE, 0, G_MAXDOUBLE, &layer.backward_bytes, error) ||
+      !ddp_keyfile_get_double(kf, group, "activation_bytes", FALSE, 0, G_MAXDOUBLE, &layer.activation_bytes, error) ||
+      !ddp_keyfile_get_double(kf, group, "forward_us", FALSE, 0, G_MAXDOUBLE, &layer.forward_us, error) ||
+      !ddp_keyfile_get_double(kf, group, "backward_us", FALSE, 0, G_MAXDOUBLE, &layer.backward_us, error))
+    return FALSE;
+  layer.kind = kind;
+  if ((layer.forward_us >= 0 || layer.backward_us >= 0) && model->measured_batch <= 0) {
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_MISSING, "model", "measured_batch",
+                          "required when a layer gives measured times (layer %s)", group + 6);
+    return FALSE;
+  }
+  g_autofree char *list = NULL;
+  if (!ddp_keyfile_get_string(kf, group, "params", FALSE, &list, error))
+    return FALSE;
+  if (list) {
+    g_auto(GStrv) entries = g_strsplit(list, ";", -1);
+    for (guint i = 0; entries[i]; i++) {
+      if (*g_strstrip(entries[i]) == '\0')
+        continue;
+      DdpParam param = { 0 };
+      param.layer = layers->len;
+      if (!parse_param(kf, group, entries[i], default_dtype, &param, error)) {
+        g_free(param.name);
+        return FALSE;
+      }
+      if (g_hash_table_contains(param_index, param.name)) {
+        ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_DUPLICATE, group, "params",
+                              "parameter %s is listed twice", param.name);
+        g_free(param.name);
+        return FALSE;
+      }
+      g_array_append_val(params, param);
+      g_hash_table_insert(param_index, param.name, GUINT_TO_POINTER(params->len));
+    }
+  }
+  layer.n_params = params->len - layer.first_param;
+  layer.name = g_strdup(group + strlen("layer "));
+  g_array_append_val(layers, layer);
+  return TRUE;
+}
+
+static gboolean
+parse_ready_order(const DdpKeyFile *kf, DdpModel *model, GHashTable *param_index, GError **error)
+{
+  model->ready_order = g_new(guint, model->n_params);
+  g_autofree char *list = NULL;
+  if (!ddp_keyfile_get_string(kf, "model", "ready_order", FALSE, &list, error))
+    return FALSE;
+  if (!list) {
+    /* Default: layers in reverse forward order, params inside a layer in reverse registration. */
+    guint k = 0;
+    for (guint i = model->n_params; i-- > 0;)
+      model->ready_order[k++] = i;
+    return TRUE;
+  }
+  g_autofree gboolean *seen = g_new0(gboolean, model->n_params);
+  g_auto(GStrv) names = g_strsplit(list, ";", -1);
+  guint k = 0;
+  for (guint i = 0; names[i]; i++) {
+    const char *name = g_strstrip(names[i]);
+    if (*name == '\0')
+      continue;
+    guint index = GPOINTER_TO_UINT(g_hash_table_lookup(param_index, name));
+    if (index == 0) {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "model", "ready_order",
+                            "%s is not a parameter of any layer", name);
+      return FALSE;
+    }
+    if (seen[index - 1]) {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_DUPLICATE, "model", "ready_order",
+                            "%s is listed twice", name);
+      return FALSE;
+    }
+    seen[index - 1] = TRUE;
+    model->ready_order[k++] = index - 1;
+  }
+  if (k != model->n_params) {
+    for (guint i = 0; i < model->n_params; i++)
+      if (!seen[i]) {
+        ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "model", "ready_order",
+                              "lists %u of %u parameters; %s is missing", k, model->n_params,
+                              model->params[i].name);
+        return FALSE;
+      }
+  }
+  return TRUE;
+}
+
+/**
+ * ddp_model_from_keyfile:
+ * Validates a parsed model file.  Returns: (transfer full) or NULL with @error set; every error
+ * names file, line and key.
+ */
+DdpModel *
+ddp_model_from_keyfile(const DdpKeyFile *kf, GError **error)
+{
+  g_autoptr(DdpModel) model = g_new0(DdpModel, 1);
+  model->path = g_strdup(ddp_keyfile_path(kf));
+  if (!ddp_keyfile_has_group(kf, "model")) {
+    g_set_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_MISSING,
+                "%s: [model]: required group is missing (is this a model file?)", ddp_keyfile_path(kf));
+    return NULL;
+  }
+  int dtype = DDP_DTYPE_FP32;
+  if (!ddp_keyfile_check_keys(kf, "model", model_keys, error) ||
+      !ddp_keyfile_get_string(kf, "model", "name", TRUE, &model->name, error) ||
+      !ddp_keyfile_get_string(kf, "model", "source", FALSE, &model->source, error) ||
+      !ddp_keyfile_get_string(kf, "model", "input", FALSE, &model->input, error) ||
+      !ddp_keyfile_get_choice(kf, "model", "dtype", FALSE, dtype_names, &dtype, error) ||
+      !ddp_keyfile_get_int64(kf, "model", "buffer_bytes", FALSE, 0, G_MAXINT64, &model->buffer_bytes, error) ||
+      !ddp_keyfile_get_double(kf, "model", "measured_batch", FALSE, 1, G_MAXDOUBLE, &model->measured_batch, error))
+    return NULL;
+
+  g_autoptr(GArray) layers = g_array_new(FALSE, TRUE, sizeof(DdpLayer));
+  g_autoptr(GArray) params = g_array_new(FALSE, TRUE, sizeof(DdpParam));
+  /* name -> 1-based index; keys borrowed from the params array entries */
+  g_autoptr(GHashTable) param_index = g_hash_table_new(g_str_hash, g_str_equal);
+  gsize n_groups;
+  const char *const *groups = ddp_keyfile_groups(kf, &n_groups);
+  gboolean ok = TRUE;
+  for (gsize g = 0; g < n_groups && ok; g++) {
+    if (strcmp(groups[g], "model") == 0)
+      continue;
+    if (!g_str_has_prefix(groups[g], "layer ") || groups[g][6] == '\0') {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_UNKNOWN, groups[g], NULL,
+                            "unknown group (a model file has [model] and [layer NAME] groups)");
+      ok = FALSE;
+      break;
+    }
+    ok = parse_layer(kf, groups[g], model, layers, params, param_index, dtype, error);
+  }
+  /* Hand the arrays to the model even on failure so everything parsed so far is freed once. */
+  model->n_layers = layers->len;
+  model->layers = (DdpLayer *)(void *)g_array_free(g_steal_pointer(&layers), FALSE);
+  model->n_params = params->len;
+  model->params = (DdpParam *)(void *)g_array_free(g_steal_pointer(&params), FALSE);
+  if (!ok)
+    return NULL;
+  if (model->n_layers == 0) {
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_MISSING, "model", NULL, "the model has no [layer NAME] groups");
+    return NULL;
+  }
+  if (model->n_params == 0) {
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_MISSING, "model", NULL,
+                          "the model has no parameters (no layer has a params key)");
+    return NULL;
+  }
+  if (!parse_ready_order(kf, model, param_index, error))
+    return NULL;
+  model->backward_layers = g_new(guint, model->n_layers);
+  for (guint i = 0; i < model->n_layers; i++)
+    model->backward_layers[i] = model->n_layers - 1 - i;
+  return g_steal_pointer(&model);
+}
+
+/**
+ * ddp_model_load:
+ * @name_or_path: a file path, or a bare name looked up as models/NAME.model in the data dirs
+ *
+ * Returns: (transfer full) or NULL with @error set (DDP_MODEL_ERROR_NOT_FOUND, or a keyfile error).
+ */
+DdpModel *
+ddp_model_load(const char *name_or_path, GError **error)
+{
+  g_autofree char *path = ddp_datadir_find(name_or_path, "models", ".model");
+  if (!path) {
+    g_auto(GStrv) names = ddp_datadir_list("models", ".model");
+    g_autofree char *list = g_strjoinv(", ", names);
+    g_set_error(error, DDP_MODEL_ERROR, DDP_MODEL_ERROR_NOT_FOUND,
+                "--model: no model file or shipped model named \"%s\" (shipped: %s)", name_or_path,
+                *list ? list : "none found");
+    return NULL;
+  }
+  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load(path, error);
+  if (!kf)
+    return NULL;
+  return ddp_model_from_keyfile(kf, error);
+}
+
+gint64
+ddp_model_param_count(const DdpModel *model)
+{
+  gint64 n = 0;
+  for (guint i = 0; i < model->n_params; i++)
+    n += model->params[i].numel;
+  return n;
+}
+
+gint64
+ddp_model_param_bytes(const DdpModel *model)
+{
+  gint64 n = 0;
+  for (guint i = 0; i < model->n_params; i++)
+    n += model->params[i].numel * (gint64)ddp_dtype_size(model->params[i].dtype);
+  return n;
+}
+
+double
+ddp_model_forward_flops(const DdpModel *model)
+{
+  double f = 0;
+  for (guint i = 0; i < model->n_layers; i++)
+    f += model->layers[i].forward_flops;
+  return f;
+}

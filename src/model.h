@@ -1,0 +1,76 @@
+/* model — a neural network as DDP sees it: layers in forward order, each with its parameter
+ * tensors (PyTorch names, shapes, dtypes, in registration order) and its per-sample forward and
+ * backward FLOPs, bytes moved and saved activations; optionally measured times and the order in
+ * which autograd makes gradients ready (research §1.3: the rebuild uses the observed ready order).
+ * File format: models/README.md.  Loaded and validated here only. */
+#ifndef DDP_MODEL_H
+#define DDP_MODEL_H
+
+#include <glib.h>
+#include "keyfile.h"
+
+typedef enum { DDP_DTYPE_FP32, DDP_DTYPE_FP16, DDP_DTYPE_BF16, DDP_DTYPE_FP64, DDP_DTYPE_COUNT } DdpDtype;
+
+typedef enum {
+  DDP_LAYER_CONV, DDP_LAYER_LINEAR, DDP_LAYER_NORM, DDP_LAYER_EMBEDDING, DDP_LAYER_ATTENTION,
+  DDP_LAYER_ELEMENTWISE, DDP_LAYER_POOL, DDP_LAYER_OTHER, DDP_LAYER_KIND_COUNT
+} DdpLayerKind;
+
+typedef struct {
+  char *name;          /* as in model.named_parameters() */
+  gint64 numel;
+  gint64 shape[8];
+  int ndim;
+  DdpDtype dtype;
+  gboolean sparse;     /* expects sparse gradients: always a bucket of its own (research §1.2) */
+  guint layer;         /* index of the layer that owns it */
+} DdpParam;
+
+typedef struct {
+  char *name;
+  DdpLayerKind kind;
+  double forward_flops;     /* per sample */
+  double backward_flops;    /* per sample, dX + dW */
+  double forward_bytes;     /* HBM traffic per sample */
+  double backward_bytes;
+  double activation_bytes;  /* saved for backward, per sample */
+  double forward_us;        /* measured at measured_batch; < 0 when absent */
+  double backward_us;
+  guint first_param;        /* this layer's params are params[first_param .. first_param+n_params) */
+  guint n_params;
+} DdpLayer;
+
+typedef struct {
+  char *name;
+  char *source;             /* where the definition comes from (torchvision, HuggingFace, exporter) */
+  char *path;               /* file it was loaded from */
+  char *input;              /* per-sample input description, e.g. "3x224x224" or "1024 tokens" */
+  DdpLayer *layers;         /* forward order */
+  guint n_layers;
+  DdpParam *params;         /* registration order, i.e. model.parameters() */
+  guint n_params;
+  guint *ready_order;       /* n_params indices into params: the order gradients become ready */
+  guint *backward_layers;   /* n_layers indices into layers: the order backward runs them */
+  gint64 buffer_bytes;      /* module buffers broadcast before every forward (broadcast_buffers) */
+  double measured_batch;    /* batch the measured times refer to; 0 when none are given */
+} DdpModel;
+
+#define DDP_MODEL_ERROR (ddp_model_error_quark())
+GQuark ddp_model_error_quark(void);
+typedef enum { DDP_MODEL_ERROR_NOT_FOUND, DDP_MODEL_ERROR_INVALID } DdpModelError;
+
+/* Loads a model by path, or by bare name from the installed models directory (NAME.model). */
+DdpModel *ddp_model_load(const char *name_or_path, GError **error);
+DdpModel *ddp_model_from_keyfile(const DdpKeyFile *kf, GError **error);
+void ddp_model_free(DdpModel *model);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpModel, ddp_model_free)
+
+gint64 ddp_model_param_count(const DdpModel *model);
+gint64 ddp_model_param_bytes(const DdpModel *model);
+double ddp_model_forward_flops(const DdpModel *model);  /* per sample */
+gsize ddp_dtype_size(DdpDtype dtype);
+const char *ddp_dtype_name(DdpDtype dtype);
+int ddp_dtype_parse(const char *name);                  /* -1 if unknown */
+const char *ddp_layer_kind_name(DdpLayerKind kind);
+
+#endif

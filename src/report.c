@@ -1,0 +1,243 @@
+/* report — tables, JSON and CSV for predict and buckets (see report.h).  Definitions printed
+ * here are the ones DESIGN.md fixes: scaling efficiency = T(1 GPU) / T(N GPUs) at fixed per-GPU
+ * batch (weak scaling); overlap = fraction of communication hidden behind compute. */
+#include "report.h"
+
+#include "collective.h"
+#include "jsonout.h"
+
+#include <math.h>
+#include <string.h>
+
+char *
+ddp_report_group_digits(gint64 value)
+{
+  g_autofree char *digits = g_strdup_printf("%" G_GINT64_FORMAT, value < 0 ? -value : value);
+  GString *out = g_string_new(value < 0 ? "-" : "");
+  gsize n = strlen(digits);
+  for (gsize i = 0; i < n; i++) {
+    if (i > 0 && (n - i) % 3 == 0)
+      g_string_append_c(out, ' ');
+    g_string_append_c(out, digits[i]);
+  }
+  return g_string_free(out, FALSE);
+}
+
+static double
+ns_ms(gint64 ns)
+{
+  return (double)ns / 1e6;
+}
+
+static char *
+describe_setup(const DdpScenario *s, const DdpResult *r)
+{
+  const DdpSetup *t = &s->setup;
+  GString *out = g_string_new(NULL);
+  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPU%s (%" G_GUINT64_FORMAT " node%s), batch %g/GPU",
+                         s->model->name, s->cluster->name, r->gpus, r->gpus == 1 ? "" : "s", r->nodes,
+                         r->nodes == 1 ? "" : "s", t->batch);
+  if (t->accumulate > 1)
+    g_string_append_printf(out, " x %u micro-steps", t->accumulate);
+  g_string_append_printf(out, ", %s, bucket_cap_mb %g", ddp_precision_name(t->precision), t->buckets.bucket_cap_mb);
+  if (t->comm_hook != DDP_HOOK_NONE)
+    g_string_append_printf(out, ", %s compression hook", ddp_comm_hook_name(t->comm_hook));
+  g_autofree char *stragglers = ddp_stragglers_to_string(s->stragglers);
+  if (!ddp_stragglers_is_none(s->stragglers))
+    g_string_append_printf(out, ", stragglers %s", stragglers);
+  return g_string_free(out, FALSE);
+}
+
+char *
+ddp_report_predict_text(const DdpScenario *s, const DdpResult *r)
+{
+  GString *out = g_string_new(NULL);
+  g_autofree char *setup = describe_setup(s, r);
+  g_string_append_printf(out, "%s\n\n", setup);
+  double slower = (r->first_iteration_ms / r->mean_ms - 1.0) * 100.0;
+  g_string_append_printf(out, "  iteration time       mean %.3f ms   p50 %.3f ms   p99 %.3f ms   (%u steady iterations)\n",
+                         r->mean_ms, r->p50_ms, r->p99_ms, r->iterations);
+  g_string_append_printf(out, "  iteration 0          %.3f ms (%+.1f %% vs steady: %u initial bucket%s%s)\n",
+                         r->first_iteration_ms, slower, r->n_initial_buckets, r->n_initial_buckets == 1 ? "" : "s",
+                         r->n_initial_buckets == 1 ? ", no overlap, then the bucket rebuild" : "");
+  g_string_append_printf(out, "  compute              %.3f ms per iteration\n", r->compute_ms);
+  g_string_append_printf(out, "  communication        %.3f ms   exposed %.3f ms   overlap %.1f %%\n", r->comm_ms,
+                         r->exposed_comm_ms, 100.0 * r->overlap);
+  g_string_append_printf(out, "  straggler wait       %.3f ms\n", r->straggler_wait_ms);
+  g_string_append_printf(out, "  scaling efficiency   %.1f %%   (T(1 GPU) %.3f ms / T(%" G_GUINT64_FORMAT " GPUs); weak scaling, fixed per-GPU batch)\n",
+                         100.0 * r->scaling_efficiency, r->single_gpu_ms, r->gpus);
+  g_string_append_printf(out, "  throughput           %.1f samples/s\n", r->samples_per_s);
+  const DdpMemory *m = &r->memory;
+  g_string_append_printf(out, "  memory per GPU       %.2f GB of %.2f GB: %s\n", m->total / 1e9, s->cluster->gpu.memory_GB,
+                         m->fits ? "fits" : "DOES NOT FIT");
+  g_string_append_printf(out, "                       weights %.2f, grads %.2f, buckets %.2f, optimizer %.2f, activations %.2f, runtime %.2f GB\n",
+                         m->weights / 1e9, m->grads / 1e9, m->buckets / 1e9, m->optimizer_state / 1e9,
+                         m->activations / 1e9, m->runtime_reserve / 1e9);
+  g_string_append_printf(out, "\nbucket schedule (steady state; ms from the iteration start)\n");
+  g_string_append_printf(out, "  %5s %13s %6s %9s %9s %9s %9s %9s  %-5s %s\n", "index", "bytes", "params", "ready",
+                         "launch", "start", "end", "allreduce", "algo", "proto");
+  for (guint b = 0; b < r->n_buckets; b++) {
+    const DdpBucketSchedule *k = &r->buckets[b];
+    g_autofree char *bytes = ddp_report_group_digits((gint64)k->bytes);
+    g_string_append_printf(out, "  %5u %13s %6u %9.3f %9.3f %9.3f %9.3f %9.3f  %-5s %s\n", k->index, bytes, k->n_params,
+                           ns_ms(k->ready_ns), ns_ms(k->launch_ns), ns_ms(k->start_ns), ns_ms(k->end_ns),
+                           ns_ms(k->end_ns - k->start_ns), ddp_algorithm_name(k->cost.algorithm),
+                           ddp_protocol_name(k->cost.protocol));
+  }
+  g_string_append_printf(out, "  iteration ends at %.3f ms\n", ns_ms(r->reported_iteration_ns));
+  return g_string_free(out, FALSE);
+}
+
+char *
+ddp_report_predict_json(const DdpScenario *s, const DdpResult *r)
+{
+  DdpJson *j = ddp_json_new();
+  ddp_json_begin_object(j, NULL);
+  ddp_json_string(j, "model", s->model->name);
+  ddp_json_string(j, "cluster", s->cluster->name);
+  ddp_json_int(j, "gpus", (gint64)r->gpus);
+  ddp_json_int(j, "nodes", (gint64)r->nodes);
+  ddp_json_double(j, "batch", s->setup.batch, 6);
+  ddp_json_string(j, "precision", ddp_precision_name(s->setup.precision));
+  ddp_json_double(j, "bucket_cap_mb", s->setup.buckets.bucket_cap_mb, 6);
+  ddp_json_int(j, "accumulate", s->setup.accumulate);
+  g_autofree char *stragglers = ddp_stragglers_to_string(s->stragglers);
+  ddp_json_string(j, "stragglers", stragglers);
+  ddp_json_begin_object(j, "iteration_ms");
+  ddp_json_double(j, "mean", r->mean_ms, 6);
+  ddp_json_double(j, "p50", r->p50_ms, 6);
+  ddp_json_double(j, "p99", r->p99_ms, 6);
+  ddp_json_end_object(j);
+  ddp_json_double(j, "first_iteration_ms", r->first_iteration_ms, 6);
+  ddp_json_double(j, "compute_ms", r->compute_ms, 6);
+  ddp_json_double(j, "comm_ms", r->comm_ms, 6);
+  ddp_json_double(j, "exposed_comm_ms", r->exposed_comm_ms, 6);
+  ddp_json_double(j, "overlap", r->overlap, 6);
+  ddp_json_double(j, "straggler_wait_ms", r->straggler_wait_ms, 6);
+  ddp_json_double(j, "single_gpu_ms", r->single_gpu_ms, 6);
+  ddp_json_double(j, "scaling_efficiency", r->scaling_efficiency, 6);
+  ddp_json_double(j, "samples_per_s", r->samples_per_s, 3);
+  ddp_json_begin_object(j, "memory");
+  ddp_json_int(j, "bytes_per_gpu", (gint64)llround(r->memory.total));
+  ddp_json_bool(j, "fits", r->memory.fits);
+  ddp_json_int(j, "weights", (gint64)llround(r->memory.weights));
+  ddp_json_int(j, "grads", (gint64)llround(r->memory.grads));
+  ddp_json_int(j, "buckets", (gint64)llround(r->memory.buckets));
+  ddp_json_int(j, "optimizer_state", (gint64)llround(r->memory.optimizer_state));
+  ddp_json_int(j, "activations", (gint64)llround(r->memory.activations));
+  ddp_json_int(j, "runtime_reserve", (gint64)llround(r->memory.runtime_reserve));
+  ddp_json_int(j, "capacity", (gint64)llround(s->cluster->gpu.memory_GB * 1e9));
+  ddp_json_end_object(j);
+  ddp_json_begin_array(j, "buckets");
+  for (guint b = 0; b < r->n_buckets; b++) {
+    const DdpBucketSchedule *k = &r->buckets[b];
+    ddp_json_begin_object(j, NULL);
+    ddp_json_int(j, "index", k->index);
+    ddp_json_int(j, "bytes", (gint64)k->bytes);
+    ddp_json_int(j, "wire_bytes", (gint64)k->wire_bytes);
+    ddp_json_begin_array(j, "params");
+    for (guint i = 0; i < k->n_params; i++)
+      ddp_json_string(j, NULL, s->model->params[k->params[i]].name);
+    ddp_json_end_array(j);
+    ddp_json_double(j, "ready_ms", ns_ms(k->ready_ns), 6);
+    ddp_json_double(j, "launch_ms", ns_ms(k->launch_ns), 6);
+    ddp_json_double(j, "start_ms", ns_ms(k->start_ns), 6);
+    ddp_json_double(j, "end_ms", ns_ms(k->end_ns), 6);
+    ddp_json_string(j, "algorithm", ddp_algorithm_name(k->cost.algorithm));
+    ddp_json_string(j, "protocol", ddp_protocol_name(k->cost.protocol));
+    ddp_json_end_object(j);
+  }
+  ddp_json_end_array(j);
+  ddp_json_end_object(j);
+  return ddp_json_free_to_string(j);
+}
+
+char *
+ddp_report_predict_csv(const DdpScenario *s, const DdpResult *r)
+{
+  GString *out = g_string_new("index,bytes,wire_bytes,params,ready_ms,launch_ms,start_ms,end_ms,algorithm,protocol\n");
+  for (guint b = 0; b < r->n_buckets; b++) {
+    const DdpBucketSchedule *k = &r->buckets[b];
+    g_string_append_printf(out, "%u,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%u,%.6f,%.6f,%.6f,%.6f,%s,%s\n",
+                           k->index, k->bytes, k->wire_bytes, k->n_params, ns_ms(k->ready_ns), ns_ms(k->launch_ns),
+                           ns_ms(k->start_ns), ns_ms(k->end_ns), ddp_algorithm_name(k->cost.algorithm),
+                           ddp_protocol_name(k->cost.protocol));
+  }
+  return g_string_free(out, FALSE);
+}
+
+static void
+buckets_text(GString *out, const char *title, const DdpModel *model, const DdpBucketLayout *layout)
+{
+  guint n = ddp_bucket_layout_count(layout);
+  g_string_append_printf(out, "%s: %u bucket%s\n", title, n, n == 1 ? "" : "s");
+  for (guint b = 0; b < n; b++) {
+    const DdpBucket *k = ddp_bucket_layout_get(layout, b);
+    g_autofree char *bytes = ddp_report_group_digits((gint64)k->bytes);
+    g_string_append_printf(out, "  bucket %u: %s bytes, %s, %u params: %s", b, bytes, ddp_dtype_name(k->dtype),
+                           k->n_params, model->params[k->params[0]].name);
+    if (k->n_params > 1)
+      g_string_append_printf(out, " … %s", model->params[k->params[k->n_params - 1]].name);
+    g_string_append_c(out, '\n');
+  }
+}
+
+char *
+ddp_report_buckets_text(const DdpModel *model, const DdpBucketLayout *initial, const DdpBucketLayout *rebuilt)
+{
+  GString *out = g_string_new(NULL);
+  g_autofree char *params = ddp_report_group_digits(ddp_model_param_count(model));
+  g_string_append_printf(out, "%s: %u parameter tensors, %s parameters\n\n", model->name, model->n_params, params);
+  buckets_text(out, "initial (iteration 0)", model, initial);
+  g_string_append_c(out, '\n');
+  buckets_text(out, "rebuilt (iteration 1 on)", model, rebuilt);
+  return g_string_free(out, FALSE);
+}
+
+static void
+buckets_json(DdpJson *j, const char *key, const DdpModel *model, const DdpBucketLayout *layout)
+{
+  ddp_json_begin_array(j, key);
+  for (guint b = 0; b < ddp_bucket_layout_count(layout); b++) {
+    const DdpBucket *k = ddp_bucket_layout_get(layout, b);
+    ddp_json_begin_object(j, NULL);
+    ddp_json_int(j, "index", k->index);
+    ddp_json_int(j, "bytes", (gint64)k->bytes);
+    ddp_json_string(j, "dtype", ddp_dtype_name(k->dtype));
+    ddp_json_begin_array(j, "params");
+    for (guint i = 0; i < k->n_params; i++)
+      ddp_json_string(j, NULL, model->params[k->params[i]].name);
+    ddp_json_end_array(j);
+    ddp_json_end_object(j);
+  }
+  ddp_json_end_array(j);
+}
+
+char *
+ddp_report_buckets_json(const DdpModel *model, const DdpBucketLayout *initial, const DdpBucketLayout *rebuilt)
+{
+  DdpJson *j = ddp_json_new();
+  ddp_json_begin_object(j, NULL);
+  ddp_json_string(j, "model", model->name);
+  ddp_json_int(j, "parameters", ddp_model_param_count(model));
+  buckets_json(j, "initial", model, initial);
+  buckets_json(j, "rebuilt", model, rebuilt);
+  ddp_json_end_object(j);
+  return ddp_json_free_to_string(j);
+}
+
+char *
+ddp_report_buckets_csv(const DdpModel *model, const DdpBucketLayout *initial, const DdpBucketLayout *rebuilt)
+{
+  GString *out = g_string_new("layout,index,bytes,dtype,param\n");
+  const DdpBucketLayout *layouts[2] = { initial, rebuilt };
+  const char *names[2] = { "initial", "rebuilt" };
+  for (int l = 0; l < 2; l++)
+    for (guint b = 0; b < ddp_bucket_layout_count(layouts[l]); b++) {
+      const DdpBucket *k = ddp_bucket_layout_get(layouts[l], b);
+      for (guint i = 0; i < k->n_params; i++)
+        g_string_append_printf(out, "%s,%u,%" G_GUINT64_FORMAT ",%s,%s\n", names[l], b, k->bytes,
+                               ddp_dtype_name(k->dtype), model->params[k->params[i]].name);
+    }
+  return g_string_free(out, FALSE);
+}

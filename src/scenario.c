@@ -1,0 +1,307 @@
+/* scenario — loads a scenario file and applies command-line overrides (see scenario.h).
+ *
+ * A scenario file has [scenario] (model, cluster, gpus) and [training] (the setup), and may carry
+ * a whole cluster inline ([cluster] [gpu] [intra] [inter] [nccl]) instead of naming one.  Order of
+ * precedence: built-in default < scenario file < command line.  Every value is validated here and
+ * only here; errors name the file:line:key or the --flag.
+ */
+#include "scenario.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+G_DEFINE_QUARK(ddp-scenario-error-quark, ddp_scenario_error)
+
+#define DEFAULT_MODEL "resnet50"
+#define DEFAULT_CLUSTER "dgx-a100"
+#define DEFAULT_GPUS 8
+
+static const char *const hook_names[DDP_HOOK_COUNT + 1] = { "none", "fp16", "bf16", NULL };
+static const char *const precision_choices[] = { "fp32", "tf32", "fp16", "bf16", NULL };
+static const char *const optimizer_choices[] = { "sgd", "sgd-momentum", "adam", "adamw", NULL };
+
+const char *
+ddp_comm_hook_name(DdpCommHook hook)
+{
+  g_return_val_if_fail(hook < DDP_HOOK_COUNT, "?");
+  return hook_names[hook];
+}
+
+GOptionEntry *
+ddp_cli_option_entries(DdpCliOptions *o)
+{
+  GOptionEntry entries[] = {
+    { "model", 0, 0, G_OPTION_ARG_STRING, &o->model, "Model: shipped name or .model file (default resnet50)", "NAME|PATH" },
+    { "cluster", 0, 0, G_OPTION_ARG_STRING, &o->cluster, "Cluster: shipped name or .cluster file (default dgx-a100)", "NAME|PATH" },
+    { "gpus", 0, 0, G_OPTION_ARG_STRING, &o->gpus, "Number of GPUs (default 8)", "N" },
+    { "bucket-cap-mb", 0, 0, G_OPTION_ARG_STRING, &o->bucket_cap_mb, "DDP bucket_cap_mb, in MiB as PyTorch (default 25)", "X" },
+    { "batch", 0, 0, G_OPTION_ARG_STRING, &o->batch, "Samples per GPU per micro-step (default 32)", "B" },
+    { "precision", 0, 0, G_OPTION_ARG_STRING, &o->precision, "fp32|tf32|fp16|bf16 (fp16/bf16: autocast, fp32 params)", "P" },
+    { "accumulate", 0, 0, G_OPTION_ARG_STRING, &o->accumulate, "Gradient accumulation micro-steps; first K-1 under no_sync (default 1)", "K" },
+    { "iterations", 0, 0, G_OPTION_ARG_STRING, &o->iterations, "Steady-state iterations to simulate (default 100)", "K" },
+    { "seed", 0, 0, G_OPTION_ARG_STRING, &o->seed, "Random seed for stragglers (default 1)", "S" },
+    { "step-ms", 0, 0, G_OPTION_ARG_STRING, &o->step_ms, "Measured 1-GPU step time to rescale compute to", "T" },
+    { "stragglers", 0, 0, G_OPTION_ARG_STRING, &o->stragglers,
+      "none | normal:SIGMA | lognormal:SIGMA | slow:K:FACTOR | hiccup:EVERY:MS, comma-separated", "SPEC" },
+    { "optimizer", 0, 0, G_OPTION_ARG_STRING, &o->optimizer, "sgd|sgd-momentum|adam|adamw (default sgd-momentum)", "O" },
+    { "comm-hook", 0, 0, G_OPTION_ARG_STRING, &o->comm_hook, "DDP comm hook: none|fp16|bf16 (default none)", "H" },
+    { "calibration", 0, 0, G_OPTION_ARG_FILENAME, &o->calibration, "Use parameters fitted from a calibration database", "DB" },
+    { "gradient-as-bucket-view", 0, 0, G_OPTION_ARG_NONE, &o->gradient_as_bucket_view, "DDP gradient_as_bucket_view=True", NULL },
+    { "find-unused-parameters", 0, 0, G_OPTION_ARG_NONE, &o->find_unused_parameters, "DDP find_unused_parameters=True (no bucket rebuild)", NULL },
+    { "static-graph", 0, 0, G_OPTION_ARG_NONE, &o->static_graph, "DDP static_graph=True", NULL },
+    { "no-broadcast-buffers", 0, 0, G_OPTION_ARG_NONE, &o->no_broadcast_buffers, "DDP broadcast_buffers=False", NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  return g_memdup2(entries, sizeof entries);
+}
+
+void
+ddp_cli_options_clear(DdpCliOptions *o)
+{
+  char **strings[] = { &o->model, &o->cluster, &o->gpus, &o->bucket_cap_mb, &o->batch, &o->precision,
+                       &o->accumulate, &o->iterations, &o->seed, &o->step_ms, &o->stragglers,
+                       &o->optimizer, &o->comm_hook, &o->calibration };
+  for (gsize i = 0; i < G_N_ELEMENTS(strings); i++)
+    g_clear_pointer(strings[i], g_free);
+}
+
+void
+ddp_scenario_free(DdpScenario *s)
+{
+  if (!s)
+    return;
+  g_free(s->path);
+  ddp_model_free(s->model);
+  ddp_cluster_free(s->cluster);
+  ddp_stragglers_free(s->stragglers);
+  g_free(s->setup.stragglers);
+  g_free(s);
+}
+
+/* --flag values: numbers with ranges, one-line errors naming the flag. */
+static gboolean
+flag_double(const char *flag, const char *text, double min, double *out, GError **error)
+{
+  if (!text)
+    return TRUE;
+  char *end = NULL;
+  errno = 0;
+  double v = g_ascii_strtod(text, &end);
+  if (end == text || *end != '\0' || errno || !isfinite(v) || v < min) {
+    g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
+                "--%s: \"%s\" must be a number of at least %g", flag, text, min);
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+flag_uint(const char *flag, const char *text, guint64 min, guint64 max, guint64 *out, GError **error)
+{
+  if (!text)
+    return TRUE;
+  guint64 v = 0;
+  g_autoptr(GError) local = NULL;
+  if (!g_ascii_string_to_unsigned(text, 10, min, max, &v, &local)) {
+    g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
+                "--%s: \"%s\" must be an integer from %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT,
+                flag, text, min, max);
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+flag_choice(const char *flag, const char *text, const char *const *choices, int *out, GError **error)
+{
+  if (!text)
+    return TRUE;
+  for (int i = 0; choices[i]; i++)
+    if (g_ascii_strcasecmp(text, choices[i]) == 0) {
+      *out = i;
+      return TRUE;
+    }
+  g_autofree char *list = g_strjoinv("|", (char **)choices);
+  g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID, "--%s: \"%s\" is not one of %s",
+              flag, text, list);
+  return FALSE;
+}
+
+static void
+setup_defaults(DdpSetup *s)
+{
+  s->gpus = DEFAULT_GPUS;
+  s->batch = 32;
+  s->precision = DDP_PRECISION_FP32;
+  ddp_bucket_options_init(&s->buckets);
+  s->accumulate = 1;
+  s->comm_hook = DDP_HOOK_NONE;
+  s->optimizer = DDP_OPTIMIZER_SGD_MOMENTUM;
+  s->broadcast_buffers = TRUE;
+  s->iterations = 100;
+  s->seed = 1;
+  s->stragglers = g_strdup("none");
+}
+
+static const char *const scenario_keys[] = { "model", "cluster", "gpus", "description", NULL };
+static const char *const training_keys[] = {
+  "batch", "precision", "bucket_cap_mb", "accumulate", "gradient_as_bucket_view", "comm_hook",
+  "optimizer", "find_unused_parameters", "static_graph", "broadcast_buffers", "iterations", "seed",
+  "stragglers", "step_ms", NULL
+};
+
+/* Reads the scenario file's [scenario] and [training]; model/cluster names come back in *model
+ * and *cluster (or the cluster itself when inline). */
+static gboolean
+read_scenario_file(const DdpKeyFile *kf, DdpScenario *s, char **model, char **cluster, GError **error)
+{
+  static const char *const groups[] = { "scenario", "training", "cluster", "gpu", "intra", "inter", "nccl", NULL };
+  gsize n_groups;
+  const char *const *present = ddp_keyfile_groups(kf, &n_groups);
+  for (gsize i = 0; i < n_groups; i++)
+    if (!g_strv_contains(groups, present[i])) {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_UNKNOWN, present[i], NULL,
+                            "unknown group (a scenario file has [scenario] [training] and optionally an inline cluster)");
+      return FALSE;
+    }
+  if (!ddp_keyfile_has_group(kf, "scenario")) {
+    g_set_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_MISSING,
+                "%s: [scenario]: required group is missing (is this a scenario file?)", ddp_keyfile_path(kf));
+    return FALSE;
+  }
+  gint64 gpus = (gint64)s->setup.gpus;
+  if (!ddp_keyfile_check_keys(kf, "scenario", scenario_keys, error) ||
+      !ddp_keyfile_get_string(kf, "scenario", "model", FALSE, model, error) ||
+      !ddp_keyfile_get_string(kf, "scenario", "cluster", FALSE, cluster, error) ||
+      !ddp_keyfile_get_int64(kf, "scenario", "gpus", FALSE, 1, G_MAXINT32, &gpus, error))
+    return FALSE;
+  s->setup.gpus = (guint64)gpus;
+  if (ddp_keyfile_has_group(kf, "cluster")) {
+    if (*cluster) {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "scenario", "cluster",
+                            "give either a cluster name here or an inline [cluster] group, not both");
+      return FALSE;
+    }
+    if (!(s->cluster = ddp_cluster_from_keyfile(kf, error)))
+      return FALSE;
+  }
+  if (!ddp_keyfile_has_group(kf, "training"))
+    return TRUE;
+  DdpSetup *t = &s->setup;
+  int precision = t->precision, hook = t->comm_hook, optimizer = t->optimizer;
+  gint64 accumulate = t->accumulate, iterations = t->iterations, seed = (gint64)t->seed;
+  if (!ddp_keyfile_check_keys(kf, "training", training_keys, error) ||
+      !ddp_keyfile_get_double(kf, "training", "batch", FALSE, 1e-9, G_MAXDOUBLE, &t->batch, error) ||
+      !ddp_keyfile_get_choice(kf, "training", "precision", FALSE, precision_choices, &precision, error) ||
+      !ddp_keyfile_get_double(kf, "training", "bucket_cap_mb", FALSE, 1e-6, 1e9, &t->buckets.bucket_cap_mb, error) ||
+      !ddp_keyfile_get_int64(kf, "training", "accumulate", FALSE, 1, 1 << 20, &accumulate, error) ||
+      !ddp_keyfile_get_bool(kf, "training", "gradient_as_bucket_view", FALSE, &t->gradient_as_bucket_view, error) ||
+      !ddp_keyfile_get_choice(kf, "training", "comm_hook", FALSE, hook_names, &hook, error) ||
+      !ddp_keyfile_get_choice(kf, "training", "optimizer", FALSE, optimizer_choices, &optimizer, error) ||
+      !ddp_keyfile_get_bool(kf, "training", "find_unused_parameters", FALSE, &t->buckets.find_unused_parameters, error) ||
+      !ddp_keyfile_get_bool(kf, "training", "static_graph", FALSE, &t->buckets.static_graph, error) ||
+      !ddp_keyfile_get_bool(kf, "training", "broadcast_buffers", FALSE, &t->broadcast_buffers, error) ||
+      !ddp_keyfile_get_int64(kf, "training", "iterations", FALSE, 1, 1000000, &iterations, error) ||
+      !ddp_keyfile_get_int64(kf, "training", "seed", FALSE, 0, G_MAXINT64, &seed, error) ||
+      !ddp_keyfile_get_string(kf, "training", "stragglers", FALSE, &t->stragglers, error) ||
+      !ddp_keyfile_get_double(kf, "training", "step_ms", FALSE, 1e-6, G_MAXDOUBLE, &t->step_ms, error))
+    return FALSE;
+  t->precision = precision;
+  t->comm_hook = hook;
+  t->optimizer = optimizer;
+  t->accumulate = (guint)accumulate;
+  t->iterations = (guint)iterations;
+  t->seed = (guint64)seed;
+  if (ddp_keyfile_has_key(kf, "training", "stragglers")) {
+    g_autoptr(GError) local = NULL;
+    g_autoptr(DdpStragglers) check = ddp_stragglers_parse(t->stragglers, &local);
+    if (!check) {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "training", "stragglers", "%s", local->message);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static gboolean
+apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError **error)
+{
+  guint64 gpus = t->gpus, accumulate = t->accumulate, iterations = t->iterations, seed = t->seed;
+  int precision = t->precision, hook = t->comm_hook, optimizer = t->optimizer;
+  if ((gpus_from_cli && !flag_uint("gpus", cli->gpus, 1, G_MAXINT32, &gpus, error)) ||
+      !flag_double("bucket-cap-mb", cli->bucket_cap_mb, 1e-6, &t->buckets.bucket_cap_mb, error) ||
+      !flag_double("batch", cli->batch, 1e-9, &t->batch, error) ||
+      !flag_choice("precision", cli->precision, precision_choices, &precision, error) ||
+      !flag_uint("accumulate", cli->accumulate, 1, 1 << 20, &accumulate, error) ||
+      !flag_uint("iterations", cli->iterations, 1, 1000000, &iterations, error) ||
+      !flag_uint("seed", cli->seed, 0, G_MAXUINT64, &seed, error) ||
+      !flag_double("step-ms", cli->step_ms, 1e-6, &t->step_ms, error) ||
+      !flag_choice("optimizer", cli->optimizer, optimizer_choices, &optimizer, error) ||
+      !flag_choice("comm-hook", cli->comm_hook, hook_names, &hook, error))
+    return FALSE;
+  if (cli->bucket_cap_mb && t->buckets.bucket_cap_mb <= 0) {
+    g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID, "--bucket-cap-mb: must be positive");
+    return FALSE;
+  }
+  t->gpus = gpus;
+  t->accumulate = (guint)accumulate;
+  t->iterations = (guint)iterations;
+  t->seed = seed;
+  t->precision = precision;
+  t->comm_hook = hook;
+  t->optimizer = optimizer;
+  if (cli->stragglers) {
+    g_free(t->stragglers);
+    t->stragglers = g_strdup(cli->stragglers);
+  }
+  if (cli->gradient_as_bucket_view)
+    t->gradient_as_bucket_view = TRUE;
+  if (cli->find_unused_parameters)
+    t->buckets.find_unused_parameters = TRUE;
+  if (cli->static_graph)
+    t->buckets.static_graph = TRUE;
+  if (cli->no_broadcast_buffers)
+    t->broadcast_buffers = FALSE;
+  return TRUE;
+}
+
+/**
+ * ddp_scenario_load:
+ * See scenario.h.  Returns: (transfer full) or NULL with @error set.
+ */
+DdpScenario *
+ddp_scenario_load(const char *scenario_path, const DdpCliOptions *cli, gboolean gpus_from_cli, GError **error)
+{
+  g_autoptr(DdpScenario) s = g_new0(DdpScenario, 1);
+  setup_defaults(&s->setup);
+  g_autofree char *model = NULL, *cluster = NULL;
+  if (scenario_path) {
+    s->path = g_strdup(scenario_path);
+    g_autoptr(DdpKeyFile) kf = ddp_keyfile_load(scenario_path, error);
+    if (!kf || !read_scenario_file(kf, s, &model, &cluster, error))
+      return NULL;
+  }
+  if (!apply_cli(cli, gpus_from_cli, &s->setup, error))
+    return NULL;
+  if (cli->model) {
+    g_free(model);
+    model = g_strdup(cli->model);
+  }
+  if (cli->cluster) {
+    g_free(cluster);
+    cluster = g_strdup(cli->cluster);
+    g_clear_pointer(&s->cluster, ddp_cluster_free);
+  }
+  if (!(s->model = ddp_model_load(model ? model : DEFAULT_MODEL, error)))
+    return NULL;
+  if (!s->cluster && !(s->cluster = ddp_cluster_load(cluster ? cluster : DEFAULT_CLUSTER, error)))
+    return NULL;
+  if (!(s->stragglers = ddp_stragglers_parse(s->setup.stragglers, error)))
+    return NULL;
+  if (gpus_from_cli && !ddp_cluster_check_gpus(s->cluster, s->setup.gpus, NULL, error))
+    return NULL;
+  return g_steal_pointer(&s);
+}
