@@ -130,8 +130,10 @@ flag_choice(const char *flag, const char *text, const char *const *choices, int 
   return FALSE;
 }
 
-static void
-setup_defaults(DdpSetup *s)
+/* Built-in defaults: 8 GPUs, batch 32, fp32, PyTorch's bucket defaults, SGD with momentum,
+ * broadcast_buffers on, 100 steady iterations, seed 1, no stragglers.  s->stragglers is allocated. */
+void
+ddp_setup_init(DdpSetup *s)
 {
   s->gpus = DEFAULT_GPUS;
   s->batch = 32;
@@ -276,7 +278,7 @@ DdpScenario *
 ddp_scenario_load(const char *scenario_path, const DdpCliOptions *cli, gboolean gpus_from_cli, GError **error)
 {
   g_autoptr(DdpScenario) s = g_new0(DdpScenario, 1);
-  setup_defaults(&s->setup);
+  ddp_setup_init(&s->setup);
   g_autofree char *model = NULL, *cluster = NULL;
   if (scenario_path) {
     s->path = g_strdup(scenario_path);

@@ -48,6 +48,8 @@ typedef struct {
 GQuark ddp_scenario_error_quark(void);
 typedef enum { DDP_SCENARIO_ERROR_INVALID } DdpScenarioError;
 
+void ddp_setup_init(DdpSetup *setup);
+
 /* The common option entries, storing into @cli (static array of GOptionEntry; NULL-terminated). */
 GOptionEntry *ddp_cli_option_entries(DdpCliOptions *cli);
 void ddp_cli_options_clear(DdpCliOptions *cli);

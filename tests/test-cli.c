@@ -1,0 +1,215 @@
+/* End-to-end tests through the real binary ($DDPSIM): golden outputs, determinism, and bad input
+ * (one line naming file:line:key on stderr, exit 2, nothing on stdout). */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+typedef struct {
+  int status;
+  char *out, *err;
+} Run;
+
+static void
+run_clear(Run *r)
+{
+  g_free(r->out);
+  g_free(r->err);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Run, run_clear)
+
+static char *
+fixture(const char *name)
+{
+  return g_test_build_filename(G_TEST_DIST, "data", name, NULL);
+}
+
+/* Runs ddpsim with a NULL-terminated argument list. */
+static void
+run(Run *r, const char *first, ...)
+{
+  const char *binary = g_getenv("DDPSIM");
+  g_assert_nonnull(binary);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (char *)binary);
+  va_list ap;
+  va_start(ap, first);
+  for (const char *a = first; a; a = va_arg(ap, const char *))
+    g_ptr_array_add(argv, (char *)a);
+  va_end(ap);
+  g_ptr_array_add(argv, NULL);
+  g_autoptr(GError) error = NULL;
+  int wait_status = 0;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err,
+                             &wait_status, &error));
+  g_assert_no_error(error);
+  r->status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128;
+}
+
+static void
+assert_one_line_error(const Run *r, const char *must_contain)
+{
+  g_assert_cmpint(r->status, ==, 2);
+  g_assert_cmpstr(r->out, ==, "");
+  /* exactly one line */
+  g_assert_true(g_str_has_suffix(r->err, "\n"));
+  g_assert_true(strchr(r->err, '\n') == r->err + strlen(r->err) - 1);
+  if (!strstr(r->err, must_contain))
+    g_error("stderr \"%s\" lacks \"%s\"", r->err, must_contain);
+}
+
+static void
+test_golden_predict(void)
+{
+  g_autofree char *model = fixture("tiny.model");
+  g_autofree char *cluster = fixture("ab4.cluster");
+  g_autofree char *golden_path = g_test_build_filename(G_TEST_DIST, "golden", "predict-tiny.json", NULL);
+  g_auto(Run) r = { 0 };
+  run(&r, "predict", "--model", model, "--cluster", cluster, "--gpus", "4", "--iterations", "3", "--json", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *golden = NULL;
+  g_assert_true(g_file_get_contents(golden_path, &golden, NULL, NULL));
+  g_assert_cmpstr(r.out, ==, golden);
+}
+
+/* The real PyTorch figure (issue text): ResNet-50 at 25 MiB rebuilds into these five buckets. */
+static void
+test_resnet50_buckets(void)
+{
+  g_auto(Run) r = { 0 };
+  run(&r, "buckets", "--model", "resnet50", "--bucket-cap-mb", "25", "--json", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_autoptr(GError) error = NULL;
+  g_assert_true(json_parser_load_from_data(parser, r.out, -1, &error));
+  JsonObject *root = json_node_get_object(json_parser_get_root(parser));
+  JsonArray *rebuilt = json_object_get_array_member(root, "rebuilt");
+  JsonArray *initial = json_object_get_array_member(root, "initial");
+  static const gint64 sizes[] = { 8196000, 31502336, 26255360, 26550272, 9724160 };
+  g_assert_cmpuint(json_array_get_length(rebuilt), ==, G_N_ELEMENTS(sizes));
+  for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
+    JsonObject *b = json_array_get_object_element(rebuilt, i);
+    g_assert_cmpint(json_object_get_int_member(b, "index"), ==, i);
+    g_assert_cmpint(json_object_get_int_member(b, "bytes"), ==, sizes[i]);
+  }
+  JsonObject *first = json_array_get_object_element(rebuilt, 0);
+  JsonArray *params = json_object_get_array_member(first, "params");
+  g_assert_cmpstr(json_array_get_string_element(params, 0), ==, "fc.bias");
+  g_assert_cmpstr(json_array_get_string_element(params, 1), ==, "fc.weight");
+  /* PyTorch 2.x default: one bucket of everything at construction */
+  g_assert_cmpuint(json_array_get_length(initial), ==, 1);
+  g_assert_cmpint(json_object_get_int_member(json_array_get_object_element(initial, 0), "bytes"), ==, 102228128);
+}
+
+static void
+test_predict_default_runs(void)
+{
+  g_auto(Run) r = { 0 };
+  run(&r, "predict", "--model", "resnet50", "--cluster", "dgx-a100", "--gpus", "64", "--json", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_assert_true(json_parser_load_from_data(parser, r.out, -1, NULL));
+  JsonObject *root = json_node_get_object(json_parser_get_root(parser));
+  static const char *const fields[] = { "gpus", "nodes", "bucket_cap_mb", "iteration_ms", "compute_ms", "comm_ms",
+                                        "exposed_comm_ms", "overlap", "scaling_efficiency", "samples_per_s",
+                                        "memory", "buckets" };
+  for (gsize i = 0; i < G_N_ELEMENTS(fields); i++)
+    g_assert_true(json_object_has_member(root, fields[i]));
+  g_assert_cmpint(json_object_get_int_member(root, "gpus"), ==, 64);
+  g_assert_cmpint(json_object_get_int_member(root, "nodes"), ==, 8);
+  JsonObject *it = json_object_get_object_member(root, "iteration_ms");
+  g_assert_cmpfloat(json_object_get_double_member(it, "mean"), >, 0);
+  double eff = json_object_get_double_member(root, "scaling_efficiency");
+  g_assert_cmpfloat(eff, >, 0);
+  g_assert_cmpfloat(eff, <=, 1);
+  JsonArray *buckets = json_object_get_array_member(root, "buckets");
+  g_assert_cmpuint(json_array_get_length(buckets), ==, 5);
+  JsonObject *b0 = json_array_get_object_element(buckets, 0);
+  static const char *const bucket_fields[] = { "index", "bytes", "params", "ready_ms", "start_ms", "end_ms",
+                                               "algorithm", "protocol" };
+  for (gsize i = 0; i < G_N_ELEMENTS(bucket_fields); i++)
+    g_assert_true(json_object_has_member(b0, bucket_fields[i]));
+  JsonObject *memory = json_object_get_object_member(root, "memory");
+  g_assert_true(json_object_get_boolean_member(memory, "fits"));
+}
+
+static void
+test_seeds(void)
+{
+  g_auto(Run) a = { 0 };
+  g_auto(Run) b = { 0 };
+  g_auto(Run) c = { 0 };
+  run(&a, "predict", "--gpus", "16", "--stragglers", "lognormal:0.1", "--seed", "3", "--iterations", "40", "--json", NULL);
+  run(&b, "predict", "--gpus", "16", "--stragglers", "lognormal:0.1", "--seed", "3", "--iterations", "40", "--json", NULL);
+  run(&c, "predict", "--gpus", "16", "--stragglers", "lognormal:0.1", "--seed", "4", "--iterations", "40", "--json", NULL);
+  g_assert_cmpint(a.status, ==, 0);
+  g_assert_cmpstr(a.out, ==, b.out);   /* byte-identical */
+  g_autoptr(JsonParser) pa = json_parser_new(), pc = json_parser_new();
+  g_assert_true(json_parser_load_from_data(pa, a.out, -1, NULL));
+  g_assert_true(json_parser_load_from_data(pc, c.out, -1, NULL));
+  JsonObject *ia = json_object_get_object_member(json_node_get_object(json_parser_get_root(pa)), "iteration_ms");
+  JsonObject *ic = json_object_get_object_member(json_node_get_object(json_parser_get_root(pc)), "iteration_ms");
+  g_assert_cmpfloat(json_object_get_double_member(ia, "p99"), !=, json_object_get_double_member(ic, "p99"));
+}
+
+static char *
+write_temp(const char *dir, const char *name, const char *text)
+{
+  char *path = g_build_filename(dir, name, NULL);
+  g_assert_true(g_file_set_contents(path, text, -1, NULL));
+  return path;
+}
+
+static void
+test_bad_input(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-cli-XXXXXX", NULL);
+  g_autofree char *malformed = write_temp(dir, "bad.model", "[model]\nname = x\nthis is not a key file line\n");
+  g_autofree char *unknown = write_temp(dir, "unknown.model",
+                                        "[model]\nname = x\n[layer a]\nkind = linear\nforward_flops = 1\nbackward_flops = 1\nparams = w:4\ncolour = blue\n");
+  g_autofree char *negative = write_temp(dir, "neg.cluster",
+                                         "[cluster]\nname = n\ngpu = a100\ngpus_per_node = 8\n[intra]\nfabric = nvswitch\nbandwidth_GBs = 300\nlatency_us = 1\n"
+                                         "[inter]\nfabric = ib\nnics_per_node = 8\nnic_bandwidth_Gbps = -200\nlatency_us = 2\n");
+  struct { const char *args[6]; const char *expect; } cases[] = {
+    { { "predict", "--model", malformed, NULL }, "bad.model:3: expected \"key = value\"" },
+    { { "predict", "--model", unknown, NULL }, "unknown.model:8: layer a.colour: unknown key" },
+    { { "predict", "--cluster", negative, NULL }, "neg.cluster:12: inter.nic_bandwidth_Gbps: must be positive (got -200)" },
+    { { "predict", "--gpus", "0", NULL }, "--gpus: \"0\" must be an integer from 1" },
+    { { "predict", "--model", "no-such-model", NULL }, "--model: no model file or shipped model named \"no-such-model\"" },
+    { { "buckets", "--model", "/nonexistent/x.model", NULL }, "/nonexistent/x.model" },
+    { { "predict", "--stragglers", "slow:0:2", NULL }, "--stragglers" },
+    { { "predict", "--frobnicate", NULL }, "frobnicate" },
+    { { "predict", "a.scenario", "b.scenario", NULL }, "unexpected argument" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_auto(Run) r = { 0 };
+    run(&r, cases[i].args[0], cases[i].args[1], cases[i].args[2], cases[i].args[3], NULL);
+    assert_one_line_error(&r, cases[i].expect);
+  }
+  g_unlink(malformed);
+  g_unlink(unknown);
+  g_unlink(negative);
+  g_rmdir(dir);
+}
+
+static void
+test_unknown_verb(void)
+{
+  g_auto(Run) r = { 0 };
+  run(&r, "predikt", NULL);
+  assert_one_line_error(&r, "unknown verb \"predikt\"");
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_setenv("DDPSIM_DATADIR", DDP_SRCDIR, TRUE);
+  g_test_add_func("/cli/golden/predict-tiny", test_golden_predict);
+  g_test_add_func("/cli/buckets/resnet50-pytorch", test_resnet50_buckets);
+  g_test_add_func("/cli/predict/resnet50-dgx-a100", test_predict_default_runs);
+  g_test_add_func("/cli/seeds", test_seeds);
+  g_test_add_func("/cli/bad-input", test_bad_input);
+  g_test_add_func("/cli/unknown-verb", test_unknown_verb);
+  return g_test_run();
+}

@@ -1,0 +1,115 @@
+/* Tests for cluster files: the shipped DGX clusters, GPU overrides, node arithmetic and every
+ * malformed-input error (file:line: group.key). */
+#include "cluster.h"
+
+#include <string.h>
+
+static DdpCluster *
+load_text(const char *text, GError **error)
+{
+  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("t.cluster", text, error);
+  return kf ? ddp_cluster_from_keyfile(kf, error) : NULL;
+}
+
+static void
+test_shipped(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCluster) a100 = ddp_cluster_load("dgx-a100", &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(a100->gpus_per_node, ==, 8);
+  g_assert_cmpfloat(a100->intra.bandwidth_GBs, ==, 300);
+  g_assert_cmpint(a100->gpu.sm_arch, ==, 80);
+  /* 8 NICs × 200 Gb/s / 8 bits / 8 GPUs = 25 GB/s per GPU */
+  g_assert_cmpfloat_with_epsilon(ddp_cluster_inter_GBs_per_gpu(a100), 25.0, 1e-12);
+  g_autoptr(DdpCluster) h100 = ddp_cluster_load("dgx-h100", &error);
+  g_assert_no_error(error);
+  g_assert_cmpfloat(h100->intra.bandwidth_GBs, ==, 450);
+  g_assert_cmpfloat_with_epsilon(ddp_cluster_inter_GBs_per_gpu(h100), 50.0, 1e-12);
+  g_assert_cmpint(h100->nccl.algorithm, ==, DDP_ALGO_AUTO);
+}
+
+static void
+test_overrides(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_test_build_filename(G_TEST_DIST, "data", "ab4.cluster", NULL);
+  g_autoptr(DdpCluster) c = ddp_cluster_load(path, &error);
+  g_assert_no_error(error);
+  g_assert_cmpfloat(c->gpu.hbm_GBs, ==, 1000);          /* [gpu] override */
+  g_assert_cmpfloat(c->gpu.peak_tflops[DDP_PRECISION_FP16], ==, 312);  /* rest from the a100 table */
+  g_assert_cmpint(c->nccl.cost_model, ==, DDP_COST_ALPHA_BETA);
+  /* 2:1 oversubscription halves the per-GPU share: 1 NIC × 100 Gb/s / 8 / 4 GPUs = 3.125 GB/s → /2 */
+  c->inter.oversubscription = 2;
+  g_assert_cmpfloat_with_epsilon(ddp_cluster_inter_GBs_per_gpu(c), 1.5625, 1e-12);
+}
+
+static void
+test_gpus(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCluster) c = ddp_cluster_load("dgx-a100", &error);
+  guint64 nodes = 0;
+  g_assert_true(ddp_cluster_check_gpus(c, 1, &nodes, &error));
+  g_assert_cmpuint(nodes, ==, 1);
+  g_assert_true(ddp_cluster_check_gpus(c, 6, &nodes, &error));
+  g_assert_cmpuint(nodes, ==, 1);
+  g_assert_true(ddp_cluster_check_gpus(c, 131072, &nodes, &error));
+  g_assert_cmpuint(nodes, ==, 16384);
+  g_assert_false(ddp_cluster_check_gpus(c, 0, &nodes, &error));
+  g_assert_error(error, DDP_CLUSTER_ERROR, DDP_CLUSTER_ERROR_INVALID);
+  g_assert_cmpstr(error->message, ==, "--gpus: must be at least 1");
+  g_clear_error(&error);
+  g_assert_false(ddp_cluster_check_gpus(c, 12, &nodes, &error));
+  g_assert_nonnull(strstr(error->message, "12 GPUs do not fill whole nodes of 8"));
+}
+
+#define HEAD "[cluster]\nname = x\ngpu = h100\ngpus_per_node = 8\n"
+#define INTRA "[intra]\nfabric = nvswitch\nbandwidth_GBs = 450\nlatency_us = 1\n"
+
+static void
+test_errors(void)
+{
+  static const struct { const char *text; const char *message; } cases[] = {
+    { HEAD INTRA "[inter]\nfabric = ib\nnics_per_node = 8\nnic_bandwidth_Gbps = -400\nlatency_us = 2\n",
+      "t.cluster:12: inter.nic_bandwidth_Gbps: must be positive (got -400)" },
+    { HEAD INTRA "[inter]\nfabric = token-ring\n", "t.cluster:10: inter.fabric: \"token-ring\" is not one of ib|roce|ethernet" },
+    { HEAD "[intra]\nfabric = nvlink\nbandwidth_GBs = 0\nlatency_us = 1\n", "t.cluster:7: intra.bandwidth_GBs: must be positive (got 0)" },
+    { "[cluster]\nname = x\ngpu = tpu\ngpus_per_node = 8\n", "t.cluster:3: cluster.gpu: unknown GPU \"tpu\" (built in: v100, a100, a100-40gb, h100, h200, b200)" },
+    { "[cluster]\nname = x\ngpu = h100\ngpus_per_node = 0\n", "t.cluster:4: cluster.gpus_per_node: must be between 1 and 1024 (got 0)" },
+    { HEAD INTRA "[nccl]\nalgorithm = butterfly\n", "t.cluster:10: nccl.algorithm: \"butterfly\" is not one of auto|ring|tree" },
+    { HEAD INTRA "speed = 3\n", "t.cluster:9: intra.speed: unknown key (known keys: fabric, bandwidth_GBs, latency_us)" },
+    { HEAD "max_nodes = 4\n" INTRA, "t.cluster:5: cluster.max_nodes: more than one node needs an [inter] group describing the network" },
+    { HEAD, "t.cluster: [intra]: required group is missing (gpus_per_node > 1)" },
+    { "[intra]\nfabric = nvlink\n", "t.cluster: [cluster]: required group is missing (is this a cluster file?)" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(DdpCluster) c = load_text(cases[i].text, &error);
+    g_assert_null(c);
+    g_assert_nonnull(error);
+    g_assert_cmpstr(error->message, ==, cases[i].message);
+  }
+}
+
+static void
+test_unknown_group_and_name(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCluster) c = ddp_cluster_load("no-such-cluster", &error);
+  g_assert_null(c);
+  g_assert_error(error, DDP_CLUSTER_ERROR, DDP_CLUSTER_ERROR_NOT_FOUND);
+  g_assert_nonnull(strstr(error->message, "dgx-a100"));  /* lists what is shipped */
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/cluster/shipped", test_shipped);
+  g_test_add_func("/cluster/overrides", test_overrides);
+  g_test_add_func("/cluster/gpus", test_gpus);
+  g_test_add_func("/cluster/errors", test_errors);
+  g_test_add_func("/cluster/not-found", test_unknown_group_and_name);
+  return g_test_run();
+}

@@ -1,0 +1,245 @@
+/* Tests for the DDP iteration: closed forms derived by hand from the fixtures.
+ *
+ * Fixtures: tests/data/tiny.model (fc1 then fc2, measured at batch 32: forward 100/50 µs, backward
+ * 200/100 µs; 1024×1024 weights = 4 194 304 B, 1024 biases = 4 096 B, total M = 8 396 800 B) and
+ * tests/data/ab4.cluster (alpha-beta ring, 4 GPUs/node, B = 100 GB/s = 100 B/ns, α = 5 µs, HBM
+ * 1000 GB/s at 75 % = 750 B/ns).
+ * Shared pieces, in ns:
+ *   F  = 100 000 + 50 000 = 150 000
+ *   hook copy of a weight: 2·4 194 304 / 750 = 11 184.8 → 11 185; of a bias: 8 192/750 < 5 µs floor → 5 000;
+ *   per layer 16 185
+ *   B (hooked) = 200 000 + 100 000 + 2·16 185 = 332 370;  B (no_sync) = 300 000
+ *   finalize (bucket → .grad copies) = 32 370
+ *   SGD momentum: 5 passes · 8 396 800 / 750 = 55 978.7 → 55 979
+ *   AllReduce of M on 4 GPUs: 2·3/4 · 8 396 800 / 100 + 2·3·5 000 = 125 952 + 30 000 = 155 952
+ */
+#include "ddp.h"
+
+#include <math.h>
+#include <string.h>
+
+static DdpScenario *
+scenario(const char *model_text_or_file, guint64 gpus, const char *stragglers)
+{
+  g_autoptr(GError) error = NULL;
+  DdpScenario *s = g_new0(DdpScenario, 1);
+  if (g_str_has_prefix(model_text_or_file, "[model]")) {
+    g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("t.model", model_text_or_file, &error);
+    g_assert_no_error(error);
+    s->model = ddp_model_from_keyfile(kf, &error);
+  } else {
+    g_autofree char *path = g_test_build_filename(G_TEST_DIST, "data", model_text_or_file, NULL);
+    s->model = ddp_model_load(path, &error);
+  }
+  g_assert_no_error(error);
+  g_autofree char *cluster = g_test_build_filename(G_TEST_DIST, "data", "ab4.cluster", NULL);
+  s->cluster = ddp_cluster_load(cluster, &error);
+  g_assert_no_error(error);
+  s->stragglers = ddp_stragglers_parse(stragglers, &error);
+  g_assert_no_error(error);
+  ddp_setup_init(&s->setup);
+  s->setup.gpus = gpus;
+  s->setup.iterations = 3;
+  return s;
+}
+
+/* One bucket for the whole model in steady state too: cap and first bucket above the model size. */
+static void
+single_bucket(DdpScenario *s)
+{
+  s->setup.buckets.bucket_cap_mb = 1000;
+  s->setup.buckets.first_bucket_bytes = (guint64)1 << 40;
+}
+
+static void
+assert_ms_ns(double ms, gint64 ns)
+{
+  g_assert_cmpfloat_with_epsilon(ms, (double)ns / 1e6, 1e-9);
+}
+
+static void
+test_single_bucket_closed_form(void)
+{
+  g_autoptr(DdpScenario) s = scenario("tiny.model", 4, "none");
+  single_bucket(s);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpResult) r = ddp_simulate(s, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(r->n_buckets, ==, 1);
+  /* iteration = F + B + AllReduce + finalize + optimizer
+   *           = 150 000 + 332 370 + 155 952 + 32 370 + 55 979 = 726 671 ns */
+  assert_ms_ns(r->mean_ms, 726671);
+  assert_ms_ns(r->p99_ms, 726671);
+  assert_ms_ns(r->comm_ms, 155952);
+  assert_ms_ns(r->exposed_comm_ms, 155952);       /* no overlap at all */
+  g_assert_cmpfloat(r->overlap, ==, 0.0);
+  assert_ms_ns(r->compute_ms, 570719);
+  /* the bucket is ready after the whole backward: F + B = 482 370 */
+  g_assert_cmpint(r->buckets[0].ready_ns, ==, 482370);
+  g_assert_cmpint(r->buckets[0].start_ns, ==, 482370);
+  g_assert_cmpint(r->buckets[0].end_ns, ==, 482370 + 155952);
+  /* T(1): the same without the AllReduce: 570 719 */
+  assert_ms_ns(r->single_gpu_ms, 570719);
+  g_assert_cmpfloat_with_epsilon(r->scaling_efficiency, 570719.0 / 726671.0, 1e-12);
+  /* samples/s = 4 GPUs · 32 / 726.671 µs */
+  g_assert_cmpfloat_with_epsilon(r->samples_per_s, 128 / 726671e-9, 1e-6);
+  g_assert_true(r->first_iteration_ms >= r->mean_ms);
+}
+
+static void
+test_one_gpu(void)
+{
+  g_autoptr(DdpScenario) s = scenario("tiny.model", 1, "none");
+  g_autoptr(DdpResult) r = ddp_simulate(s, NULL, NULL);
+  /* N = 1: no communication; iteration = 570 719 ns; efficiency exactly 1 */
+  g_assert_cmpfloat(r->comm_ms, ==, 0.0);
+  g_assert_cmpfloat(r->exposed_comm_ms, ==, 0.0);
+  assert_ms_ns(r->mean_ms, 570719);
+  g_assert_cmpfloat(r->scaling_efficiency, ==, 1.0);
+  g_assert_cmpfloat(r->overlap, ==, 1.0);
+}
+
+/* Four layers, one 1 KiB gradient each, 100 µs backward each; a tiny cap puts every gradient in
+ * its own bucket.  AllReduce of 1 024 B on 4 GPUs: 2·3/4·1024/100 + 30 000 = 30 015.4 → 30 015 ns,
+ * shorter than the 100 µs of backward between two buckets, so every AllReduce but the last hides
+ * behind backward: exposed communication = the last bucket's AllReduce. */
+static const char four_layers[] =
+  "[model]\nname = four\nmeasured_batch = 32\n"
+  "[layer l0]\nkind = linear\nforward_flops = 0\nbackward_flops = 0\nforward_us = 10\nbackward_us = 100\nparams = l0.w:256\n"
+  "[layer l1]\nkind = linear\nforward_flops = 0\nbackward_flops = 0\nforward_us = 10\nbackward_us = 100\nparams = l1.w:256\n"
+  "[layer l2]\nkind = linear\nforward_flops = 0\nbackward_flops = 0\nforward_us = 10\nbackward_us = 100\nparams = l2.w:256\n"
+  "[layer l3]\nkind = linear\nforward_flops = 0\nbackward_flops = 0\nforward_us = 10\nbackward_us = 100\nparams = l3.w:256\n";
+
+static void
+test_tiny_gradients_fast_network(void)
+{
+  g_autoptr(DdpScenario) s = scenario(four_layers, 4, "none");
+  s->setup.buckets.bucket_cap_mb = 1e-4;
+  s->setup.buckets.first_bucket_bytes = 1;
+  g_autoptr(DdpResult) r = ddp_simulate(s, NULL, NULL);
+  g_assert_cmpuint(r->n_buckets, ==, 4);
+  for (guint b = 0; b < 4; b++)
+    g_assert_cmpint(r->buckets[b].end_ns - r->buckets[b].start_ns, ==, 30015);
+  assert_ms_ns(r->exposed_comm_ms, 30015);
+  g_assert_cmpfloat_with_epsilon(r->overlap, 0.75, 1e-12);
+  /* bucket k ready after F (40 µs) + (k+1)·(100 µs + 5 µs hook copy) */
+  for (guint b = 0; b < 4; b++)
+    g_assert_cmpint(r->buckets[b].ready_ns, ==, 40000 + (gint64)(b + 1) * 105000);
+}
+
+/* Gradient accumulation, K = 4: three no_sync micro-steps (forward + plain backward), then the
+ * synced one: 4·150 000 + 3·300 000 + 332 370 + 155 952 + 32 370 + 55 979 = 2 076 671 ns. */
+static void
+test_accumulation(void)
+{
+  g_autoptr(DdpScenario) s = scenario("tiny.model", 4, "none");
+  single_bucket(s);
+  s->setup.accumulate = 4;
+  g_autoptr(DdpResult) r = ddp_simulate(s, NULL, NULL);
+  assert_ms_ns(r->mean_ms, 2076671);
+  assert_ms_ns(r->comm_ms, 155952);
+  /* samples per optimizer step: 4 GPUs · 32 · 4 */
+  g_assert_cmpfloat_with_epsilon(r->samples_per_s, 512 / 2076671e-9, 1e-6);
+}
+
+/* Bucket order rules launch order: the ready order says a (layer l0, the LAST to finish backward)
+ * comes first, so the rebuild puts a in bucket 0 and b in bucket 1.  Bucket 1's gradients are ready
+ * first, but it launches only when bucket 0 does (research §1.4 mark_bucket_ready). */
+static void
+test_in_order_launch(void)
+{
+  g_autoptr(DdpScenario) s = scenario("[model]\nname = m\nmeasured_batch = 32\nready_order = a;b\n"
+                                      "[layer l0]\nkind = linear\nforward_flops = 0\nbackward_flops = 0\nforward_us = 10\nbackward_us = 100\nparams = a:524288\n"
+                                      "[layer l1]\nkind = linear\nforward_flops = 0\nbackward_flops = 0\nforward_us = 10\nbackward_us = 100\nparams = b:1024\n",
+                                      4, "none");
+  g_autoptr(DdpResult) r = ddp_simulate(s, NULL, NULL);
+  g_assert_cmpuint(r->n_buckets, ==, 2);
+  g_assert_cmpstr(s->model->params[r->buckets[0].params[0]].name, ==, "a");
+  g_assert_cmpint(r->buckets[1].ready_ns, <, r->buckets[0].ready_ns);
+  g_assert_cmpint(r->buckets[1].launch_ns, ==, r->buckets[0].launch_ns);
+  g_assert_cmpint(r->buckets[1].start_ns, ==, r->buckets[0].end_ns);   /* FIFO comm stream */
+}
+
+/* slow:1:2 — rank 0 runs everything twice as long; every collective waits for it:
+ * 2·150 000 + 2·332 370 + 155 952 + 2·32 370 + 2·55 979 = 1 297 390 ns. */
+static void
+test_slow_rank(void)
+{
+  g_autoptr(DdpScenario) s = scenario("tiny.model", 4, "slow:1:2");
+  single_bucket(s);
+  g_autoptr(DdpResult) r = ddp_simulate(s, NULL, NULL);
+  g_assert_false(r->collapsed_ranks);
+  assert_ms_ns(r->mean_ms, 1297390);
+  assert_ms_ns(r->straggler_wait_ms, 1297390 - 570719 - 155952);
+}
+
+/* Collapsing identical ranks is an optimisation, never a different answer. */
+static void
+test_collapsed_equals_exact(void)
+{
+  g_autoptr(DdpScenario) s = scenario(four_layers, 4, "none");
+  s->setup.buckets.bucket_cap_mb = 1e-4;
+  s->setup.buckets.first_bucket_bytes = 1;
+  DdpRunOptions exact = { .exact_ranks = TRUE };
+  g_autoptr(DdpResult) fast = ddp_simulate(s, NULL, NULL);
+  g_autoptr(DdpResult) slow = ddp_simulate(s, &exact, NULL);
+  g_assert_true(fast->collapsed_ranks);
+  g_assert_false(slow->collapsed_ranks);
+  g_assert_cmpfloat(fast->mean_ms, ==, slow->mean_ms);
+  g_assert_cmpfloat(fast->first_iteration_ms, ==, slow->first_iteration_ms);
+  for (guint b = 0; b < fast->n_buckets; b++) {
+    g_assert_cmpint(fast->buckets[b].ready_ns, ==, slow->buckets[b].ready_ns);
+    g_assert_cmpint(fast->buckets[b].end_ns, ==, slow->buckets[b].end_ns);
+  }
+}
+
+static void
+test_seeds(void)
+{
+  g_autoptr(DdpScenario) s = scenario("tiny.model", 8, "lognormal:0.2");
+  s->setup.iterations = 50;
+  s->setup.seed = 7;
+  g_autoptr(DdpResult) a = ddp_simulate(s, NULL, NULL);
+  g_autoptr(DdpResult) b = ddp_simulate(s, NULL, NULL);
+  s->setup.seed = 8;
+  g_autoptr(DdpResult) c = ddp_simulate(s, NULL, NULL);
+  g_assert_cmpfloat(a->p99_ms, ==, b->p99_ms);
+  g_assert_cmpfloat(a->mean_ms, ==, b->mean_ms);
+  g_assert_cmpfloat(a->p99_ms, !=, c->p99_ms);
+  g_assert_cmpfloat(a->p99_ms, >=, a->p50_ms);
+}
+
+/* Overlap slowdown 0.5: compute inside a running collective takes 1.5×.  Two buckets (a: l0, b: l1),
+ * fc-sized: bucket 0 = [l1's b] launches after F + 100 µs + hook; its AllReduce then overlaps l0's
+ * backward, which stretches by the overlapped part.  We check the identity the model promises:
+ * with slowdown the iteration is longer by exactly the stretch of the overlapped compute. */
+static void
+test_overlap_slowdown(void)
+{
+  g_autoptr(DdpScenario) s = scenario(four_layers, 4, "none");
+  s->setup.buckets.bucket_cap_mb = 1e-4;
+  s->setup.buckets.first_bucket_bytes = 1;
+  g_autoptr(DdpResult) base = ddp_simulate(s, NULL, NULL);
+  s->cluster->overlap_slowdown = 0.5;
+  g_autoptr(DdpResult) slowed = ddp_simulate(s, NULL, NULL);
+  /* buckets 0..2 each overlap 30 015 ns of the next layer's 105 µs: inside the collective 30 015 ns
+   * of wall time do 20 010 ns of work, so each such layer ends 10 005 ns later; three of them. */
+  g_assert_cmpint(slowed->buckets[3].ready_ns - base->buckets[3].ready_ns, ==, 3 * 10005);
+  assert_ms_ns(slowed->mean_ms - base->mean_ms, 3 * 10005);
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/ddp/single-bucket-closed-form", test_single_bucket_closed_form);
+  g_test_add_func("/ddp/one-gpu", test_one_gpu);
+  g_test_add_func("/ddp/tiny-gradients-fast-network", test_tiny_gradients_fast_network);
+  g_test_add_func("/ddp/accumulation", test_accumulation);
+  g_test_add_func("/ddp/in-order-launch", test_in_order_launch);
+  g_test_add_func("/ddp/slow-rank", test_slow_rank);
+  g_test_add_func("/ddp/collapsed-equals-exact", test_collapsed_equals_exact);
+  g_test_add_func("/ddp/seeds", test_seeds);
+  g_test_add_func("/ddp/overlap-slowdown", test_overlap_slowdown);
+  return g_test_run();
+}

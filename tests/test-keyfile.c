@@ -1,0 +1,137 @@
+/* Tests for keyfile: every error names file:line and group.key; values are range-checked. */
+#include "keyfile.h"
+
+#include <string.h>
+
+static const char good[] =
+  "# comment\n"
+  "[alpha]\n"
+  "name = first\n"
+  "ratio = 0.25\n"
+  "\n"
+  "[beta]\n"
+  "count = 12\n"
+  "flag = true\n"
+  "kind = LL128\n";
+
+static void
+test_lines(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("mem.conf", good, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(ddp_keyfile_line(kf, "alpha", NULL), ==, 2);
+  g_assert_cmpuint(ddp_keyfile_line(kf, "alpha", "ratio"), ==, 4);
+  g_assert_cmpuint(ddp_keyfile_line(kf, "beta", "kind"), ==, 9);
+  g_assert_cmpuint(ddp_keyfile_line(kf, "beta", "missing"), ==, 0);
+  gsize n;
+  const char *const *groups = ddp_keyfile_groups(kf, &n);
+  g_assert_cmpuint(n, ==, 2);
+  g_assert_cmpstr(groups[0], ==, "alpha");
+  g_assert_cmpstr(groups[1], ==, "beta");
+}
+
+static void
+test_values(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("mem.conf", good, &error);
+  g_autofree char *name = NULL;
+  double ratio = 0;
+  gint64 count = 0;
+  gboolean flag = FALSE;
+  int kind = -1;
+  static const char *const kinds[] = { "LL", "LL128", "Simple", NULL };
+  g_assert_true(ddp_keyfile_get_string(kf, "alpha", "name", TRUE, &name, &error));
+  g_assert_true(ddp_keyfile_get_double(kf, "alpha", "ratio", TRUE, 0, 1, &ratio, &error));
+  g_assert_true(ddp_keyfile_get_int64(kf, "beta", "count", TRUE, 0, 100, &count, &error));
+  g_assert_true(ddp_keyfile_get_bool(kf, "beta", "flag", TRUE, &flag, &error));
+  g_assert_true(ddp_keyfile_get_choice(kf, "beta", "kind", TRUE, kinds, &kind, &error));
+  g_assert_no_error(error);
+  g_assert_cmpstr(name, ==, "first");
+  g_assert_cmpfloat(ratio, ==, 0.25);
+  g_assert_cmpint(count, ==, 12);
+  g_assert_true(flag);
+  g_assert_cmpint(kind, ==, 1);
+  /* absent and optional: untouched, TRUE */
+  double untouched = 7;
+  g_assert_true(ddp_keyfile_get_double(kf, "alpha", "absent", FALSE, 0, 1, &untouched, &error));
+  g_assert_cmpfloat(untouched, ==, 7);
+}
+
+typedef struct {
+  const char *text;
+  int code;
+  const char *message;  /* exact */
+} BadCase;
+
+static void
+test_errors(void)
+{
+  static const BadCase cases[] = {
+    { "[a]\nx = 1\nthis line is junk\n", DDP_KEYFILE_ERROR_SYNTAX,
+      "bad.conf:3: expected \"key = value\", a [group] or a # comment, got \"this line is junk\"" },
+    { "[a]\nx = 1\nx = 2\n", DDP_KEYFILE_ERROR_DUPLICATE, "bad.conf:3: a.x: key given twice (first at line 2)" },
+    { "[a]\n[a]\n", DDP_KEYFILE_ERROR_DUPLICATE, "bad.conf:2: [a]: group given twice (first at line 1)" },
+    { "x = 1\n", DDP_KEYFILE_ERROR_SYNTAX, "bad.conf:1: key outside any [group]" },
+    { "[a\n", DDP_KEYFILE_ERROR_SYNTAX, "bad.conf:1: malformed group header \"[a\"" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("bad.conf", cases[i].text, &error);
+    g_assert_null(kf);
+    g_assert_error(error, DDP_KEYFILE_ERROR, cases[i].code);
+    g_assert_cmpstr(error->message, ==, cases[i].message);
+  }
+}
+
+static void
+test_value_errors(void)
+{
+  const char *text = "[net]\nbandwidth = -5\nname = x\nflag = maybe\nn = 3.5\nkind = Fast\n";
+  g_autoptr(GError) e0 = NULL;
+  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("c.cluster", text, &e0);
+  g_assert_no_error(e0);
+  double d;
+  gint64 n;
+  gboolean b;
+  int k;
+  static const char *const kinds[] = { "slow", "medium", NULL };
+  static const char *const known[] = { "bandwidth", "name", NULL };
+  g_autoptr(GError) e1 = NULL, e2 = NULL, e3 = NULL, e4 = NULL, e5 = NULL, e6 = NULL;
+  g_assert_false(ddp_keyfile_get_double(kf, "net", "bandwidth", TRUE, 0, G_MAXDOUBLE, &d, &e1));
+  g_assert_cmpstr(e1->message, ==, "c.cluster:2: net.bandwidth: must be at least 0 (got -5)");
+  g_assert_false(ddp_keyfile_get_bool(kf, "net", "flag", TRUE, &b, &e2));
+  g_assert_cmpstr(e2->message, ==, "c.cluster:4: net.flag: \"maybe\" is not a boolean (true or false)");
+  g_assert_false(ddp_keyfile_get_int64(kf, "net", "n", TRUE, 0, 10, &n, &e3));
+  g_assert_cmpstr(e3->message, ==, "c.cluster:5: net.n: \"3.5\" is not an integer");
+  g_assert_false(ddp_keyfile_get_choice(kf, "net", "kind", TRUE, kinds, &k, &e4));
+  g_assert_cmpstr(e4->message, ==, "c.cluster:6: net.kind: \"Fast\" is not one of slow|medium");
+  g_assert_false(ddp_keyfile_check_keys(kf, "net", known, &e5));
+  g_assert_error(e5, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_UNKNOWN);
+  g_assert_true(g_str_has_prefix(e5->message, "c.cluster:4: net.flag: unknown key"));
+  g_assert_false(ddp_keyfile_get_double(kf, "net", "latency", TRUE, 0, 1, &d, &e6));
+  g_assert_cmpstr(e6->message, ==, "c.cluster:1: net.latency: required key is missing");
+}
+
+static void
+test_missing_file(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load("/nonexistent/x.cluster", &error);
+  g_assert_null(kf);
+  g_assert_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_IO);
+  g_assert_nonnull(strstr(error->message, "/nonexistent/x.cluster"));
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/keyfile/lines", test_lines);
+  g_test_add_func("/keyfile/values", test_values);
+  g_test_add_func("/keyfile/errors/syntax", test_errors);
+  g_test_add_func("/keyfile/errors/values", test_value_errors);
+  g_test_add_func("/keyfile/errors/missing-file", test_missing_file);
+  return g_test_run();
+}

@@ -1,0 +1,135 @@
+/* Tests for the model loader: parameters in registration order, dtypes, the default and explicit
+ * ready orders, shipped models' parameter counts, and every malformed-input error. */
+#include "model.h"
+
+#include <string.h>
+
+static DdpModel *
+load_text(const char *text, GError **error)
+{
+  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("t.model", text, error);
+  return kf ? ddp_model_from_keyfile(kf, error) : NULL;
+}
+
+static void
+test_tiny(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_test_build_filename(G_TEST_DIST, "data", "tiny.model", NULL);
+  g_autoptr(DdpModel) m = ddp_model_load(path, &error);
+  g_assert_no_error(error);
+  g_assert_cmpstr(m->name, ==, "tiny");
+  g_assert_cmpuint(m->n_layers, ==, 2);
+  g_assert_cmpuint(m->n_params, ==, 4);
+  g_assert_cmpstr(m->params[0].name, ==, "fc1.weight");
+  g_assert_cmpstr(m->params[3].name, ==, "fc2.bias");
+  /* 2 × (1024·1024 + 1024) = 2 099 200 elements, × 4 bytes */
+  g_assert_cmpint(ddp_model_param_count(m), ==, 2099200);
+  g_assert_cmpint(ddp_model_param_bytes(m), ==, 8396800);
+  g_assert_cmpint(m->params[0].ndim, ==, 2);
+  g_assert_cmpuint(m->params[2].layer, ==, 1);
+  /* default ready order: reverse registration */
+  const guint expected_ready[] = { 3, 2, 1, 0 };
+  for (guint i = 0; i < 4; i++)
+    g_assert_cmpuint(m->ready_order[i], ==, expected_ready[i]);
+  g_assert_cmpuint(m->backward_layers[0], ==, 1);
+  g_assert_cmpfloat(m->layers[0].forward_us, ==, 100);
+  g_assert_cmpfloat(m->measured_batch, ==, 32);
+}
+
+static void
+test_dtypes_ready_order(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpModel) m = load_text("[model]\nname = m\ndtype = bf16\nready_order = a.w;b.w;b.b\n"
+                                    "[layer a]\nkind = linear\nforward_flops = 1\nbackward_flops = 2\nparams = a.w:10,10:fp32\n"
+                                    "[layer b]\nkind = embedding\nforward_flops = 1\nbackward_flops = 2\nparams = b.w:5:sparse;b.b:3\n",
+                                    &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(m->params[0].dtype, ==, DDP_DTYPE_FP32);
+  g_assert_cmpint(m->params[1].dtype, ==, DDP_DTYPE_BF16);
+  g_assert_true(m->params[1].sparse);
+  g_assert_false(m->params[2].sparse);
+  /* 100·4 + 5·2 + 3·2 */
+  g_assert_cmpint(ddp_model_param_bytes(m), ==, 416);
+  g_assert_cmpuint(m->ready_order[0], ==, 0);
+  g_assert_cmpuint(m->ready_order[1], ==, 1);
+  g_assert_cmpuint(m->ready_order[2], ==, 2);
+}
+
+typedef struct {
+  const char *text;
+  const char *message;
+} BadModel;
+
+#define LAYER "[layer a]\nkind = linear\nforward_flops = 1\nbackward_flops = 2\n"
+
+static void
+test_errors(void)
+{
+  static const BadModel cases[] = {
+    { "[model]\nname = m\n" LAYER "params = a.w:0,3\n", "t.model:7: layer a.params: a.w: bad shape \"0,3\" (1 to 8 positive dimensions, comma-separated)" },
+    { "[model]\nname = m\n" LAYER "params = a.w:3:int8\n", "t.model:7: layer a.params: a.w: \"int8\" is neither a dtype (fp32|fp16|bf16|fp64) nor \"sparse\"" },
+    { "[model]\nname = m\n" LAYER "params = a.w:3;a.w:4\n", "t.model:7: layer a.params: parameter a.w is listed twice" },
+    { "[model]\nname = m\n" LAYER "params = a.w:3\nwidth = 4\n", "t.model:8: layer a.width: unknown key (known keys: kind, forward_flops, backward_flops, forward_bytes, backward_bytes, activation_bytes, forward_us, backward_us, params)" },
+    { "[model]\nname = m\n[layer a]\nkind = linear\nforward_flops = -1\nbackward_flops = 2\n", "t.model:5: layer a.forward_flops: must be at least 0 (got -1)" },
+    { "[model]\nname = m\n[layer a]\nkind = lstm\n", "t.model:4: layer a.kind: \"lstm\" is not one of conv|linear|norm|embedding|attention|elementwise|pool|other" },
+    { "[model]\nname = m\nready_order = a.x\n" LAYER "params = a.w:3\n", "t.model:3: model.ready_order: a.x is not a parameter of any layer" },
+    { "[model]\nname = m\nready_order = a.w\n" LAYER "params = a.w:3;a.b:3\n", "t.model:3: model.ready_order: lists 1 of 2 parameters; a.b is missing" },
+    { "[model]\nname = m\n" LAYER, "t.model:1: [model]: the model has no parameters (no layer has a params key)" },
+    { "[model]\nname = m\n[tensor a]\n", "t.model:3: [tensor a]: unknown group (a model file has [model] and [layer NAME] groups)" },
+    { "[model]\n" LAYER "params = a.w:3\n", "t.model:1: model.name: required key is missing" },
+    { "[model]\nname = m\n" LAYER "forward_us = 5\nparams = a.w:3\n", "t.model:1: model.measured_batch: required when a layer gives measured times (layer a)" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(DdpModel) m = load_text(cases[i].text, &error);
+    g_assert_null(m);
+    g_assert_error(error, DDP_KEYFILE_ERROR, error->code);
+    g_assert_cmpstr(error->message, ==, cases[i].message);
+  }
+}
+
+static void
+test_not_found(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpModel) m = ddp_model_load("no-such-model", &error);
+  g_assert_null(m);
+  g_assert_error(error, DDP_MODEL_ERROR, DDP_MODEL_ERROR_NOT_FOUND);
+  g_assert_true(g_str_has_prefix(error->message, "--model: no model file or shipped model named \"no-such-model\""));
+}
+
+/* Shipped models match the published parameter counts of their reference definitions. */
+static void
+test_shipped_counts(void)
+{
+  static const struct { const char *name; gint64 params; } models[] = {
+    { "resnet50", 25557032 },       /* torchvision resnet50 */
+    { "gpt2-xl", 1557611200 },      /* HF GPT2LMHeadModel, lm_head tied to wte */
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(models); i++) {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(DdpModel) m = ddp_model_load(models[i].name, &error);
+    g_assert_no_error(error);
+    g_assert_cmpint(ddp_model_param_count(m), ==, models[i].params);
+  }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpModel) bert = ddp_model_load("bert-large", &error);
+  g_assert_no_error(error);
+  /* BERT-large: ≈335 M (HF BertModel bert-large-uncased incl. pooler: 335 141 888) */
+  g_assert_cmpint(ddp_model_param_count(bert), >, 334000000);
+  g_assert_cmpint(ddp_model_param_count(bert), <, 336000000);
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/model/tiny", test_tiny);
+  g_test_add_func("/model/dtypes-ready-order", test_dtypes_ready_order);
+  g_test_add_func("/model/errors", test_errors);
+  g_test_add_func("/model/not-found", test_not_found);
+  g_test_add_func("/model/shipped-counts", test_shipped_counts);
+  return g_test_run();
+}
