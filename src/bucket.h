@@ -14,6 +14,7 @@
 
 typedef struct {
   double bucket_cap_mb;             /* MiB; bytes = (guint64)(cap_mb * 1024 * 1024) as int() in distributed.py */
+  gboolean bucket_cap_given;        /* bucket_cap_mb was passed to DDP (not the None default) */
   guint64 first_bucket_bytes;       /* 1 MiB */
   gboolean find_unused_parameters;  /* initial [first, cap] layout, never rebuilt */
   gboolean static_graph;

@@ -44,6 +44,12 @@ typedef struct {
     DdpAlgorithm algorithm;
     DdpProtocol protocol;
     int channels;             /* 0: auto */
+    /* NCCL's per-channel graph bandwidths (research §2.5; NCCL_DEBUG=INFO "bw INTRA/INTER"),
+     * 10^9 B/s; 0: derived from the fabric as docs/collective.md describes. */
+    double bw_intra_GBs;
+    double bw_inter_GBs;
+    gboolean amd_cpu;         /* AMD hosts: NCCL's lower LL cap across nodes, 2 µs net overhead */
+    double launch_us;         /* per call on top of NCCL's latency model (kernel launch, stream gap) */
   } nccl;
   double overlap_slowdown;    /* fraction by which compute slows while a collective runs (research §5.8) */
 } DdpCluster;
@@ -66,9 +72,6 @@ gboolean ddp_cluster_check_gpus(const DdpCluster *cluster, guint64 gpus, guint64
 /* Per-GPU share of inter-node bandwidth, 10^9 B/s: NICs × NIC bandwidth / 8 / gpus_per_node / oversubscription. */
 double ddp_cluster_inter_GBs_per_gpu(const DdpCluster *cluster);
 
-const char *ddp_algorithm_name(DdpAlgorithm a);
-const char *ddp_protocol_name(DdpProtocol p);
-int ddp_algorithm_parse(const char *name);   /* -1 if unknown */
-int ddp_protocol_parse(const char *name);    /* -1 if unknown; case-insensitive */
+/* ddp_algorithm_name/parse and ddp_protocol_name/parse are in collective.h. */
 
 #endif

@@ -35,15 +35,21 @@
 #include <math.h>
 #include <string.h>
 
-/* Per bucket layout: where in backward each bucket can launch, and what it costs. */
+/* Per bucket layout: where in backward each bucket can launch, and what it costs.
+ *
+ * Work coordinate: nominal nanoseconds of compute-stream work since the start of the synced
+ * backward — layer backward plus hook copies, plus the compression-hook casts each rank runs when
+ * it launches a bucket.  A rank with straggler factor f that starts backward at b reaches
+ * coordinate X at b + round(f·X) (stretched inside collectives when overlap_slowdown > 0). */
 typedef struct {
   const DdpBucketLayout *layout;
   guint n_buckets;
-  guint n_points;          /* distinct readiness points, ascending */
-  gint64 *points;          /* backward work (ns, nominal, hooks included) at each point */
-  guint *point_pos;        /* backward position (layers done) at each point */
-  guint *ready_point;      /* [b] point where bucket b's own gradients are all ready */
-  guint *launch_point;     /* [b] cumulative max: where bucket b can launch */
+  gint64 *ready_x;         /* [b] all of b's gradients are ready */
+  gint64 *launch_x;        /* [b] b and every lower bucket launched, casts done */
+  guint *launch_pos;       /* [b] backward positions (layers) done at launch */
+  gint64 *layer_start_x;   /* [n_layers] by backward position */
+  gint64 *layer_end_x;
+  gint64 end_x;            /* backward done */
   gint64 *cast_ns;         /* [b] compute-side hook work at launch (compression casts) */
   gint64 *collective_ns;   /* [b] comm-stream time */
   DdpCollectiveCost *cost; /* [b] */
@@ -53,6 +59,12 @@ typedef struct {
 typedef struct {
   gint64 start, end;
 } Interval;
+
+/* One line of the upper envelope max_r (start_r + factor_r · X). */
+typedef struct {
+  double slope, intercept;
+  guint64 rank;
+} Line;
 
 typedef struct {
   const DdpScenario *scenario;
@@ -64,16 +76,21 @@ typedef struct {
   GRand *rng;
 
   guint64 gpus;
-  guint64 ranks;           /* simulated ranks: gpus, or 1 when collapsed */
+  guint64 ranks;           /* simulated ranks: gpus, or 1 when all ranks are identical */
   gboolean collapsed;
   gint64 *time;            /* [ranks] current time on each rank's compute stream */
-  gint64 *backward_end;    /* [ranks] */
+  gint64 *start;           /* [ranks] start of the synced backward */
   double *factor;          /* [ranks] straggler slowdown this iteration */
   gint64 *delay;           /* [ranks] */
-  guint *interval_cursor;  /* [ranks] first comm interval not yet behind the rank */
-  double overlap_slowdown;
+  gboolean stretching;     /* overlap_slowdown > 0: compute slows inside collectives */
+  double stretch;          /* 1 + overlap_slowdown */
+  gint64 *anchor_t;        /* [ranks] stretching: last interval boundary passed, its time ... */
+  double *anchor_x;        /* ... and its work coordinate */
+  guint *anchor_k;         /* ... and the first interval not behind it */
+  Line *hull;              /* upper envelope, when used */
+  guint n_hull;
 
-  /* nominal per-position backward work: work[k] = Σ over the first k backward positions */
+  /* nominal work prefix sums: work[k] = Σ of the first k layers (backward or forward order) */
   gint64 *backward_work_hooked;   /* [n_layers+1] with hook copies (the synced micro-step) */
   gint64 *backward_work_plain;    /* [n_layers+1] under no_sync */
   gint64 *forward_work;           /* [n_layers+1] in forward order */
@@ -85,10 +102,8 @@ typedef struct {
   const Plan *plan;
   gboolean reporting;
   guint next_launch;
-  guint passed_points;
   gint64 comm_free;
   GArray *intervals;       /* of Interval, this iteration */
-  gint64 *point_max;       /* [n_points] max over ranks of the time each point was reached */
   gint64 last_comm_end;
   gint64 iteration_start;
   gint64 exposed_ns;
@@ -103,6 +118,8 @@ ddp_result_free(DdpResult *r)
   if (!r)
     return;
   g_free(r->iteration_ms);
+  for (guint b = 0; b < r->n_buckets; b++)
+    g_free(r->buckets[b].params);
   g_free(r->buckets);
   for (guint i = 0; i < r->n_timelines; i++)
     g_array_unref(r->timelines[i].segments);
@@ -116,76 +133,60 @@ us_to_ns(double us)
   return (gint64)llround(us * 1e3);
 }
 
+static gint64
+scaled(double factor, gint64 work)
+{
+  return (gint64)llround(factor * (double)work);
+}
+
 static void
 plan_clear(Plan *p)
 {
-  g_free(p->points);
-  g_free(p->point_pos);
-  g_free(p->ready_point);
-  g_free(p->launch_point);
+  g_free(p->ready_x);
+  g_free(p->launch_x);
+  g_free(p->launch_pos);
+  g_free(p->layer_start_x);
+  g_free(p->layer_end_x);
   g_free(p->cast_ns);
   g_free(p->collective_ns);
   g_free(p->cost);
   g_free(p->wire_bytes);
 }
 
-static gint
-compare_uint(gconstpointer a, gconstpointer b)
-{
-  guint x = *(const guint *)a, y = *(const guint *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* Bytes one pass of a compression hook touches, expressed for ddp_compute_memory_pass_ns (which
- * counts read + write of its argument): cast fp32→16-bit reads 4 and writes 2 bytes per element
- * and the divide reads and writes 2, i.e. (6 + 4)/2 = 5/4 of the fp32 bucket; the copy back
- * reads 2 and writes 4, i.e. 3/4. */
+/* Compression-hook passes, expressed for ddp_compute_memory_pass_ns (which counts a read and a
+ * write of its argument): cast fp32→16-bit reads 4 and writes 2 bytes per element and the divide
+ * reads and writes 2, i.e. (6 + 4)/2 = 5/4 of the fp32 bucket; the copy back reads 2 and writes 4,
+ * i.e. 3/4.  The copy back runs after the AllReduce, ordered on the comm stream. */
 static void
 plan_build(Sim *sim, Plan *p, const DdpBucketLayout *layout)
 {
   const DdpModel *m = sim->model;
   const DdpSetup *setup = &sim->scenario->setup;
+  const gint64 *w = sim->backward_work_hooked;
+  guint nl = m->n_layers, nb = ddp_bucket_layout_count(layout);
   p->layout = layout;
-  p->n_buckets = ddp_bucket_layout_count(layout);
-  guint nb = p->n_buckets;
-  g_autofree guint *layer_pos = g_new(guint, m->n_layers);
-  for (guint k = 0; k < m->n_layers; k++)
+  p->n_buckets = nb;
+  g_autofree guint *layer_pos = g_new(guint, nl);
+  for (guint k = 0; k < nl; k++)
     layer_pos[m->backward_layers[k]] = k;
 
-  /* ready position of each bucket = layers done when its last gradient's layer finishes */
-  g_autofree guint *ready_pos = g_new0(guint, nb);
-  for (guint b = 0; b < nb; b++) {
-    const DdpBucket *bucket = ddp_bucket_layout_get(layout, b);
-    for (guint i = 0; i < bucket->n_params; i++)
-      ready_pos[b] = MAX(ready_pos[b], layer_pos[m->params[bucket->params[i]].layer] + 1);
-  }
-  g_autofree guint *sorted = g_memdup2(ready_pos, nb * sizeof(guint));
-  qsort(sorted, nb, sizeof(guint), (int (*)(const void *, const void *))compare_uint);
-  p->point_pos = g_new(guint, nb);
-  p->n_points = 0;
-  for (guint b = 0; b < nb; b++)
-    if (p->n_points == 0 || sorted[b] != p->point_pos[p->n_points - 1])
-      p->point_pos[p->n_points++] = sorted[b];
-  p->points = g_new(gint64, p->n_points);
-  for (guint k = 0; k < p->n_points; k++)
-    p->points[k] = sim->backward_work_hooked[p->point_pos[k]];
-
-  p->ready_point = g_new(guint, nb);
-  p->launch_point = g_new(guint, nb);
+  p->ready_x = g_new0(gint64, nb);
+  p->launch_x = g_new0(gint64, nb);
+  p->launch_pos = g_new0(guint, nb);
   p->cast_ns = g_new0(gint64, nb);
   p->collective_ns = g_new0(gint64, nb);
   p->cost = g_new0(DdpCollectiveCost, nb);
   p->wire_bytes = g_new0(guint64, nb);
+  g_autofree guint *ready_pos = g_new0(guint, nb);
   guint running_max = 0;
   for (guint b = 0; b < nb; b++) {
-    guint k = 0;
-    while (p->point_pos[k] != ready_pos[b])
-      k++;
-    p->ready_point[b] = k;
-    running_max = MAX(running_max, k);
-    p->launch_point[b] = running_max;
-
     const DdpBucket *bucket = ddp_bucket_layout_get(layout, b);
+    /* ready when the layer of its last gradient finishes backward (hook included) */
+    for (guint i = 0; i < bucket->n_params; i++)
+      ready_pos[b] = MAX(ready_pos[b], layer_pos[m->params[bucket->params[i]].layer] + 1);
+    running_max = MAX(running_max, ready_pos[b]);
+    p->launch_pos[b] = running_max;   /* in-order launch: after every lower bucket */
+
     gboolean compress = setup->comm_hook != DDP_HOOK_NONE && ddp_dtype_size(bucket->dtype) > 2;
     p->wire_bytes[b] = compress ? bucket->bytes / ddp_dtype_size(bucket->dtype) * 2 : bucket->bytes;
     ddp_collective_allreduce(sim->collective, p->wire_bytes[b], &p->cost[b]);
@@ -195,60 +196,127 @@ plan_build(Sim *sim, Plan *p, const DdpBucketLayout *layout)
       p->collective_ns[b] += ddp_compute_memory_pass_ns(sim->compute, 0.75 * (double)bucket->bytes);
     }
   }
+  /* coordinates: casts of the buckets launched at position k run before layer k */
+  g_autofree gint64 *casts_through = g_new0(gint64, nl + 1); /* casts at positions <= k */
+  for (guint b = 0; b < nb; b++)
+    casts_through[p->launch_pos[b]] += p->cast_ns[b];
+  for (guint k = 1; k <= nl; k++)
+    casts_through[k] += casts_through[k - 1];
+  gint64 casts_before = 0;
+  for (guint b = 0; b < nb; b++) {
+    casts_before += p->cast_ns[b];
+    p->launch_x[b] = w[p->launch_pos[b]] + casts_before;
+    p->ready_x[b] = w[ready_pos[b]] + (ready_pos[b] > 0 ? casts_through[ready_pos[b] - 1] : 0);
+  }
+  p->layer_start_x = g_new(gint64, nl);
+  p->layer_end_x = g_new(gint64, nl);
+  for (guint k = 0; k < nl; k++) {
+    p->layer_start_x[k] = w[k] + casts_through[k];
+    p->layer_end_x[k] = w[k + 1] + casts_through[k];
+  }
+  p->end_x = w[nl] + casts_through[nl];
 }
 
-/* Advances rank r by @work ns of nominal compute (scaled by its factor), stretched by
- * (1 + overlap_slowdown) inside comm intervals. */
-static void
-advance(Sim *sim, guint64 r, gint64 work)
+/* Time rank r reaches work coordinate @x of the synced backward.  Without stretching this is
+ * start + round(factor·x).  With it, the rank runs at 1/stretch speed inside comm intervals; the
+ * rank's anchor (last interval boundary passed) makes successive queries O(1) amortised. */
+static gint64
+rank_time_at(Sim *sim, guint64 r, gint64 x)
 {
-  gint64 t = sim->time[r];
-  gint64 w = (gint64)llround(sim->factor[r] * (double)work);
-  if (sim->overlap_slowdown > 0) {
-    const Interval *iv = (const Interval *)(const void *)sim->intervals->data;
-    guint k = sim->interval_cursor[r];
-    double stretch = 1.0 + sim->overlap_slowdown;
-    while (w > 0 && k < sim->intervals->len) {
-      if (t >= iv[k].end) {
-        k++;
-        continue;
-      }
-      if (t < iv[k].start) {
-        gint64 free_span = iv[k].start - t;
-        if (w <= free_span)
-          break;
-        w -= free_span;
-        t = iv[k].start;
-      }
-      gint64 span = iv[k].end - t;
-      gint64 stretched = (gint64)llround((double)w * stretch);
-      if (stretched <= span) {
-        t += stretched;
-        w = 0;
-        break;
-      }
-      w -= (gint64)llround((double)span / stretch);
-      t = iv[k].end;
+  double f = sim->factor[r];
+  if (!sim->stretching)
+    return sim->start[r] + scaled(f, x);
+  if ((double)x < sim->anchor_x[r]) {
+    sim->anchor_t[r] = sim->start[r];
+    sim->anchor_x[r] = 0;
+    sim->anchor_k[r] = 0;
+  }
+  const Interval *iv = (const Interval *)(const void *)sim->intervals->data;
+  for (;;) {
+    gint64 ta = sim->anchor_t[r];
+    double xa = sim->anchor_x[r];
+    guint k = sim->anchor_k[r];
+    while (k < sim->intervals->len && iv[k].end <= ta)
       k++;
-    }
-    sim->interval_cursor[r] = k;
+    sim->anchor_k[r] = k;
+    if (k == sim->intervals->len)
+      return ta + (gint64)llround(f * ((double)x - xa));
+    gboolean inside = ta >= iv[k].start;
+    double rate = f * (inside ? sim->stretch : 1.0);
+    gint64 tb = inside ? iv[k].end : iv[k].start;
+    double xb = xa + (double)(tb - ta) / rate;
+    if ((double)x <= xb)
+      return ta + (gint64)llround(rate * ((double)x - xa));
+    sim->anchor_t[r] = tb;
+    sim->anchor_x[r] = xb;
   }
-  sim->time[r] = t + MAX(w, 0);
 }
 
-static gboolean
-watched(const Sim *sim, guint64 r, guint *slot)
+static int
+compare_lines(const void *a, const void *b)
 {
-  if (!sim->reporting)
-    return FALSE;
-  for (guint i = 0; i < sim->options->n_watch_ranks; i++) {
-    guint64 rank = sim->options->watch_ranks[i];
-    if (rank < sim->gpus && (sim->collapsed ? r == 0 : rank == r)) {
-      *slot = i;
-      return TRUE;
+  const Line *p = a, *q = b;
+  if (p->slope != q->slope)
+    return p->slope < q->slope ? -1 : 1;
+  if (p->intercept != q->intercept)
+    return p->intercept > q->intercept ? -1 : 1;   /* equal slopes: highest first */
+  return p->rank < q->rank ? -1 : p->rank > q->rank;
+}
+
+/* Upper envelope of the lines start_r + factor_r·X (the convex-hull trick): max over all ranks at
+ * any X in O(log ranks) instead of O(ranks).  Exact on the integers we report, since rounding is
+ * monotone: max_r round(v_r) = round(max_r v_r). */
+static void
+hull_build(Sim *sim)
+{
+  g_autofree Line *lines = g_new(Line, sim->ranks);
+  for (guint64 r = 0; r < sim->ranks; r++)
+    lines[r] = (Line){ sim->factor[r], (double)sim->start[r], r };
+  qsort(lines, sim->ranks, sizeof(Line), compare_lines);
+  guint n = 0;
+  for (guint64 i = 0; i < sim->ranks; i++) {
+    const Line *l = &lines[i];
+    if (n > 0 && sim->hull[n - 1].slope == l->slope)
+      continue; /* same slope, lower intercept: never the max */
+    /* drop the last line while it is nowhere strictly above both neighbours */
+    while (n >= 2) {
+      const Line *a = &sim->hull[n - 2], *b = &sim->hull[n - 1];
+      if ((a->intercept - l->intercept) * (b->slope - a->slope) <= (a->intercept - b->intercept) * (l->slope - a->slope))
+        n--;
+      else
+        break;
     }
+    sim->hull[n++] = *l;
   }
-  return FALSE;
+  sim->n_hull = n;
+}
+
+static double
+line_at(const Line *l, gint64 x)
+{
+  return l->intercept + l->slope * (double)x;
+}
+
+/* When the last rank reaches coordinate @x. */
+static gint64
+max_time_at(Sim *sim, gint64 x)
+{
+  gint64 latest = G_MININT64;
+  if (sim->n_hull == 0) {
+    for (guint64 r = 0; r < sim->ranks; r++)
+      latest = MAX(latest, rank_time_at(sim, r, x));
+    return latest;
+  }
+  /* values along the envelope at fixed x are unimodal: binary search for the peak */
+  guint lo = 0, hi = sim->n_hull - 1;
+  while (lo < hi) {
+    guint mid = (lo + hi) / 2;
+    if (line_at(&sim->hull[mid], x) <= line_at(&sim->hull[mid + 1], x))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return rank_time_at(sim, sim->hull[lo].rank, x);
 }
 
 static void
@@ -263,66 +331,43 @@ record(Sim *sim, guint64 r, DdpSegmentKind kind, int index, gint64 start, gint64
   }
 }
 
-/* Layer slices of a span of nominal work [w0, w1) on the watched rank, by proportion (the rank's
- * time is advanced in one piece; the slices only draw it). */
-static void
-record_layers(Sim *sim, guint64 r, DdpSegmentKind kind, const gint64 *work, const guint *order,
-              guint pos0, guint pos1, gint64 t0, gint64 t1)
+static gboolean
+is_watched(const Sim *sim, guint64 r)
 {
-  guint slot;
-  if (!watched(sim, r, &slot) || pos1 <= pos0)
+  for (guint i = 0; i < sim->options->n_watch_ranks && sim->reporting; i++) {
+    guint64 rank = sim->options->watch_ranks[i];
+    if (rank < sim->gpus && (sim->collapsed ? r == 0 : rank == r))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* Layer slices of a plain pass (forward or no_sync backward) that started at @t0 on rank r. */
+static void
+record_pass(Sim *sim, guint64 r, DdpSegmentKind kind, const gint64 *work, const guint *order, gint64 t0)
+{
+  if (!is_watched(sim, r))
     return;
-  double span = (double)(work[pos1] - work[pos0]);
-  for (guint k = pos0; k < pos1; k++) {
-    gint64 a = t0 + (span > 0 ? (gint64)llround((double)(t1 - t0) * (double)(work[k] - work[pos0]) / span) : 0);
-    gint64 b = t0 + (span > 0 ? (gint64)llround((double)(t1 - t0) * (double)(work[k + 1] - work[pos0]) / span) : 0);
-    record(sim, r, kind, (int)(order ? order[k] : k), a, b);
-  }
+  for (guint k = 0; k < sim->model->n_layers; k++)
+    record(sim, r, kind, (int)(order ? order[k] : k), t0 + scaled(sim->factor[r], work[k]),
+           t0 + scaled(sim->factor[r], work[k + 1]));
 }
 
-/* All ranks to @point (index into plan->points), recording when the last rank reached each
- * readiness point on the way. */
+/* The synced backward of a watched rank, layer by layer, once every collective is known. */
 static void
-advance_to_point(Sim *sim, guint point)
+record_synced_backward(Sim *sim, guint64 r)
 {
   const Plan *p = sim->plan;
-  while (sim->passed_points <= point) {
-    guint k = sim->passed_points;
-    gint64 from_work = k == 0 ? 0 : p->points[k - 1];
-    guint from_pos = k == 0 ? 0 : p->point_pos[k - 1];
-    gint64 reached = G_MININT64;
-    for (guint64 r = 0; r < sim->ranks; r++) {
-      gint64 t0 = sim->time[r];
-      advance(sim, r, p->points[k] - from_work);
-      record_layers(sim, r, DDP_SEGMENT_BACKWARD, sim->backward_work_hooked, sim->model->backward_layers,
-                    from_pos, p->point_pos[k], t0, sim->time[r]);
-      reached = MAX(reached, sim->time[r]);
-    }
-    sim->point_max[k] = reached;
-    sim->passed_points++;
-  }
+  if (!is_watched(sim, r))
+    return;
+  for (guint k = 0; k < sim->model->n_layers; k++)
+    record(sim, r, DDP_SEGMENT_BACKWARD, (int)sim->model->backward_layers[k], rank_time_at(sim, r, p->layer_start_x[k]),
+           rank_time_at(sim, r, p->layer_end_x[k]));
+  for (guint b = 0; b < p->n_buckets; b++)
+    if (p->cast_ns[b] > 0)
+      record(sim, r, DDP_SEGMENT_HOOK_CAST, (int)b, rank_time_at(sim, r, p->launch_x[b] - p->cast_ns[b]),
+             rank_time_at(sim, r, p->launch_x[b]));
 }
-
-/* Every rank reaches bucket b's launch point and runs its hook casts; returns when the last rank
- * has launched it. */
-static gint64
-launch_time(Sim *sim, guint b)
-{
-  const Plan *p = sim->plan;
-  advance_to_point(sim, p->launch_point[b]);
-  gint64 latest = G_MININT64;
-  for (guint64 r = 0; r < sim->ranks; r++) {
-    if (p->cast_ns[b] > 0) {
-      gint64 t0 = sim->time[r];
-      advance(sim, r, p->cast_ns[b]);
-      record(sim, r, DDP_SEGMENT_HOOK_CAST, (int)b, t0, sim->time[r]);
-    }
-    latest = MAX(latest, sim->time[r]);
-  }
-  return latest;
-}
-
-static void on_bucket_launched(DdpDes *des, gpointer data);
 
 static void
 on_collective_done(DdpDes *des, gpointer data)
@@ -331,21 +376,8 @@ on_collective_done(DdpDes *des, gpointer data)
   sim->last_comm_end = MAX(sim->last_comm_end, ddp_des_now(des));
 }
 
-static void
-finish_backward(Sim *sim)
-{
-  const DdpModel *m = sim->model;
-  guint from_pos = sim->plan->n_points ? sim->plan->point_pos[sim->plan->n_points - 1] : 0;
-  gint64 rest = sim->backward_work_hooked[m->n_layers] - sim->backward_work_hooked[from_pos];
-  for (guint64 r = 0; r < sim->ranks; r++) {
-    gint64 t0 = sim->time[r];
-    advance(sim, r, rest);
-    record_layers(sim, r, DDP_SEGMENT_BACKWARD, sim->backward_work_hooked, m->backward_layers, from_pos,
-                  m->n_layers, t0, sim->time[r]);
-    sim->backward_end[r] = sim->time[r];
-  }
-}
-
+/* The last rank has launched bucket b (buckets launch in index order): it runs on the comm stream
+ * once the stream is free; then the next bucket's launch is found with one pass over the ranks. */
 static void
 on_bucket_launched(DdpDes *des, gpointer data)
 {
@@ -369,17 +401,15 @@ on_bucket_launched(DdpDes *des, gpointer data)
     s->bytes = bucket->bytes;
     s->wire_bytes = p->wire_bytes[b];
     s->n_params = bucket->n_params;
-    s->params = bucket->params;
-    s->ready_ns = sim->point_max[p->ready_point[b]] - sim->iteration_start;
+    s->params = g_memdup2(bucket->params, bucket->n_params * sizeof(guint));
+    s->ready_ns = max_time_at(sim, p->ready_x[b]) - sim->iteration_start;
     s->launch_ns = now - sim->iteration_start;
     s->start_ns = start - sim->iteration_start;
     s->end_ns = end - sim->iteration_start;
     s->cost = p->cost[b];
   }
   if (sim->next_launch < p->n_buckets)
-    ddp_des_schedule(des, launch_time(sim, sim->next_launch), on_bucket_launched, sim);
-  else
-    finish_backward(sim);
+    ddp_des_schedule(des, max_time_at(sim, p->launch_x[sim->next_launch]), on_bucket_launched, sim);
 }
 
 /* A global synchronisation (buffer broadcast, bucket-index sync): everyone waits for the last
@@ -396,17 +426,6 @@ barrier(Sim *sim, gint64 cost_ns)
   }
 }
 
-static void
-forward(Sim *sim)
-{
-  const DdpModel *m = sim->model;
-  for (guint64 r = 0; r < sim->ranks; r++) {
-    gint64 t0 = sim->time[r];
-    sim->time[r] = t0 + (gint64)llround(sim->factor[r] * (double)sim->forward_work[m->n_layers]);
-    record_layers(sim, r, DDP_SEGMENT_FORWARD, sim->forward_work, NULL, 0, m->n_layers, t0, sim->time[r]);
-  }
-}
-
 /* One optimizer step: K micro-steps, the last one synchronised.  Returns the iteration's end
  * (max over ranks). */
 static gint64
@@ -414,52 +433,59 @@ simulate_iteration(Sim *sim, const Plan *plan, guint64 iteration)
 {
   const DdpSetup *setup = &sim->scenario->setup;
   const DdpModel *m = sim->model;
-  if (sim->collapsed) {
-    sim->factor[0] = 1.0;
-    sim->delay[0] = 0;
-  } else {
+  guint nl = m->n_layers;
+  if (!sim->collapsed)
     ddp_stragglers_sample(sim->scenario->stragglers, sim->rng, iteration, sim->gpus, sim->factor, sim->delay);
-  }
   for (guint k = 0; k < setup->accumulate; k++) {
     sim->micro_step = k;
     if (sim->broadcast_ns > 0)
       barrier(sim, sim->broadcast_ns);
-    forward(sim);
-    if (k + 1 < setup->accumulate) {
-      for (guint64 r = 0; r < sim->ranks; r++) {
-        gint64 t0 = sim->time[r];
-        sim->time[r] = t0 + (gint64)llround(sim->factor[r] * (double)sim->backward_work_plain[m->n_layers]);
-        record_layers(sim, r, DDP_SEGMENT_BACKWARD, sim->backward_work_plain, m->backward_layers, 0,
-                      m->n_layers, t0, sim->time[r]);
+    for (guint64 r = 0; r < sim->ranks; r++) {
+      gint64 t0 = sim->time[r];
+      sim->time[r] += scaled(sim->factor[r], sim->forward_work[nl]);
+      record_pass(sim, r, DDP_SEGMENT_FORWARD, sim->forward_work, NULL, t0);
+      if (k + 1 < setup->accumulate) {
+        t0 = sim->time[r];
+        sim->time[r] += scaled(sim->factor[r], sim->backward_work_plain[nl]);
+        record_pass(sim, r, DDP_SEGMENT_BACKWARD, sim->backward_work_plain, m->backward_layers, t0);
       }
     }
   }
-  /* the synchronised backward */
+  /* the synced backward: each rank from its own start, hiccups first */
   for (guint64 r = 0; r < sim->ranks; r++) {
     if (sim->delay[r] > 0)
       record(sim, r, DDP_SEGMENT_WAIT, -1, sim->time[r], sim->time[r] + sim->delay[r]);
-    sim->time[r] += sim->delay[r];
-    sim->interval_cursor[r] = 0;
+    sim->start[r] = sim->time[r] + sim->delay[r];
+    if (sim->stretching) {
+      sim->anchor_t[r] = sim->start[r];
+      sim->anchor_x[r] = 0;
+      sim->anchor_k[r] = 0;
+    }
   }
+  sim->n_hull = 0;
+  if (sim->hull)
+    hull_build(sim);
   sim->plan = plan;
   sim->next_launch = 0;
-  sim->passed_points = 0;
   sim->comm_free = G_MININT64;
   sim->last_comm_end = G_MININT64;
   g_array_set_size(sim->intervals, 0);
-  ddp_des_schedule(sim->des, launch_time(sim, 0), on_bucket_launched, sim);
+  ddp_des_schedule(sim->des, max_time_at(sim, plan->launch_x[0]), on_bucket_launched, sim);
   ddp_des_run(sim->des);
 
+  /* finalize waits for the last collective; then bucket → .grad copies and the optimizer */
   gint64 slowest_backward = G_MININT64, end = G_MININT64;
   for (guint64 r = 0; r < sim->ranks; r++) {
-    slowest_backward = MAX(slowest_backward, sim->backward_end[r]);
-    gint64 t = MAX(sim->backward_end[r], sim->last_comm_end);
-    if (t > sim->backward_end[r])
-      record(sim, r, DDP_SEGMENT_WAIT, -1, sim->backward_end[r], t);
-    gint64 t1 = t + (gint64)llround(sim->factor[r] * (double)sim->finalize_ns);
+    gint64 backward_end = rank_time_at(sim, r, plan->end_x);
+    record_synced_backward(sim, r);
+    slowest_backward = MAX(slowest_backward, backward_end);
+    gint64 t = MAX(backward_end, sim->last_comm_end);
+    if (t > backward_end)
+      record(sim, r, DDP_SEGMENT_WAIT, -1, backward_end, t);
+    gint64 t1 = t + scaled(sim->factor[r], sim->finalize_ns);
     if (sim->finalize_ns > 0)
       record(sim, r, DDP_SEGMENT_FINALIZE, -1, t, t1);
-    sim->time[r] = t1 + (gint64)llround(sim->factor[r] * (double)sim->optimizer_ns);
+    sim->time[r] = t1 + scaled(sim->factor[r], sim->optimizer_ns);
     record(sim, r, DDP_SEGMENT_OPTIMIZER, -1, t1, sim->time[r]);
     end = MAX(end, sim->time[r]);
   }
@@ -514,13 +540,22 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, GE
   sim->collapsed = ddp_stragglers_is_uniform(scenario->stragglers) && !options->exact_ranks;
   sim->ranks = sim->collapsed ? 1 : sim->gpus;
   sim->time = g_new0(gint64, sim->ranks);
-  sim->backward_end = g_new0(gint64, sim->ranks);
+  sim->start = g_new0(gint64, sim->ranks);
   sim->factor = g_new(double, sim->ranks);
   sim->delay = g_new0(gint64, sim->ranks);
   for (guint64 r = 0; r < sim->ranks; r++)
     sim->factor[r] = 1.0;
-  sim->interval_cursor = g_new0(guint, sim->ranks);
-  sim->overlap_slowdown = scenario->cluster->overlap_slowdown;
+  sim->stretching = scenario->cluster->overlap_slowdown > 0;
+  sim->stretch = 1.0 + scenario->cluster->overlap_slowdown;
+  if (sim->stretching) {
+    sim->anchor_t = g_new0(gint64, sim->ranks);
+    sim->anchor_x = g_new0(double, sim->ranks);
+    sim->anchor_k = g_new0(guint, sim->ranks);
+  }
+  /* The envelope answers "when does the last rank get there" in O(log ranks); it needs straight
+   * lines, i.e. no stretching, and is pointless for one rank. */
+  if (!sim->stretching && !options->exact_ranks && sim->ranks > 1)
+    sim->hull = g_new(Line, sim->ranks);
   sim->intervals = g_array_new(FALSE, FALSE, sizeof(Interval));
   sim->des = ddp_des_new();
   guint32 seed[2] = { (guint32)setup->seed, (guint32)(setup->seed >> 32) };
@@ -554,14 +589,16 @@ sim_clear(Sim *sim)
   if (sim->intervals)
     g_array_free(sim->intervals, TRUE);
   g_free(sim->time);
-  g_free(sim->backward_end);
+  g_free(sim->start);
   g_free(sim->factor);
   g_free(sim->delay);
-  g_free(sim->interval_cursor);
+  g_free(sim->anchor_t);
+  g_free(sim->anchor_x);
+  g_free(sim->anchor_k);
+  g_free(sim->hull);
   g_free(sim->forward_work);
   g_free(sim->backward_work_hooked);
   g_free(sim->backward_work_plain);
-  g_free(sim->point_max);
 }
 
 static int
@@ -600,7 +637,6 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
   }
   plan_build(&sim, &sim.initial, initial);
   plan_build(&sim, &sim.steady, steady);
-  sim.point_max = g_new0(gint64, MAX(sim.initial.n_points, sim.steady.n_points));
   gboolean rebuilt = !setup->buckets.find_unused_parameters || setup->buckets.static_graph;
   if (rebuilt && sim.gpus > 1) {
     /* sync_bucket_indices: two host-blocking broadcasts from rank 0 (sizes, then indices) */
@@ -629,21 +665,31 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
   sim.schedule = result->buckets;
   sim.timelines = result->timelines;
 
-  /* iteration 0, then the rebuild */
-  gint64 end = simulate_iteration(&sim, &sim.initial, 0);
+  /* Iteration 0 on the construction-time layout, then the rebuild.  Under static_graph the hooks of
+   * iteration 0 only count, so the ready order is recorded in iteration 1 and the rebuild happens
+   * before iteration 2: iteration 1 also runs the initial layout (reducer.cpp autograd_hook). */
+  guint warmup = setup->buckets.static_graph ? 2 : 1;
+  gint64 end = 0, first_end = 0;
+  for (guint i = 0; i < warmup; i++) {
+    end = simulate_iteration(&sim, &sim.initial, i);
+    if (i == 0)
+      first_end = end;
+  }
   if (sim.rebuild_ns > 0) {
     for (guint64 r = 0; r < sim.ranks; r++)
       sim.time[r] = end + sim.rebuild_ns;
     end += sim.rebuild_ns;
+    if (warmup == 1)
+      first_end = end;
   }
-  result->first_iteration_ms = (double)end / 1e6;
+  result->first_iteration_ms = (double)first_end / 1e6;
 
   double sum_ms = 0, sum_exposed = 0;
   for (guint i = 1; i <= setup->iterations; i++) {
     gint64 start = end;
     sim.reporting = i == setup->iterations;
     sim.iteration_start = start;
-    end = simulate_iteration(&sim, &sim.steady, i);
+    end = simulate_iteration(&sim, &sim.steady, warmup - 1 + i);
     result->iteration_ms[i - 1] = (double)(end - start) / 1e6;
     sum_ms += result->iteration_ms[i - 1];
     sum_exposed += (double)sim.exposed_ns / 1e6;

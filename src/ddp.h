@@ -18,7 +18,7 @@ typedef struct {
   guint64 bytes;          /* gradient bytes in the bucket */
   guint64 wire_bytes;     /* bytes the AllReduce moves (halved by fp16/bf16 compression hooks) */
   guint n_params;
-  const guint *params;    /* model param indices, borrowed from the layout */
+  guint *params;          /* model param indices, in bucket order (owned by the result) */
   gint64 ready_ns;        /* the last rank had all of this bucket's gradients; from iteration start */
   gint64 launch_ns;       /* the last rank launched it (buckets launch in index order) */
   gint64 start_ns;        /* the collective started on the comm stream */
@@ -49,7 +49,8 @@ typedef struct {
   guint iterations;                  /* steady iterations simulated */
   double *iteration_ms;              /* [iterations] */
   double mean_ms, p50_ms, p99_ms;
-  double first_iteration_ms;         /* iteration 0 (initial layout) + the one-time rebuild */
+  double first_iteration_ms;         /* iteration 0 (initial layout), + the one-time rebuild unless
+                                        static_graph (which rebuilds after iteration 1) */
   double compute_ms;                 /* nominal compute-stream work per iteration */
   double comm_ms;                    /* collective time per iteration (comm stream busy) */
   double exposed_comm_ms;            /* communication the step had to wait for */

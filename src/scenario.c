@@ -217,11 +217,15 @@ read_scenario_file(const DdpKeyFile *kf, DdpScenario *s, char **model, char **cl
   t->accumulate = (guint)accumulate;
   t->iterations = (guint)iterations;
   t->seed = (guint64)seed;
+  if (ddp_keyfile_has_key(kf, "training", "bucket_cap_mb"))
+    t->buckets.bucket_cap_given = TRUE;
   if (ddp_keyfile_has_key(kf, "training", "stragglers")) {
     g_autoptr(GError) local = NULL;
     g_autoptr(DdpStragglers) check = ddp_stragglers_parse(t->stragglers, &local);
     if (!check) {
-      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "training", "stragglers", "%s", local->message);
+      /* the parser speaks of the flag; here the value comes from the file */
+      const char *what = g_str_has_prefix(local->message, "--stragglers: ") ? local->message + 14 : local->message;
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "training", "stragglers", "%s", what);
       return FALSE;
     }
   }
@@ -244,10 +248,8 @@ apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError 
       !flag_choice("optimizer", cli->optimizer, optimizer_choices, &optimizer, error) ||
       !flag_choice("comm-hook", cli->comm_hook, hook_names, &hook, error))
     return FALSE;
-  if (cli->bucket_cap_mb && t->buckets.bucket_cap_mb <= 0) {
-    g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID, "--bucket-cap-mb: must be positive");
-    return FALSE;
-  }
+  if (cli->bucket_cap_mb)
+    t->buckets.bucket_cap_given = TRUE;
   t->gpus = gpus;
   t->accumulate = (guint)accumulate;
   t->iterations = (guint)iterations;

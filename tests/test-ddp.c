@@ -193,6 +193,34 @@ test_collapsed_equals_exact(void)
   }
 }
 
+/* The envelope (max over ranks in O(log N)) against the plain per-rank pass, N <= 64, with
+ * stragglers of every kind: identical numbers, not close ones. */
+static void
+test_envelope_equals_per_rank(void)
+{
+  static const char *const specs[] = { "lognormal:0.3", "normal:0.2,hiccup:3:1.5", "slow:5:1.7,lognormal:0.05" };
+  static const guint64 gpus[] = { 2, 8, 12, 64 };
+  for (gsize i = 0; i < G_N_ELEMENTS(specs); i++)
+    for (gsize g = 0; g < G_N_ELEMENTS(gpus); g++) {
+      g_autoptr(DdpScenario) s = scenario(four_layers, gpus[g], specs[i]);
+      s->setup.buckets.bucket_cap_mb = 1e-4;
+      s->setup.buckets.first_bucket_bytes = 1;
+      s->setup.iterations = 20;
+      s->setup.accumulate = 2;
+      DdpRunOptions exact = { .exact_ranks = TRUE };
+      g_autoptr(DdpResult) fast = ddp_simulate(s, NULL, NULL);
+      g_autoptr(DdpResult) slow = ddp_simulate(s, &exact, NULL);
+      for (guint k = 0; k < s->setup.iterations; k++)
+        g_assert_cmpfloat(fast->iteration_ms[k], ==, slow->iteration_ms[k]);
+      for (guint b = 0; b < fast->n_buckets; b++) {
+        g_assert_cmpint(fast->buckets[b].ready_ns, ==, slow->buckets[b].ready_ns);
+        g_assert_cmpint(fast->buckets[b].launch_ns, ==, slow->buckets[b].launch_ns);
+        g_assert_cmpint(fast->buckets[b].end_ns, ==, slow->buckets[b].end_ns);
+      }
+      g_assert_cmpfloat(fast->exposed_comm_ms, ==, slow->exposed_comm_ms);
+    }
+}
+
 static void
 test_seeds(void)
 {
@@ -239,6 +267,7 @@ main(int argc, char **argv)
   g_test_add_func("/ddp/in-order-launch", test_in_order_launch);
   g_test_add_func("/ddp/slow-rank", test_slow_rank);
   g_test_add_func("/ddp/collapsed-equals-exact", test_collapsed_equals_exact);
+  g_test_add_func("/ddp/envelope-equals-per-rank", test_envelope_equals_per_rank);
   g_test_add_func("/ddp/seeds", test_seeds);
   g_test_add_func("/ddp/overlap-slowdown", test_overlap_slowdown);
   return g_test_run();

@@ -1,0 +1,386 @@
+/* bucket — PyTorch DDP's gradient bucket assignment (see bucket.h), reproduced rule for rule from
+ * PyTorch 2.x (../shared/research/ddp-nccl-facts.md §1.1–1.3, §5.1–5.3):
+ *   torch/csrc/distributed/c10d/reducer.cpp   compute_bucket_assignment_by_size,
+ *                                             Reducer::rebuild_buckets, Reducer::initialize_buckets
+ *   torch/nn/parallel/distributed.py          DistributedDataParallel.__init__ (bucket_cap_mb),
+ *                                             _build_params_for_reducer, _ddp_init_helper
+ *
+ * The assignment walks a list of parameters once.  Each dtype (PyTorch: each (dtype, device) key;
+ * one device per rank here) has its own open bucket and its own position in the list of size
+ * limits: the first limit applies to the first bucket *of each dtype*, then the position advances
+ * once per closed bucket and stays on the last limit.  A parameter is added first and the bucket
+ * closed when its size is >= the limit, so a bucket overshoots its limit by up to one tensor and a
+ * tensor never spans buckets.  A parameter expecting sparse gradients gets a bucket of its own and
+ * touches no dtype state.  The open buckets left at the end are appended, one per dtype.
+ *
+ * Two layouts come out of it:
+ *   initial (construction, iteration 0): the list is model.parameters() order (registration order
+ *     after DDP's de-duplication, which the model file already is); the buckets are sorted by the
+ *     smallest parameter index they hold and the list reversed (`list(reversed(bucket_indices))`),
+ *     so bucket 0 holds the last-registered parameters, whose gradients are expected first.
+ *   rebuilt (from the forward of iteration 1 on): the list is the order gradients became ready
+ *     (model->ready_order), limits [first_bucket_bytes, cap], no sort.
+ *
+ * Order of the parameters inside a bucket: the order the assignment appended them, which is the
+ * order Reducer::initialize_buckets lays them out in the flat bucket tensor.  Initial buckets hold
+ * their parameters in ascending registration order (the reversal only reorders the buckets);
+ * rebuilt buckets in gradient-ready order; with DDP_SET_LAST_BUCKET_CAP=1 in reverse ready order,
+ * because PyTorch reverses the parameter list before the assignment but afterwards reverses only
+ * the list of buckets, not their members.
+ *
+ * Where we cannot match PyTorch bit for bit, we choose a deterministic rule and say so:
+ *   - leftover buckets: PyTorch appends them in std::unordered_map iteration order, which the C++
+ *     standard leaves unspecified (in libstdc++ it depends on the hash of the (dtype, device) key
+ *     and on the table's rehash history).  We append them in the order each dtype first appeared
+ *     among the dense parameters of the walk.  This only matters for models mixing dtypes, and
+ *     only for the rebuilt layout: the initial one is sorted afterwards and the minima of disjoint
+ *     buckets are distinct.
+ *   - find_unused_parameters' initial limits are [first, cap] when bucket_cap_mb was *not passed*
+ *     to DDP and [cap] otherwise (`bucket_bytes_cap_default`): options->bucket_cap_given.
+ *
+ * Cost: O(P log B) for P parameters and B buckets (the sort), trivial next to the simulation.
+ */
+#include "bucket.h"
+
+/* sys.maxsize on 64-bit Python: the single "unlimited" limit of the default construction. */
+#define LIMIT_UNLIMITED ((guint64)G_MAXINT64)
+
+struct _DdpBucketLayout {
+  DdpBucket *buckets;   /* [n_buckets], Reducer order */
+  guint n_buckets;
+  guint n_params;       /* of the model it was built for */
+  guint *members;       /* [n_params]: every bucket's params, bucket after bucket; buckets[b].params
+                         * points into it */
+  guint *bucket_of;     /* [n_params] */
+};
+
+/* One bucket while the assignment runs. */
+typedef struct {
+  GArray *params;       /* of guint, in the order appended */
+  guint min_param;      /* the smallest index it holds: the construction-time sort key */
+} Pending;
+
+/* The open bucket and the limit position of one dtype. */
+typedef struct {
+  GArray *open;         /* of guint; NULL until the dtype first appears */
+  guint64 size;
+  guint limit;          /* index into the limits */
+} Accumulator;
+
+/**
+ * ddp_bucket_options_init:
+ * @options: (out caller-allocates): filled with PyTorch's defaults: bucket_cap_mb 25 (MiB), first
+ *   bucket 1 MiB (dist._DEFAULT_FIRST_BUCKET_BYTES), find_unused_parameters, static_graph,
+ *   legacy_initial and last_bucket_cap off.
+ */
+void
+ddp_bucket_options_init(DdpBucketOptions *options)
+{
+  *options = (DdpBucketOptions){
+    .bucket_cap_mb = DDP_DEFAULT_BUCKET_CAP_MB,
+    .first_bucket_bytes = DDP_DEFAULT_FIRST_BUCKET_BYTES,
+  };
+}
+
+/* `int(bucket_cap_mb * 1024 * 1024)` in distributed.py: the same double products in the same
+ * order, truncated toward zero, so a fractional cap such as 0.1 MiB gives 104857 bytes. */
+static guint64
+cap_bytes(const DdpBucketOptions *options)
+{
+  double bytes = options->bucket_cap_mb * 1024 * 1024;
+  g_assert(bytes >= 0 && bytes < (double)G_MAXINT64);
+  return (guint64)bytes;
+}
+
+static guint64
+param_bytes(const DdpParam *param)
+{
+  return (guint64)param->numel * ddp_dtype_size(param->dtype);
+}
+
+static void
+pending_clear(gpointer data)
+{
+  Pending *p = data;
+  if (p->params)
+    g_array_free(p->params, TRUE);
+}
+
+static void
+push_bucket(GArray *result, GArray *params)
+{
+  Pending p = { params, G_MAXUINT };
+  for (guint i = 0; i < params->len; i++)
+    p.min_param = MIN(p.min_param, g_array_index(params, guint, i));
+  g_array_append_val(result, p);
+}
+
+static int
+compare_min_param(gconstpointer a, gconstpointer b)
+{
+  guint x = ((const Pending *)a)->min_param, y = ((const Pending *)b)->min_param;
+  return (x > y) - (x < y);
+}
+
+/* compute_bucket_assignment_by_size over model params in @order (n_params indices).  @sort: the
+ * construction-time sort by smallest index (PyTorch sorts when no tensor_indices are given, i.e.
+ * at construction).  Returns a GArray of Pending, in assignment order (or sorted). */
+static GArray *
+assign_by_size(const DdpModel *model, const guint *order, const guint64 *limits, guint n_limits,
+               gboolean sort)
+{
+  g_assert(n_limits >= 1);
+  GArray *result = g_array_new(FALSE, FALSE, sizeof(Pending));
+  g_array_set_clear_func(result, pending_clear);
+  Accumulator acc[DDP_DTYPE_COUNT] = { { 0 } };
+  DdpDtype first_seen[DDP_DTYPE_COUNT];
+  guint n_seen = 0;
+
+  for (guint i = 0; i < model->n_params; i++) {
+    guint index = order[i];
+    const DdpParam *param = &model->params[index];
+    if (param->sparse) {
+      GArray *alone = g_array_sized_new(FALSE, FALSE, sizeof(guint), 1);
+      g_array_append_val(alone, index);
+      push_bucket(result, alone);
+      continue;
+    }
+    g_assert(param->dtype < DDP_DTYPE_COUNT);
+    Accumulator *a = &acc[param->dtype];
+    if (!a->open) {
+      a->open = g_array_new(FALSE, FALSE, sizeof(guint));
+      first_seen[n_seen++] = param->dtype;
+    }
+    g_array_append_val(a->open, index);
+    a->size += param_bytes(param);
+    if (a->size >= limits[a->limit]) {
+      push_bucket(result, a->open);
+      a->open = g_array_new(FALSE, FALSE, sizeof(guint));
+      a->size = 0;
+      if (a->limit + 1 < n_limits)
+        a->limit++;
+    }
+  }
+  /* leftovers, in order of each dtype's first appearance (see the note at the top) */
+  for (guint k = 0; k < n_seen; k++) {
+    Accumulator *a = &acc[first_seen[k]];
+    if (a->open->len > 0)
+      push_bucket(result, a->open);
+    else
+      g_array_free(a->open, TRUE);
+  }
+  if (sort)
+    g_array_sort(result, compare_min_param);   /* minima are distinct: buckets are disjoint */
+  return result;
+}
+
+static void
+reverse_guints(guint *v, guint n)
+{
+  for (guint i = 0; i < n / 2; i++) {
+    guint t = v[i];
+    v[i] = v[n - 1 - i];
+    v[n - 1 - i] = t;
+  }
+}
+
+/* Takes @pending (Pending, consumed) in the given order, or reversed, and packs it. */
+static DdpBucketLayout *
+layout_from_pending(const DdpModel *model, GArray *pending, gboolean reverse)
+{
+  DdpBucketLayout *layout = g_new0(DdpBucketLayout, 1);
+  layout->n_buckets = pending->len;
+  layout->n_params = model->n_params;
+  layout->buckets = g_new0(DdpBucket, pending->len);
+  layout->members = g_new(guint, model->n_params);
+  layout->bucket_of = g_new(guint, model->n_params);
+  guint filled = 0;
+  for (guint b = 0; b < pending->len; b++) {
+    const Pending *p = &g_array_index(pending, Pending, reverse ? pending->len - 1 - b : b);
+    DdpBucket *bucket = &layout->buckets[b];
+    g_assert(filled + p->params->len <= model->n_params);
+    bucket->index = b;
+    bucket->params = layout->members + filled;
+    bucket->n_params = p->params->len;
+    bucket->dtype = model->params[g_array_index(p->params, guint, 0)].dtype;
+    for (guint i = 0; i < p->params->len; i++) {
+      guint param = g_array_index(p->params, guint, i);
+      bucket->params[i] = param;
+      bucket->bytes += param_bytes(&model->params[param]);
+      layout->bucket_of[param] = b;
+    }
+    filled += p->params->len;
+  }
+  g_assert(filled == model->n_params);
+  g_array_free(pending, TRUE);
+  return layout;
+}
+
+/* The construction-time size limits of _ddp_init_helper.  Returns how many it wrote. */
+static guint
+initial_limits(const DdpBucketOptions *options, guint64 limits[2])
+{
+  guint64 cap = cap_bytes(options);
+  if (options->legacy_initial) {
+    /* PyTorch ≈1.8–1.10: always [dist._DEFAULT_FIRST_BUCKET_BYTES, bucket_bytes_cap] */
+    limits[0] = options->first_bucket_bytes;
+    limits[1] = cap;
+    return 2;
+  }
+  if (options->static_graph || !options->find_unused_parameters) {
+    /* bucket_size_limits = [sys.maxsize]: one bucket per dtype, no overlap in iteration 0 */
+    limits[0] = LIMIT_UNLIMITED;
+    return 1;
+  }
+  if (!options->bucket_cap_given) {
+    /* bucket_bytes_cap_default: [_DEFAULT_FIRST_BUCKET_BYTES, cap] */
+    limits[0] = options->first_bucket_bytes;
+    limits[1] = cap;
+    return 2;
+  }
+  limits[0] = cap;
+  return 1;
+}
+
+/**
+ * ddp_bucket_layout_initial:
+ * @model: the model; its params in registration order
+ * @options: DDP's bucket options
+ *
+ * The layout DDP's constructor builds, used by iteration 0: buckets in Reducer order (bucket 0 is
+ * launched first and holds the last-registered parameters), parameters inside each bucket in
+ * ascending registration order.  DDP_SET_LAST_BUCKET_CAP (options->last_bucket_cap) plays no part
+ * here: PyTorch reads it in rebuild_buckets only.
+ *
+ * Returns: (transfer full): free with ddp_bucket_layout_free().
+ */
+DdpBucketLayout *
+ddp_bucket_layout_initial(const DdpModel *model, const DdpBucketOptions *options)
+{
+  g_assert(model->n_params > 0);
+  guint64 limits[2];
+  guint n_limits = initial_limits(options, limits);
+  g_autofree guint *order = g_new(guint, model->n_params);
+  for (guint i = 0; i < model->n_params; i++)
+    order[i] = i;
+  GArray *pending = assign_by_size(model, order, limits, n_limits, TRUE);
+  return layout_from_pending(model, pending, TRUE);
+}
+
+/* Reducer::rebuild_buckets over model->ready_order with limits [first_bucket_bytes, cap]. */
+static DdpBucketLayout *
+layout_rebuilt(const DdpModel *model, const DdpBucketOptions *options)
+{
+  g_assert(model->n_params > 0 && model->ready_order);
+  const guint64 limits[2] = { options->first_bucket_bytes, cap_bytes(options) };
+  g_autofree guint *order = g_memdup2(model->ready_order, model->n_params * sizeof(guint));
+  /* DDP_SET_LAST_BUCKET_CAP=1: assign over the reversed ready order so the small first-limit bucket
+   * holds the last-ready gradients, then reverse the list of buckets (not their members) back. */
+  if (options->last_bucket_cap)
+    reverse_guints(order, model->n_params);
+  GArray *pending = assign_by_size(model, order, limits, 2, FALSE);
+  return layout_from_pending(model, pending, options->last_bucket_cap);
+}
+
+/**
+ * ddp_bucket_layout_steady:
+ * @model: the model; model->ready_order must be set (the loader always fills it)
+ * @options: DDP's bucket options
+ *
+ * The layout from iteration 1 on.  PyTorch rebuilds buckets once, before the forward of iteration
+ * 1, in the order gradients became ready, unless find_unused_parameters is set without
+ * static_graph (should_rebuild_buckets() is then false): the initial layout is kept.  Parameters
+ * inside a rebuilt bucket are in ready order (reverse ready order with last_bucket_cap).
+ *
+ * Returns: (transfer full): free with ddp_bucket_layout_free().
+ */
+DdpBucketLayout *
+ddp_bucket_layout_steady(const DdpModel *model, const DdpBucketOptions *options)
+{
+  if (options->find_unused_parameters && !options->static_graph)
+    return ddp_bucket_layout_initial(model, options);
+  return layout_rebuilt(model, options);
+}
+
+/**
+ * ddp_bucket_layout_free:
+ * @layout: (nullable) (transfer full): a layout; its buckets and their param arrays go with it
+ */
+void
+ddp_bucket_layout_free(DdpBucketLayout *layout)
+{
+  if (!layout)
+    return;
+  g_free(layout->buckets);
+  g_free(layout->members);
+  g_free(layout->bucket_of);
+  g_free(layout);
+}
+
+/* Number of buckets (≥ 1 for a model with parameters). */
+guint
+ddp_bucket_layout_count(const DdpBucketLayout *layout)
+{
+  return layout->n_buckets;
+}
+
+/**
+ * ddp_bucket_layout_get:
+ * @index: < ddp_bucket_layout_count()
+ *
+ * Returns: (transfer none): bucket @index, owned by @layout (its params array too), valid until
+ *   the layout is freed.
+ */
+const DdpBucket *
+ddp_bucket_layout_get(const DdpBucketLayout *layout, guint index)
+{
+  g_assert(index < layout->n_buckets);
+  return &layout->buckets[index];
+}
+
+/* Index of the bucket holding model param @param (< model->n_params). */
+guint
+ddp_bucket_layout_bucket_of(const DdpBucketLayout *layout, guint param)
+{
+  g_assert(param < layout->n_params);
+  return layout->bucket_of[param];
+}
+
+/**
+ * ddp_bucket_layout_check:
+ * @layout: a layout built for @model
+ *
+ * Invariant checker for tests and assertions: the layout covers @model's params, each in exactly
+ * one bucket, bucket_of agrees, each bucket is non-empty, holds one dtype, has bytes = Σ param
+ * bytes and index = its position, and a sparse param is alone in its bucket.
+ *
+ * Returns: TRUE when every invariant holds, FALSE at the first violation.
+ */
+gboolean
+ddp_bucket_layout_check(const DdpBucketLayout *layout, const DdpModel *model)
+{
+  if (layout->n_params != model->n_params || layout->n_buckets == 0)
+    return FALSE;
+  g_autofree gboolean *seen = g_new0(gboolean, model->n_params);
+  guint covered = 0;
+  for (guint b = 0; b < layout->n_buckets; b++) {
+    const DdpBucket *bucket = &layout->buckets[b];
+    if (bucket->index != b || bucket->n_params == 0)
+      return FALSE;
+    guint64 bytes = 0;
+    for (guint i = 0; i < bucket->n_params; i++) {
+      guint param = bucket->params[i];
+      if (param >= model->n_params || seen[param] || layout->bucket_of[param] != b)
+        return FALSE;
+      seen[param] = TRUE;
+      const DdpParam *p = &model->params[param];
+      if (p->dtype != bucket->dtype || (p->sparse && bucket->n_params != 1))
+        return FALSE;
+      bytes += param_bytes(p);
+    }
+    if (bytes != bucket->bytes)
+      return FALSE;
+    covered += bucket->n_params;
+  }
+  return covered == model->n_params;
+}

@@ -1,0 +1,290 @@
+/* straggler — seeded per-rank, per-iteration slowdowns (see straggler.h; DESIGN.md `--stragglers
+ * SPEC`, research/ddp-nccl-facts.md §1.4 and §5.4–5.5 for why they matter: every bucket's
+ * AllReduce starts only when the *last* rank launches it, so one slow rank delays all).
+ *
+ * A spec is comma-separated terms; each term multiplies every rank's compute factor or adds to
+ * its delay, in spec order:
+ *   none              nothing (also the meaning of NULL, "" and a spec of only none terms)
+ *   normal:SIGMA      factor *= max(0.1, 1 + SIGMA·z), z ~ N(0, 1) per rank per iteration.  The
+ *                     floor keeps compute time positive; it is reached only at z <= -0.9/SIGMA
+ *                     (never in practice for SIGMA <= 0.1: z <= -9).
+ *   lognormal:SIGMA   factor *= exp(SIGMA·z): median 1, mean exp(SIGMA²/2), a heavy right tail,
+ *                     the usual shape of measured step-time jitter.
+ *   slow:K:FACTOR     ranks 0..K-1 (all ranks when K >= n_ranks) factor *= FACTOR every iteration;
+ *                     with K <= GPUs per node that is one slow node, since ranks fill nodes in order.
+ *   hiccup:EVERY:MS   in iterations with iteration % EVERY == EVERY-1, one rank drawn uniformly
+ *                     gets delay += MS ms (rounded to whole ns), e.g. a GC pause or a checkpoint.
+ *
+ * Determinism (STYLE.md rule 7): all randomness comes from the GRand the caller passes, consumed in
+ * one fixed order per ddp_stragglers_sample() call: terms in spec order; inside a normal or
+ * lognormal term one z per rank, ranks 0..n-1; a hiccup term in a hiccup iteration one
+ * g_rand_int_range() draw; slow, none and hiccup terms outside their iterations draw nothing.  Each
+ * z is one Box–Muller transform of two successive g_rand_double() draws u1, u2 in [0, 1):
+ *   z = sqrt(-2 ln(1 - u1)) · cos(2π u2)
+ * (1 - u1 is in (0, 1], so the log is finite).  The sine twin is discarded: it would save half
+ * the draws but tie each rank's value to its neighbour's and make the order harder to state.
+ * Cost: O(terms × ranks) per iteration: about 13 ms for one lognormal term on 131 072 ranks
+ * (one core, -O2), inside DESIGN.md's "well under a second" budget.
+ */
+#include "straggler.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+G_DEFINE_QUARK(ddp-straggler-error-quark, ddp_straggler_error)
+
+/* A longer "hiccup" is not one; the bound also keeps MS·1e6 ns far inside gint64. */
+#define MAX_HICCUP_MS 1e9
+
+typedef enum { TERM_NORMAL, TERM_LOGNORMAL, TERM_SLOW, TERM_HICCUP } TermKind;
+
+typedef struct {
+  TermKind kind;
+  double sigma;        /* normal, lognormal */
+  guint64 k;           /* slow: ranks 0..k-1 */
+  double factor;       /* slow */
+  guint64 every;       /* hiccup */
+  double ms;           /* hiccup, as written (for to_string) */
+  gint64 delay_ns;     /* hiccup: llround(ms · 1e6) */
+} Term;
+
+struct _DdpStragglers {
+  Term *terms;         /* in spec order; none terms are dropped */
+  guint n_terms;
+};
+
+/* A finite number filling all of @text (g_ascii_strtod: locale-independent). */
+static gboolean
+parse_double(const char *text, double *out)
+{
+  if (*text == '\0' || g_ascii_isspace(*text))
+    return FALSE;
+  char *end;
+  errno = 0;
+  double v = g_ascii_strtod(text, &end);
+  if (*end != '\0' || errno == ERANGE || !isfinite(v))
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+parse_count(const char *text, guint64 *out)
+{
+  return g_ascii_string_to_unsigned(text, 10, 1, G_MAXUINT64, out, NULL);
+}
+
+static gboolean
+term_error(GError **error, const char *term, const char *what)
+{
+  g_set_error(error, DDP_STRAGGLER_ERROR, DDP_STRAGGLER_ERROR_PARSE, "--stragglers: \"%s\": %s", term, what);
+  return FALSE;
+}
+
+/* Parses one term (already stripped).  Sets *is_none for "none". */
+static gboolean
+parse_term(const char *text, Term *t, gboolean *is_none, GError **error)
+{
+  g_auto(GStrv) f = g_strsplit(text, ":", -1);
+  guint n = g_strv_length(f);
+  *is_none = FALSE;
+  if (*text == '\0')
+    return term_error(error, text, "empty term (expected none, normal:SIGMA, lognormal:SIGMA, slow:K:FACTOR or hiccup:EVERY:MS)");
+  if (strcmp(f[0], "none") == 0) {
+    if (n != 1)
+      return term_error(error, text, "expected none");
+    *is_none = TRUE;
+    return TRUE;
+  }
+  if (strcmp(f[0], "normal") == 0 || strcmp(f[0], "lognormal") == 0) {
+    gboolean normal = f[0][0] == 'n';
+    if (n != 2)
+      return term_error(error, text, normal ? "expected normal:SIGMA" : "expected lognormal:SIGMA");
+    *t = (Term){ .kind = normal ? TERM_NORMAL : TERM_LOGNORMAL };
+    if (!parse_double(f[1], &t->sigma) || t->sigma < 0)
+      return term_error(error, text, "SIGMA must be a number ≥ 0");
+    return TRUE;
+  }
+  if (strcmp(f[0], "slow") == 0) {
+    if (n != 3)
+      return term_error(error, text, "expected slow:K:FACTOR");
+    *t = (Term){ .kind = TERM_SLOW };
+    if (!parse_count(f[1], &t->k))
+      return term_error(error, text, "K must be an integer ≥ 1");
+    if (!parse_double(f[2], &t->factor) || t->factor <= 0)
+      return term_error(error, text, "FACTOR must be a number > 0");
+    return TRUE;
+  }
+  if (strcmp(f[0], "hiccup") == 0) {
+    if (n != 3)
+      return term_error(error, text, "expected hiccup:EVERY:MS");
+    *t = (Term){ .kind = TERM_HICCUP };
+    if (!parse_count(f[1], &t->every))
+      return term_error(error, text, "EVERY must be an integer ≥ 1");
+    if (!parse_double(f[2], &t->ms) || t->ms < 0 || t->ms > MAX_HICCUP_MS)
+      return term_error(error, text, "MS must be a number ≥ 0 and ≤ 1e9");
+    t->delay_ns = llround(t->ms * 1e6);
+    return TRUE;
+  }
+  g_autofree char *what = g_strdup_printf("unknown kind \"%s\" (expected none, normal, lognormal, slow or hiccup)", f[0]);
+  return term_error(error, text, what);
+}
+
+/**
+ * ddp_stragglers_parse:
+ * @spec: (nullable): the --stragglers text; NULL, "" (after stripping spaces) or "none" mean none.
+ *   Spaces around terms are ignored.
+ *
+ * Returns: (transfer full): the model, free with ddp_stragglers_free(); or NULL with @error set to
+ *   DDP_STRAGGLER_ERROR_PARSE and a one-line message naming the first bad term.
+ */
+DdpStragglers *
+ddp_stragglers_parse(const char *spec, GError **error)
+{
+  g_autoptr(GArray) terms = g_array_new(FALSE, FALSE, sizeof(Term));
+  g_autofree char *copy = g_strstrip(g_strdup(spec ? spec : ""));
+  if (*copy != '\0') {
+    g_auto(GStrv) parts = g_strsplit(copy, ",", -1);
+    for (guint i = 0; parts[i]; i++) {
+      Term t;
+      gboolean is_none;
+      if (!parse_term(g_strstrip(parts[i]), &t, &is_none, error))
+        return NULL;
+      if (!is_none)
+        g_array_append_val(terms, t);
+    }
+  }
+  DdpStragglers *s = g_new0(DdpStragglers, 1);
+  s->n_terms = terms->len;
+  s->terms = (Term *)(void *)g_array_free(g_steal_pointer(&terms), FALSE);
+  return s;
+}
+
+/* ddp_stragglers_free: @s: (nullable) (transfer full). */
+void
+ddp_stragglers_free(DdpStragglers *s)
+{
+  if (!s)
+    return;
+  g_free(s->terms);
+  g_free(s);
+}
+
+/* TRUE when the spec has no term besides none: factor 1 and delay 0 for everyone, always. */
+gboolean
+ddp_stragglers_is_none(const DdpStragglers *s)
+{
+  return s->n_terms == 0;
+}
+
+/* TRUE when one rank can stand for all.  Every kind there is varies by rank (independent draws,
+ * the first K ranks, one drawn rank), so this is is_none for now; a rank-independent kind, say a
+ * whole-job slowdown, would make the two differ.  slow:K with K >= n_ranks is uniform too, but
+ * the answer must not depend on the rank count, which this function does not see. */
+gboolean
+ddp_stragglers_is_uniform(const DdpStragglers *s)
+{
+  return ddp_stragglers_is_none(s);
+}
+
+/* One standard normal from two g_rand_double() draws (Box–Muller, cosine branch). */
+static double
+standard_normal(GRand *rng)
+{
+  double u1 = g_rand_double(rng);
+  double u2 = g_rand_double(rng);
+  return sqrt(-2.0 * log(1.0 - u1)) * cos(2.0 * G_PI * u2);
+}
+
+/**
+ * ddp_stragglers_sample:
+ * @s: the model
+ * @rng: the simulation's generator; advanced in the order described at the top of this file
+ * @iteration: the optimizer step, from 0 (hiccups hit iterations EVERY-1, 2·EVERY-1, …)
+ * @n_ranks: ≥ 1 and ≤ G_MAXINT32 (the range g_rand_int_range() draws from)
+ * @factor: (out caller-allocates) (array length=n_ranks): compute slowdown per rank, > 0
+ * @delay_ns: (out caller-allocates) (array length=n_ranks): pause before backward per rank, ≥ 0
+ *
+ * Overwrites both arrays: factor starts at 1 and delay at 0, then each term applies in spec order.
+ */
+void
+ddp_stragglers_sample(const DdpStragglers *s, GRand *rng, guint64 iteration, guint64 n_ranks,
+                      double *factor, gint64 *delay_ns)
+{
+  g_assert(n_ranks >= 1 && n_ranks <= G_MAXINT32);
+  for (guint64 r = 0; r < n_ranks; r++) {
+    factor[r] = 1.0;
+    delay_ns[r] = 0;
+  }
+  for (guint i = 0; i < s->n_terms; i++) {
+    const Term *t = &s->terms[i];
+    switch (t->kind) {
+    case TERM_NORMAL:
+      for (guint64 r = 0; r < n_ranks; r++) {
+        double f = 1.0 + t->sigma * standard_normal(rng);   /* not inside MAX(): evaluated twice */
+        factor[r] *= MAX(0.1, f);
+      }
+      break;
+    case TERM_LOGNORMAL:
+      for (guint64 r = 0; r < n_ranks; r++)
+        factor[r] *= exp(t->sigma * standard_normal(rng));
+      break;
+    case TERM_SLOW:
+      for (guint64 r = 0; r < MIN(t->k, n_ranks); r++)
+        factor[r] *= t->factor;
+      break;
+    case TERM_HICCUP:
+      if (iteration % t->every == t->every - 1)
+        delay_ns[g_rand_int_range(rng, 0, (gint32)n_ranks)] += t->delay_ns;
+      break;
+    }
+  }
+}
+
+/* Shortest of %.15g / %.17g that reads back as the same double, so to_string round-trips. */
+static void
+append_number(GString *out, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_formatd(buf, sizeof buf, "%.15g", v);
+  if (g_ascii_strtod(buf, NULL) != v)
+    g_ascii_formatd(buf, sizeof buf, "%.17g", v);
+  g_string_append(out, buf);
+}
+
+/**
+ * ddp_stragglers_to_string:
+ *
+ * Returns: (transfer full): the canonical spec, e.g. "normal:0.05,slow:8:1.2": terms in the order
+ *   given, none terms dropped ("none" when nothing is left), numbers in their shortest exact
+ *   form.  Parsing it gives the same model.  Free with g_free().
+ */
+char *
+ddp_stragglers_to_string(const DdpStragglers *s)
+{
+  if (s->n_terms == 0)
+    return g_strdup("none");
+  GString *out = g_string_new(NULL);
+  for (guint i = 0; i < s->n_terms; i++) {
+    const Term *t = &s->terms[i];
+    if (i > 0)
+      g_string_append_c(out, ',');
+    switch (t->kind) {
+    case TERM_NORMAL:
+    case TERM_LOGNORMAL:
+      g_string_append(out, t->kind == TERM_NORMAL ? "normal:" : "lognormal:");
+      append_number(out, t->sigma);
+      break;
+    case TERM_SLOW:
+      g_string_append_printf(out, "slow:%" G_GUINT64_FORMAT ":", t->k);
+      append_number(out, t->factor);
+      break;
+    case TERM_HICCUP:
+      g_string_append_printf(out, "hiccup:%" G_GUINT64_FORMAT ":", t->every);
+      append_number(out, t->ms);
+      break;
+    }
+  }
+  return g_string_free(out, FALSE);
+}
