@@ -7,6 +7,7 @@
 #include "gpu.h"
 #include "keyfile.h"
 #include "model.h"
+#include "plot.h"
 #include "scenario.h"
 #include "straggler.h"
 
@@ -16,6 +17,8 @@
 static const DdpCommand commands[] = {
   { "predict", ddp_cmd_predict, "predict one configuration: iteration time, overlap, efficiency, bucket schedule" },
   { "buckets", ddp_cmd_buckets, "PyTorch's initial and rebuilt bucket layout, by parameter name" },
+  { "scale", ddp_cmd_scale, "scaling efficiency over GPU counts (weak, and strong with --global-batch)" },
+  { "tune", ddp_cmd_tune, "sweep bucket_cap_mb and recommend the best" },
   { "allreduce", ddp_cmd_allreduce, "collective costs alone, as an nccl-tests-style table" },
   { NULL, NULL, NULL },
 };
@@ -43,6 +46,8 @@ int
 ddp_cmd_fail(const char *verb, const GError *error)
 {
   fprintf(stderr, "ddpsim %s: %s\n", verb, error->message);
+  if (error->domain == DDP_PLOT_ERROR)
+    return ddp_plot_error_is_input(error) ? DDP_EXIT_INPUT : DDP_EXIT_INTERNAL;
   return is_input_error(error) ? DDP_EXIT_INPUT : DDP_EXIT_INTERNAL;
 }
 

@@ -38,5 +38,7 @@ gboolean ddp_cmd_print(const char *text, GError **error);
 int ddp_cmd_predict(int argc, char **argv);
 int ddp_cmd_buckets(int argc, char **argv);
 int ddp_cmd_allreduce(int argc, char **argv);
+int ddp_cmd_scale(int argc, char **argv);
+int ddp_cmd_tune(int argc, char **argv);
 
 #endif

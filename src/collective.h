@@ -1,7 +1,9 @@
 /* collective — cost of one NCCL collective on a cluster: AllReduce (and the small broadcasts DDP
  * issues), by NCCL's tuning model (research §2: t = lat + S / algBw, argmin over algorithm ×
- * protocol) or by the plain ring alpha-beta closed form.  Pure functions of (cluster, gpus, bytes):
- * no engine, no state beyond what _new precomputes. */
+ * protocol) or by the plain ring alpha-beta closed form (research §4).  Pure functions of
+ * (cluster, gpus, bytes): no engine, no state beyond what _new precomputes.  The formulas and
+ * their derivations are in docs/collective.md; the constants come from NVIDIA/nccl
+ * src/graph/tuning.cc, search.cc and topo.h. */
 #ifndef DDP_COLLECTIVE_H
 #define DDP_COLLECTIVE_H
 
@@ -10,20 +12,25 @@
 
 #define DDP_COLLECTIVE_ERROR (ddp_collective_error_quark())
 GQuark ddp_collective_error_quark(void);
-typedef enum { DDP_COLLECTIVE_ERROR_INVALID } DdpCollectiveError;
+typedef enum {
+  DDP_COLLECTIVE_ERROR_INVALID,   /* a choice the model cannot honour (e.g. forced LL128 on PCIe) */
+  DDP_COLLECTIVE_ERROR_CSV,       /* a comparison file that does not parse */
+} DdpCollectiveError;
 
 typedef struct {
   double time_us;           /* predicted time of one call, microseconds */
   double algbw_GBs;         /* bytes / time, 10^9 B/s (nccl-tests) */
-  double busbw_GBs;         /* algbw · 2(n-1)/n for AllReduce (nccl-tests) */
+  double busbw_GBs;         /* algbw · 2(n-1)/n for AllReduce, algbw for Broadcast (nccl-tests) */
   DdpAlgorithm algorithm;   /* never AUTO */
-  DdpProtocol protocol;     /* never AUTO */
+  DdpProtocol protocol;     /* never AUTO; SIMPLE under the alpha-beta model */
+  double latency_us;        /* the size-independent part of time_us */
 } DdpCollectiveCost;
 
 typedef struct _DdpCollective DdpCollective;
 
 /* Cost model for @gpus ranks on @cluster (its nccl settings choose algorithm/protocol, AUTO =
- * fastest).  Fails when @gpus does not fit the cluster.  Free with ddp_collective_free(). */
+ * fastest).  Fails when @gpus does not fit the cluster, or when the forced algorithm × protocol
+ * is one NCCL would not run there.  Free with ddp_collective_free(). */
 DdpCollective *ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error);
 void ddp_collective_free(DdpCollective *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpCollective, ddp_collective_free)
@@ -36,5 +43,86 @@ guint64 ddp_collective_nodes(const DdpCollective *c);
 void ddp_collective_allreduce(const DdpCollective *c, guint64 bytes, DdpCollectiveCost *out);
 /* Broadcast of @bytes from one rank to all (DDP's buffer broadcast, bucket-index sync). */
 void ddp_collective_broadcast(const DdpCollective *c, guint64 bytes, DdpCollectiveCost *out);
+
+/* AllReduce with one algorithm × protocol, whatever the cluster's settings say.  Returns FALSE
+ * (and leaves @out alone) when NCCL would not run that pair here (LL128 off a NVLink fabric). */
+gboolean ddp_collective_allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorithm algorithm,
+                                       DdpProtocol protocol, DdpCollectiveCost *out);
+
+/* What NCCL's topology search would have found for one algorithm (research §2.5), the numbers
+ * NCCL_DEBUG=INFO prints as "nChannels N, bw INTRA/INTER". */
+typedef struct {
+  int channels;
+  double bw_intra_GBs;      /* per channel */
+  double bw_inter_GBs;      /* per channel */
+} DdpCollectiveGraph;
+
+/* NCCL's tuning-table entry for one AllReduce algorithm × protocol: the "lat/bw" pair
+ * NCCL_DEBUG_SUBSYS=TUNING prints, before the size-dependent corrections.  All zero when the
+ * pair is disabled, and under the alpha-beta model (which has no such table). */
+typedef struct {
+  gboolean enabled;
+  double latency_us;
+  double algbw_GBs;
+} DdpCollectiveTuning;
+
+/* Under the alpha-beta model the graph has the single alpha-beta link (channels 1). */
+void ddp_collective_graph(const DdpCollective *c, DdpAlgorithm algorithm, DdpCollectiveGraph *out);
+void ddp_collective_tuning(const DdpCollective *c, DdpAlgorithm algorithm, DdpProtocol protocol,
+                           DdpCollectiveTuning *out);
+
+/* One stretch of sizes on which the AllReduce choice is constant: from @from_bytes up to the next
+ * element's from_bytes - 1 (the last stretch is open-ended). */
+typedef struct {
+  guint64 from_bytes;
+  DdpAlgorithm algorithm;
+  DdpProtocol protocol;
+} DdpCollectiveChoice;
+
+/* The AllReduce choices for sizes 1 .. @max_bytes, exact to the byte.  Returns: (transfer full)
+ * a GArray of DdpCollectiveChoice, first from_bytes = 1; free with g_array_unref(). */
+GArray *ddp_collective_choices(const DdpCollective *c, guint64 max_bytes);
+
+/* The latency-optimal pair (least time as bytes → 0) and the bandwidth-optimal pair (highest
+ * algbw as bytes → ∞) among those the settings allow, and the crossover: the least size from
+ * which the choice is the bandwidth-optimal pair for every larger size up to @max_bytes
+ * (G_MAXUINT64 when it never is).  Any argument but @c may be NULL. */
+void ddp_collective_crossover(const DdpCollective *c, guint64 max_bytes, DdpCollectiveChoice *latency_optimal,
+                              DdpCollectiveChoice *bandwidth_optimal, guint64 *crossover_bytes);
+
+/* ---- validation against measured nccl-tests curves (docs/collective.md "Validation") ---- */
+
+typedef struct {
+  guint64 bytes;
+  double measured_us;
+  DdpCollectiveCost predicted;
+  double measured_busbw_GBs;   /* recomputed from bytes and measured_us, not the rounded CSV column */
+  double busbw_error;          /* predicted / measured busbw - 1 */
+} DdpComparePoint;
+
+typedef struct {
+  char *source;                /* the CSV's source and system columns */
+  char *system;
+  char *cluster;               /* as written in the cluster column */
+  guint64 gpus, nodes;
+  GArray *points;              /* of DdpComparePoint, in file order */
+  double median_abs_error;     /* of busbw_error */
+} DdpCompareCurve;
+
+/* Reads an nccl-tests comparison CSV (header names the columns; needed: gpus, bytes, time_us,
+ * cluster; source and system label the curves) and predicts every row with ddp_collective_allreduce
+ * on its cluster.  A cluster value with a '/' is a path relative to the CSV's folder, anything else
+ * a name for ddp_cluster_load().  Consecutive rows with the same source, system, cluster and gpus
+ * form one curve.  Returns: (transfer full) a GPtrArray of DdpCompareCurve (freeing the array frees
+ * them), or NULL with @error naming file:line. */
+GPtrArray *ddp_collective_compare_csv(const char *path, GError **error);
+/* Median of |busbw_error| over every point of @curves. */
+double ddp_compare_median_abs_error(const GPtrArray *curves);
+
+/* Names are "auto", "ring", "tree" and "auto", "LL", "LL128", "Simple" (as NCCL_ALGO/NCCL_PROTO). */
+const char *ddp_algorithm_name(DdpAlgorithm a);
+const char *ddp_protocol_name(DdpProtocol p);
+int ddp_algorithm_parse(const char *name);   /* -1 if unknown; case-insensitive */
+int ddp_protocol_parse(const char *name);    /* -1 if unknown; case-insensitive */
 
 #endif

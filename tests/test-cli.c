@@ -43,7 +43,11 @@ run(Run *r, const char *first, ...)
   g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err,
                              &wait_status, &error));
   g_assert_no_error(error);
-  r->status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128;
+  g_autoptr(GError) exit_error = NULL;
+  if (g_spawn_check_wait_status(wait_status, &exit_error))
+    r->status = 0;
+  else
+    r->status = exit_error->domain == G_SPAWN_EXIT_ERROR ? exit_error->code : 128;  /* 128: killed */
 }
 
 static void

@@ -1,0 +1,559 @@
+/* cmd-allreduce — `ddpsim allreduce`: the collective model alone, as the table nccl-tests'
+ * all_reduce_perf prints (size, count, type, time, algbw, busbw; research §3) plus the algorithm
+ * and protocol NCCL's tuner would pick (research §2.4).  --explain shows why: the emulated topology
+ * graphs, NCCL's tuning table, the choice by size and the latency/bandwidth crossover.  --compare
+ * runs the model against measured nccl-tests curves (docs/collective.md "Validation"). */
+#include "cmd.h"
+
+#include "collective.h"
+#include "jsonout.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  char *cluster, *gpus, *min_bytes, *max_bytes, *step_factor, *step_bytes, *datatype, *algo, *proto, *compare;
+  gboolean json, csv, explain;
+} AllreduceOptions;
+
+/* What the options mean once parsed. */
+typedef struct {
+  guint64 gpus;           /* 0: one full node */
+  guint64 min_bytes, max_bytes, step_factor, step_bytes;
+  const char *type_name;
+  guint64 type_size;
+} Sweep;
+
+/* The choice search runs to 1 TiB, so the crossover does not depend on -e. */
+#define EXPLAIN_HORIZON_BYTES ((guint64)1 << 40)
+
+static const char allreduce_description[] =
+  "Sizes take K, M, G suffixes (2^10, 2^20, 2^30) as in nccl-tests; sizes are rounded down to\n"
+  "whole elements of the -d type.  algbw = size / time and busbw = algbw * 2(n-1)/n, in\n"
+  "10^9 bytes/s, as nccl-tests reports them.  Defaults: --cluster dgx-a100, one node of GPUs,\n"
+  "-b 8 -e 128M -f 2 -d float, algorithm and protocol from the cluster file (auto).\n"
+  "--compare CSV predicts every row of a file of measured nccl-tests points (columns source,\n"
+  "system, cluster, gpus, bytes, time_us) and prints model and measurement side by side.";
+
+static gboolean
+fail(GError **error, const char *format, const char *value)
+{
+  g_set_error(error, DDP_CMD_ERROR, 0, format, value);
+  return FALSE;
+}
+
+/* nccl-tests' parsesize: a number with an optional K/M/G suffix (powers of 1024). */
+static gboolean
+parse_size(const char *flag, const char *text, guint64 *out, GError **error)
+{
+  char *end;
+  errno = 0;
+  double v = g_ascii_strtod(text, &end);
+  double unit = 1;
+  switch (g_ascii_toupper(*end)) {
+  case 'K': unit = 1024.0, end++; break;
+  case 'M': unit = 1024.0 * 1024.0, end++; break;
+  case 'G': unit = 1024.0 * 1024.0 * 1024.0, end++; break;
+  default: break;
+  }
+  v *= unit;
+  if (errno || end == text || *end || !(v >= 1) || v > 1e18 || v != floor(v)) {
+    g_set_error(error, DDP_CMD_ERROR, 0, "%s: \"%s\" is not a whole number of bytes (suffixes K, M, G)", flag,
+                text);
+    return FALSE;
+  }
+  *out = (guint64)v;
+  return TRUE;
+}
+
+static gboolean
+parse_sweep(const AllreduceOptions *o, Sweep *s, GError **error)
+{
+  static const struct {
+    const char *name;
+    guint64 size;
+  } types[] = { { "float", 4 }, { "half", 2 }, { "bfloat16", 2 }, { "double", 8 } };
+  *s = (Sweep){ 0, 8, 128 << 20, 2, 0, "float", 4 };
+  if (o->gpus) {
+    char *end;
+    errno = 0;
+    s->gpus = g_ascii_strtoull(o->gpus, &end, 10);
+    if (errno || end == o->gpus || *end || s->gpus == 0)
+      return fail(error, "--gpus: \"%s\" is not a positive whole number", o->gpus);
+  }
+  if ((o->min_bytes && !parse_size("-b", o->min_bytes, &s->min_bytes, error)) ||
+      (o->max_bytes && !parse_size("-e", o->max_bytes, &s->max_bytes, error)) ||
+      (o->step_factor && !parse_size("-f", o->step_factor, &s->step_factor, error)) ||
+      (o->step_bytes && !parse_size("-i", o->step_bytes, &s->step_bytes, error)))
+    return FALSE;
+  if (s->min_bytes > s->max_bytes)
+    return fail(error, "-b: the smallest size is above -e (%s)", o->max_bytes ? o->max_bytes : "128M");
+  /* nccl-tests: -f multiplies; -i adds and applies when given */
+  if (!o->step_bytes && s->step_factor < 2)
+    return fail(error, "-f: \"%s\" must be 2 or more (or use -i to add a step)", o->step_factor);
+  if (o->datatype) {
+    gsize i = 0;
+    while (i < G_N_ELEMENTS(types) && strcmp(types[i].name, o->datatype) != 0)
+      i++;
+    if (i == G_N_ELEMENTS(types))
+      return fail(error, "-d: unknown type \"%s\" (float, half, bfloat16, double)", o->datatype);
+    s->type_name = types[i].name;
+    s->type_size = types[i].size;
+  }
+  if (s->min_bytes < s->type_size)
+    return fail(error, "-b: %s holds less than one element of -d", o->min_bytes);
+  return TRUE;
+}
+
+/* Loads the cluster and applies --algo/--proto over its [nccl] settings. */
+static DdpCluster *
+load_cluster(const AllreduceOptions *o, GError **error)
+{
+  g_autoptr(DdpCluster) cluster = ddp_cluster_load(o->cluster ? o->cluster : "dgx-a100", error);
+  if (!cluster)
+    return NULL;
+  if (o->algo) {
+    int a = ddp_algorithm_parse(o->algo);
+    if (a < 0) {
+      fail(error, "--algo: unknown algorithm \"%s\" (ring, tree, auto)", o->algo);
+      return NULL;
+    }
+    cluster->nccl.algorithm = a;
+  }
+  if (o->proto) {
+    int p = ddp_protocol_parse(o->proto);
+    if (p < 0) {
+      fail(error, "--proto: unknown protocol \"%s\" (LL, LL128, Simple, auto)", o->proto);
+      return NULL;
+    }
+    cluster->nccl.protocol = p;
+  }
+  return g_steal_pointer(&cluster);
+}
+
+typedef struct {
+  guint64 bytes, count;
+  DdpCollectiveCost cost;
+} Row;
+
+static GArray *
+sweep_rows(const DdpCollective *model, const Sweep *s)
+{
+  GArray *rows = g_array_new(FALSE, FALSE, sizeof(Row));
+  for (guint64 size = s->min_bytes; size <= s->max_bytes;) {
+    Row row = { .count = size / s->type_size };
+    row.bytes = row.count * s->type_size;
+    ddp_collective_allreduce(model, row.bytes, &row.cost);
+    g_array_append_val(rows, row);
+    guint64 next = s->step_bytes ? size + s->step_bytes : size * s->step_factor;
+    if (next <= size)   /* overflow */
+      break;
+    size = next;
+  }
+  return rows;
+}
+
+static double
+average_busbw(const GArray *rows)
+{
+  double sum = 0;
+  for (guint i = 0; i < rows->len; i++)
+    sum += g_array_index(rows, Row, i).cost.busbw_GBs;
+  return rows->len ? sum / rows->len : 0;
+}
+
+static const char *
+cost_model_name(DdpCostModel m)
+{
+  return m == DDP_COST_ALPHA_BETA ? "alpha-beta" : "nccl";
+}
+
+/* "ring/Simple" */
+static char *
+pair_name(DdpAlgorithm a, DdpProtocol p)
+{
+  return g_strdup_printf("%s/%s", ddp_algorithm_name(a), ddp_protocol_name(p));
+}
+
+/* ---- --explain ---- */
+
+static void
+explain_text(GString *out, const DdpCluster *cluster, const DdpCollective *model)
+{
+  DdpCollectiveGraph ring, tree;
+  ddp_collective_graph(model, DDP_ALGO_RING, &ring);
+  ddp_collective_graph(model, DDP_ALGO_TREE, &tree);
+  if (cluster->nccl.cost_model == DDP_COST_ALPHA_BETA) {
+    g_string_append_printf(out, "# alpha-beta: B = %.2f GB/s (slowest link crossed), protocol effects off\n",
+                           ring.bw_intra_GBs);
+  } else {
+    g_string_append_printf(out,
+                           "# graphs (NCCL topology search, emulated): ring %d channels x %.1f/%.1f GB/s, "
+                           "tree %d channels x %.1f/%.1f GB/s (intra/inter)\n",
+                           ring.channels, ring.bw_intra_GBs, ring.bw_inter_GBs, tree.channels, tree.bw_intra_GBs,
+                           tree.bw_inter_GBs);
+    g_string_append(out, "# NCCL tuning table, AllReduce latency (us) / algbw (GB/s), before size corrections:\n"
+                         "#                   LL            LL128           Simple\n");
+    for (DdpAlgorithm a = DDP_ALGO_RING; a <= DDP_ALGO_TREE; a++) {
+      g_string_append_printf(out, "# %-6s", ddp_algorithm_name(a));
+      for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
+        DdpCollectiveTuning t;
+        ddp_collective_tuning(model, a, p, &t);
+        if (t.enabled)
+          g_string_append_printf(out, "  %6.1f/%7.1f", t.latency_us, t.algbw_GBs);
+        else
+          g_string_append(out, "        disabled");
+      }
+      g_string_append_c(out, '\n');
+    }
+  }
+  g_autoptr(GArray) choices = ddp_collective_choices(model, EXPLAIN_HORIZON_BYTES);
+  g_string_append(out, "# choice by size (least predicted time):\n");
+  for (guint i = 0; i < choices->len; i++) {
+    const DdpCollectiveChoice *ch = &g_array_index(choices, DdpCollectiveChoice, i);
+    g_autofree char *name = pair_name(ch->algorithm, ch->protocol);
+    if (i + 1 < choices->len)
+      g_string_append_printf(out, "#   %14" G_GUINT64_FORMAT " B .. %14" G_GUINT64_FORMAT " B  %s\n", ch->from_bytes,
+                             g_array_index(choices, DdpCollectiveChoice, i + 1).from_bytes - 1, name);
+    else
+      g_string_append_printf(out, "#   %14" G_GUINT64_FORMAT " B and up            %s\n", ch->from_bytes, name);
+  }
+  DdpCollectiveChoice lat, bw;
+  guint64 crossover;
+  ddp_collective_crossover(model, EXPLAIN_HORIZON_BYTES, &lat, &bw, &crossover);
+  g_autofree char *lat_name = pair_name(lat.algorithm, lat.protocol);
+  g_autofree char *bw_name = pair_name(bw.algorithm, bw.protocol);
+  g_string_append_printf(out, "# latency-optimal %s, bandwidth-optimal %s; ", lat_name, bw_name);
+  if (crossover == G_MAXUINT64)
+    g_string_append(out, "no crossover below 1 TiB\n");
+  else
+    g_string_append_printf(out, "crossover at %" G_GUINT64_FORMAT " B (%.2f MiB)\n", crossover,
+                           (double)crossover / (1 << 20));
+}
+
+static void
+json_pair(DdpJson *j, const char *key, DdpAlgorithm a, DdpProtocol p)
+{
+  ddp_json_begin_object(j, key);
+  ddp_json_string(j, "algorithm", ddp_algorithm_name(a));
+  ddp_json_string(j, "protocol", ddp_protocol_name(p));
+  ddp_json_end_object(j);
+}
+
+static void
+explain_json(DdpJson *j, const DdpCollective *model)
+{
+  ddp_json_begin_object(j, "explain");
+  ddp_json_begin_object(j, "graphs");
+  for (DdpAlgorithm a = DDP_ALGO_RING; a <= DDP_ALGO_TREE; a++) {
+    DdpCollectiveGraph g;
+    ddp_collective_graph(model, a, &g);
+    ddp_json_begin_object(j, ddp_algorithm_name(a));
+    ddp_json_int(j, "channels", g.channels);
+    ddp_json_double(j, "bw_intra_GBs", g.bw_intra_GBs, 3);
+    ddp_json_double(j, "bw_inter_GBs", g.bw_inter_GBs, 3);
+    ddp_json_end_object(j);
+  }
+  ddp_json_end_object(j);
+  ddp_json_begin_array(j, "tuning");
+  for (DdpAlgorithm a = DDP_ALGO_RING; a <= DDP_ALGO_TREE; a++) {
+    for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
+      DdpCollectiveTuning t;
+      ddp_collective_tuning(model, a, p, &t);
+      ddp_json_begin_object(j, NULL);
+      ddp_json_string(j, "algorithm", ddp_algorithm_name(a));
+      ddp_json_string(j, "protocol", ddp_protocol_name(p));
+      ddp_json_bool(j, "enabled", t.enabled);
+      ddp_json_double(j, "latency_us", t.latency_us, 3);
+      ddp_json_double(j, "algbw_GBs", t.algbw_GBs, 3);
+      ddp_json_end_object(j);
+    }
+  }
+  ddp_json_end_array(j);
+  g_autoptr(GArray) choices = ddp_collective_choices(model, EXPLAIN_HORIZON_BYTES);
+  ddp_json_begin_array(j, "choices");
+  for (guint i = 0; i < choices->len; i++) {
+    const DdpCollectiveChoice *ch = &g_array_index(choices, DdpCollectiveChoice, i);
+    ddp_json_begin_object(j, NULL);
+    ddp_json_int(j, "from_bytes", (gint64)ch->from_bytes);
+    ddp_json_string(j, "algorithm", ddp_algorithm_name(ch->algorithm));
+    ddp_json_string(j, "protocol", ddp_protocol_name(ch->protocol));
+    ddp_json_end_object(j);
+  }
+  ddp_json_end_array(j);
+  DdpCollectiveChoice lat, bw;
+  guint64 crossover;
+  ddp_collective_crossover(model, EXPLAIN_HORIZON_BYTES, &lat, &bw, &crossover);
+  json_pair(j, "latency_optimal", lat.algorithm, lat.protocol);
+  json_pair(j, "bandwidth_optimal", bw.algorithm, bw.protocol);
+  if (crossover == G_MAXUINT64)
+    ddp_json_double(j, "crossover_bytes", NAN, 0);   /* null */
+  else
+    ddp_json_int(j, "crossover_bytes", (gint64)crossover);
+  ddp_json_end_object(j);
+}
+
+/* ---- the sweep table ---- */
+
+static char *
+sweep_text(const DdpCluster *cluster, const DdpCollective *model, const Sweep *s, const GArray *rows,
+           gboolean explain)
+{
+  GString *out = g_string_new(NULL);
+  g_string_append_printf(out, "# ddpsim allreduce: cluster %s, %" G_GUINT64_FORMAT " GPUs = %" G_GUINT64_FORMAT
+                              " node%s x %" G_GUINT64_FORMAT ", %s cost model, algorithm %s, protocol %s\n",
+                         cluster->name, ddp_collective_gpus(model), ddp_collective_nodes(model),
+                         ddp_collective_nodes(model) == 1 ? "" : "s",
+                         ddp_collective_gpus(model) / ddp_collective_nodes(model),
+                         cost_model_name(cluster->nccl.cost_model), ddp_algorithm_name(cluster->nccl.algorithm),
+                         ddp_protocol_name(cluster->nccl.protocol));
+  if (explain)
+    explain_text(out, cluster, model);
+  g_string_append(out, "#\n"
+                       "#         size          count      type        time     algbw     busbw  algorithm  protocol\n"
+                       "#          (B)     (elements)                  (us)    (GB/s)    (GB/s)\n");
+  for (guint i = 0; i < rows->len; i++) {
+    const Row *r = &g_array_index(rows, Row, i);
+    g_string_append_printf(out, "%14" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT " %9s %11.2f %9.2f %9.2f %10s %9s\n",
+                           r->bytes, r->count, s->type_name, r->cost.time_us, r->cost.algbw_GBs, r->cost.busbw_GBs,
+                           ddp_algorithm_name(r->cost.algorithm), ddp_protocol_name(r->cost.protocol));
+  }
+  g_string_append_printf(out, "# Avg bus bandwidth    : %.3f\n", average_busbw(rows));
+  return g_string_free(out, FALSE);
+}
+
+static char *
+sweep_csv(const Sweep *s, const GArray *rows)
+{
+  GString *out = g_string_new("bytes,count,type,time_us,algbw_GBs,busbw_GBs,algorithm,protocol\n");
+  for (guint i = 0; i < rows->len; i++) {
+    const Row *r = &g_array_index(rows, Row, i);
+    g_string_append_printf(out, "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%s,%.3f,%.3f,%.3f,%s,%s\n", r->bytes,
+                           r->count, s->type_name, r->cost.time_us, r->cost.algbw_GBs, r->cost.busbw_GBs,
+                           ddp_algorithm_name(r->cost.algorithm), ddp_protocol_name(r->cost.protocol));
+  }
+  return g_string_free(out, FALSE);
+}
+
+static char *
+sweep_json(const DdpCluster *cluster, const DdpCollective *model, const Sweep *s, const GArray *rows,
+           gboolean explain)
+{
+  DdpJson *j = ddp_json_new();
+  ddp_json_begin_object(j, NULL);
+  ddp_json_string(j, "cluster", cluster->name);
+  ddp_json_int(j, "gpus", (gint64)ddp_collective_gpus(model));
+  ddp_json_int(j, "nodes", (gint64)ddp_collective_nodes(model));
+  ddp_json_string(j, "cost_model", cost_model_name(cluster->nccl.cost_model));
+  ddp_json_string(j, "type", s->type_name);
+  ddp_json_begin_array(j, "rows");
+  for (guint i = 0; i < rows->len; i++) {
+    const Row *r = &g_array_index(rows, Row, i);
+    ddp_json_begin_object(j, NULL);
+    ddp_json_int(j, "bytes", (gint64)r->bytes);
+    ddp_json_int(j, "count", (gint64)r->count);
+    ddp_json_double(j, "time_us", r->cost.time_us, 3);
+    ddp_json_double(j, "algbw_GBs", r->cost.algbw_GBs, 3);
+    ddp_json_double(j, "busbw_GBs", r->cost.busbw_GBs, 3);
+    ddp_json_string(j, "algorithm", ddp_algorithm_name(r->cost.algorithm));
+    ddp_json_string(j, "protocol", ddp_protocol_name(r->cost.protocol));
+    ddp_json_end_object(j);
+  }
+  ddp_json_end_array(j);
+  ddp_json_double(j, "avg_busbw_GBs", average_busbw(rows), 3);
+  if (explain)
+    explain_json(j, model);
+  ddp_json_end_object(j);
+  return ddp_json_free_to_string(j);
+}
+
+/* ---- --compare ---- */
+
+static char *
+compare_text(const char *path, const GPtrArray *curves)
+{
+  GString *out = g_string_new(NULL);
+  guint points = 0;
+  g_string_append_printf(out, "# ddpsim allreduce --compare %s\n"
+                              "# error = predicted / measured busbw - 1; busbw recomputed from bytes and time\n",
+                         path);
+  for (guint c = 0; c < curves->len; c++) {
+    const DdpCompareCurve *cv = curves->pdata[c];
+    g_string_append_printf(out, "#\n# curve %u: %s\n#   %" G_GUINT64_FORMAT " GPUs, %" G_GUINT64_FORMAT
+                                " node%s, cluster %s; source: %s\n",
+                           c + 1, cv->system, cv->gpus, cv->nodes, cv->nodes == 1 ? "" : "s", cv->cluster, cv->source);
+    g_string_append(out, "#         size   meas time   pred time  meas busbw  pred busbw    error  algorithm  protocol\n"
+                         "#          (B)        (us)        (us)      (GB/s)      (GB/s)      (%)\n");
+    for (guint i = 0; i < cv->points->len; i++) {
+      const DdpComparePoint *p = &g_array_index(cv->points, DdpComparePoint, i);
+      g_string_append_printf(out, "%14" G_GUINT64_FORMAT " %11.2f %11.2f %11.2f %11.2f %+8.1f %10s %9s\n", p->bytes,
+                             p->measured_us, p->predicted.time_us, p->measured_busbw_GBs, p->predicted.busbw_GBs,
+                             100.0 * p->busbw_error, ddp_algorithm_name(p->predicted.algorithm),
+                             ddp_protocol_name(p->predicted.protocol));
+    }
+    g_string_append_printf(out, "# curve %u: median |error| %.1f %% over %u points\n", c + 1,
+                           100.0 * cv->median_abs_error, cv->points->len);
+    points += cv->points->len;
+  }
+  g_string_append_printf(out, "#\n# all curves: median |error| %.1f %% over %u points\n",
+                         100.0 * ddp_compare_median_abs_error(curves), points);
+  return g_string_free(out, FALSE);
+}
+
+static void
+csv_field(GString *out, const char *text)
+{
+  g_string_append_c(out, '"');
+  for (const char *s = text; *s; s++) {
+    if (*s == '"')
+      g_string_append_c(out, '"');
+    g_string_append_c(out, *s);
+  }
+  g_string_append_c(out, '"');
+}
+
+static char *
+compare_csv(const GPtrArray *curves)
+{
+  GString *out = g_string_new("curve,system,cluster,gpus,nodes,bytes,measured_us,predicted_us,measured_busbw_GBs,"
+                              "predicted_busbw_GBs,busbw_error,algorithm,protocol\n");
+  for (guint c = 0; c < curves->len; c++) {
+    const DdpCompareCurve *cv = curves->pdata[c];
+    for (guint i = 0; i < cv->points->len; i++) {
+      const DdpComparePoint *p = &g_array_index(cv->points, DdpComparePoint, i);
+      g_string_append_printf(out, "%u,", c + 1);
+      csv_field(out, cv->system);
+      g_string_append_c(out, ',');
+      csv_field(out, cv->cluster);
+      g_string_append_printf(out, ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+                                  ",%.3f,%.3f,%.3f,%.3f,%.4f,%s,%s\n",
+                             cv->gpus, cv->nodes, p->bytes, p->measured_us, p->predicted.time_us,
+                             p->measured_busbw_GBs, p->predicted.busbw_GBs, p->busbw_error,
+                             ddp_algorithm_name(p->predicted.algorithm), ddp_protocol_name(p->predicted.protocol));
+    }
+  }
+  return g_string_free(out, FALSE);
+}
+
+static char *
+compare_json(const GPtrArray *curves)
+{
+  DdpJson *j = ddp_json_new();
+  ddp_json_begin_object(j, NULL);
+  ddp_json_begin_array(j, "curves");
+  for (guint c = 0; c < curves->len; c++) {
+    const DdpCompareCurve *cv = curves->pdata[c];
+    ddp_json_begin_object(j, NULL);
+    ddp_json_string(j, "system", cv->system);
+    ddp_json_string(j, "source", cv->source);
+    ddp_json_string(j, "cluster", cv->cluster);
+    ddp_json_int(j, "gpus", (gint64)cv->gpus);
+    ddp_json_int(j, "nodes", (gint64)cv->nodes);
+    ddp_json_double(j, "median_abs_error", cv->median_abs_error, 4);
+    ddp_json_begin_array(j, "points");
+    for (guint i = 0; i < cv->points->len; i++) {
+      const DdpComparePoint *p = &g_array_index(cv->points, DdpComparePoint, i);
+      ddp_json_begin_object(j, NULL);
+      ddp_json_int(j, "bytes", (gint64)p->bytes);
+      ddp_json_double(j, "measured_us", p->measured_us, 3);
+      ddp_json_double(j, "time_us", p->predicted.time_us, 3);
+      ddp_json_double(j, "measured_busbw_GBs", p->measured_busbw_GBs, 3);
+      ddp_json_double(j, "busbw_GBs", p->predicted.busbw_GBs, 3);
+      ddp_json_double(j, "busbw_error", p->busbw_error, 4);
+      ddp_json_string(j, "algorithm", ddp_algorithm_name(p->predicted.algorithm));
+      ddp_json_string(j, "protocol", ddp_protocol_name(p->predicted.protocol));
+      ddp_json_end_object(j);
+    }
+    ddp_json_end_array(j);
+    ddp_json_end_object(j);
+  }
+  ddp_json_end_array(j);
+  ddp_json_double(j, "median_abs_error", ddp_compare_median_abs_error(curves), 4);
+  ddp_json_end_object(j);
+  return ddp_json_free_to_string(j);
+}
+
+/* ---- the verb ---- */
+
+static int
+run(int argc, char **argv, AllreduceOptions *o)
+{
+  GOptionEntry own[] = {
+    { "cluster", 0, 0, G_OPTION_ARG_STRING, &o->cluster, "Cluster file or shipped name (default dgx-a100)", "NAME|PATH" },
+    { "gpus", 0, 0, G_OPTION_ARG_STRING, &o->gpus, "Ranks in the communicator (default: one node)", "N" },
+    { "minbytes", 'b', 0, G_OPTION_ARG_STRING, &o->min_bytes, "Smallest size (default 8)", "SIZE" },
+    { "maxbytes", 'e', 0, G_OPTION_ARG_STRING, &o->max_bytes, "Largest size (default 128M)", "SIZE" },
+    { "stepfactor", 'f', 0, G_OPTION_ARG_STRING, &o->step_factor, "Multiply the size by this each row (default 2)", "F" },
+    { "stepbytes", 'i', 0, G_OPTION_ARG_STRING, &o->step_bytes, "Add this to the size each row instead", "SIZE" },
+    { "datatype", 'd', 0, G_OPTION_ARG_STRING, &o->datatype, "Element type for the count column: float, half, bfloat16, double", "TYPE" },
+    { "algo", 0, 0, G_OPTION_ARG_STRING, &o->algo, "ring, tree or auto (overrides the cluster file)", "ALGO" },
+    { "proto", 0, 0, G_OPTION_ARG_STRING, &o->proto, "LL, LL128, Simple or auto (overrides the cluster file)", "PROTO" },
+    { "explain", 0, 0, G_OPTION_ARG_NONE, &o->explain, "Show graphs, NCCL's tuning table, choice by size and the crossover", NULL },
+    { "compare", 0, 0, G_OPTION_ARG_FILENAME, &o->compare, "Predict every row of a measured nccl-tests CSV, side by side", "CSV" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON (rows as DESIGN.md fixes them)", NULL },
+    { "csv", 0, 0, G_OPTION_ARG_NONE, &o->csv, "Print CSV", NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  g_autoptr(GError) error = NULL;
+  if (!ddp_cmd_parse("allreduce", "Collective costs alone, as an nccl-tests all_reduce_perf table.",
+                     allreduce_description, own, NULL, &argc, &argv, NULL, &error))
+    return ddp_cmd_fail("allreduce", error);
+  if (o->json && o->csv) {
+    fail(&error, "%s", "--json and --csv: choose one");
+    return ddp_cmd_fail("allreduce", error);
+  }
+  g_autofree char *text = NULL;
+  if (o->compare) {
+    if (o->cluster || o->gpus || o->algo || o->proto || o->explain) {
+      fail(&error, "%s", "--compare takes clusters and GPU counts from the CSV; drop --cluster, --gpus, --algo, --proto, --explain");
+      return ddp_cmd_fail("allreduce", error);
+    }
+    g_autoptr(GPtrArray) curves = ddp_collective_compare_csv(o->compare, &error);
+    if (!curves)
+      return ddp_cmd_fail("allreduce", error);
+    text = o->json ? compare_json(curves) : o->csv ? compare_csv(curves) : compare_text(o->compare, curves);
+  } else {
+    Sweep sweep;
+    if (!parse_sweep(o, &sweep, &error))
+      return ddp_cmd_fail("allreduce", error);
+    g_autoptr(DdpCluster) cluster = load_cluster(o, &error);
+    if (!cluster)
+      return ddp_cmd_fail("allreduce", error);
+    guint64 gpus = sweep.gpus ? sweep.gpus : (guint64)cluster->gpus_per_node;
+    g_autoptr(DdpCollective) model = ddp_collective_new(cluster, gpus, &error);
+    if (!model)
+      return ddp_cmd_fail("allreduce", error);
+    g_autoptr(GArray) rows = sweep_rows(model, &sweep);
+    text = o->json  ? sweep_json(cluster, model, &sweep, rows, o->explain)
+           : o->csv ? sweep_csv(&sweep, rows)
+                    : sweep_text(cluster, model, &sweep, rows, o->explain);
+  }
+  if (!ddp_cmd_print(text, &error))
+    return ddp_cmd_fail("allreduce", error);
+  return DDP_EXIT_OK;
+}
+
+static void
+options_clear(AllreduceOptions *o)
+{
+  g_free(o->cluster);
+  g_free(o->gpus);
+  g_free(o->min_bytes);
+  g_free(o->max_bytes);
+  g_free(o->step_factor);
+  g_free(o->step_bytes);
+  g_free(o->datatype);
+  g_free(o->algo);
+  g_free(o->proto);
+  g_free(o->compare);
+}
+
+int
+ddp_cmd_allreduce(int argc, char **argv)
+{
+  AllreduceOptions options = { 0 };
+  int status = run(argc, argv, &options);
+  options_clear(&options);
+  return status;
+}

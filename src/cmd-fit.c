@@ -1,0 +1,302 @@
+/* cmd-fit — `ddpsim fit --db calib.db`: fits AllReduce latency/bandwidth per algorithm × protocol
+ * and per-kind kernel efficiencies to what ddpsim-calibrate measured (fit.c), prints them with
+ * their residuals and stores them in the same database, where `--calibration DB` finds them. */
+#include "cmd.h"
+#include "calibdb.h"
+#include "fit.h"
+#include "jsonout.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  char *db;
+  char **runs;
+  char *gpu;
+  gboolean no_store, json, csv, residuals;
+} FitOptions;
+
+static void
+fit_options_clear(FitOptions *o)
+{
+  g_free(o->db);
+  g_strfreev(o->runs);
+  g_free(o->gpu);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(FitOptions, fit_options_clear)
+
+static char *
+human_bytes(gint64 bytes)
+{
+  static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+  int u = 0;
+  double v = (double)bytes;
+  while (v >= 1024 && u < 4 && fmod(v, 1024) == 0) {
+    v /= 1024;
+    u++;
+  }
+  return g_strdup_printf("%.0f %s", v, units[u]);
+}
+
+static double
+percent(double rel)
+{
+  return 100.0 * rel;
+}
+
+static char *
+fit_text(const DdpFit *fit, const char *path, gboolean stored, gboolean with_residuals)
+{
+  GString *s = g_string_new(NULL);
+  const DdpCalibFit *h = ddp_fit_header(fit);
+  g_string_append_printf(s, "Calibration fit%s of %s: run%s %s, %s", stored ? "" : " (not stored)", path,
+                         strchr(h->runs, ',') ? "s" : "", h->runs, h->gpu_name);
+  if (h->gpu_spec && *h->gpu_spec)
+    g_string_append_printf(s, " (efficiencies against the built-in %s spec)\n", h->gpu_spec);
+  else
+    g_string_append(s, "\n  GPU not recognised: efficiencies not computed (pass --gpu NAME to name its spec)\n");
+
+  guint n;
+  const DdpCalibAllreduceFit *ar = ddp_fit_allreduce_rows(fit, &n);
+  g_string_append(s, "\nAllReduce: t(S) = alpha + S / algbw  (least squares on relative error)\n");
+  if (n == 0) {
+    g_string_append(s, "  no AllReduce points\n");
+  } else {
+    g_string_append_printf(s, "%-10s %-8s %6s %6s %10s %11s %11s %7s %-18s %7s %7s\n", "algorithm", "protocol",
+                           "ranks", "nodes", "alpha_us", "algbw_GBs", "busbw_GBs", "points", "sizes", "rms_%",
+                           "max_%");
+    for (guint i = 0; i < n; i++) {
+      g_autofree char *lo = human_bytes(ar[i].min_bytes), *hi = human_bytes(ar[i].max_bytes);
+      g_autofree char *sizes = g_strdup_printf("%s – %s", lo, hi);
+      g_string_append_printf(s, "%-10s %-8s %6d %6d %10.2f ", ar[i].algorithm, ar[i].protocol, ar[i].ranks,
+                             ar[i].nodes, ar[i].alpha_us);
+      if (ar[i].algbw_GBs > 0)
+        g_string_append_printf(s, "%11.2f %11.2f", ar[i].algbw_GBs, ar[i].busbw_GBs);
+      else
+        g_string_append_printf(s, "%11s %11s", "-", "-");
+      g_string_append_printf(s, " %7d %-18s %7.2f %7.2f\n", ar[i].n_points, sizes, percent(ar[i].rms_rel),
+                             percent(ar[i].max_rel));
+    }
+    for (guint i = 0; i < n; i++)
+      if (ar[i].ranks < 2) {
+        g_string_append(s, "  (one rank: only the launch latency is measured; multi-GPU points are absent)\n");
+        break;
+      }
+  }
+
+  const DdpCalibKernelFit *k = ddp_fit_kernel_rows(fit, &n);
+  g_string_append(s, "\nKernels: t(W) = overhead + W / rate  (W = FLOPs for conv/linear, bytes otherwise)\n");
+  if (n == 0) {
+    g_string_append(s, "  no kernel points\n");
+  } else {
+    g_string_append_printf(s, "%-12s %-9s %17s %11s %12s %7s %7s %7s\n", "kind", "precision", "rate",
+                           "efficiency", "overhead_us", "points", "rms_%", "max_%");
+    for (guint i = 0; i < n; i++) {
+      gboolean flops = g_strcmp0(k[i].basis, "flops") == 0;
+      g_autofree char *rate = g_strdup_printf("%.1f %s", k[i].rate, flops ? "TFLOP/s" : "GB/s");
+      g_autofree char *eff = isfinite(k[i].efficiency) ? g_strdup_printf("%.1f %%", 100 * k[i].efficiency)
+                                                       : g_strdup("-");
+      g_string_append_printf(s, "%-12s %-9s %17s %11s %12.2f %7d %7.2f %7.2f\n", k[i].layer_kind, k[i].precision,
+                             rate, eff, k[i].overhead_us, k[i].n_points, percent(k[i].rms_rel),
+                             percent(k[i].max_rel));
+    }
+  }
+  ddp_fit_layer_rows(fit, &n);
+  g_string_append_printf(s, "\nLayers: %u measured (signature, precision, batch) times; --json lists them.\n", n);
+
+  if (with_residuals) {
+    const DdpCalibResidual *r = ddp_fit_residual_rows(fit, &n);
+    g_string_append_printf(s, "\nResiduals\n%-9s %-32s %16s %12s %12s %8s\n", "model", "key", "x", "measured_us",
+                           "fitted_us", "rel_%");
+    for (guint i = 0; i < n; i++)
+      g_string_append_printf(s, "%-9s %-32s %16.6g %12.3f %12.3f %8.2f\n", r[i].model, r[i].key, r[i].x,
+                             r[i].measured_us, r[i].fitted_us, percent(r[i].rel));
+  }
+  return g_string_free(s, FALSE);
+}
+
+static char *
+fit_json(const DdpFit *fit, gboolean with_residuals)
+{
+  DdpJson *j = ddp_json_new();
+  const DdpCalibFit *h = ddp_fit_header(fit);
+  ddp_json_begin_object(j, NULL);
+  ddp_json_int(j, "fit_id", h->id);
+  ddp_json_string(j, "runs", h->runs);
+  ddp_json_string(j, "gpu_name", h->gpu_name);
+  ddp_json_string(j, "gpu_spec", h->gpu_spec);
+  guint n;
+  const DdpCalibAllreduceFit *ar = ddp_fit_allreduce_rows(fit, &n);
+  ddp_json_begin_array(j, "allreduce");
+  for (guint i = 0; i < n; i++) {
+    ddp_json_begin_object(j, NULL);
+    ddp_json_string(j, "algorithm", ar[i].algorithm);
+    ddp_json_string(j, "protocol", ar[i].protocol);
+    ddp_json_int(j, "ranks", ar[i].ranks);
+    ddp_json_int(j, "nodes", ar[i].nodes);
+    ddp_json_double(j, "alpha_us", ar[i].alpha_us, 3);
+    ddp_json_double(j, "algbw_GBs", ar[i].algbw_GBs, 3);
+    ddp_json_double(j, "busbw_GBs", ar[i].busbw_GBs, 3);
+    ddp_json_int(j, "points", ar[i].n_points);
+    ddp_json_int(j, "min_bytes", ar[i].min_bytes);
+    ddp_json_int(j, "max_bytes", ar[i].max_bytes);
+    ddp_json_double(j, "rms_rel", ar[i].rms_rel, 5);
+    ddp_json_double(j, "max_rel", ar[i].max_rel, 5);
+    ddp_json_end_object(j);
+  }
+  ddp_json_end_array(j);
+  const DdpCalibKernelFit *k = ddp_fit_kernel_rows(fit, &n);
+  ddp_json_begin_array(j, "kernels");
+  for (guint i = 0; i < n; i++) {
+    ddp_json_begin_object(j, NULL);
+    ddp_json_string(j, "kind", k[i].layer_kind);
+    ddp_json_string(j, "precision", k[i].precision);
+    ddp_json_string(j, "basis", k[i].basis);
+    ddp_json_double(j, g_strcmp0(k[i].basis, "flops") == 0 ? "tflops" : "GBs", k[i].rate, 3);
+    ddp_json_double(j, "efficiency", k[i].efficiency, 4);
+    ddp_json_double(j, "overhead_us", k[i].overhead_us, 3);
+    ddp_json_int(j, "points", k[i].n_points);
+    ddp_json_double(j, "rms_rel", k[i].rms_rel, 5);
+    ddp_json_double(j, "max_rel", k[i].max_rel, 5);
+    ddp_json_end_object(j);
+  }
+  ddp_json_end_array(j);
+  const DdpCalibLayerFit *l = ddp_fit_layer_rows(fit, &n);
+  ddp_json_begin_array(j, "layers");
+  for (guint i = 0; i < n; i++) {
+    ddp_json_begin_object(j, NULL);
+    ddp_json_string(j, "signature", l[i].signature);
+    ddp_json_string(j, "kind", l[i].layer_kind);
+    ddp_json_string(j, "layer", l[i].layer);
+    ddp_json_string(j, "precision", l[i].precision);
+    ddp_json_double(j, "batch", l[i].batch_size, 3);
+    ddp_json_double(j, "forward_us", l[i].forward_us >= 0 ? l[i].forward_us : NAN, 3);
+    ddp_json_double(j, "backward_us", l[i].backward_us, 3);
+    ddp_json_end_object(j);
+  }
+  ddp_json_end_array(j);
+  if (with_residuals) {
+    const DdpCalibResidual *r = ddp_fit_residual_rows(fit, &n);
+    ddp_json_begin_array(j, "residuals");
+    for (guint i = 0; i < n; i++) {
+      ddp_json_begin_object(j, NULL);
+      ddp_json_string(j, "model", r[i].model);
+      ddp_json_string(j, "key", r[i].key);
+      ddp_json_double(j, "x", r[i].x, 3);
+      ddp_json_double(j, "measured_us", r[i].measured_us, 3);
+      ddp_json_double(j, "fitted_us", r[i].fitted_us, 3);
+      ddp_json_double(j, "rel", r[i].rel, 5);
+      ddp_json_end_object(j);
+    }
+    ddp_json_end_array(j);
+  }
+  ddp_json_end_object(j);
+  return ddp_json_free_to_string(j);
+}
+
+/* CSV: the two fitted tables, each with its header, separated by an empty line. */
+static char *
+fit_csv(const DdpFit *fit)
+{
+  GString *s = g_string_new("algorithm,protocol,ranks,nodes,alpha_us,algbw_GBs,busbw_GBs,points,min_bytes,"
+                            "max_bytes,rms_rel,max_rel\n");
+  guint n;
+  const DdpCalibAllreduceFit *ar = ddp_fit_allreduce_rows(fit, &n);
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf(s, "%s,%s,%d,%d,%.3f,%.3f,%.3f,%d,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%.5f,%.5f\n",
+                           ar[i].algorithm, ar[i].protocol, ar[i].ranks, ar[i].nodes, ar[i].alpha_us,
+                           ar[i].algbw_GBs, ar[i].busbw_GBs, ar[i].n_points, ar[i].min_bytes, ar[i].max_bytes,
+                           ar[i].rms_rel, ar[i].max_rel);
+  g_string_append(s, "\nkind,precision,basis,rate,efficiency,overhead_us,points,rms_rel,max_rel\n");
+  const DdpCalibKernelFit *k = ddp_fit_kernel_rows(fit, &n);
+  for (guint i = 0; i < n; i++) {
+    g_string_append_printf(s, "%s,%s,%s,%.3f,", k[i].layer_kind, k[i].precision, k[i].basis, k[i].rate);
+    if (isfinite(k[i].efficiency))
+      g_string_append_printf(s, "%.4f", k[i].efficiency);
+    g_string_append_printf(s, ",%.3f,%d,%.5f,%.5f\n", k[i].overhead_us, k[i].n_points, k[i].rms_rel, k[i].max_rel);
+  }
+  return g_string_free(s, FALSE);
+}
+
+/* Parses the --run values into ids; FALSE with DDP_CMD_ERROR on a malformed one. */
+static gboolean
+parse_runs(char **runs, GArray *ids, GError **error)
+{
+  for (guint i = 0; runs && runs[i]; i++) {
+    g_auto(GStrv) parts = g_strsplit(runs[i], ",", -1);
+    for (guint j = 0; parts[j]; j++) {
+      gint64 id;
+      g_autoptr(GError) local = NULL;
+      if (!g_ascii_string_to_signed(g_strstrip(parts[j]), 10, 1, G_MAXINT64, &id, &local)) {
+        g_set_error(error, DDP_CMD_ERROR, 0, "--run: \"%s\" is not a run id (see ddpsim-calibrate --list)", parts[j]);
+        return FALSE;
+      }
+      g_array_append_val(ids, id);
+    }
+  }
+  return TRUE;
+}
+
+/**
+ * ddp_cmd_fit:
+ * `ddpsim fit --db FILE [--run ID]… [--gpu NAME] [--no-store] [--residuals] [--json|--csv]`.
+ * Returns: the exit status (0; 2 for a missing, foreign, corrupt or empty database, a bad option
+ * or an unknown run; 1 for a failure to write).
+ */
+int
+ddp_cmd_fit(int argc, char **argv)
+{
+  g_auto(FitOptions) o = { 0 };
+  GOptionEntry entries[] = {
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &o.db, "calibration database written by ddpsim-calibrate", "FILE" },
+    { "run", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.runs, "fit these runs (repeatable or comma-separated; default: the newest with data)", "ID" },
+    { "gpu", 0, 0, G_OPTION_ARG_STRING, &o.gpu, "built-in GPU spec the efficiencies refer to (default: recognised from the device name)", "NAME" },
+    { "no-store", 0, 0, G_OPTION_ARG_NONE, &o.no_store, "print the fit without storing it", NULL },
+    { "residuals", 0, 0, G_OPTION_ARG_NONE, &o.residuals, "list each point against its fitted value", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "JSON output", NULL },
+    { "csv", 0, 0, G_OPTION_ARG_NONE, &o.csv, "CSV output (AllReduce table, empty line, kernel table)", NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  g_autoptr(GError) error = NULL;
+  if (!ddp_cmd_parse("fit", "Fit latency/bandwidth and efficiencies to calibration measurements.",
+                     "The fit is stored in the database; `--calibration FILE` on any verb uses the newest one.",
+                     entries, NULL, &argc, &argv, NULL, &error))
+    return ddp_cmd_fail("fit", error);
+  if (!o.db) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--db FILE is required (a database written by ddpsim-calibrate)");
+    return ddp_cmd_fail("fit", error);
+  }
+  if (o.json && o.csv) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--json and --csv exclude each other");
+    return ddp_cmd_fail("fit", error);
+  }
+  g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
+  if (!parse_runs(o.runs, ids, &error))
+    return ddp_cmd_fail("fit", error);
+  /* Never create a database here: a typo would leave an empty file behind. */
+  if (!g_file_test(o.db, G_FILE_TEST_EXISTS)) {
+    g_set_error(&error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_OPEN, "%s: no such file", o.db);
+    return ddp_cmd_fail("fit", error);
+  }
+  g_autoptr(DdpCalibDb) db = ddp_calibdb_open(o.db, o.no_store ? DDP_CALIBDB_READ : DDP_CALIBDB_WRITE, &error);
+  if (!db)
+    return ddp_cmd_fail("fit", error);
+  g_autoptr(DdpFit) fit = ddp_fit_from_db(db, (const gint64 *)(void *)ids->data, ids->len, o.gpu, &error);
+  if (!fit)
+    return ddp_cmd_fail("fit", error);
+  if (!o.no_store && ddp_fit_store(fit, db, &error) == 0)
+    return ddp_cmd_fail("fit", error);
+  g_autofree char *out = o.json ? fit_json(fit, o.residuals)
+                        : o.csv ? fit_csv(fit)
+                                : fit_text(fit, o.db, !o.no_store, o.residuals);
+  if (!o.json && !o.csv && !o.no_store) {
+    g_autofree char *tail = g_strdup_printf("%sStored as fit %" G_GINT64_FORMAT " in %s.\n", out,
+                                            ddp_fit_header(fit)->id, o.db);
+    g_free(out);
+    out = g_steal_pointer(&tail);
+  }
+  if (!ddp_cmd_print(out, &error))
+    return ddp_cmd_fail("fit", error);
+  return DDP_EXIT_OK;
+}

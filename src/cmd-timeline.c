@@ -1,0 +1,380 @@
+/* cmd-timeline — `ddpsim timeline [SCENARIO] -o FILE.png|FILE.svg [--trace FILE.json]`: one
+ * steady-state iteration as a Gantt chart (plots/timeline.gp, drawn by gnuplot) and/or a Chrome
+ * trace for Perfetto (trace.h).  The chart has a compute lane per shown rank (forward and backward
+ * per layer, hook casts, waits, finalize, optimizer), one NCCL lane (one bar per bucket AllReduce,
+ * labelled with index and size; a marker where the bucket became ready on the last rank), and the
+ * exposed-communication tail — from the slowest rank's end of backward to the end of the last
+ * AllReduce — shaded.
+ *
+ * Which ranks are shown: rank 0; with --ranks K (and per-rank stragglers) also the K slowest and K
+ * fastest ranks of the reported iteration, by when they finished backward — that moment, not the
+ * compute factor alone, is what holds a collective back, and it includes hiccup delays.  Finding
+ * them takes a first simulation without timelines (O(ranks × buckets) like any other), whose
+ * per-rank backward ends (DdpResult.backward_end_ns) choose the ranks a second, identical
+ * simulation then records: recording every rank's timeline at 131 072 GPUs would cost gigabytes. */
+#include "cmd.h"
+
+#include "collective.h"
+#include "ddp.h"
+#include "plot.h"
+#include "trace.h"
+
+#include <string.h>
+
+#define MAX_RANKS_K 16
+
+typedef struct {
+  DdpCliOptions cli;
+  char *output, *trace, *ranks, *plot_data;
+} TimelineOptions;
+
+static const char timeline_description[] =
+  "Simulates the configuration and draws its last steady-state iteration.  -o FILE.png or\n"
+  "FILE.svg renders plots/timeline.gp with gnuplot ($DDPSIM_GNUPLOT, else gnuplot on $PATH);\n"
+  "--plot-data DIR keeps the data files and params.gp so that `gnuplot DIR/params.gp SCRIPT`\n"
+  "redraws it with your own style.  --trace FILE.json writes a Chrome trace-event file: open it\n"
+  "at https://ui.perfetto.dev or chrome://tracing.  Outputs are replaced atomically: a failed run\n"
+  "leaves no partial file.";
+
+/* One shown rank and why. */
+typedef struct {
+  guint64 rank;
+  gint64 backward_end;   /* ns from the iteration start; for ordering lanes */
+  const char *role;      /* "slowest", "fastest" or NULL */
+} Shown;
+
+static gint
+compare_shown(gconstpointer a, gconstpointer b)
+{
+  const Shown *x = a, *y = b;
+  if (x->backward_end != y->backward_end)
+    return x->backward_end > y->backward_end ? -1 : 1;   /* slowest first */
+  return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static gboolean
+is_shown(const GArray *shown, guint64 rank)
+{
+  for (guint i = 0; i < shown->len; i++)
+    if (g_array_index(shown, Shown, i).rank == rank)
+      return TRUE;
+  return FALSE;
+}
+
+/* Adds the @k slowest (@slowest) or fastest ranks of @ends[n] not yet shown; ties go to the lower
+ * rank.  K passes over the ranks: K <= 16, so this is cheaper than sorting 131 072 ranks. */
+static void
+add_extremes(GArray *shown, const gint64 *ends, guint64 n, guint k, gboolean slowest)
+{
+  for (guint pass = 0; pass < k; pass++) {
+    gboolean found = FALSE;
+    guint64 best = 0;
+    for (guint64 r = 0; r < n; r++) {
+      gboolean better = !found || (slowest ? ends[r] > ends[best] : ends[r] < ends[best]);
+      if (better && !is_shown(shown, r)) {
+        best = r;
+        found = TRUE;
+      }
+    }
+    if (!found)
+      return;
+    Shown s = { best, ends[best], pass == 0 ? (slowest ? "slowest" : "fastest") : NULL };
+    g_array_append_val(shown, s);
+  }
+}
+
+/* The ranks to watch, in lane order.  @probe is a simulation of the same scenario (its
+ * backward_end_ns), or NULL when every rank behaves the same. */
+static GArray *
+choose_ranks(const DdpResult *probe, guint k)
+{
+  GArray *shown = g_array_new(FALSE, FALSE, sizeof(Shown));
+  Shown zero = { 0, probe ? probe->backward_end_ns[0] : 0, NULL };
+  g_array_append_val(shown, zero);
+  if (probe && k > 0) {
+    add_extremes(shown, probe->backward_end_ns, probe->gpus, k, TRUE);
+    add_extremes(shown, probe->backward_end_ns, probe->gpus, k, FALSE);
+    g_array_sort(shown, compare_shown);
+  }
+  return shown;
+}
+
+static double
+ns_ms(gint64 ns)
+{
+  return (double)ns / 1e6;
+}
+
+/* Layer and bucket names go into double-quoted data-file fields, which have no escapes. */
+static void
+append_field(GString *out, const char *text)
+{
+  g_string_append_c(out, '"');
+  for (const char *p = text; *p; p++)
+    g_string_append_c(out, *p == '"' || *p == '\n' ? '\'' : *p);
+  g_string_append_c(out, '"');
+}
+
+static char *
+describe(const DdpScenario *s, const DdpResult *r)
+{
+  const DdpSetup *t = &s->setup;
+  GString *out = g_string_new(NULL);
+  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPU%s (%" G_GUINT64_FORMAT " node%s), batch %g/GPU",
+                         s->model->name, s->cluster->name, r->gpus, r->gpus == 1 ? "" : "s", r->nodes,
+                         r->nodes == 1 ? "" : "s", t->batch);
+  if (t->accumulate > 1)
+    g_string_append_printf(out, " x %u micro-steps", t->accumulate);
+  g_string_append_printf(out, ", %s, bucket_cap_mb %g", ddp_precision_name(t->precision), t->buckets.bucket_cap_mb);
+  if (t->comm_hook != DDP_HOOK_NONE)
+    g_string_append_printf(out, ", %s hook", ddp_comm_hook_name(t->comm_hook));
+  if (!ddp_stragglers_is_none(s->stragglers)) {
+    g_autofree char *spec = ddp_stragglers_to_string(s->stragglers);
+    g_string_append_printf(out, ", stragglers %s (seed %" G_GUINT64_FORMAT ")", spec, t->seed);
+  }
+  return g_string_free(out, FALSE);
+}
+
+/* The reported iteration's exposed-communication tail: the slowest rank's end of backward to the
+ * end of the last AllReduce (empty when that ended first). */
+static void
+exposed_tail(const DdpResult *r, gint64 *start, gint64 *end)
+{
+  guint64 n = r->collapsed_ranks ? 1 : r->gpus;
+  *start = G_MININT64;
+  for (guint64 i = 0; i < n; i++)
+    *start = MAX(*start, r->backward_end_ns[i]);
+  *end = *start;
+  for (guint b = 0; b < r->n_buckets; b++)
+    *end = MAX(*end, r->buckets[b].end_ns);
+}
+
+static char *
+lane_label(const DdpRankTimeline *t, const Shown *s)
+{
+  return g_strdup_printf("rank %" G_GUINT64_FORMAT " x%.3f%s%s", t->rank, t->factor, s->role ? "\n" : "",
+                         s->role ? s->role : "");
+}
+
+static gboolean
+render_plot(const TimelineOptions *opts, const DdpScenario *s, const DdpResult *r, const GArray *shown,
+            GError **error)
+{
+  g_autoptr(DdpPlot) plot = ddp_plot_new("timeline");
+  g_autofree char *setup = describe(s, r);
+  gint64 tail_start, tail_end;
+  exposed_tail(r, &tail_start, &tail_end);
+  g_autofree char *title = g_strdup_printf("%s\nsteady-state iteration %u: %.3f ms   (mean %.3f ms, exposed "
+                                           "communication %.3f ms, overlap %.1f %%)",
+                                           setup, r->iterations, ns_ms(r->reported_iteration_ns), r->mean_ms,
+                                           r->exposed_comm_ms, 100.0 * r->overlap);
+  ddp_plot_set_string(plot, "plot_title", title);
+
+  g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; i < r->n_timelines; i++)
+    g_ptr_array_add(labels, lane_label(&r->timelines[i], &g_array_index(shown, Shown, i)));
+  g_ptr_array_add(labels, g_strdup(r->gpus > 1 ? "NCCL stream\n(all ranks)" : "NCCL stream"));
+  ddp_plot_set_strings(plot, "lane_labels", (const char *const *)labels->pdata, labels->len);
+
+  GString *segments = g_string_new("# lane start_ms end_ms kind layer name\n");
+  GString *kinds = g_string_new(" ");
+  gint64 x_min = 0;
+  for (guint i = 0; i < r->n_timelines; i++) {
+    const GArray *segs = r->timelines[i].segments;
+    for (guint k = 0; k < segs->len; k++) {
+      const DdpSegment *g = &g_array_index(segs, DdpSegment, k);
+      if (g->end_ns <= g->start_ns)
+        continue;
+      int next = k + 1 < segs->len ? (int)g_array_index(segs, DdpSegment, k + 1).kind : -1;
+      const char *kind = ddp_trace_segment_category(g, next);
+      g_autofree char *marked = g_strdup_printf(" %s ", kind);
+      if (!strstr(kinds->str, marked))
+        g_string_append_printf(kinds, "%s ", kind);
+      x_min = MIN(x_min, g->start_ns);
+      g_string_append_printf(segments, "%u %.6f %.6f %s %d ", i, ns_ms(g->start_ns), ns_ms(g->end_ns), kind,
+                             g->kind == DDP_SEGMENT_FORWARD || g->kind == DDP_SEGMENT_BACKWARD ? g->index : 0);
+      append_field(segments, ddp_trace_segment_name(s->model, g, next));
+      g_string_append_c(segments, '\n');
+    }
+  }
+  GString *buckets = g_string_new("# index start_ms end_ms ready_ms launch_ms bytes label\n");
+  for (guint b = 0; b < r->n_buckets; b++) {
+    const DdpBucketSchedule *k = &r->buckets[b];
+    double mib = (double)k->bytes / 1048576.0;
+    g_autofree char *label = g_strdup_printf("%u: %.*f MiB", k->index, mib >= 10 ? 0 : mib >= 1 ? 1 : 2, mib);
+    g_string_append_printf(buckets, "%u %.6f %.6f %.6f %.6f %" G_GUINT64_FORMAT " ", k->index, ns_ms(k->start_ns),
+                           ns_ms(k->end_ns), ns_ms(k->ready_ns), ns_ms(k->launch_ns), k->bytes);
+    append_field(buckets, label);
+    g_string_append_c(buckets, '\n');
+    x_min = MIN(x_min, k->ready_ns);
+  }
+  ddp_plot_set_string(plot, "kinds", kinds->str);
+  ddp_plot_set_number(plot, "x_min_ms", ns_ms(x_min));
+  ddp_plot_set_number(plot, "iteration_ms", ns_ms(r->reported_iteration_ns));
+  ddp_plot_set_number(plot, "exposed_start_ms", ns_ms(tail_start));
+  ddp_plot_set_number(plot, "exposed_end_ms", ns_ms(tail_end));
+  ddp_plot_set_data(plot, "segments", segments->str);
+  ddp_plot_set_data(plot, "buckets", buckets->str);
+  g_string_free(segments, TRUE);
+  g_string_free(kinds, TRUE);
+  g_string_free(buckets, TRUE);
+  return ddp_plot_render(plot, opts->output, opts->plot_data, error);
+}
+
+/* The directory @path would be written in must exist (checked before simulating). */
+static gboolean
+check_output_dir(const char *flag, const char *path, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname(path);
+  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    g_set_error(error, DDP_CMD_ERROR, 0, "%s: \"%s\": directory \"%s\" does not exist", flag, path, dir);
+    return FALSE;
+  }
+  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+    g_set_error(error, DDP_CMD_ERROR, 0, "%s: \"%s\" is a directory", flag, path);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+check_options(const TimelineOptions *opts, guint *k, GError **error)
+{
+  if (!opts->output && !opts->trace) {
+    g_set_error(error, DDP_CMD_ERROR, 0, "nothing to write: give -o FILE.png|FILE.svg and/or --trace FILE.json");
+    return FALSE;
+  }
+  if (opts->plot_data && !opts->output) {
+    g_set_error(error, DDP_CMD_ERROR, 0, "--plot-data: only with -o (it keeps the chart's data files)");
+    return FALSE;
+  }
+  guint64 ranks = 0;
+  if (opts->ranks && !g_ascii_string_to_unsigned(opts->ranks, 10, 1, MAX_RANKS_K, &ranks, NULL)) {
+    g_set_error(error, DDP_CMD_ERROR, 0, "--ranks: \"%s\" must be an integer from 1 to %d", opts->ranks, MAX_RANKS_K);
+    return FALSE;
+  }
+  *k = (guint)ranks;
+  if (opts->output) {
+    DdpPlotFormat format;
+    if (!ddp_plot_format_from_path(opts->output, "-o", &format, error) ||
+        !check_output_dir("-o", opts->output, error))
+      return FALSE;
+    /* no gnuplot, no point in simulating: fail now, before any output exists */
+    g_autofree char *gnuplot = ddp_plot_find_gnuplot(error);
+    g_autofree char *script = gnuplot ? ddp_plot_find_script("timeline", error) : NULL;
+    if (!script)
+      return FALSE;
+  }
+  if (opts->trace && !check_output_dir("--trace", opts->trace, error))
+    return FALSE;
+  if (opts->output && opts->trace) {
+    g_autofree char *a = g_canonicalize_filename(opts->output, NULL);
+    g_autofree char *b = g_canonicalize_filename(opts->trace, NULL);
+    if (strcmp(a, b) == 0) {
+      g_set_error(error, DDP_CMD_ERROR, 0, "-o and --trace name the same file \"%s\"", opts->output);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static char *
+summary(const TimelineOptions *opts, const DdpScenario *s, const DdpResult *r, const GArray *shown, guint k)
+{
+  GString *out = g_string_new(NULL);
+  g_autofree char *setup = describe(s, r);
+  gint64 tail_start, tail_end;
+  exposed_tail(r, &tail_start, &tail_end);
+  g_string_append_printf(out, "%s\n", setup);
+  g_string_append_printf(out, "  iteration %u (steady state)   %.3f ms   %u bucket%s   exposed communication %.3f ms\n",
+                         r->iterations, ns_ms(r->reported_iteration_ns), r->n_buckets, r->n_buckets == 1 ? "" : "s",
+                         ns_ms(tail_end - tail_start));
+  g_string_append(out, "  ranks shown     ");
+  for (guint i = 0; i < shown->len; i++) {
+    const Shown *w = &g_array_index(shown, Shown, i);
+    g_string_append_printf(out, "%s%" G_GUINT64_FORMAT " (x%.3f%s%s)", i ? ", " : "", w->rank,
+                           r->timelines[i].factor, w->role ? ", " : "", w->role ? w->role : "");
+  }
+  if (k > 0 && r->collapsed_ranks)
+    g_string_append(out, "   (every rank behaves the same: no per-rank stragglers)");
+  g_string_append_c(out, '\n');
+  if (opts->output)
+    g_string_append_printf(out, "  wrote %s\n", opts->output);
+  if (opts->plot_data)
+    g_string_append_printf(out, "  plot data in %s (redraw: gnuplot %s/params.gp timeline.gp)\n", opts->plot_data,
+                           opts->plot_data);
+  if (opts->trace)
+    g_string_append_printf(out, "  wrote %s (open at https://ui.perfetto.dev)\n", opts->trace);
+  return g_string_free(out, FALSE);
+}
+
+static int
+run(int argc, char **argv, TimelineOptions *opts)
+{
+  GOptionEntry own[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opts->output, "Draw the Gantt chart into FILE (.png or .svg)", "FILE" },
+    { "trace", 0, 0, G_OPTION_ARG_FILENAME, &opts->trace, "Write a Chrome trace-event JSON (Perfetto) into FILE", "FILE" },
+    { "ranks", 0, 0, G_OPTION_ARG_STRING, &opts->ranks,
+      "Also show the K slowest and K fastest ranks (with per-rank stragglers; K <= 16)", "K" },
+    { "plot-data", 0, 0, G_OPTION_ARG_FILENAME, &opts->plot_data,
+      "Keep the chart's data files and params.gp in DIR (to restyle with gnuplot)", "DIR" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  g_autoptr(GError) error = NULL;
+  const char *scenario_path = NULL;
+  if (!ddp_cmd_parse("timeline", "Draw one simulated DDP iteration: gnuplot Gantt chart, Perfetto trace.",
+                     timeline_description, own, &opts->cli, &argc, &argv, &scenario_path, &error))
+    return ddp_cmd_fail("timeline", error);
+  guint k = 0;
+  if (!check_options(opts, &k, &error))
+    return ddp_cmd_fail("timeline", error);
+  g_autoptr(DdpScenario) scenario = ddp_scenario_load(scenario_path, &opts->cli, TRUE, &error);
+  if (!scenario)
+    return ddp_cmd_fail("timeline", error);
+
+  g_autoptr(DdpResult) probe = NULL;
+  if (k > 0 && !ddp_stragglers_is_uniform(scenario->stragglers)) {
+    DdpRunOptions probe_options = { .skip_single_gpu = TRUE };
+    if (!(probe = ddp_simulate(scenario, &probe_options, &error)))
+      return ddp_cmd_fail("timeline", error);
+  }
+  g_autoptr(GArray) shown = choose_ranks(probe, k);
+  g_autofree guint64 *watch = g_new(guint64, shown->len);
+  for (guint i = 0; i < shown->len; i++)
+    watch[i] = g_array_index(shown, Shown, i).rank;
+  DdpRunOptions options = { .watch_ranks = watch, .n_watch_ranks = shown->len };
+  g_autoptr(DdpResult) result = ddp_simulate(scenario, &options, &error);
+  if (!result)
+    return ddp_cmd_fail("timeline", error);
+
+  /* the chart first: when gnuplot fails nothing at all has been written */
+  if (opts->output && !render_plot(opts, scenario, result, shown, &error))
+    return ddp_cmd_fail("timeline", error);
+  if (opts->trace) {
+    g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < shown->len; i++) {
+      const Shown *w = &g_array_index(shown, Shown, i);
+      g_ptr_array_add(labels, g_strdup_printf("%s%sx%.3f", w->role ? w->role : "", w->role ? ", " : "",
+                                              result->timelines[i].factor));
+    }
+    if (!ddp_trace_write(opts->trace, scenario, result, (const char *const *)labels->pdata, &error))
+      return ddp_cmd_fail("timeline", error);
+  }
+  g_autofree char *text = summary(opts, scenario, result, shown, k);
+  if (!ddp_cmd_print(text, &error))
+    return ddp_cmd_fail("timeline", error);
+  return DDP_EXIT_OK;
+}
+
+int
+ddp_cmd_timeline(int argc, char **argv)
+{
+  TimelineOptions options = { 0 };
+  int status = run(argc, argv, &options);
+  ddp_cli_options_clear(&options.cli);
+  g_free(options.output);
+  g_free(options.trace);
+  g_free(options.ranks);
+  g_free(options.plot_data);
+  return status;
+}

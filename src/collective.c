@@ -1,0 +1,976 @@
+/* collective — what one NCCL AllReduce (or Broadcast) costs on a cluster (see collective.h).
+ *
+ * Two models, chosen by cluster->nccl.cost_model:
+ *
+ *  NCCL (default) — NCCL's own tuning model, research §2, from NVIDIA/nccl src/graph/tuning.cc
+ *    (ncclTopoTuneModel, ncclTopoGetAlgoTime and the ncclTunerConstantsDefaults table) and
+ *    src/enqueue.cc (topoGetAlgoInfo: argmin of predicted time over algorithm × protocol):
+ *        t(S) = lat[a][p] + S / (1000 · algBw[a][p])      µs, S in bytes, algBw in GB/s
+ *    NCCL feeds that model with the (nChannels, bwIntra, bwInter) its topology search found
+ *    (src/graph/search.cc, topo.h).  We have no machine to search, so ncclTopoCompute is emulated
+ *    on the fabric the cluster file describes: NVLink/PCIe per GPU, NICs per node, NIC speed,
+ *    oversubscription (search_graph below; derivation in docs/collective.md "Channels").
+ *
+ *  ALPHA_BETA — the textbook closed forms (research §4; Thakur, Rabenseifner & Gropp 2005):
+ *        ring  t = 2(N-1)/N · M/B + 2(N-1)·α
+ *        tree  t = 2·M/B + 2·((ppn-1)·α_intra + ⌊log2 nodes⌋·α_inter)
+ *    B = the slowest link the collective crosses, α = the slowest hop's latency (ring) or each
+ *    hop's own (tree, whose hops are traversed one after another), protocol effects off.
+ *
+ * NVLS, NVLSTree, CollNet and PAT are not modelled: DdpAlgorithm has ring and tree only.  On
+ * NVSwitch Hopper/Blackwell nodes NCCL picks NVLS for large messages and beats the ring bound;
+ * the validation curves show it (docs/collective.md "Validation").
+ */
+#include "collective.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+G_DEFINE_QUARK(ddp-collective-error-quark, ddp_collective_error)
+
+/* ---- NCCL's constants (tuning.cc ncclTunerConstantsDefaults, NCCL master @ 5067397c) ---- */
+
+/* Indexed by DdpAlgorithm × DdpProtocol; the AUTO row and column stay zero. */
+typedef double AlgoProtoTable[DDP_ALGO_COUNT][DDP_PROTO_COUNT];
+
+/* baseLatencies, µs: one per call (kernel launch, setup). */
+static const AlgoProtoTable base_latency_us = {
+  [DDP_ALGO_TREE] = { [DDP_PROTO_LL] = 6.8, [DDP_PROTO_LL128] = 14.0, [DDP_PROTO_SIMPLE] = 8.4 },
+  [DDP_ALGO_RING] = { [DDP_PROTO_LL] = 6.6, [DDP_PROTO_LL128] = 14.0, [DDP_PROTO_SIMPLE] = 8.4 },
+};
+
+/* hwLatencies, µs per hop, by the kind of link the hop crosses. */
+typedef enum { HW_NVLINK, HW_PCI, HW_NET, HW_COUNT } Hw;
+static const AlgoProtoTable hw_latency_us[HW_COUNT] = {
+  [HW_NVLINK] = {
+    [DDP_ALGO_TREE] = { [DDP_PROTO_LL] = 0.6, [DDP_PROTO_LL128] = 1.25, [DDP_PROTO_SIMPLE] = 4.0 },
+    [DDP_ALGO_RING] = { [DDP_PROTO_LL] = 0.6, [DDP_PROTO_LL128] = 1.9, [DDP_PROTO_SIMPLE] = 3.4 },
+  },
+  [HW_PCI] = {
+    [DDP_ALGO_TREE] = { [DDP_PROTO_LL] = 1.0, [DDP_PROTO_LL128] = 1.9, [DDP_PROTO_SIMPLE] = 4.0 },
+    [DDP_ALGO_RING] = { [DDP_PROTO_LL] = 1.0, [DDP_PROTO_LL128] = 2.5, [DDP_PROTO_SIMPLE] = 5.7 },
+  },
+  [HW_NET] = {
+    [DDP_ALGO_TREE] = { [DDP_PROTO_LL] = 5.0, [DDP_PROTO_LL128] = 8.5, [DDP_PROTO_SIMPLE] = 14.0 },
+    [DDP_ALGO_RING] = { [DDP_PROTO_LL] = 2.7, [DDP_PROTO_LL128] = 4.0, [DDP_PROTO_SIMPLE] = 14.0 },
+  },
+};
+
+/* Per-architecture caps, [arch][scale]: arch Volta/Ampere/Hopper/Blackwell, scale = nodes 1/2/≥3. */
+enum { ARCH_VOLTA, ARCH_AMPERE, ARCH_HOPPER, ARCH_BLACKWELL, ARCH_COUNT };
+enum { SCALE_COUNT = 3 };
+/* llMaxBws, GB/s (busBw cap of LL).  On one node the row is the GPU's; across nodes NCCL reads
+ * rows 0/1 as the host CPU's (Intel/AMD), since there the CPU proxy limits LL. */
+static const double ll_max_bw[ARCH_COUNT][SCALE_COUNT] = {
+  { 39.0, 39.0, 20.4 }, { 87.7, 22.5, 19.0 }, { 141.0, 45.0, 35.0 }, { 282.0, 90.0, 70.0 },
+};
+/* perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws: GB/s per channel. */
+static const double ring_ll128_max_bw[ARCH_COUNT][SCALE_COUNT] = {
+  { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 }, { 36.7, 36.7, 36.7 }, { 40.0, 40.0, 40.0 },
+};
+static const double tree_ll128_max_bw[ARCH_COUNT][SCALE_COUNT] = {
+  { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 }, { 36.7, 36.7, 29.0 }, { 55.6, 31.67, 20.0 },
+};
+static const double tree_max_bw[ARCH_COUNT][SCALE_COUNT] = {
+  { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 }, { 38.7, 41.4, 36.0 }, { 70.0, 42.8, 24.0 },
+};
+
+/* treeCorrectionFactor[p][log2(S/64)], S = 64 B … 512 MiB: Tree bandwidth measured below the
+ * model at medium sizes ("Trees are not perfectly sticking to the model"). */
+enum { TREE_CORRECTION_SIZES = 24 };
+static const double tree_correction[DDP_PROTO_COUNT][TREE_CORRECTION_SIZES] = {
+  [DDP_PROTO_LL] = { 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0 },
+  [DDP_PROTO_LL128] = { 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0 },
+  [DDP_PROTO_SIMPLE] = { .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9 },
+};
+
+/* ---- NCCL's topology search, emulated (search.cc ncclTopoCompute, topo.h) ---- */
+
+/* Per-channel speeds the search tries, GB/s, in order (search.cc speedArrayIntra/Inter and the
+ * sm90/sm100 variants).  Intra-node arrays when the communicator has one node, else inter. */
+static const double speeds_intra_sm70[] = { 40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3 };
+static const double speeds_inter_sm70[] = { 48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12 };
+static const double speeds_intra_sm90[] = { 60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3 };
+static const double speeds_inter_sm90[] = { 48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12 };
+static const double speeds_intra_sm100[] = { 90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18 };
+static const double speeds_inter_sm100[] = { 96, 48, 45.1, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12 };
+
+/* MAXCHANNELS/2: the ring search's channel limit (init.cc); trees are limited to the ring's count. */
+enum { MAX_SEARCH_CHANNELS = 32, MAX_CHANNELS = 64 };
+
+/* What the search may use.  NCCL's topology counts links below their signalling rate (topo.h):
+ * an NVLink at 20 GB/s (NVLink 2/3, 25 raw), 20.6 (NVLink 4, 25 raw), 40.1 (NVLink 5, 50 raw); a
+ * PCIe Gen3/4/5 x16 at 12/24/48 GB/s (15.75/31.5/63 raw).  Vendors publish raw per-GPU figures,
+ * so the cluster's intra bandwidth is scaled by those ratios. */
+typedef struct {
+  double intra_GBs;    /* per GPU, NCCL-topology terms (0 when one GPU per node: no intra link) */
+  double tree_intra_GBs; /* the same for trees: ×ppn/(ppn-1), since a chain's last GPU sends nothing on */
+  int nics;            /* per node; 0 on a single node */
+  double nic_path_GBs; /* per NIC: min(NIC, GPU–NIC PCIe) after oversubscription */
+  const double *speeds;
+  gsize n_speeds;
+  int sm_arch;
+} Fabric;
+
+typedef struct {
+  int channels;
+  double bw_intra, bw_inter;
+} Graph;
+
+static double
+nvlink_model_ratio(int sm_arch)
+{
+  if (sm_arch >= 100)
+    return 40.1 / 50.0;
+  if (sm_arch >= 90)
+    return 20.6 / 25.0;
+  return 20.0 / 25.0;
+}
+
+/* GPU–NIC PCIe path in NCCL's topology: Gen3 (Volta), Gen4 (Ampere), Gen5 (Hopper, Blackwell) x16. */
+static double
+pcie_path_GBs(int sm_arch)
+{
+  return sm_arch >= 90 ? 48.0 : sm_arch >= 80 ? 24.0 : 12.0;
+}
+
+/* How many channels of @speed the fabric carries: each channel takes @speed of every GPU's intra
+ * links (in one direction) and, across nodes, of one NIC; at most @max_channels. */
+static int
+channel_capacity(const Fabric *f, double intra_GBs, double speed, int max_channels)
+{
+  const double eps = 1e-9;   /* 240/40 must give 6, not 5.999… */
+  int n = max_channels;
+  if (intra_GBs > 0)
+    n = MIN(n, (int)floor(intra_GBs / speed + eps));
+  if (f->nics > 0)
+    n = MIN(n, f->nics * (int)floor(f->nic_path_GBs / speed + eps));
+  return n;
+}
+
+/* ncclTopoCompute, reduced to what decides (nChannels, bw) on a homogeneous fabric:
+ *  pass 1 — start at the fastest speed no link is slower than; keep the solution with the highest
+ *    nChannels·speed; stop when it uses all of a GPU's bandwidth, else try slower speeds while
+ *    the next one is above 0.49× the best found ("Decrease bw until we find a solution");
+ *  ncclTopoDupChannels — at ≥25 GB/s per channel (≥50 on Hopper+ with more than 4 channels)
+ *    double the channels and halve their speed: same total, more SMs;
+ *  pass 2 — try faster speeds at the same channel count (rings: both bandwidths; trees: bwIntra
+ *    only, up to twice bwInter, which pays off on 2 nodes where NCCL uses bwIntra).
+ * Where nothing fits, NCCL falls back to one channel at 0.1 GB/s; we take one channel at the
+ * fabric's own speed instead, so a slow but legal fabric is not predicted 0.1 GB/s. */
+static Graph
+search_graph(const Fabric *f, gboolean tree, int max_channels)
+{
+  double intra = tree ? f->tree_intra_GBs : f->intra_GBs;
+  double system_total = f->intra_GBs > 0 ? f->intra_GBs : f->nics * f->nic_path_GBs;
+  double max_bw = f->nics > 0 ? f->nic_path_GBs : f->intra_GBs;
+  if (f->intra_GBs > 0)
+    max_bw = MIN(max_bw, f->intra_GBs);
+  gsize i = 0;
+  while (i + 1 < f->n_speeds && (f->speeds[i] > max_bw || (intra > 0 && f->speeds[i] > intra)))
+    i++;
+  Graph best = { 0, 0, 0 };
+  for (; i < f->n_speeds; i++) {
+    int n = channel_capacity(f, intra, f->speeds[i], max_channels);
+    if (n >= 1 && n * f->speeds[i] > best.channels * best.bw_intra)
+      best = (Graph){ n, f->speeds[i], f->speeds[i] };
+    if (best.channels > 0 && best.channels * best.bw_intra >= system_total)
+      break;
+    if (best.channels > 0 && i + 1 < f->n_speeds && f->speeds[i + 1] / best.bw_intra <= 0.49)
+      break;
+  }
+  if (best.channels == 0)
+    return (Graph){ 1, max_bw, max_bw };
+
+  if (best.bw_intra >= 25.0 && !(f->sm_arch > 80 && best.bw_intra < 50.0 && best.channels > 4)) {
+    int dup = MIN(2 * best.channels, max_channels);
+    int divide = (dup + best.channels - 1) / best.channels;
+    best = (Graph){ dup, best.bw_intra / divide, best.bw_inter / divide };
+  }
+
+  gsize k = 0;   /* index of the found speed; pass 2 walks up from there */
+  while (k + 1 < f->n_speeds && f->speeds[k] > best.bw_inter)
+    k++;
+  while (k > 0) {
+    double faster = f->speeds[k - 1];
+    if (!tree) {
+      if (channel_capacity(f, intra, faster, max_channels) < best.channels)
+        break;
+      best.bw_intra = best.bw_inter = faster;
+    } else {
+      if (best.bw_intra >= 2 * best.bw_inter || faster <= best.bw_intra)
+        break;
+      if (intra > 0 && (int)floor(intra / faster + 1e-9) < best.channels)
+        break;
+      best.bw_intra = faster;
+    }
+    k--;
+  }
+  return best;
+}
+
+/* ---- the model ---- */
+
+typedef struct {
+  gboolean enabled;
+  double latency_us;   /* NCCL's latencies[][] entry */
+  double algbw_GBs;    /* NCCL's bandwidths[][] entry (algorithm bandwidth) */
+} Tuning;
+
+struct _DdpCollective {
+  DdpCostModel cost_model;
+  DdpAlgorithm algorithm;            /* forced, or AUTO */
+  DdpProtocol protocol;              /* forced, or AUTO */
+  guint64 gpus, nodes, ppn;
+  int sm_arch;
+  /* NCCL model */
+  Graph graph[DDP_ALGO_COUNT];       /* RING and TREE rows used */
+  int comm_channels;                 /* comm->nChannels: the ring plateau threshold uses it */
+  double launch_us;                  /* cluster nccl.launch_us, added to every call */
+  Tuning allreduce[DDP_ALGO_COUNT][DDP_PROTO_COUNT];
+  Tuning broadcast[DDP_PROTO_COUNT]; /* Ring only */
+  /* alpha-beta model */
+  double ab_bw_GBs;                  /* slowest link crossed, 10^9 B/s */
+  double ab_alpha_us;                /* slowest hop */
+  double ab_alpha_intra_us, ab_alpha_inter_us;
+};
+
+static int
+arch_index(int sm_arch)
+{
+  return sm_arch >= 100 ? ARCH_BLACKWELL : sm_arch >= 90 ? ARCH_HOPPER : sm_arch >= 80 ? ARCH_AMPERE : ARCH_VOLTA;
+}
+
+/* floor(log2(x)), -1 for 0 (NCCL's log2i). */
+static int
+log2_floor(guint64 x)
+{
+  int l = -1;
+  while (x) {
+    x >>= 1;
+    l++;
+  }
+  return l;
+}
+
+static Fabric
+fabric_of(const DdpCluster *cluster, guint64 nodes, guint64 ppn)
+{
+  Fabric f = { 0 };
+  f.sm_arch = cluster->gpu.sm_arch;
+  if (ppn > 1) {
+    double ratio = cluster->intra.fabric == DDP_INTRA_PCIE ? 12.0 / 15.75 : nvlink_model_ratio(f.sm_arch);
+    f.intra_GBs = cluster->intra.bandwidth_GBs * ratio;
+    f.tree_intra_GBs = f.intra_GBs * (double)ppn / (double)(ppn - 1);
+  }
+  if (nodes > 1) {
+    /* NCCL's IB/socket plugins report the link speed: 400 Gb/s → 50 GB/s.  The fabric's
+     * oversubscription divides what a NIC can push through the core when every node sends. */
+    f.nics = cluster->inter.nics_per_node;
+    f.nic_path_GBs = MIN(cluster->inter.nic_bandwidth_Gbps / 8.0 / cluster->inter.oversubscription,
+                         pcie_path_GBs(f.sm_arch));
+  }
+  gboolean sm100 = f.sm_arch >= 100, sm90 = f.sm_arch >= 90;
+#define PICK(a) (f.speeds = a, f.n_speeds = G_N_ELEMENTS(a))
+  if (nodes == 1)
+    sm100 ? PICK(speeds_intra_sm100) : sm90 ? PICK(speeds_intra_sm90) : PICK(speeds_intra_sm70);
+  else
+    sm100 ? PICK(speeds_inter_sm100) : sm90 ? PICK(speeds_inter_sm90) : PICK(speeds_inter_sm70);
+#undef PICK
+  return f;
+}
+
+/* The cluster's explicit channels / bw_intra_GBs / bw_inter_GBs replace the searched ones; a
+ * channel count alone keeps the searched aggregate bandwidth (channels × bw). */
+static void
+apply_overrides(const DdpCluster *cluster, Graph *g)
+{
+  int channels = cluster->nccl.channels > 0 ? cluster->nccl.channels : g->channels;
+  double total_intra = g->channels * g->bw_intra, total_inter = g->channels * g->bw_inter;
+  g->bw_intra = cluster->nccl.bw_intra_GBs > 0 ? cluster->nccl.bw_intra_GBs : total_intra / channels;
+  g->bw_inter = cluster->nccl.bw_inter_GBs > 0 ? cluster->nccl.bw_inter_GBs : total_inter / channels;
+  g->channels = channels;
+}
+
+/* ncclTopoTuneModel for AllReduce and Broadcast on our two graphs (tuning.cc; research §2.2–2.3). */
+static void
+tune_model(DdpCollective *c, const DdpCluster *cluster)
+{
+  int n = (int)c->gpus, nodes = (int)c->nodes, ppn = (int)c->ppn;
+  int arch = arch_index(c->sm_arch);
+  int scale = nodes <= 2 ? nodes - 1 : 2;
+  int ll_row = nodes == 1 ? arch : cluster->nccl.amd_cpu ? 1 : 0;
+  double ll_max = ll_max_bw[ll_row][scale];
+  Hw intra_hw = cluster->intra.fabric == DDP_INTRA_PCIE ? HW_PCI : HW_NVLINK;
+  /* LL128 only where NCCL enables it by default: intra path NVLink (≤ NVB), inter path through a
+   * PCIe switch (≤ PXB, as on every GPU–NIC pairing we describe), compute capability ≥ 7.0. */
+  gboolean ll128 = (cluster->intra.fabric != DDP_INTRA_PCIE || ppn == 1) && c->sm_arch >= 70;
+  /* getNetOverhead: the proxy thread posts each network send; ×3 for Simple. */
+  double net_overhead_us = nodes > 1 ? (cluster->nccl.amd_cpu ? 2.0 : 1.0) : 0.0;
+
+  for (DdpAlgorithm a = DDP_ALGO_RING; a <= DDP_ALGO_TREE; a++) {
+    const Graph *g = &c->graph[a];
+    double bw = nodes <= 2 ? g->bw_intra : g->bw_inter;
+    for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
+      double bus = g->channels * bw;
+      if (a == DDP_ALGO_RING) {
+        if (p == DDP_PROTO_LL)
+          bus = MIN(ll_max, 0.5 * bus);                         /* 8-byte lines: 4 data + 4 flag */
+        else if (p == DDP_PROTO_LL128)
+          bus = MIN(0.92 * bus, g->channels * ring_ll128_max_bw[arch][scale]); /* 120 of 128 B */
+      } else {
+        bus = MIN(0.92 * bus, g->channels * tree_max_bw[arch][scale]);
+        if (p == DDP_PROTO_LL)
+          bus = MIN(bus / 3.8, ll_max);
+        else if (p == DDP_PROTO_LL128)
+          bus = MIN(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), g->channels * tree_ll128_max_bw[arch][scale]);
+      }
+      /* busBw → algBw: a ring moves 2(n-1)/n of the buffer through each link; a (double binary)
+       * tree moves all of it up and all of it down, hence 1/2. */
+      double algbw = a == DDP_ALGO_RING ? bus * n / (2.0 * (n - 1)) : 0.5 * bus;
+
+      double intra_lat = hw_latency_us[intra_hw][a][p];
+      /* with one GPU per node every step is exposed: NCCL uses the Tree network latency */
+      double inter_lat = hw_latency_us[HW_NET][ppn == 1 ? DDP_ALGO_TREE : a][p];
+      double lat = base_latency_us[a][p];
+      if (a == DDP_ALGO_RING) {
+        int steps = 2 * (n - 1), inter_steps = nodes > 1 ? 2 * (nodes - 1) : 0;
+        double overhead = net_overhead_us * (p == DDP_PROTO_SIMPLE ? 3.0 : 1.0);
+        lat += (steps - inter_steps) * MAX(intra_lat, overhead) + inter_steps * inter_lat;
+      } else {
+        /* chain inside the node, binary tree across nodes; up then down */
+        lat += 2.0 * ((ppn - 1) * intra_lat + log2_floor((guint64)nodes) * inter_lat);
+      }
+      gboolean enabled = p != DDP_PROTO_LL128 || ll128;
+      c->allreduce[a][p] = (Tuning){ enabled, enabled ? lat : 0, enabled ? algbw : 0 };
+
+      if (a == DDP_ALGO_RING) {
+        /* Broadcast: nsteps = n, so algBw = busBw; rings are sameChannels, so one hop's latency */
+        double hop = hw_latency_us[nodes == 1 ? intra_hw : HW_NET][a][p];
+        c->broadcast[p] = (Tuning){ enabled, enabled ? base_latency_us[a][p] + hop : 0, enabled ? bus : 0 };
+      }
+    }
+  }
+}
+
+static void
+alpha_beta_model(DdpCollective *c, const DdpCluster *cluster)
+{
+  gboolean crosses_intra = c->ppn > 1, crosses_inter = c->nodes > 1;
+  double bw = G_MAXDOUBLE, alpha = 0;
+  if (crosses_intra) {
+    bw = cluster->intra.bandwidth_GBs;
+    alpha = cluster->intra.latency_us;
+  }
+  if (crosses_inter) {
+    bw = MIN(bw, ddp_cluster_inter_GBs_per_gpu(cluster));
+    alpha = MAX(alpha, cluster->inter.latency_us);
+  }
+  c->ab_bw_GBs = bw;
+  c->ab_alpha_us = alpha;
+  c->ab_alpha_intra_us = crosses_intra ? cluster->intra.latency_us : 0;
+  c->ab_alpha_inter_us = crosses_inter ? cluster->inter.latency_us : 0;
+}
+
+/**
+ * ddp_collective_new:
+ * @cluster: read during the call only
+ * @gpus: ranks in the communicator
+ *
+ * Returns: (transfer full) or NULL with DDP_CLUSTER_ERROR_INVALID (@gpus does not fit) or
+ * DDP_COLLECTIVE_ERROR_INVALID (the forced protocol is one NCCL disables on this fabric).
+ */
+DdpCollective *
+ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error)
+{
+  guint64 nodes;
+  if (!ddp_cluster_check_gpus(cluster, gpus, &nodes, error))
+    return NULL;
+  g_autoptr(DdpCollective) c = g_new0(DdpCollective, 1);
+  c->cost_model = cluster->nccl.cost_model;
+  c->algorithm = cluster->nccl.algorithm;
+  c->protocol = cluster->nccl.protocol;
+  c->gpus = gpus;
+  c->nodes = nodes;
+  c->ppn = gpus / nodes;
+  c->sm_arch = cluster->gpu.sm_arch;
+  if (gpus == 1)
+    return g_steal_pointer(&c);
+
+  if (c->cost_model == DDP_COST_ALPHA_BETA) {
+    alpha_beta_model(c, cluster);
+    return g_steal_pointer(&c);
+  }
+
+  Fabric f = fabric_of(cluster, nodes, c->ppn);
+  c->graph[DDP_ALGO_RING] = search_graph(&f, FALSE, MAX_SEARCH_CHANNELS);
+  c->graph[DDP_ALGO_TREE] = search_graph(&f, TRUE, c->graph[DDP_ALGO_RING].channels);
+  apply_overrides(cluster, &c->graph[DDP_ALGO_RING]);
+  apply_overrides(cluster, &c->graph[DDP_ALGO_TREE]);
+  /* init.cc: min of the two graphs, doubled when the rings are duplicated (connect.cc) */
+  c->comm_channels = MIN(MAX_CHANNELS, 2 * MIN(c->graph[DDP_ALGO_RING].channels, c->graph[DDP_ALGO_TREE].channels));
+  c->launch_us = cluster->nccl.launch_us;
+  tune_model(c, cluster);
+
+  if (c->protocol != DDP_PROTO_AUTO && !c->allreduce[DDP_ALGO_RING][c->protocol].enabled) {
+    g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_INVALID,
+                "nccl.protocol: NCCL does not enable %s on cluster %s (LL128 needs NVLink inside the node)",
+                ddp_protocol_name(c->protocol), cluster->name);
+    return NULL;
+  }
+  return g_steal_pointer(&c);
+}
+
+void
+ddp_collective_free(DdpCollective *c)
+{
+  g_free(c);
+}
+
+guint64
+ddp_collective_gpus(const DdpCollective *c)
+{
+  return c->gpus;
+}
+
+guint64
+ddp_collective_nodes(const DdpCollective *c)
+{
+  return c->nodes;
+}
+
+/* Fills the bandwidth columns of @out from its time, as nccl-tests does (research §3). */
+static void
+finish_cost(guint64 bytes, double bus_factor, DdpCollectiveCost *out)
+{
+  out->algbw_GBs = out->time_us > 0 ? (double)bytes / (1000.0 * out->time_us) : 0;
+  out->busbw_GBs = out->algbw_GBs * bus_factor;
+}
+
+static double
+allreduce_bus_factor(const DdpCollective *c)
+{
+  return 2.0 * (double)(c->gpus - 1) / (double)c->gpus;
+}
+
+/* ncclTopoGetAlgoTime for AllReduce (tuning.cc): latency and bandwidth of the table entry with
+ * the two size-dependent corrections — Tree bandwidth × treeCorrectionFactor, and the multi-node
+ * Ring/Simple latency × 1.4 (×1.9 before Ampere) once each rank's slice of each channel reaches
+ * 64 B ("plateau effect of ring").  Plus the cluster's launch_us, the one term not from NCCL:
+ * NCCL's base latencies are tuned to rank algorithms against each other, and measured small-message
+ * times sit a few µs above them (research §1.6; docs/collective.md "Launch overhead").  Being the
+ * same for every pair, it never changes the choice. */
+static void
+nccl_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtocol p, DdpCollectiveCost *out)
+{
+  const Tuning *t = &c->allreduce[a][p];
+  double bw = t->algbw_GBs, lat = t->latency_us;
+  int log_size = log2_floor(bytes >> 6);
+  if (a == DDP_ALGO_TREE && log_size >= 0 && log_size < TREE_CORRECTION_SIZES)
+    bw *= tree_correction[p][log_size];
+  if (a == DDP_ALGO_RING && p == DDP_PROTO_SIMPLE && c->nodes > 1 &&
+      bytes / ((guint64)c->comm_channels * c->gpus) >= 64)
+    lat *= c->sm_arch < 80 ? 1.9 : 1.4;
+  out->algorithm = a;
+  out->protocol = p;
+  out->latency_us = c->launch_us + lat;
+  out->time_us = out->latency_us + (double)bytes / (1000.0 * bw);
+}
+
+/* The alpha-beta closed forms (file comment). */
+static void
+alpha_beta_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpCollectiveCost *out)
+{
+  double n = (double)c->gpus, transfer = (double)bytes / (1000.0 * c->ab_bw_GBs);
+  out->algorithm = a;
+  out->protocol = DDP_PROTO_SIMPLE;
+  if (a == DDP_ALGO_RING) {
+    out->latency_us = 2.0 * (n - 1) * c->ab_alpha_us;
+    out->time_us = 2.0 * (n - 1) / n * transfer + out->latency_us;
+  } else {
+    out->latency_us = 2.0 * ((double)(c->ppn - 1) * c->ab_alpha_intra_us +
+                             log2_floor(c->nodes) * c->ab_alpha_inter_us);
+    out->time_us = 2.0 * transfer + out->latency_us;
+  }
+}
+
+static void
+zero_cost(DdpCollectiveCost *out)
+{
+  *out = (DdpCollectiveCost){ 0, 0, 0, DDP_ALGO_RING, DDP_PROTO_SIMPLE, 0 };
+}
+
+gboolean
+ddp_collective_allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorithm algorithm, DdpProtocol protocol,
+                              DdpCollectiveCost *out)
+{
+  g_return_val_if_fail(algorithm != DDP_ALGO_AUTO && algorithm < DDP_ALGO_COUNT, FALSE);
+  g_return_val_if_fail(protocol != DDP_PROTO_AUTO && protocol < DDP_PROTO_COUNT, FALSE);
+  if (c->gpus == 1) {
+    zero_cost(out);
+    return TRUE;
+  }
+  if (c->cost_model == DDP_COST_ALPHA_BETA) {
+    alpha_beta_allreduce(c, bytes, algorithm, out);
+  } else {
+    if (!c->allreduce[algorithm][protocol].enabled)
+      return FALSE;
+    nccl_allreduce(c, bytes, algorithm, protocol, out);
+  }
+  finish_cost(bytes, allreduce_bus_factor(c), out);
+  return TRUE;
+}
+
+/* topoGetAlgoInfo: the least predicted time among the allowed pairs, Tree before Ring and LL
+ * before LL128 before Simple on ties (NCCL's loop order; strict '<'). */
+void
+ddp_collective_allreduce(const DdpCollective *c, guint64 bytes, DdpCollectiveCost *out)
+{
+  static const DdpAlgorithm order[] = { DDP_ALGO_TREE, DDP_ALGO_RING };
+  if (c->gpus == 1) {
+    zero_cost(out);
+    return;
+  }
+  gboolean found = FALSE;
+  for (gsize i = 0; i < G_N_ELEMENTS(order); i++) {
+    if (c->algorithm != DDP_ALGO_AUTO && c->algorithm != order[i])
+      continue;
+    for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
+      if (c->protocol != DDP_PROTO_AUTO && c->protocol != p)
+        continue;
+      DdpCollectiveCost cost;
+      if (ddp_collective_allreduce_with(c, bytes, order[i], p, &cost) && (!found || cost.time_us < out->time_us)) {
+        *out = cost;
+        found = TRUE;
+      }
+    }
+  }
+  g_assert(found);   /* ddp_collective_new refused settings that leave nothing enabled */
+}
+
+/* Broadcast: NCCL runs it on the ring only (research §2.2–2.3); alpha-beta: a pipelined chain,
+ * (N-1)·α to fill it plus M/B to stream the buffer through the slowest link. */
+void
+ddp_collective_broadcast(const DdpCollective *c, guint64 bytes, DdpCollectiveCost *out)
+{
+  zero_cost(out);
+  if (c->gpus == 1)
+    return;
+  if (c->cost_model == DDP_COST_ALPHA_BETA) {
+    out->latency_us = (double)(c->gpus - 1) * c->ab_alpha_us;
+    out->time_us = out->latency_us + (double)bytes / (1000.0 * c->ab_bw_GBs);
+  } else {
+    gboolean found = FALSE;
+    for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
+      const Tuning *t = &c->broadcast[p];
+      if (!t->enabled || (c->protocol != DDP_PROTO_AUTO && c->protocol != p))
+        continue;
+      double lat = c->launch_us + t->latency_us, time = lat + (double)bytes / (1000.0 * t->algbw_GBs);
+      if (!found || time < out->time_us) {
+        *out = (DdpCollectiveCost){ time, 0, 0, DDP_ALGO_RING, p, lat };
+        found = TRUE;
+      }
+    }
+  }
+  finish_cost(bytes, 1.0, out);
+}
+
+void
+ddp_collective_graph(const DdpCollective *c, DdpAlgorithm algorithm, DdpCollectiveGraph *out)
+{
+  g_return_if_fail(algorithm == DDP_ALGO_RING || algorithm == DDP_ALGO_TREE);
+  if (c->cost_model == DDP_COST_ALPHA_BETA) {
+    *out = (DdpCollectiveGraph){ c->gpus > 1 ? 1 : 0, c->ab_bw_GBs, c->ab_bw_GBs };
+    return;
+  }
+  const Graph *g = &c->graph[algorithm];
+  *out = (DdpCollectiveGraph){ g->channels, g->bw_intra, g->bw_inter };
+}
+
+void
+ddp_collective_tuning(const DdpCollective *c, DdpAlgorithm algorithm, DdpProtocol protocol, DdpCollectiveTuning *out)
+{
+  g_return_if_fail(algorithm == DDP_ALGO_RING || algorithm == DDP_ALGO_TREE);
+  g_return_if_fail(protocol != DDP_PROTO_AUTO && protocol < DDP_PROTO_COUNT);
+  *out = (DdpCollectiveTuning){ 0 };
+  if (c->cost_model == DDP_COST_NCCL && c->gpus > 1) {
+    const Tuning *t = &c->allreduce[algorithm][protocol];
+    *out = (DdpCollectiveTuning){ t->enabled, t->latency_us, t->algbw_GBs };
+  }
+}
+
+static gboolean
+same_choice(const DdpCollectiveCost *a, const DdpCollectiveChoice *b)
+{
+  return a->algorithm == b->algorithm && a->protocol == b->protocol;
+}
+
+/**
+ * ddp_collective_choices:
+ * Walks the powers of two up to @max_bytes; where the choice differs between 2^k and 2^(k+1)
+ * (or @max_bytes), bisects on whole bytes for the first size with the new choice.  Each predicted
+ * time is piecewise linear in S with breaks only at powers of two (tree correction) and at the ring
+ * plateau threshold, so between adjacent powers of two the choice changes at most where two lines
+ * cross; bisection finds one change per interval, which is all there is unless the plateau
+ * threshold falls inside it — the check at the next power of two then still records the new
+ * choice, a few bytes late at worst.
+ */
+GArray *
+ddp_collective_choices(const DdpCollective *c, guint64 max_bytes)
+{
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(DdpCollectiveChoice));
+  DdpCollectiveCost cost;
+  ddp_collective_allreduce(c, 1, &cost);
+  DdpCollectiveChoice current = { 1, cost.algorithm, cost.protocol };
+  g_array_append_val(out, current);
+  guint64 lo = 1;
+  while (lo < max_bytes) {
+    guint64 hi = lo > max_bytes / 2 ? max_bytes : 2 * lo;
+    ddp_collective_allreduce(c, hi, &cost);
+    if (!same_choice(&cost, &current)) {
+      /* invariant: choice(lo) == current, choice(hi) != current */
+      guint64 a = lo, b = hi;
+      while (b - a > 1) {
+        guint64 mid = a + (b - a) / 2;
+        DdpCollectiveCost m;
+        ddp_collective_allreduce(c, mid, &m);
+        if (same_choice(&m, &current))
+          a = mid;
+        else
+          b = mid;
+      }
+      ddp_collective_allreduce(c, b, &cost);
+      current = (DdpCollectiveChoice){ b, cost.algorithm, cost.protocol };
+      g_array_append_val(out, current);
+      /* the stretch may end again before hi: continue from b */
+      lo = b;
+      continue;
+    }
+    lo = hi;
+  }
+  return out;
+}
+
+void
+ddp_collective_crossover(const DdpCollective *c, guint64 max_bytes, DdpCollectiveChoice *latency_optimal,
+                         DdpCollectiveChoice *bandwidth_optimal, guint64 *crossover_bytes)
+{
+  /* latency-optimal: the choice for the smallest message (1 B: the size term is negligible) */
+  DdpCollectiveCost small;
+  ddp_collective_allreduce(c, 1, &small);
+  /* bandwidth-optimal: highest algbw as S → ∞, i.e. the allowed pair with the largest table
+   * algBw (tree corrections end at 512 MiB; the ring plateau only scales latency) */
+  DdpCollectiveChoice best = { 0, small.algorithm, small.protocol };
+  double best_bw = -1;
+  for (DdpAlgorithm a = DDP_ALGO_RING; a <= DDP_ALGO_TREE; a++) {
+    if (c->algorithm != DDP_ALGO_AUTO && c->algorithm != a)
+      continue;
+    for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
+      if (c->protocol != DDP_PROTO_AUTO && c->protocol != p)
+        continue;
+      DdpCollectiveCost big;
+      /* 2^50 B: far past every correction, where algbw is the table's */
+      if (ddp_collective_allreduce_with(c, (guint64)1 << 50, a, p, &big) && big.algbw_GBs > best_bw) {
+        best_bw = big.algbw_GBs;
+        best = (DdpCollectiveChoice){ 0, a, p };
+      }
+    }
+  }
+  if (latency_optimal)
+    *latency_optimal = (DdpCollectiveChoice){ 1, small.algorithm, small.protocol };
+  if (bandwidth_optimal)
+    *bandwidth_optimal = best;
+  if (crossover_bytes) {
+    g_autoptr(GArray) choices = ddp_collective_choices(c, max_bytes);
+    const DdpCollectiveChoice *last = &g_array_index(choices, DdpCollectiveChoice, choices->len - 1);
+    *crossover_bytes = last->algorithm == best.algorithm && last->protocol == best.protocol ? last->from_bytes
+                                                                                          : G_MAXUINT64;
+  }
+}
+
+/* ---- names ---- */
+
+static const char *const algorithm_names[DDP_ALGO_COUNT] = { "auto", "ring", "tree" };
+static const char *const protocol_names[DDP_PROTO_COUNT] = { "auto", "LL", "LL128", "Simple" };
+
+const char *
+ddp_algorithm_name(DdpAlgorithm a)
+{
+  g_return_val_if_fail(a < DDP_ALGO_COUNT, "?");
+  return algorithm_names[a];
+}
+
+const char *
+ddp_protocol_name(DdpProtocol p)
+{
+  g_return_val_if_fail(p < DDP_PROTO_COUNT, "?");
+  return protocol_names[p];
+}
+
+int
+ddp_algorithm_parse(const char *name)
+{
+  for (int a = 0; a < DDP_ALGO_COUNT; a++)
+    if (g_ascii_strcasecmp(name, algorithm_names[a]) == 0)
+      return a;
+  return -1;
+}
+
+int
+ddp_protocol_parse(const char *name)
+{
+  for (int p = 0; p < DDP_PROTO_COUNT; p++)
+    if (g_ascii_strcasecmp(name, protocol_names[p]) == 0)
+      return p;
+  return -1;
+}
+
+/* ---- comparison with measured curves ---- */
+
+/* Splits one CSV record (RFC 4180: fields may be quoted, "" is a quote inside quotes; records
+ * do not span lines in the files we read).  Returns NULL on an unterminated quote. */
+static GPtrArray *
+csv_split(const char *line)
+{
+  GPtrArray *fields = g_ptr_array_new_with_free_func(g_free);
+  const char *s = line;
+  for (;;) {
+    GString *field = g_string_new(NULL);
+    if (*s == '"') {
+      s++;
+      for (;;) {
+        if (*s == '\0') {
+          g_string_free(field, TRUE);
+          g_ptr_array_unref(fields);
+          return NULL;
+        }
+        if (*s == '"' && s[1] == '"') {
+          g_string_append_c(field, '"');
+          s += 2;
+        } else if (*s == '"') {
+          s++;
+          break;
+        } else {
+          g_string_append_c(field, *s++);
+        }
+      }
+    }
+    while (*s && *s != ',')
+      g_string_append_c(field, *s++);
+    g_ptr_array_add(fields, g_string_free(field, FALSE));
+    if (*s != ',')
+      return fields;
+    s++;
+  }
+}
+
+static void
+compare_curve_free(gpointer data)
+{
+  DdpCompareCurve *curve = data;
+  g_free(curve->source);
+  g_free(curve->system);
+  g_free(curve->cluster);
+  g_array_unref(curve->points);
+  g_free(curve);
+}
+
+static int
+compare_doubles(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double
+median(GArray *values)
+{
+  if (values->len == 0)
+    return NAN;
+  g_array_sort(values, compare_doubles);
+  guint n = values->len;
+  double *v = (double *)values->data;
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double
+curve_median(const DdpCompareCurve *curve)
+{
+  g_autoptr(GArray) errors = g_array_new(FALSE, FALSE, sizeof(double));
+  for (guint i = 0; i < curve->points->len; i++) {
+    double e = fabs(g_array_index(curve->points, DdpComparePoint, i).busbw_error);
+    g_array_append_val(errors, e);
+  }
+  return median(errors);
+}
+
+double
+ddp_compare_median_abs_error(const GPtrArray *curves)
+{
+  g_autoptr(GArray) errors = g_array_new(FALSE, FALSE, sizeof(double));
+  for (guint c = 0; c < curves->len; c++) {
+    const DdpCompareCurve *curve = curves->pdata[c];
+    for (guint i = 0; i < curve->points->len; i++) {
+      double e = fabs(g_array_index(curve->points, DdpComparePoint, i).busbw_error);
+      g_array_append_val(errors, e);
+    }
+  }
+  return median(errors);
+}
+
+/* A positive whole number of the CSV ("1024", "8"): FALSE otherwise. */
+static gboolean
+parse_count(const char *text, guint64 *out)
+{
+  char *end;
+  errno = 0;
+  guint64 v = g_ascii_strtoull(text, &end, 10);
+  if (errno || end == text || *end || v == 0)
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+parse_positive(const char *text, double *out)
+{
+  char *end;
+  errno = 0;
+  double v = g_ascii_strtod(text, &end);
+  if (errno || end == text || *end || !(v > 0) || !isfinite(v))
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+typedef struct {
+  const char *path;
+  char *dir;
+  GHashTable *models;   /* "cluster\tgpus" → DdpCollective, so a curve's cluster loads once */
+  GPtrArray *clusters;  /* owned DdpCluster */
+} CompareContext;
+
+static DdpCollective *
+compare_model(CompareContext *ctx, const char *cluster_name, guint64 gpus, guint line, GError **error)
+{
+  g_autofree char *key = g_strdup_printf("%s\t%" G_GUINT64_FORMAT, cluster_name, gpus);
+  DdpCollective *model = g_hash_table_lookup(ctx->models, key);
+  if (model)
+    return model;
+  g_autofree char *where = strchr(cluster_name, '/') ? g_build_filename(ctx->dir, cluster_name, NULL)
+                                                     : g_strdup(cluster_name);
+  g_autoptr(GError) local = NULL;
+  DdpCluster *cluster = ddp_cluster_load(where, &local);
+  if (cluster) {
+    g_ptr_array_add(ctx->clusters, cluster);
+    model = ddp_collective_new(cluster, gpus, &local);
+  }
+  if (!model) {
+    g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_CSV, "%s:%u: cluster: %s", ctx->path, line,
+                local->message);
+    return NULL;
+  }
+  g_hash_table_insert(ctx->models, g_steal_pointer(&key), model);
+  return model;
+}
+
+static GPtrArray *
+compare_read(CompareContext *ctx, char **lines, GError **error)
+{
+  enum { COL_SOURCE, COL_SYSTEM, COL_CLUSTER, COL_GPUS, COL_BYTES, COL_TIME, N_COLS };
+  static const char *const names[N_COLS] = { "source", "system", "cluster", "gpus", "bytes", "time_us" };
+  static const gboolean required[N_COLS] = { FALSE, FALSE, TRUE, TRUE, TRUE, TRUE };
+  int col[N_COLS];
+  g_autoptr(GPtrArray) header = lines[0] ? csv_split(lines[0]) : NULL;
+  if (!header) {
+    g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_CSV, "%s:1: no header line", ctx->path);
+    return NULL;
+  }
+  for (int k = 0; k < N_COLS; k++) {
+    col[k] = -1;
+    for (guint i = 0; i < header->len; i++)
+      if (strcmp(g_strstrip((char *)header->pdata[i]), names[k]) == 0)
+        col[k] = (int)i;
+    if (col[k] < 0 && required[k]) {
+      g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_CSV, "%s:1: no \"%s\" column", ctx->path,
+                  names[k]);
+      return NULL;
+    }
+  }
+
+  g_autoptr(GPtrArray) curves = g_ptr_array_new_with_free_func(compare_curve_free);
+  DdpCompareCurve *curve = NULL;
+  for (guint line = 2; lines[line - 1]; line++) {
+    const char *text = lines[line - 1];
+    if (!*g_strstrip(lines[line - 1]))
+      continue;
+    g_autoptr(GPtrArray) f = csv_split(text);
+    if (!f || f->len != header->len) {
+      g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_CSV, "%s:%u: expected %u fields", ctx->path,
+                  line, header->len);
+      return NULL;
+    }
+    const char *value[N_COLS];
+    for (int k = 0; k < N_COLS; k++)
+      value[k] = col[k] >= 0 ? f->pdata[col[k]] : "";
+    DdpComparePoint point = { 0 };
+    guint64 gpus;
+    if (!parse_count(value[COL_GPUS], &gpus) || !parse_count(value[COL_BYTES], &point.bytes) ||
+        !parse_positive(value[COL_TIME], &point.measured_us)) {
+      g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_CSV,
+                  "%s:%u: gpus, bytes and time_us must be positive numbers", ctx->path, line);
+      return NULL;
+    }
+    DdpCollective *model = compare_model(ctx, value[COL_CLUSTER], gpus, line, error);
+    if (!model)
+      return NULL;
+    if (!curve || curve->gpus != gpus || strcmp(curve->source, value[COL_SOURCE]) ||
+        strcmp(curve->system, value[COL_SYSTEM]) || strcmp(curve->cluster, value[COL_CLUSTER])) {
+      curve = g_new0(DdpCompareCurve, 1);
+      curve->source = g_strdup(value[COL_SOURCE]);
+      curve->system = g_strdup(value[COL_SYSTEM]);
+      curve->cluster = g_strdup(value[COL_CLUSTER]);
+      curve->gpus = gpus;
+      curve->nodes = ddp_collective_nodes(model);
+      curve->points = g_array_new(FALSE, FALSE, sizeof(DdpComparePoint));
+      g_ptr_array_add(curves, curve);
+    }
+    ddp_collective_allreduce(model, point.bytes, &point.predicted);
+    double factor = allreduce_bus_factor(model);
+    point.measured_busbw_GBs = (double)point.bytes / (1000.0 * point.measured_us) * factor;
+    /* busbw ∝ 1/time, so predicted/measured busbw = measured/predicted time */
+    point.busbw_error = point.predicted.time_us > 0 ? point.measured_us / point.predicted.time_us - 1.0 : NAN;
+    g_array_append_val(curve->points, point);
+  }
+  if (curves->len == 0) {
+    g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_CSV, "%s: no data rows", ctx->path);
+    return NULL;
+  }
+  for (guint i = 0; i < curves->len; i++) {
+    DdpCompareCurve *cv = curves->pdata[i];
+    cv->median_abs_error = curve_median(cv);
+  }
+  return g_steal_pointer(&curves);
+}
+
+GPtrArray *
+ddp_collective_compare_csv(const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents(path, &text, NULL, error))
+    return NULL;
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  CompareContext ctx = {
+    .path = path,
+    .dir = g_path_get_dirname(path),
+    .models = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)ddp_collective_free),
+    .clusters = g_ptr_array_new_with_free_func((GDestroyNotify)ddp_cluster_free),
+  };
+  GPtrArray *curves = compare_read(&ctx, lines, error);
+  g_free(ctx.dir);
+  g_hash_table_unref(ctx.models);
+  g_ptr_array_unref(ctx.clusters);
+  return curves;
+}
