@@ -68,6 +68,7 @@ set mxtics 5
 set grid xtics mxtics lc rgb "#ececec" lw 1, lc rgb "#f6f6f6" lw 1
 set border 3
 set tmargin 5
+set rmargin 14
 set key outside below center horizontal maxrows 2 samplen 2 spacing 1.2
 set style fill solid 1.0 noborder
 bar = 0.34                      # half the height of a bar
@@ -84,7 +85,7 @@ if (exposed_ms > 0) {
   set label 1 "communication fully hidden" at iteration_ms, graph 1 right offset 0, 0.8 tc rgb "#2b6cb0"
 }
 set arrow 1 from iteration_ms, graph 0 to iteration_ms, graph 1 nohead dt 2 lc rgb "#404040" front
-set label 2 sprintf("end %.3f ms", iteration_ms) at iteration_ms, graph 0 right offset -0.5, 0.6 tc rgb "#404040" front
+set label 2 sprintf("end %.3f ms", iteration_ms) at iteration_ms, graph 1 left offset 0.5, 0.8 tc rgb "#404040"
 
 plot buckets using (($2 + $3) / 2):(comm_lane):2:3:(comm_lane - bar):(comm_lane + bar):(bucket_color($1)) \
        with boxxyerror lc rgb variable notitle, \

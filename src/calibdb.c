@@ -554,9 +554,14 @@ check_integrity(DdpCalibDb *db, GError **error)
   }
   const char *result = (const char *)sqlite3_column_text(st, 0);
   gboolean ok = result && strcmp(result, "ok") == 0;
-  if (!ok)
-    g_set_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_CORRUPT, "%s: damaged database: %s", db->path,
-                result ? result : "integrity check failed");
+  if (!ok) {
+    /* "*** in database main ***\nPage 24: btreeInitPage() returns error code 11": one line */
+    const char *prefix = "*** in database main ***\n";
+    g_autofree char *line = g_strdup(!result ? "integrity check failed"
+                                     : g_str_has_prefix(result, prefix) ? result + strlen(prefix) : result);
+    g_strdelimit(line, "\n", ' ');
+    g_set_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_CORRUPT, "%s: damaged database (%s)", db->path, line);
+  }
   sqlite3_finalize(st);
   return ok;
 }

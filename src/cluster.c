@@ -22,7 +22,8 @@ static const char *const gpu_keys[] = { "name", "sm_arch", "fp32_tflops", "tf32_
 static const char *const intra_keys[] = { "fabric", "bandwidth_GBs", "latency_us", NULL };
 static const char *const inter_keys[] = { "fabric", "nics_per_node", "nic_bandwidth_Gbps", "latency_us",
                                           "oversubscription", "rail_optimized", NULL };
-static const char *const nccl_keys[] = { "cost_model", "algorithm", "protocol", "channels", NULL };
+static const char *const nccl_keys[] = { "cost_model", "algorithm", "protocol", "channels", "bw_intra_GBs",
+                                         "bw_inter_GBs", "amd_cpu", "launch_us", NULL };
 
 static const char *const intra_fabrics[] = { "nvlink", "nvswitch", "pcie", NULL };
 static const char *const inter_fabrics[] = { "ib", "roce", "ethernet", NULL };
@@ -159,12 +160,18 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
 
   int cost_model = DDP_COST_NCCL, algorithm = DDP_ALGO_AUTO, protocol = DDP_PROTO_AUTO;
   gint64 channels = 0;
+  /* per-call launch overhead on top of NCCL's latency model: "a few µs" (research §1.6) */
+  c->nccl.launch_us = 5.0;
   if (ddp_keyfile_has_group(kf, "nccl") &&
       (!ddp_keyfile_check_keys(kf, "nccl", nccl_keys, error) ||
        !ddp_keyfile_get_choice(kf, "nccl", "cost_model", FALSE, cost_models, &cost_model, error) ||
        !ddp_keyfile_get_choice(kf, "nccl", "algorithm", FALSE, algorithm_choices, &algorithm, error) ||
        !ddp_keyfile_get_choice(kf, "nccl", "protocol", FALSE, protocol_choices, &protocol, error) ||
-       !ddp_keyfile_get_int64(kf, "nccl", "channels", FALSE, 0, 64, &channels, error)))
+       !ddp_keyfile_get_int64(kf, "nccl", "channels", FALSE, 0, 64, &channels, error) ||
+       !ddp_keyfile_get_double(kf, "nccl", "bw_intra_GBs", FALSE, 0, 1e4, &c->nccl.bw_intra_GBs, error) ||
+       !ddp_keyfile_get_double(kf, "nccl", "bw_inter_GBs", FALSE, 0, 1e4, &c->nccl.bw_inter_GBs, error) ||
+       !ddp_keyfile_get_bool(kf, "nccl", "amd_cpu", FALSE, &c->nccl.amd_cpu, error) ||
+       !ddp_keyfile_get_double(kf, "nccl", "launch_us", FALSE, 0, 1e6, &c->nccl.launch_us, error)))
     return NULL;
   c->nccl.cost_model = cost_model;
   c->nccl.algorithm = algorithm;

@@ -101,7 +101,7 @@ parse_sweep(const AllreduceOptions *o, Sweep *s, GError **error)
     s->type_name = types[i].name;
     s->type_size = types[i].size;
   }
-  if (s->min_bytes < s->type_size)
+  if (s->min_bytes < s->type_size)   /* only an explicit -b can be below 8 */
     return fail(error, "-b: %s holds less than one element of -d", o->min_bytes);
   return TRUE;
 }

@@ -89,13 +89,16 @@ static GArray *
 choose_ranks(const DdpResult *probe, guint k)
 {
   GArray *shown = g_array_new(FALSE, FALSE, sizeof(Shown));
-  Shown zero = { 0, probe ? probe->backward_end_ns[0] : 0, NULL };
-  g_array_append_val(shown, zero);
   if (probe && k > 0) {
+    /* the extremes first, so that "slowest" is the slowest even when that is rank 0 */
     add_extremes(shown, probe->backward_end_ns, probe->gpus, k, TRUE);
     add_extremes(shown, probe->backward_end_ns, probe->gpus, k, FALSE);
-    g_array_sort(shown, compare_shown);
   }
+  if (!is_shown(shown, 0)) {
+    Shown zero = { 0, probe ? probe->backward_end_ns[0] : 0, NULL };
+    g_array_append_val(shown, zero);
+  }
+  g_array_sort(shown, compare_shown);
   return shown;
 }
 
@@ -149,11 +152,17 @@ exposed_tail(const DdpResult *r, gint64 *start, gint64 *end)
     *end = MAX(*end, r->buckets[b].end_ns);
 }
 
+/* "rank 17 x1.312\nslowest"; the factor only when there are stragglers. */
 static char *
-lane_label(const DdpRankTimeline *t, const Shown *s)
+lane_label(const DdpScenario *scenario, const DdpRankTimeline *t, const Shown *s)
 {
-  return g_strdup_printf("rank %" G_GUINT64_FORMAT " x%.3f%s%s", t->rank, t->factor, s->role ? "\n" : "",
-                         s->role ? s->role : "");
+  GString *out = g_string_new(NULL);
+  g_string_append_printf(out, "rank %" G_GUINT64_FORMAT, t->rank);
+  if (!ddp_stragglers_is_none(scenario->stragglers))
+    g_string_append_printf(out, " x%.3f", t->factor);
+  if (s->role)
+    g_string_append_printf(out, "\n%s", s->role);
+  return g_string_free(out, FALSE);
 }
 
 static gboolean
@@ -164,15 +173,15 @@ render_plot(const TimelineOptions *opts, const DdpScenario *s, const DdpResult *
   g_autofree char *setup = describe(s, r);
   gint64 tail_start, tail_end;
   exposed_tail(r, &tail_start, &tail_end);
-  g_autofree char *title = g_strdup_printf("%s\nsteady-state iteration %u: %.3f ms   (mean %.3f ms, exposed "
-                                           "communication %.3f ms, overlap %.1f %%)",
-                                           setup, r->iterations, ns_ms(r->reported_iteration_ns), r->mean_ms,
-                                           r->exposed_comm_ms, 100.0 * r->overlap);
+  g_autofree char *title = g_strdup_printf("%s\nsteady-state iteration %u: %.3f ms.   Mean of %u: %.3f ms, exposed "
+                                           "communication %.3f ms, overlap %.1f %%",
+                                           setup, r->iterations, ns_ms(r->reported_iteration_ns), r->iterations,
+                                           r->mean_ms, r->exposed_comm_ms, 100.0 * r->overlap);
   ddp_plot_set_string(plot, "plot_title", title);
 
   g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func(g_free);
   for (guint i = 0; i < r->n_timelines; i++)
-    g_ptr_array_add(labels, lane_label(&r->timelines[i], &g_array_index(shown, Shown, i)));
+    g_ptr_array_add(labels, lane_label(s, &r->timelines[i], &g_array_index(shown, Shown, i)));
   g_ptr_array_add(labels, g_strdup(r->gpus > 1 ? "NCCL stream\n(all ranks)" : "NCCL stream"));
   ddp_plot_set_strings(plot, "lane_labels", (const char *const *)labels->pdata, labels->len);
 
@@ -292,17 +301,20 @@ summary(const TimelineOptions *opts, const DdpScenario *s, const DdpResult *r, c
   g_string_append(out, "  ranks shown     ");
   for (guint i = 0; i < shown->len; i++) {
     const Shown *w = &g_array_index(shown, Shown, i);
-    g_string_append_printf(out, "%s%" G_GUINT64_FORMAT " (x%.3f%s%s)", i ? ", " : "", w->rank,
-                           r->timelines[i].factor, w->role ? ", " : "", w->role ? w->role : "");
+    g_string_append_printf(out, "%s%" G_GUINT64_FORMAT, i ? ", " : "", w->rank);
+    if (!ddp_stragglers_is_none(s->stragglers))
+      g_string_append_printf(out, " (x%.3f%s%s)", r->timelines[i].factor, w->role ? ", " : "", w->role ? w->role : "");
   }
   if (k > 0 && r->collapsed_ranks)
     g_string_append(out, "   (every rank behaves the same: no per-rank stragglers)");
   g_string_append_c(out, '\n');
   if (opts->output)
     g_string_append_printf(out, "  wrote %s\n", opts->output);
-  if (opts->plot_data)
-    g_string_append_printf(out, "  plot data in %s (redraw: gnuplot %s/params.gp timeline.gp)\n", opts->plot_data,
-                           opts->plot_data);
+  if (opts->plot_data) {
+    g_autofree char *script = ddp_plot_find_script("timeline", NULL);
+    g_string_append_printf(out, "  plot data in %s (redraw: gnuplot %s/params.gp %s)\n", opts->plot_data,
+                           opts->plot_data, script ? script : "timeline.gp");
+  }
   if (opts->trace)
     g_string_append_printf(out, "  wrote %s (open at https://ui.perfetto.dev)\n", opts->trace);
   return g_string_free(out, FALSE);
@@ -352,10 +364,13 @@ run(int argc, char **argv, TimelineOptions *opts)
     return ddp_cmd_fail("timeline", error);
   if (opts->trace) {
     g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func(g_free);
+    gboolean factors = !ddp_stragglers_is_none(scenario->stragglers);
     for (guint i = 0; i < shown->len; i++) {
       const Shown *w = &g_array_index(shown, Shown, i);
-      g_ptr_array_add(labels, g_strdup_printf("%s%sx%.3f", w->role ? w->role : "", w->role ? ", " : "",
-                                              result->timelines[i].factor));
+      GString *label = g_string_new(w->role);
+      if (factors)
+        g_string_append_printf(label, "%sx%.3f", w->role ? ", " : "", result->timelines[i].factor);
+      g_ptr_array_add(labels, g_string_free(label, FALSE));
     }
     if (!ddp_trace_write(opts->trace, scenario, result, (const char *const *)labels->pdata, &error))
       return ddp_cmd_fail("timeline", error);

@@ -523,6 +523,18 @@ ddp_collective_allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorith
   return TRUE;
 }
 
+/* Whether the settings let auto consider @a × @p.  The alpha-beta model has no protocols: all
+ * three would cost the same, so only Simple stands for them. */
+static gboolean
+allowed(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p)
+{
+  if (c->algorithm != DDP_ALGO_AUTO && c->algorithm != a)
+    return FALSE;
+  if (c->cost_model == DDP_COST_ALPHA_BETA)
+    return p == DDP_PROTO_SIMPLE;
+  return c->protocol == DDP_PROTO_AUTO || c->protocol == p;
+}
+
 /* topoGetAlgoInfo: the least predicted time among the allowed pairs, Tree before Ring and LL
  * before LL128 before Simple on ties (NCCL's loop order; strict '<'). */
 void
@@ -535,10 +547,8 @@ ddp_collective_allreduce(const DdpCollective *c, guint64 bytes, DdpCollectiveCos
   }
   gboolean found = FALSE;
   for (gsize i = 0; i < G_N_ELEMENTS(order); i++) {
-    if (c->algorithm != DDP_ALGO_AUTO && c->algorithm != order[i])
-      continue;
     for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
-      if (c->protocol != DDP_PROTO_AUTO && c->protocol != p)
+      if (!allowed(c, order[i], p))
         continue;
       DdpCollectiveCost cost;
       if (ddp_collective_allreduce_with(c, bytes, order[i], p, &cost) && (!found || cost.time_us < out->time_us)) {
@@ -607,48 +617,77 @@ same_choice(const DdpCollectiveCost *a, const DdpCollectiveChoice *b)
   return a->algorithm == b->algorithm && a->protocol == b->protocol;
 }
 
+/* The least size in (@lo, @hi] whose choice is not @current's, given choice(@lo) is @current and
+ * choice(@hi) is not: bisection on whole bytes. */
+static guint64
+first_change(const DdpCollective *c, guint64 lo, guint64 hi, const DdpCollectiveChoice *current)
+{
+  while (hi - lo > 1) {
+    guint64 mid = lo + (hi - lo) / 2;
+    DdpCollectiveCost m;
+    ddp_collective_allreduce(c, mid, &m);
+    if (same_choice(&m, current))
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return hi;
+}
+
+static void
+append_choice(GArray *out, const DdpCollective *c, guint64 bytes)
+{
+  DdpCollectiveCost cost;
+  ddp_collective_allreduce(c, bytes, &cost);
+  DdpCollectiveChoice choice = { bytes, cost.algorithm, cost.protocol };
+  g_array_append_val(out, choice);
+}
+
 /**
  * ddp_collective_choices:
- * Walks the powers of two up to @max_bytes; where the choice differs between 2^k and 2^(k+1)
- * (or @max_bytes), bisects on whole bytes for the first size with the new choice.  Each predicted
- * time is piecewise linear in S with breaks only at powers of two (tree correction) and at the ring
- * plateau threshold, so between adjacent powers of two the choice changes at most where two lines
- * cross; bisection finds one change per interval, which is all there is unless the plateau
- * threshold falls inside it — the check at the next power of two then still records the new
- * choice, a few bytes late at worst.
+ * Exact, by segments.  Every predicted time is affine in S between the sizes where a correction
+ * steps: the powers of two (treeCorrectionFactor is indexed by log2(S/64)) and the ring plateau
+ * threshold.  Inside such a segment the choice follows the lower envelope of six lines, which
+ * visits lines in order of falling slope and never returns to one it left; so "choice is still
+ * the current one" holds on a prefix of the segment and bisection finds each change to the byte.
  */
 GArray *
 ddp_collective_choices(const DdpCollective *c, guint64 max_bytes)
 {
   GArray *out = g_array_new(FALSE, FALSE, sizeof(DdpCollectiveChoice));
-  DdpCollectiveCost cost;
-  ddp_collective_allreduce(c, 1, &cost);
-  DdpCollectiveChoice current = { 1, cost.algorithm, cost.protocol };
-  g_array_append_val(out, current);
-  guint64 lo = 1;
-  while (lo < max_bytes) {
-    guint64 hi = lo > max_bytes / 2 ? max_bytes : 2 * lo;
-    ddp_collective_allreduce(c, hi, &cost);
+  g_autoptr(GArray) breaks = g_array_new(FALSE, FALSE, sizeof(guint64));
+  for (guint64 b = 1; b <= max_bytes; b *= 2) {
+    g_array_append_val(breaks, b);
+    if (b > G_MAXUINT64 / 2)
+      break;
+  }
+  guint64 plateau = (guint64)c->comm_channels * c->gpus * 64;
+  if (c->cost_model == DDP_COST_NCCL && c->nodes > 1 && plateau > 1 && plateau <= max_bytes) {
+    guint i = 0;
+    while (i < breaks->len && g_array_index(breaks, guint64, i) < plateau)
+      i++;
+    if (i == breaks->len || g_array_index(breaks, guint64, i) != plateau)
+      g_array_insert_val(breaks, i, plateau);
+  }
+  append_choice(out, c, 1);
+  for (guint i = 0; i < breaks->len; i++) {
+    guint64 start = g_array_index(breaks, guint64, i);
+    guint64 last = i + 1 < breaks->len ? g_array_index(breaks, guint64, i + 1) - 1 : max_bytes;
+    DdpCollectiveChoice current = g_array_index(out, DdpCollectiveChoice, out->len - 1);
+    DdpCollectiveCost cost;
+    ddp_collective_allreduce(c, start, &cost);
     if (!same_choice(&cost, &current)) {
-      /* invariant: choice(lo) == current, choice(hi) != current */
-      guint64 a = lo, b = hi;
-      while (b - a > 1) {
-        guint64 mid = a + (b - a) / 2;
-        DdpCollectiveCost m;
-        ddp_collective_allreduce(c, mid, &m);
-        if (same_choice(&m, &current))
-          a = mid;
-        else
-          b = mid;
-      }
-      ddp_collective_allreduce(c, b, &cost);
-      current = (DdpCollectiveChoice){ b, cost.algorithm, cost.protocol };
-      g_array_append_val(out, current);
-      /* the stretch may end again before hi: continue from b */
-      lo = b;
-      continue;
+      append_choice(out, c, start);
+      current = g_array_index(out, DdpCollectiveChoice, out->len - 1);
     }
-    lo = hi;
+    for (guint64 lo = start;;) {
+      ddp_collective_allreduce(c, last, &cost);
+      if (same_choice(&cost, &current))
+        break;
+      lo = first_change(c, lo, last, &current);
+      append_choice(out, c, lo);
+      current = g_array_index(out, DdpCollectiveChoice, out->len - 1);
+    }
   }
   return out;
 }
@@ -664,11 +703,9 @@ ddp_collective_crossover(const DdpCollective *c, guint64 max_bytes, DdpCollectiv
    * algBw (tree corrections end at 512 MiB; the ring plateau only scales latency) */
   DdpCollectiveChoice best = { 0, small.algorithm, small.protocol };
   double best_bw = -1;
-  for (DdpAlgorithm a = DDP_ALGO_RING; a <= DDP_ALGO_TREE; a++) {
-    if (c->algorithm != DDP_ALGO_AUTO && c->algorithm != a)
-      continue;
+  for (DdpAlgorithm a = DDP_ALGO_RING; a <= DDP_ALGO_TREE && c->gpus > 1; a++) {
     for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
-      if (c->protocol != DDP_PROTO_AUTO && c->protocol != p)
+      if (!allowed(c, a, p))
         continue;
       DdpCollectiveCost big;
       /* 2^50 B: far past every correction, where algbw is the table's */
@@ -959,8 +996,11 @@ GPtrArray *
 ddp_collective_compare_csv(const char *path, GError **error)
 {
   g_autofree char *text = NULL;
-  if (!g_file_get_contents(path, &text, NULL, error))
+  g_autoptr(GError) local = NULL;
+  if (!g_file_get_contents(path, &text, NULL, &local)) {
+    g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_CSV, "%s", local->message);
     return NULL;
+  }
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
   CompareContext ctx = {
     .path = path,

@@ -14,6 +14,7 @@
 #include "datadir.h"
 
 #include <errno.h>
+#include <math.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -204,6 +205,10 @@ void
 ddp_plot_set_number(DdpPlot *plot, const char *name, double value)
 {
   Variable *v = variable_slot(plot, name);
+  if (!isfinite(value)) {
+    v->definition = g_strdup_printf("%s = NaN\n", name);   /* gnuplot's own not-a-number */
+    return;
+  }
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
   g_ascii_formatd(buf, sizeof buf, "%.17g", value);
   /* gnuplot reads 3 as an integer and 3/2 as 1: keep numbers floating */
@@ -237,13 +242,13 @@ ddp_plot_set_data(DdpPlot *plot, const char *name, const char *text)
 
 /* Writes NAME.dat files and params.gp into @dir.  @output_path is the default output_file. */
 static gboolean
-write_inputs(const DdpPlot *plot, const char *dir, const char *output_path, GError **error)
+write_inputs(const DdpPlot *plot, const char *dir, const char *script, const char *output_path, GError **error)
 {
   GString *params = g_string_new(NULL);
-  g_autofree char *script = g_strconcat(plot->script, ".gp", NULL);
-  g_string_append_printf(params, "# Written by ddpsim for plots/%s.  Redraw with:\n#   gnuplot %s/params.gp %s\n"
-                                 "# (-e 'output_file=\"other.svg\"' before params.gp draws elsewhere).\n",
-                         script, dir, script);
+  g_string_append_printf(params, "# Written by ddpsim for plots/%s.gp.  Redraw (or restyle a copy of the script) with:\n"
+                                 "#   gnuplot %s/params.gp %s\n"
+                                 "# and -e 'output_file=\"other.svg\"' before params.gp to draw elsewhere.\n",
+                         plot->script, dir, script);
   g_string_append(params, "if (!exists(\"output_file\")) output_file = ");
   append_quoted(params, output_path);
   g_string_append_c(params, '\n');
@@ -346,7 +351,7 @@ ddp_plot_render(DdpPlot *plot, const char *output_path, const char *keep_dir, GE
                 local->message);
     return FALSE;
   }
-  if (!write_inputs(plot, dir, output_abs, &local)) {
+  if (!write_inputs(plot, dir, script_abs, output_abs, &local)) {
     g_set_error_literal(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_OUTPUT, local->message);
     if (!keep_dir)
       remove_inputs(plot, dir);

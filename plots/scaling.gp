@@ -1,0 +1,45 @@
+# scaling.gp — scaling efficiency and iteration time against the number of GPUs, drawn by
+# `ddpsim scale --plot FILE`.
+#
+# ddpsim writes the inputs beside a params.gp that defines them; to restyle, edit a copy of this
+# script and run  gnuplot DIR/params.gp my-scaling.gp  on the files `--plot-data DIR` kept.
+#
+# Variables (params.gp):
+#   plot_title   string (may hold "\n")
+#   data (file)  one row per GPU count, ascending:
+#                gpus nodes iteration_ms scaling_efficiency exposed_comm_ms
+#                (scaling_efficiency as a fraction: T(1 GPU) / T(N GPUs))
+#   output_file, output_format ("png" or "svg"; from output_file's extension when unset)
+
+if (!exists("output_format")) output_format = (output_file[strlen(output_file)-2:] eq "svg") ? "svg" : "png"
+
+if (output_format eq "svg") {
+  set terminal svg size 1200, 720 dynamic noenhanced font "Sans,12" background "white"
+} else {
+  if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
+    set terminal pngcairo size 1200, 720 noenhanced font "Sans,11" background "white"
+  } else {
+    set terminal png size 1200, 720 noenhanced background "white"
+  }
+}
+set output output_file
+
+set title plot_title font ",13"
+set logscale x 2
+set xlabel "GPUs (log scale)"
+set ylabel "scaling efficiency (%)" tc rgb "#2b6cb0"
+set y2label "time per iteration (ms)" tc rgb "#c0392b"
+set yrange [0:105]
+set y2range [0:*]
+set ytics nomirror tc rgb "#2b6cb0"
+set y2tics tc rgb "#c0392b"
+set xtics nomirror
+set grid ytics lc rgb "#e6e6e6"
+set border 11
+set key outside below center horizontal
+set offsets graph 0.03, graph 0.03, 0, 0
+
+plot data using 1:($4 * 100):xtic(1) with linespoints lw 2.5 pt 7 ps 1.2 lc rgb "#2b6cb0" title "scaling efficiency", \
+     data using 1:($4 * 100):(sprintf("%.1f%%", $4 * 100)) with labels offset 0, 1.1 tc rgb "#2b6cb0" font ",9" notitle, \
+     data using 1:3 axes x1y2 with linespoints lw 2 pt 5 ps 1.0 lc rgb "#c0392b" title "iteration time", \
+     data using 1:5 axes x1y2 with linespoints lw 1.5 dt 2 pt 4 ps 1.0 lc rgb "#e67e22" title "exposed communication"

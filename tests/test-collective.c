@@ -1,0 +1,658 @@
+/* Tests for the collective cost models (src/collective.c; derivations in docs/collective.md):
+ * the alpha-beta closed forms, NCCL's tuning table (research §2.1–2.3, tuning.cc), the emulated
+ * topology search (§2.5, search.cc), the size-dependent corrections, auto's choice and crossover on
+ * the shipped dgx-a100 and dgx-h100, Broadcast, errors, and the validation against published
+ * nccl-tests curves (tests/data/allreduce-public.csv).  Every expected number is derived by hand in
+ * the comment above its assertion.
+ *
+ * Unit conventions used in the derivations: GB/s = 1000 B/µs, so S bytes over B GB/s take
+ * S / (1000·B) µs. */
+#include "collective.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+/* A cluster filled by hand: NVSwitch nodes of @ppn GPUs with @intra_GBs per GPU (raw, one way,
+ * 0.7 µs per hop), @nics × @nic_Gbps InfiniBand per node (2 µs per hop), NCCL model, auto,
+ * no launch overhead (so NCCL's own numbers show through). */
+static DdpCluster *
+cluster_new(int sm_arch, int ppn, double intra_GBs, int nics, double nic_Gbps)
+{
+  DdpCluster *c = g_new0(DdpCluster, 1);
+  c->name = g_strdup("test");
+  c->gpu.sm_arch = sm_arch;
+  c->gpus_per_node = ppn;
+  c->intra.fabric = DDP_INTRA_NVSWITCH;
+  c->intra.bandwidth_GBs = intra_GBs;
+  c->intra.latency_us = 0.7;
+  c->inter.fabric = DDP_INTER_IB;
+  c->inter.nics_per_node = nics;
+  c->inter.nic_bandwidth_Gbps = nic_Gbps;
+  c->inter.latency_us = 2.0;
+  c->inter.oversubscription = 1.0;
+  c->inter.rail_optimized = TRUE;
+  return c;
+}
+
+/* DGX A100 / H100 / HGX B200 fabrics (datasheets: 300 / 450 / 900 GB/s NVLink per GPU per
+ * direction; 8 NICs of 200 / 400 / 400 Gb/s). */
+static DdpCluster *
+a100(void)
+{
+  return cluster_new(80, 8, 300, 8, 200);
+}
+
+static DdpCluster *
+h100(void)
+{
+  return cluster_new(90, 8, 450, 8, 400);
+}
+
+static DdpCluster *
+b200(void)
+{
+  return cluster_new(100, 8, 900, 8, 400);
+}
+
+/* The alpha-beta fixture: 4 GPUs per node at 100 GB/s and 5 µs, one 100 Gb/s NIC per node at
+ * 10 µs — the per-GPU share across nodes is 100/8/4 = 3.125 GB/s. */
+static DdpCluster *
+ab4(void)
+{
+  DdpCluster *c = cluster_new(80, 4, 100, 1, 100);
+  c->intra.latency_us = 5;
+  c->inter.latency_us = 10;
+  c->nccl.cost_model = DDP_COST_ALPHA_BETA;
+  return c;
+}
+
+static DdpCollective *
+model(const DdpCluster *cluster, guint64 gpus)
+{
+  g_autoptr(GError) error = NULL;
+  DdpCollective *c = ddp_collective_new(cluster, gpus, &error);
+  g_assert_no_error(error);
+  return c;
+}
+
+static double
+tuned_latency(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p)
+{
+  DdpCollectiveTuning t;
+  ddp_collective_tuning(c, a, p, &t);
+  g_assert_true(t.enabled);
+  return t.latency_us;
+}
+
+static double
+tuned_algbw(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p)
+{
+  DdpCollectiveTuning t;
+  ddp_collective_tuning(c, a, p, &t);
+  g_assert_true(t.enabled);
+  return t.algbw_GBs;
+}
+
+static double
+time_with(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtocol p)
+{
+  DdpCollectiveCost cost;
+  g_assert_true(ddp_collective_allreduce_with(c, bytes, a, p, &cost));
+  return cost.time_us;
+}
+
+static void
+assert_graph(const DdpCollective *c, DdpAlgorithm a, int channels, double intra, double inter)
+{
+  DdpCollectiveGraph g;
+  ddp_collective_graph(c, a, &g);
+  g_assert_cmpint(g.channels, ==, channels);
+  g_assert_cmpfloat_with_epsilon(g.bw_intra_GBs, intra, 1e-9);
+  g_assert_cmpfloat_with_epsilon(g.bw_inter_GBs, inter, 1e-9);
+}
+
+static void
+test_names(void)
+{
+  for (int a = 0; a < DDP_ALGO_COUNT; a++)
+    g_assert_cmpint(ddp_algorithm_parse(ddp_algorithm_name(a)), ==, a);
+  for (int p = 0; p < DDP_PROTO_COUNT; p++)
+    g_assert_cmpint(ddp_protocol_parse(ddp_protocol_name(p)), ==, p);
+  g_assert_cmpstr(ddp_protocol_name(DDP_PROTO_LL128), ==, "LL128");
+  g_assert_cmpint(ddp_protocol_parse("simple"), ==, DDP_PROTO_SIMPLE);
+  g_assert_cmpint(ddp_algorithm_parse("RING"), ==, DDP_ALGO_RING);
+  g_assert_cmpint(ddp_algorithm_parse("nvls"), ==, -1);
+  g_assert_cmpint(ddp_protocol_parse("LL64"), ==, -1);
+}
+
+/* Acceptance: with protocol effects off the ring costs exactly 2(N-1)/N·M/B + 2(N-1)·α, B the
+ * slowest link crossed (intra on one node, else min(intra, per-GPU inter share)), α the slowest
+ * hop's latency. */
+static void
+test_alpha_beta_ring(void)
+{
+  static const struct {
+    guint64 gpus, bytes;
+    double expected_us;
+  } cases[] = {
+    /* one node, N=2: 2·1/2·1 048 576/100 000 + 2·1·5 = 10.48576 + 10 */
+    { 2, 1048576, 20.48576 },
+    /* N=3 (part of a node): 2·2/3·3 000/100 000 + 2·2·5 = 0.04 + 20 */
+    { 3, 3000, 20.04 },
+    /* N=4, the DDP fixture's model: 2·3/4·8 396 800/100 000 + 2·3·5 = 125.952 + 30 */
+    { 4, 8396800, 155.952 },
+    /* N=8 = 2 nodes: B = min(100, 3.125) = 3.125 GB/s, α = max(5, 10) = 10:
+     * 2·7/8·1 000 000/3 125 + 2·7·10 = 560 + 140 */
+    { 8, 1000000, 700.0 },
+    /* N=32 = 8 nodes: 2·31/32·1 000 000/3 125 + 2·31·10 = 620 + 620 */
+    { 32, 1000000, 1240.0 },
+  };
+  g_autoptr(DdpCluster) cluster = ab4();
+  cluster->nccl.algorithm = DDP_ALGO_RING;
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(DdpCollective) c = model(cluster, cases[i].gpus);
+    DdpCollectiveCost cost;
+    ddp_collective_allreduce(c, cases[i].bytes, &cost);
+    g_assert_cmpfloat_with_epsilon(cost.time_us, cases[i].expected_us, 1e-9);
+    g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_RING);
+    g_assert_cmpint(cost.protocol, ==, DDP_PROTO_SIMPLE);
+    /* busbw = algbw · 2(N-1)/N, algbw = M / t */
+    double n = (double)cases[i].gpus;
+    g_assert_cmpfloat_with_epsilon(cost.busbw_GBs, cases[i].bytes / (1000.0 * cases[i].expected_us) * 2 * (n - 1) / n,
+                                   1e-9);
+  }
+  /* a large buffer: busbw → B.  N=4, M = 2^40: t = 1.5·M/1e5 + 30 µs, busbw = 1.5·M/1000/t =
+   * 100·(1 - 30/t) = 100·(1 - 1.8·10^-6) */
+  g_autoptr(DdpCollective) c = model(cluster, 4);
+  DdpCollectiveCost cost;
+  ddp_collective_allreduce(c, (guint64)1 << 40, &cost);
+  g_assert_cmpfloat_with_epsilon(cost.busbw_GBs, 100.0, 1e-3);
+}
+
+/* Alpha-beta tree: 2·M/B + 2·((ppn-1)·α_intra + ⌊log2 nodes⌋·α_inter). */
+static void
+test_alpha_beta_tree(void)
+{
+  g_autoptr(DdpCluster) cluster = ab4();
+  g_autoptr(DdpCollective) c8 = model(cluster, 8);
+  /* 2 nodes: 2·1 000 000/3 125 + 2·(3·5 + 1·10) = 640 + 50 */
+  g_assert_cmpfloat_with_epsilon(time_with(c8, 1000000, DDP_ALGO_TREE, DDP_PROTO_SIMPLE), 690.0, 1e-9);
+  /* 8 nodes: latency 2·(3·5 + 3·10) = 90, against the ring's 2·31·10 = 620: at 1 kB auto takes the
+   * tree (640·10^-3 + 90 = 90.64 vs 620.62) */
+  g_autoptr(DdpCollective) c32 = model(cluster, 32);
+  DdpCollectiveCost cost;
+  ddp_collective_allreduce(c32, 1000, &cost);
+  g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_TREE);
+  g_assert_cmpfloat_with_epsilon(cost.time_us, 2.0 * 1000 / 3125 + 90, 1e-9);
+  g_assert_cmpfloat_with_epsilon(cost.latency_us, 90.0, 1e-9);
+  /* on one node the tree's latency equals the ring's (2·3·5) and its bandwidth term is larger:
+   * auto is the ring at every size */
+  g_autoptr(DdpCollective) c4 = model(cluster, 4);
+  ddp_collective_allreduce(c4, 1, &cost);
+  g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_RING);
+}
+
+/* NCCL's latency table on one 8-GPU NVLink node (research §2.3 worked example):
+ *   Ring:  base + 2(n-1)·hwLat[NVLINK][Ring]: LL 6.6 + 14·0.6 = 15.0, LL128 14 + 14·1.9 = 40.6,
+ *          Simple 8.4 + 14·3.4 = 56.0
+ *   Tree:  base + 2·(ppn-1)·hwLat[NVLINK][Tree]: LL 6.8 + 14·0.6 = 15.2, LL128 14 + 14·1.25 = 31.5,
+ *          Simple 8.4 + 14·4.0 = 64.4 */
+static void
+test_nccl_latency_one_node(void)
+{
+  g_autoptr(DdpCluster) cluster = a100();
+  g_autoptr(DdpCollective) c = model(cluster, 8);
+  g_assert_cmpfloat_with_epsilon(tuned_latency(c, DDP_ALGO_RING, DDP_PROTO_LL), 15.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon(tuned_latency(c, DDP_ALGO_RING, DDP_PROTO_LL128), 40.6, 1e-9);
+  g_assert_cmpfloat_with_epsilon(tuned_latency(c, DDP_ALGO_RING, DDP_PROTO_SIMPLE), 56.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon(tuned_latency(c, DDP_ALGO_TREE, DDP_PROTO_LL), 15.2, 1e-9);
+  g_assert_cmpfloat_with_epsilon(tuned_latency(c, DDP_ALGO_TREE, DDP_PROTO_LL128), 31.5, 1e-9);
+  g_assert_cmpfloat_with_epsilon(tuned_latency(c, DDP_ALGO_TREE, DDP_PROTO_SIMPLE), 64.4, 1e-9);
+  /* PCIe inside the node: the PCI row, and no LL128 (NCCL enables it on NVLink only).
+   * Ring Simple 8.4 + 14·5.7 = 88.2 */
+  cluster->intra.fabric = DDP_INTRA_PCIE;
+  g_autoptr(DdpCollective) pci = model(cluster, 8);
+  g_assert_cmpfloat_with_epsilon(tuned_latency(pci, DDP_ALGO_RING, DDP_PROTO_SIMPLE), 88.2, 1e-9);
+  DdpCollectiveTuning t;
+  ddp_collective_tuning(pci, DDP_ALGO_RING, DDP_PROTO_LL128, &t);
+  g_assert_false(t.enabled);
+  DdpCollectiveCost cost;
+  g_assert_false(ddp_collective_allreduce_with(pci, 1024, DDP_ALGO_RING, DDP_PROTO_LL128, &cost));
+}
+
+/* Two nodes of 8 (n = 16, N = 2), Intel host (net overhead 1 µs, ×3 for Simple):
+ *   Ring: base + (2(n-1) - 2(N-1))·max(intraLat, overhead) + 2(N-1)·hwLat[NET][Ring]
+ *         LL 6.6 + 28·max(0.6, 1) + 2·2.7 = 40.0;  Simple 8.4 + 28·max(3.4, 3) + 2·14 = 131.6
+ *   Tree: base + 2·((ppn-1)·intraLat + log2(N)·hwLat[NET][Tree])
+ *         LL 6.8 + 2·(7·0.6 + 5.0) = 25.2;  Simple 8.4 + 2·(7·4.0 + 14) = 92.4
+ * AMD host: overhead 2 µs, Simple 6: Ring Simple 8.4 + 28·6 + 28 = 204.4.
+ * One GPU per node (n = N = 4): every hop is the network's, with Tree's NET latency:
+ *   Ring LL 6.6 + 6·5.0 = 36.6. */
+static void
+test_nccl_latency_multi_node(void)
+{
+  g_autoptr(DdpCluster) cluster = a100();
+  g_autoptr(DdpCollective) c = model(cluster, 16);
+  g_assert_cmpfloat_with_epsilon(tuned_latency(c, DDP_ALGO_RING, DDP_PROTO_LL), 40.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon(tuned_latency(c, DDP_ALGO_RING, DDP_PROTO_SIMPLE), 131.6, 1e-9);
+  g_assert_cmpfloat_with_epsilon(tuned_latency(c, DDP_ALGO_TREE, DDP_PROTO_LL), 25.2, 1e-9);
+  g_assert_cmpfloat_with_epsilon(tuned_latency(c, DDP_ALGO_TREE, DDP_PROTO_SIMPLE), 92.4, 1e-9);
+  cluster->nccl.amd_cpu = TRUE;
+  g_autoptr(DdpCollective) amd = model(cluster, 16);
+  g_assert_cmpfloat_with_epsilon(tuned_latency(amd, DDP_ALGO_RING, DDP_PROTO_SIMPLE), 204.4, 1e-9);
+
+  g_autoptr(DdpCluster) single = cluster_new(80, 1, 0, 1, 200);
+  g_autoptr(DdpCollective) spread = model(single, 4);
+  g_assert_cmpfloat_with_epsilon(tuned_latency(spread, DDP_ALGO_RING, DDP_PROTO_LL), 36.6, 1e-9);
+}
+
+/* The emulated topology search (search.cc), by hand:
+ * A100, one node: NCCL sees 300·20/25 = 240 GB/s of NVLink per GPU.  The first intra speed is 40:
+ *   floor(240/40) = 6 channels = 240, all of it → stop.  Dup (40 ≥ 25): 12 × 20.  Trees search
+ *   with 240·8/7 and at most the ring's 12 channels: 40 → 6, same result, 12 × 20.
+ * H100, one node: 450·20.6/25 = 370.8.  60 → 6 = 360 < 370.8; 50 → 7 = 350; 40 → 9 = 360 (not
+ *   better); 30 → 12 = 360; 24 ≤ 0.49·60 stops.  6 × 60, dup (60 ≥ 50) → 12 × 30; 40 at 12
+ *   channels needs 480 > 370.8, so pass 2 keeps 30.
+ * B200, one node: 900·40.1/50 = 721.8.  90 → 8 = 720, and nothing slower down to 45 beats 720
+ *   (80·9, 60·12, 45·16); 40 ≤ 0.49·90 stops.  Dup → 16 × 45.
+ * A100, two nodes of 8 × HDR (25 GB/s per NIC, behind PCIe Gen4 at 24): the speed may not
+ *   exceed 24.  24 → min(240/24 = 10, 8 NICs × 1) = 8 channels = 192; slower speeds give at most
+ *   16 × 12 = 192 (not better); 10 ≤ 0.49·24 stops.  8 × 24, no dup (< 25).  The tree's pass 2
+ *   raises bwIntra while 8 channels fit in 240·8/7 = 274.3: 28 (9 fit), 30 (9 fit), 48 (5) no:
+ *   8 × 30/24. */
+static void
+test_nccl_graph_search(void)
+{
+  g_autoptr(DdpCluster) ca = a100(), ch = h100(), cb = b200();
+  g_autoptr(DdpCollective) a = model(ca, 8);
+  assert_graph(a, DDP_ALGO_RING, 12, 20, 20);
+  assert_graph(a, DDP_ALGO_TREE, 12, 20, 20);
+  g_autoptr(DdpCollective) h = model(ch, 8);
+  assert_graph(h, DDP_ALGO_RING, 12, 30, 30);
+  g_autoptr(DdpCollective) b = model(cb, 8);
+  assert_graph(b, DDP_ALGO_RING, 16, 45, 45);
+  g_autoptr(DdpCollective) a2 = model(ca, 16);
+  assert_graph(a2, DDP_ALGO_RING, 8, 24, 24);
+  assert_graph(a2, DDP_ALGO_TREE, 8, 30, 24);
+  /* 2:1 oversubscription halves what each NIC pushes through the core: 12.5 GB/s per NIC.
+   * 12 → min(20, 8·1) = 8 = 96; 10, 9, 7: 8 channels, less; 6 ≤ 0.49·12 stops: 8 × 12 */
+  ca->inter.oversubscription = 2.0;
+  g_autoptr(DdpCollective) over = model(ca, 16);
+  assert_graph(over, DDP_ALGO_RING, 8, 12, 12);
+}
+
+/* Acceptance: busbw of a large ring AllReduce approaches link bandwidth × protocol efficiency.
+ * A100 node, ring busBw = 12 × 20 = 240 (the NVLink NCCL sees): Simple → 240, LL128 → 0.92·240 =
+ * 220.8 (below the 12 × 20 per-channel cap).  LL is capped by llMaxBw (87.7 on one Ampere node)
+ * here, so its 0.5 efficiency shows on 4 channels × 10 GB/s (set explicitly): 0.5·40 = 20. */
+static void
+test_nccl_busbw_limit(void)
+{
+  guint64 huge = (guint64)1 << 42;
+  g_autoptr(DdpCluster) cluster = a100();
+  g_autoptr(DdpCollective) c = model(cluster, 8);
+  DdpCollectiveCost cost;
+  g_assert_true(ddp_collective_allreduce_with(c, huge, DDP_ALGO_RING, DDP_PROTO_SIMPLE, &cost));
+  g_assert_cmpfloat_with_epsilon(cost.busbw_GBs, 240.0, 1e-3);
+  g_assert_true(ddp_collective_allreduce_with(c, huge, DDP_ALGO_RING, DDP_PROTO_LL128, &cost));
+  g_assert_cmpfloat_with_epsilon(cost.busbw_GBs, 220.8, 1e-3);
+  g_assert_true(ddp_collective_allreduce_with(c, huge, DDP_ALGO_RING, DDP_PROTO_LL, &cost));
+  g_assert_cmpfloat_with_epsilon(cost.busbw_GBs, 87.7, 1e-3);
+  /* auto at that size: ring Simple */
+  ddp_collective_allreduce(c, huge, &cost);
+  g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_RING);
+  g_assert_cmpint(cost.protocol, ==, DDP_PROTO_SIMPLE);
+
+  cluster->nccl.channels = 4;
+  cluster->nccl.bw_intra_GBs = 10;
+  g_autoptr(DdpCollective) slow = model(cluster, 8);
+  assert_graph(slow, DDP_ALGO_RING, 4, 10, 60);   /* bw_inter: the searched 12 × 20 spread on 4 */
+  g_assert_true(ddp_collective_allreduce_with(slow, huge, DDP_ALGO_RING, DDP_PROTO_LL, &cost));
+  g_assert_cmpfloat_with_epsilon(cost.busbw_GBs, 20.0, 1e-3);
+  /* the table holds algBw = busBw·n/(2(n-1)): Simple 40·8/14 */
+  g_assert_cmpfloat_with_epsilon(tuned_algbw(slow, DDP_ALGO_RING, DDP_PROTO_SIMPLE), 40.0 * 8 / 14, 1e-9);
+}
+
+/* Acceptance: tree latency grows with log N, ring latency with N.  Nodes of 8 (n = 8N):
+ *   Tree Simple = 8.4 + 2·(7·4.0 + log2(N)·14): +28 µs per doubling of N;
+ *   Ring Simple = 8.4 + (2(n-1) - 2(N-1))·3.4 + 2(N-1)·14 = 8.4 + 14N·3.4 + 28(N-1) = 75.6·N - 19.6. */
+static void
+test_nccl_latency_scaling(void)
+{
+  g_autoptr(DdpCluster) cluster = h100();
+  double previous_tree = 0;
+  for (guint64 nodes = 2; nodes <= 1024; nodes *= 2) {
+    g_autoptr(DdpCollective) c = model(cluster, 8 * nodes);
+    double tree = tuned_latency(c, DDP_ALGO_TREE, DDP_PROTO_SIMPLE);
+    double ring = tuned_latency(c, DDP_ALGO_RING, DDP_PROTO_SIMPLE);
+    g_assert_cmpfloat_with_epsilon(tree, 8.4 + 2 * (7 * 4.0 + log2((double)nodes) * 14), 1e-9);
+    g_assert_cmpfloat_with_epsilon(ring, 75.6 * (double)nodes - 19.6, 1e-9);
+    if (previous_tree > 0)
+      g_assert_cmpfloat_with_epsilon(tree - previous_tree, 28.0, 1e-9);
+    previous_tree = tree;
+  }
+}
+
+/* Size-dependent corrections (ncclTopoGetAlgoTime):
+ * Tree bandwidth × treeCorrectionFactor[log2(S/64)]: A100 node, Tree Simple algBw =
+ *   0.5·min(0.92·240, 12·24.0) = 110.4; at S = 131 072, log2(2048) = 11 → factor 0.5:
+ *   t = 64.4 + 131 072/(1000·55.2) µs.  Below 64 B no factor applies: t(63) = 64.4 + 63/110 400.
+ * Ring plateau: two A100 nodes, comm channels = 2·min(8, 8) = 16, n = 16; Ring Simple latency
+ *   ×1.4 once S/(16·16) ≥ 64, i.e. S ≥ 16 384: 131.6 → 184.24.  algBw = 8·24·16/30 = 102.4. */
+static void
+test_nccl_size_corrections(void)
+{
+  g_autoptr(DdpCluster) cluster = a100();
+  g_autoptr(DdpCollective) one = model(cluster, 8);
+  g_assert_cmpfloat_with_epsilon(time_with(one, 131072, DDP_ALGO_TREE, DDP_PROTO_SIMPLE),
+                                 64.4 + 131072 / (1000 * 55.2), 1e-9);
+  g_assert_cmpfloat_with_epsilon(time_with(one, 63, DDP_ALGO_TREE, DDP_PROTO_SIMPLE), 64.4 + 63 / 110400.0, 1e-9);
+  g_autoptr(DdpCollective) two = model(cluster, 16);
+  g_assert_cmpfloat_with_epsilon(time_with(two, 16383, DDP_ALGO_RING, DDP_PROTO_SIMPLE),
+                                 131.6 + 16383 / (1000 * 102.4), 1e-9);
+  g_assert_cmpfloat_with_epsilon(time_with(two, 16384, DDP_ALGO_RING, DDP_PROTO_SIMPLE),
+                                 131.6 * 1.4 + 16384 / (1000 * 102.4), 1e-9);
+}
+
+/* launch_us adds to every call and changes no choice: 8 A100s, 1 kB with 5 µs: Ring LL
+ * 5 + 15.0 + 1000/(1000·(87.7·8/14)). */
+static void
+test_nccl_launch(void)
+{
+  g_autoptr(DdpCluster) cluster = a100();
+  cluster->nccl.launch_us = 5;
+  g_autoptr(DdpCollective) c = model(cluster, 8);
+  DdpCollectiveCost cost;
+  ddp_collective_allreduce(c, 1000, &cost);
+  g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_RING);
+  g_assert_cmpint(cost.protocol, ==, DDP_PROTO_LL);
+  g_assert_cmpfloat_with_epsilon(cost.time_us, 5 + 15.0 + 1000 / (1000 * 87.7 * 8 / 14), 1e-9);
+  g_assert_cmpfloat_with_epsilon(cost.latency_us, 20.0, 1e-9);
+}
+
+static void
+assert_choice_at(const DdpCollective *c, guint64 bytes, const DdpCollectiveChoice *want)
+{
+  DdpCollectiveCost cost;
+  ddp_collective_allreduce(c, bytes, &cost);
+  g_assert_cmpint(cost.algorithm, ==, want->algorithm);
+  g_assert_cmpint(cost.protocol, ==, want->protocol);
+}
+
+/* Acceptance: on the shipped dgx-a100 and dgx-h100, auto is latency-optimal below a crossover and
+ * bandwidth-optimal above it.  The latency-optimal pair is auto's choice at 1 B and has the least
+ * latency of all pairs; the bandwidth-optimal pair (Ring/Simple) has the largest algbw; every size
+ * below the first switch gets the first, every size from the crossover on the second. */
+static void
+test_auto_crossover(void)
+{
+  static const char *const clusters[] = { "dgx-a100", "dgx-h100" };
+  static const guint64 gpus[] = { 8, 16, 256 };
+  guint64 horizon = (guint64)1 << 40;
+  for (gsize k = 0; k < G_N_ELEMENTS(clusters); k++) {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(DdpCluster) cluster = ddp_cluster_load(clusters[k], &error);
+    g_assert_no_error(error);
+    for (gsize g = 0; g < G_N_ELEMENTS(gpus); g++) {
+      g_autoptr(DdpCollective) c = model(cluster, gpus[g]);
+      DdpCollectiveChoice lat, bw;
+      guint64 crossover;
+      ddp_collective_crossover(c, horizon, &lat, &bw, &crossover);
+      g_test_message("%s, %" G_GUINT64_FORMAT " GPUs: latency-optimal %s/%s, bandwidth-optimal %s/%s, crossover %" G_GUINT64_FORMAT " B",
+                     clusters[k], gpus[g], ddp_algorithm_name(lat.algorithm), ddp_protocol_name(lat.protocol),
+                     ddp_algorithm_name(bw.algorithm), ddp_protocol_name(bw.protocol), crossover);
+      g_assert_cmpint(bw.algorithm, ==, DDP_ALGO_RING);
+      g_assert_cmpint(bw.protocol, ==, DDP_PROTO_SIMPLE);
+      g_assert_cmpint(lat.protocol, ==, DDP_PROTO_LL);
+      g_assert_cmpuint(crossover, <, horizon);
+      double least = G_MAXDOUBLE;
+      for (DdpAlgorithm a = DDP_ALGO_RING; a <= DDP_ALGO_TREE; a++)
+        for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++)
+          least = MIN(least, tuned_latency(c, a, p));
+      g_assert_cmpfloat(tuned_latency(c, lat.algorithm, lat.protocol), ==, least);
+
+      g_autoptr(GArray) choices = ddp_collective_choices(c, horizon);
+      g_assert_cmpuint(choices->len, >=, 2);
+      guint64 first_switch = g_array_index(choices, DdpCollectiveChoice, 1).from_bytes;
+      g_assert_cmpuint(first_switch, <=, crossover);
+      for (guint64 s = 1; s < first_switch; s *= 2)
+        assert_choice_at(c, s, &lat);
+      assert_choice_at(c, first_switch - 1, &lat);
+      assert_choice_at(c, crossover, &bw);
+      for (guint64 s = crossover; s <= horizon; s *= 2)
+        assert_choice_at(c, s, &bw);
+      DdpCollectiveCost before;
+      ddp_collective_allreduce(c, crossover - 1, &before);
+      g_assert_false(before.algorithm == bw.algorithm && before.protocol == bw.protocol);
+    }
+  }
+}
+
+/* ddp_collective_choices is exact to the byte: at each boundary the choice differs from the byte
+ * before and matches the listed pair, and on a grid of 64 sizes per doubling every size gets the
+ * listed pair.  Two A100 nodes are the hard case: the tree correction steps at every power of two
+ * make auto alternate Tree/LL128 and Ring/LL128 between 2.9 and 12.3 MB. */
+static void
+test_choices_exact(void)
+{
+  g_autoptr(DdpCluster) ch = h100(), ca = a100();
+  g_autoptr(DdpCollective) h = model(ch, 64), a = model(ca, 16);
+  const DdpCollective *models[] = { h, a };
+  guint64 horizon = (guint64)1 << 36;
+  for (gsize m = 0; m < G_N_ELEMENTS(models); m++) {
+    const DdpCollective *c = models[m];
+    g_autoptr(GArray) choices = ddp_collective_choices(c, horizon);
+    g_assert_cmpuint(g_array_index(choices, DdpCollectiveChoice, 0).from_bytes, ==, 1);
+    for (guint i = 1; i < choices->len; i++) {
+      const DdpCollectiveChoice *now = &g_array_index(choices, DdpCollectiveChoice, i);
+      const DdpCollectiveChoice *prev = &g_array_index(choices, DdpCollectiveChoice, i - 1);
+      g_assert_cmpuint(now->from_bytes, >, prev->from_bytes);
+      assert_choice_at(c, now->from_bytes, now);
+      assert_choice_at(c, now->from_bytes - 1, prev);
+    }
+    guint k = 0;
+    for (guint64 p = 1; p < horizon; p *= 2) {
+      for (guint64 j = 0; j < 64; j++) {
+        guint64 size = p + p * j / 64;
+        while (k + 1 < choices->len && g_array_index(choices, DdpCollectiveChoice, k + 1).from_bytes <= size)
+          k++;
+        assert_choice_at(c, size, &g_array_index(choices, DdpCollectiveChoice, k));
+      }
+    }
+  }
+  /* the alternation, by hand at two sizes: at 3 MB, log2(3e6/64) = 15, Tree/LL128 factor .6:
+   * tree 48.5 + 3e6/(1000·80·.6) = 111.0 µs, ring 75.2 + 3e6/85 333 = 110.36 µs → ring;
+   * at 4 194 304 (index 16, factor .8): tree 48.5 + 65.5 = 114.04, ring 75.2 + 49.15 = 124.35 → tree */
+  DdpCollectiveCost cost;
+  ddp_collective_allreduce(a, 3000000, &cost);
+  g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_RING);
+  g_assert_cmpint(cost.protocol, ==, DDP_PROTO_LL128);
+  ddp_collective_allreduce(a, 4194304, &cost);
+  g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_TREE);
+  g_assert_cmpint(cost.protocol, ==, DDP_PROTO_LL128);
+}
+
+/* Broadcast: ring only, algBw = busBw, one hop of latency (tuning.cc, sameChannels).  A100 node,
+ * 1 MiB: LL 6.6 + 0.6 + 1 048 576/(1000·min(87.7, 120)) = 19.156…; LL128 14 + 1.9 + 1 048 576/
+ * 220 800 = 20.649…; Simple 8.4 + 3.4 + 1 048 576/240 000 = 16.169… → Simple.
+ * Alpha-beta on ab4, 4 GPUs: (N-1)·α + M/B = 3·5 + 1 000 000/100 000 = 25. */
+static void
+test_broadcast(void)
+{
+  g_autoptr(DdpCluster) cluster = a100();
+  g_autoptr(DdpCollective) c = model(cluster, 8);
+  DdpCollectiveCost cost;
+  ddp_collective_broadcast(c, 1048576, &cost);
+  g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_RING);
+  g_assert_cmpint(cost.protocol, ==, DDP_PROTO_SIMPLE);
+  g_assert_cmpfloat_with_epsilon(cost.time_us, 11.8 + 1048576 / 240000.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon(cost.busbw_GBs, cost.algbw_GBs, 1e-12);
+  g_autoptr(DdpCluster) ab = ab4();
+  g_autoptr(DdpCollective) cab = model(ab, 4);
+  ddp_collective_broadcast(cab, 1000000, &cost);
+  g_assert_cmpfloat_with_epsilon(cost.time_us, 25.0, 1e-9);
+}
+
+static void
+test_one_gpu(void)
+{
+  g_autoptr(DdpCluster) cluster = a100();
+  g_autoptr(DdpCollective) c = model(cluster, 1);
+  DdpCollectiveCost cost;
+  ddp_collective_allreduce(c, 1 << 20, &cost);
+  g_assert_cmpfloat(cost.time_us, ==, 0.0);
+  g_assert_cmpfloat(cost.busbw_GBs, ==, 0.0);
+  ddp_collective_broadcast(c, 1 << 20, &cost);
+  g_assert_cmpfloat(cost.time_us, ==, 0.0);
+  g_assert_cmpuint(ddp_collective_nodes(c), ==, 1);
+}
+
+static void
+test_errors(void)
+{
+  g_autoptr(DdpCluster) cluster = a100();
+  g_autoptr(GError) error = NULL;
+  /* 12 GPUs do not fill whole nodes of 8 */
+  g_assert_null(ddp_collective_new(cluster, 12, &error));
+  g_assert_error(error, DDP_CLUSTER_ERROR, DDP_CLUSTER_ERROR_INVALID);
+  g_clear_error(&error);
+  /* LL128 forced on a PCIe node */
+  cluster->intra.fabric = DDP_INTRA_PCIE;
+  cluster->nccl.protocol = DDP_PROTO_LL128;
+  g_assert_null(ddp_collective_new(cluster, 8, &error));
+  g_assert_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_INVALID);
+}
+
+/* Forcing an algorithm and protocol in the cluster restricts auto. */
+static void
+test_forced(void)
+{
+  g_autoptr(DdpCluster) cluster = a100();
+  cluster->nccl.algorithm = DDP_ALGO_TREE;
+  cluster->nccl.protocol = DDP_PROTO_SIMPLE;
+  g_autoptr(DdpCollective) c = model(cluster, 8);
+  DdpCollectiveCost cost;
+  ddp_collective_allreduce(c, 8, &cost);
+  g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_TREE);
+  g_assert_cmpint(cost.protocol, ==, DDP_PROTO_SIMPLE);
+  /* 8 B: log2(8 >> 6) = -1, no correction: 64.4 + 8/110 400 */
+  g_assert_cmpfloat_with_epsilon(cost.time_us, 64.4 + 8 / 110400.0, 1e-9);
+}
+
+static char *
+write_temp(const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  char *path = NULL;
+  int fd = g_file_open_tmp("test-collective-XXXXXX.csv", &path, &error);
+  g_assert_no_error(error);
+  g_close(fd, NULL);
+  g_file_set_contents(path, text, -1, &error);
+  g_assert_no_error(error);
+  return path;
+}
+
+static void
+test_compare_errors(void)
+{
+  static const struct {
+    const char *text, *message;
+  } cases[] = {
+    { "gpus,bytes,time_us\n8,64,30\n", "no \"cluster\" column" },
+    { "gpus,bytes,time_us,cluster\n8,64,abc,dgx-a100\n", ":2: gpus, bytes and time_us" },
+    { "gpus,bytes,time_us,cluster\n8,64,30\n", ":2: expected 4 fields" },
+    { "gpus,bytes,time_us,cluster\n8,64,30,no-such-cluster\n", ":2: cluster:" },
+    { "gpus,bytes,time_us,cluster\n", "no data rows" },
+    { "gpus,bytes,time_us,cluster\n\"8,64,30,dgx-a100\n", ":2: expected 4 fields" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *path = write_temp(cases[i].text);
+    g_autoptr(GError) error = NULL;
+    g_assert_null(ddp_collective_compare_csv(path, &error));
+    g_assert_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_CSV);
+    g_assert_nonnull(strstr(error->message, cases[i].message));
+    g_unlink(path);
+  }
+  /* a good file: quoted fields with commas and "", two curves */
+  g_autofree char *path = write_temp("system,cluster,gpus,bytes,time_us\n"
+                                     "\"a, \"\"one\"\"\",dgx-a100,8,1048576,40\n"
+                                     "\"a, \"\"one\"\"\",dgx-a100,8,2097152,60\n"
+                                     "b,dgx-a100,16,1048576,70\n");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) curves = ddp_collective_compare_csv(path, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(curves->len, ==, 2);
+  const DdpCompareCurve *first = curves->pdata[0];
+  g_assert_cmpstr(first->system, ==, "a, \"one\"");
+  g_assert_cmpuint(first->points->len, ==, 2);
+  g_assert_cmpuint(((const DdpCompareCurve *)curves->pdata[1])->nodes, ==, 2);
+  /* measured busbw = 1 048 576/(1000·40)·2·7/8 */
+  const DdpComparePoint *p = &g_array_index(first->points, DdpComparePoint, 0);
+  g_assert_cmpfloat_with_epsilon(p->measured_busbw_GBs, 1048576 / 40000.0 * 1.75, 1e-9);
+  g_assert_cmpfloat_with_epsilon(p->busbw_error, 40.0 / p->predicted.time_us - 1, 1e-12);
+  g_unlink(path);
+}
+
+/* Issue 3 item 6: the model against published nccl-tests curves (tests/data/allreduce-public.csv,
+ * source in allreduce-public.SOURCE), on the shipped dgx-a100 and hgx-b200 clusters with their
+ * defaults (nccl.launch_us = 5).  The error per point is predicted/measured busbw - 1.
+ * Measured (docs/collective.md "Validation"): median |error| 27.4 % over 92 points — 59.8 % on the
+ * A100 curve (one process driving 8 GPUs, host-bound below 32 MiB), 19.5 % on one B200 node,
+ * 28.5 % on two B200 nodes (NVLS-Tree above 32 MiB, which we do not model).  Asserted with a little
+ * room so a change that makes it worse fails. */
+#define VALIDATION_MEDIAN_BOUND 0.30
+
+static void
+test_validation_public(void)
+{
+  g_autofree char *path = g_test_build_filename(G_TEST_DIST, "data", "allreduce-public.csv", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) curves = ddp_collective_compare_csv(path, &error);
+  g_assert_no_error(error);
+  guint points = 0;
+  for (guint c = 0; c < curves->len; c++) {
+    const DdpCompareCurve *cv = curves->pdata[c];
+    g_test_message("curve %u: %s, %" G_GUINT64_FORMAT " GPUs on %s", c + 1, cv->system, cv->gpus, cv->cluster);
+    for (guint i = 0; i < cv->points->len; i++) {
+      const DdpComparePoint *p = &g_array_index(cv->points, DdpComparePoint, i);
+      g_test_message("  %12" G_GUINT64_FORMAT " B  measured %10.2f us %8.2f GB/s  predicted %10.2f us %8.2f GB/s  %s/%s  error %+6.1f %%",
+                     p->bytes, p->measured_us, p->measured_busbw_GBs, p->predicted.time_us, p->predicted.busbw_GBs,
+                     ddp_algorithm_name(p->predicted.algorithm), ddp_protocol_name(p->predicted.protocol),
+                     100 * p->busbw_error);
+    }
+    g_test_message("curve %u: median |error| %.1f %%", c + 1, 100 * cv->median_abs_error);
+    points += cv->points->len;
+  }
+  double median = ddp_compare_median_abs_error(curves);
+  g_test_message("all curves: median |error| %.1f %% over %u points (bound %.0f %%)", 100 * median, points,
+                 100 * VALIDATION_MEDIAN_BOUND);
+  g_assert_cmpuint(curves->len, ==, 3);
+  g_assert_cmpuint(points, ==, 92);
+  g_assert_cmpfloat(median, <, VALIDATION_MEDIAN_BOUND);
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/collective/names", test_names);
+  g_test_add_func("/collective/alpha-beta/ring", test_alpha_beta_ring);
+  g_test_add_func("/collective/alpha-beta/tree", test_alpha_beta_tree);
+  g_test_add_func("/collective/nccl/latency-one-node", test_nccl_latency_one_node);
+  g_test_add_func("/collective/nccl/latency-multi-node", test_nccl_latency_multi_node);
+  g_test_add_func("/collective/nccl/graph-search", test_nccl_graph_search);
+  g_test_add_func("/collective/nccl/busbw-limit", test_nccl_busbw_limit);
+  g_test_add_func("/collective/nccl/latency-scaling", test_nccl_latency_scaling);
+  g_test_add_func("/collective/nccl/size-corrections", test_nccl_size_corrections);
+  g_test_add_func("/collective/nccl/launch", test_nccl_launch);
+  g_test_add_func("/collective/auto/crossover", test_auto_crossover);
+  g_test_add_func("/collective/auto/choices-exact", test_choices_exact);
+  g_test_add_func("/collective/auto/forced", test_forced);
+  g_test_add_func("/collective/broadcast", test_broadcast);
+  g_test_add_func("/collective/one-gpu", test_one_gpu);
+  g_test_add_func("/collective/errors", test_errors);
+  g_test_add_func("/collective/compare/csv", test_compare_errors);
+  g_test_add_func("/collective/validation/public", test_validation_public);
+  return g_test_run();
+}
