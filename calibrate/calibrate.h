@@ -21,6 +21,8 @@
 #include "gpu.h"
 #include "model.h"
 
+G_BEGIN_DECLS /* the .cu files include this from C++ */
+
 #define DDP_CAL_ERROR (ddp_cal_error_quark())
 GQuark ddp_cal_error_quark(void);
 typedef enum {
@@ -224,5 +226,7 @@ void ddp_cal_case_metrics(DdpCalCase *c);
  * model-loading error. */
 GPtrArray *ddp_cal_plan(const DdpCalOptions *o, int local_devices, int n_ranks, int nodes, GPtrArray *notes,
                         GError **error);
+
+G_END_DECLS
 
 #endif

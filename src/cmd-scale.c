@@ -214,12 +214,14 @@ run(int argc, char **argv, ScaleOptions *o)
   if (!ddp_cmd_parse("scale", "Scaling efficiency over GPU counts.", scale_description, own, &o->cli, &argc, &argv,
                      &scenario_path, &error))
     return ddp_cmd_fail("scale", error);
+  g_autoptr(GArray) gpus = NULL;
+  if (o->cli.gpus && !(gpus = parse_gpu_list(o->cli.gpus, &error)))
+    return ddp_cmd_fail("scale", error);
   g_autoptr(DdpScenario) s = ddp_scenario_load(scenario_path, &o->cli, FALSE, &error);
   if (!s)
     return ddp_cmd_fail("scale", error);
-  g_autoptr(GArray) gpus = o->cli.gpus ? parse_gpu_list(o->cli.gpus, &error) : default_gpu_list(s->cluster);
   if (!gpus)
-    return ddp_cmd_fail("scale", error);
+    gpus = default_gpu_list(s->cluster);
   double global_batch = 0;
   if (o->global_batch) {
     char *end = NULL;

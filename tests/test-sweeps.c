@@ -1,0 +1,191 @@
+/* End-to-end tests of the sweeps (issue 4) through the real binary: scale efficiency is 1 on one
+ * GPU and never increases with N on a fixed fabric without stragglers; tune prefers a large
+ * bucket for many small gradients on a high-latency network and a small one for a large model on
+ * a fast network — each with the reason visible in the buckets and exposed communication. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+static JsonObject *
+run_json(JsonParser *parser, const char *first, ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (char *)g_getenv("DDPSIM"));
+  va_list ap;
+  va_start(ap, first);
+  for (const char *a = first; a; a = va_arg(ap, const char *))
+    g_ptr_array_add(argv, (char *)a);
+  va_end(ap);
+  g_ptr_array_add(argv, NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  int status = 0;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL));
+  if (!g_spawn_check_wait_status(status, NULL))
+    g_error("ddpsim failed: %s", err);
+  g_autoptr(GError) error = NULL;
+  g_assert_true(json_parser_load_from_data(parser, out, -1, &error));
+  return json_node_get_object(json_parser_get_root(parser));
+}
+
+/* A model of @layers linear layers, each with one fp32 gradient of @numel elements and
+ * @backward_us of measured backward time (batch 32). */
+static char *
+write_model(const char *dir, const char *name, guint layers, guint numel, double backward_us)
+{
+  GString *text = g_string_new(NULL);
+  g_string_append_printf(text, "[model]\nname = %s\nmeasured_batch = 32\n", name);
+  for (guint i = 0; i < layers; i++)
+    g_string_append_printf(text, "[layer l%u]\nkind = linear\nforward_flops = 0\nbackward_flops = 0\n"
+                                 "forward_us = 10\nbackward_us = %g\nparams = l%u.weight:%u\n",
+                           i, backward_us, i, numel);
+  char *path = g_strdup_printf("%s/%s.model", dir, name);
+  g_assert_true(g_file_set_contents(path, text->str, -1, NULL));
+  g_string_free(text, TRUE);
+  return path;
+}
+
+/* Two 4-GPU nodes, alpha-beta ring: intra 100 GB/s, inter 1 NIC × @gbps Gb/s shared by 4 GPUs;
+ * per-hop latency @latency_us on both fabrics. */
+static char *
+write_cluster(const char *dir, const char *name, double gbps, double latency_us)
+{
+  g_autofree char *text = g_strdup_printf("[cluster]\nname = %s\ngpu = a100\ngpus_per_node = 4\n"
+                                          "[intra]\nfabric = nvlink\nbandwidth_GBs = 100\nlatency_us = %g\n"
+                                          "[inter]\nfabric = ethernet\nnics_per_node = 1\nnic_bandwidth_Gbps = %g\nlatency_us = %g\n"
+                                          "[nccl]\ncost_model = alpha-beta\n",
+                                          name, latency_us, gbps, latency_us);
+  char *path = g_strdup_printf("%s/%s.cluster", dir, name);
+  g_assert_true(g_file_set_contents(path, text, -1, NULL));
+  return path;
+}
+
+static void
+test_scale_monotone(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-sweeps-XXXXXX", NULL);
+  g_autofree char *model = write_model(dir, "m", 16, 262144, 200);
+  g_autofree char *cluster = write_cluster(dir, "c", 100, 5);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  JsonObject *root = run_json(parser, "scale", "--model", model, "--cluster", cluster, "--gpus", "1,2,4,8,...,64",
+                              "--iterations", "2", "--json", NULL);
+  JsonArray *rows = json_object_get_array_member(root, "rows");
+  /* 1, 2, 4, 8, 16, 32, 64: "..." continues the doubling */
+  g_assert_cmpuint(json_array_get_length(rows), ==, 7);
+  double previous = 2;
+  for (guint i = 0; i < json_array_get_length(rows); i++) {
+    JsonObject *row = json_array_get_object_element(rows, i);
+    double eff = json_object_get_double_member(row, "scaling_efficiency");
+    g_assert_cmpint(json_object_get_int_member(row, "gpus"), ==, 1 << i);
+    if (i == 0)
+      g_assert_cmpfloat(eff, ==, 1.0);
+    g_assert_cmpfloat(eff, <=, previous);
+    g_assert_cmpfloat(eff, >, 0);
+    previous = eff;
+  }
+  /* crossing the node boundary (4 → 8 GPUs) must cost something on a 100 Gb/s NIC */
+  double at4 = json_object_get_double_member(json_array_get_object_element(rows, 2), "scaling_efficiency");
+  double at8 = json_object_get_double_member(json_array_get_object_element(rows, 3), "scaling_efficiency");
+  g_assert_cmpfloat(at8, <, at4);
+}
+
+static void
+test_scale_strong(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-sweeps-XXXXXX", NULL);
+  g_autofree char *model = write_model(dir, "m", 8, 1024, 100);
+  g_autofree char *cluster = write_cluster(dir, "c", 100, 5);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  JsonObject *root = run_json(parser, "scale", "--model", model, "--cluster", cluster, "--gpus", "1,2,4,8", "--global-batch", "64",
+                              "--iterations", "1", "--json", NULL);
+  JsonArray *rows = json_object_get_array_member(root, "rows");
+  JsonObject *one = json_array_get_object_element(rows, 0);
+  /* one GPU at the whole global batch is the baseline itself */
+  g_assert_cmpfloat(json_object_get_double_member(one, "strong_scaling_efficiency"), ==, 1.0);
+  g_assert_cmpfloat(json_object_get_double_member(json_array_get_object_element(rows, 3), "batch_per_gpu"), ==, 8.0);
+}
+
+/* 64 layers × 1 MiB gradients, 20 µs of backward each, 500 µs per hop: every AllReduce costs at
+ * least 2·7·500 µs = 7 ms of latency, so the fewer buckets the better: the best cap is the largest
+ * that still cuts the model into the fewest buckets (1 MiB first bucket + one more). */
+static void
+test_tune_slow_network(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-sweeps-XXXXXX", NULL);
+  g_autofree char *model = write_model(dir, "small", 64, 262144, 20);
+  g_autofree char *cluster = write_cluster(dir, "slow", 10, 500);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  JsonObject *root = run_json(parser, "tune", "--model", model, "--cluster", cluster, "--gpus", "8", "--iterations", "1",
+                              "--json", NULL);
+  double best = json_object_get_double_member(root, "best_bucket_cap_mb");
+  g_assert_cmpfloat(best, >=, 64);
+  JsonArray *rows = json_object_get_array_member(root, "rows");
+  JsonObject *smallest = json_array_get_object_element(rows, 0), *best_row = NULL, *dflt = NULL;
+  for (guint i = 0; i < json_array_get_length(rows); i++) {
+    JsonObject *row = json_array_get_object_element(rows, i);
+    if (json_object_get_double_member(row, "bucket_cap_mb") == best)
+      best_row = row;
+    if (json_object_get_double_member(row, "bucket_cap_mb") == 25)
+      dflt = row;
+  }
+  /* the reason: 2 buckets instead of 64, so 2 latencies instead of 64 */
+  g_assert_cmpint(json_object_get_int_member(best_row, "buckets"), ==, 2);
+  g_assert_cmpint(json_object_get_int_member(smallest, "buckets"), ==, 64);
+  g_assert_cmpfloat(json_object_get_double_member(best_row, "comm_ms"), <, json_object_get_double_member(dflt, "comm_ms"));
+  g_assert_cmpfloat(json_object_get_double_member(root, "gain_over_default"), >, 0);
+}
+
+/* 64 layers × 4 MiB gradients, 2 ms of backward each, one fast 4-GPU node: an AllReduce of 4 MiB
+ * takes 1.5·4 MiB/100 GB/s + 30 µs ≈ 93 µs, hidden behind the next layer; with a huge cap the
+ * last bucket holds almost the whole model and ≈4 ms of AllReduce is exposed after backward.  A
+ * small cap wins, and its exposed communication is one small bucket's. */
+static void
+test_tune_fast_network(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-sweeps-XXXXXX", NULL);
+  g_autofree char *model = write_model(dir, "large", 64, 1048576, 2000);
+  g_autofree char *cluster = write_cluster(dir, "fast", 100, 5);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  JsonObject *root = run_json(parser, "tune", "--model", model, "--cluster", cluster, "--gpus", "4", "--iterations", "1",
+                              "--json", NULL);
+  double best = json_object_get_double_member(root, "best_bucket_cap_mb");
+  g_assert_cmpfloat(best, <=, 8);
+  JsonArray *rows = json_object_get_array_member(root, "rows");
+  JsonObject *largest = json_array_get_object_element(rows, json_array_get_length(rows) - 1), *best_row = NULL;
+  for (guint i = 0; i < json_array_get_length(rows); i++)
+    if (json_object_get_double_member(json_array_get_object_element(rows, i), "bucket_cap_mb") == best)
+      best_row = json_array_get_object_element(rows, i);
+  g_assert_cmpfloat(json_object_get_double_member(best_row, "exposed_comm_ms"), <, 0.2);
+  g_assert_cmpfloat(json_object_get_double_member(largest, "exposed_comm_ms"), >, 3.5);
+}
+
+static void
+test_gpu_list_errors(void)
+{
+  const char *binary = g_getenv("DDPSIM");
+  static const char *const lists[] = { "8,4", "8,...,64", "8,16,...", "0,8", "x" };
+  for (gsize i = 0; i < G_N_ELEMENTS(lists); i++) {
+    const char *argv[] = { binary, "scale", "--gpus", lists[i], NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    int status = 0;
+    g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL));
+    g_autoptr(GError) error = NULL;
+    g_assert_false(g_spawn_check_wait_status(status, &error));
+    g_assert_error(error, G_SPAWN_EXIT_ERROR, 2);
+    g_assert_true(g_str_has_prefix(err, "ddpsim scale: --gpus:"));
+    g_assert_cmpstr(out, ==, "");
+  }
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_setenv("DDPSIM_DATADIR", DDP_SRCDIR, TRUE);
+  g_test_add_func("/sweeps/scale/monotone", test_scale_monotone);
+  g_test_add_func("/sweeps/scale/strong", test_scale_strong);
+  g_test_add_func("/sweeps/tune/slow-network-large-bucket", test_tune_slow_network);
+  g_test_add_func("/sweeps/tune/fast-network-small-bucket", test_tune_fast_network);
+  g_test_add_func("/sweeps/scale/gpu-list-errors", test_gpu_list_errors);
+  return g_test_run();
+}
