@@ -5,19 +5,18 @@
  *
  * GLib under nvcc: cudafe (nvcc's front end) does not know GCC's `gnu_printf` format archetype
  * that GLib's headers use and warns once per declaration (#1217-D).  The host compiler still checks
- * those formats, so the warning is silenced around the include only. */
+ * those formats, so the warning is silenced around the includes only. */
 #ifndef DDP_CALIBRATE_CUDA_CHECK_H
 #define DDP_CALIBRATE_CUDA_CHECK_H
 
 #pragma nv_diag_suppress 1217
 #include <glib.h>
+#include "calibrate.h" /* and through it gpu.h, model.h, keyfile.h, which use G_GNUC_PRINTF too */
 #pragma nv_diag_default 1217
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cudnn.h>
-
-#include "calibrate.h"
 
 /* CUDA_CHECK(call, ret): on failure set *error (which must be in scope) and return @ret. */
 #define CUDA_CHECK(call, ret)                                                                      \
@@ -114,7 +113,8 @@ struct _DdpCalKernels {
   cublasHandle_t blas = nullptr;
   cudnnHandle_t dnn = nullptr;
   DeviceBuffer a, b, c, d;  /* operands, grown on demand */
-  DeviceBuffer workspace;   /* cuBLAS / cuDNN workspace */
+  DeviceBuffer blas_workspace; /* given to cuBLAS once, never reallocated */
+  DeviceBuffer workspace;   /* cuDNN workspace, grown on demand */
   DeviceBuffer stats;       /* per-row statistics of the row kernels */
 };
 

@@ -147,22 +147,30 @@ static const size_t blas_workspace_bytes = (size_t)32 << 20;
  * ddp_cal_kernels_new:
  * Returns: (transfer full): handles and a stream on @device, or NULL with @error.
  */
+static gboolean
+kernels_init(DdpCalKernels *k, GError **error)
+{
+  CUDA_CHECK(cudaSetDevice(k->device), FALSE);
+  CUDA_CHECK(cudaStreamCreateWithFlags(&k->stream, cudaStreamNonBlocking), FALSE);
+  CUBLAS_CHECK(cublasCreate(&k->blas), FALSE);
+  CUBLAS_CHECK(cublasSetStream(k->blas, k->stream), FALSE);
+  if (!ddp_cal_ensure(&k->blas_workspace, k->device, blas_workspace_bytes, error))
+    return FALSE;
+  CUBLAS_CHECK(cublasSetWorkspace(k->blas, k->blas_workspace.ptr, k->blas_workspace.bytes), FALSE);
+  CUDNN_CHECK(cudnnCreate(&k->dnn), FALSE);
+  CUDNN_CHECK(cudnnSetStream(k->dnn, k->stream), FALSE);
+  return TRUE;
+}
+
 DdpCalKernels *
 ddp_cal_kernels_new(int device, GError **error)
 {
   DdpCalKernels *k = new DdpCalKernels();
   k->device = device;
-  gboolean ok = FALSE;
-  do {
-    CUDA_CHECK(cudaSetDevice(device), (ddp_cal_kernels_free(k), nullptr));
-    CUDA_CHECK(cudaStreamCreateWithFlags(&k->stream, cudaStreamNonBlocking), (ddp_cal_kernels_free(k), nullptr));
-    CUBLAS_CHECK(cublasCreate(&k->blas), (ddp_cal_kernels_free(k), nullptr));
-    CUBLAS_CHECK(cublasSetStream(k->blas, k->stream), (ddp_cal_kernels_free(k), nullptr));
-    CUDNN_CHECK(cudnnCreate(&k->dnn), (ddp_cal_kernels_free(k), nullptr));
-    CUDNN_CHECK(cudnnSetStream(k->dnn, k->stream), (ddp_cal_kernels_free(k), nullptr));
-    ok = TRUE;
-  } while (0);
-  (void)ok;
+  if (!kernels_init(k, error)) {
+    ddp_cal_kernels_free(k);
+    return nullptr;
+  }
   return k;
 }
 
@@ -181,18 +189,4 @@ ddp_cal_kernels_free(DdpCalKernels *k)
   if (k->stream)
     cudaStreamDestroy(k->stream);
   delete k; /* the buffers free themselves */
-}
-
-/* The workspace for cuBLAS, set once it exists (cublasSetWorkspace needs a device pointer). */
-gboolean ddp_cal_blas_workspace(DdpCalKernels *k, GError **error);
-
-gboolean
-ddp_cal_blas_workspace(DdpCalKernels *k, GError **error)
-{
-  if (k->workspace.bytes >= blas_workspace_bytes)
-    return TRUE;
-  if (!ddp_cal_ensure(&k->workspace, k->device, blas_workspace_bytes, error))
-    return FALSE;
-  CUBLAS_CHECK(cublasSetWorkspace(k->blas, k->workspace.ptr, k->workspace.bytes), FALSE);
-  return TRUE;
 }

@@ -686,8 +686,9 @@ layer_cases(const DdpModel *m, guint li, double batch, DdpPrecision p, DdpCalBat
     if (!(l->forward_bytes > 0))
       return *why = "no forward_bytes to give the activation size", FALSE;
     c.probe = DDP_CAL_PROBE_GELU;
-    c.rows = at_least_one(batch * l->forward_bytes / 8);
-    c.cols = 1;
+    /* laid out as rows of 1024 only to keep every index within int range on the GPU */
+    c.cols = 1024;
+    c.rows = at_least_one(batch * l->forward_bytes / 8 / 1024);
     c.op = DDP_CAL_OP_FWD;
     add_case(b, c);
     c.op = DDP_CAL_OP_BWD;
