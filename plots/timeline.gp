@@ -19,11 +19,14 @@
 #
 # SVG contract (tests/test-timeline.c relies on it): the bucket bars are the first plot element,
 # so gnuplot's SVG group id="gnuplot_plot_1", and have no key sample (their key entry is a
-# separate keyentry), so that group holds exactly one filled <polygon> per bucket.
+# separate keyentry), so that group holds exactly one filled <polygon> per bucket.  (Their border,
+# drawn so that a bar shorter than a pixel still shows, is a <path>.)
 
 if (!exists("output_format")) output_format = (output_file[strlen(output_file)-2:] eq "svg") ? "svg" : "png"
 
 n_lanes = |lane_labels|
+stats buckets using 1 nooutput   # before any range is set: stats honours them
+n_buckets = STATS_records
 comm_lane = n_lanes - 1
 plot_width = 1400
 plot_height = 200 + 60 * n_lanes
@@ -60,7 +63,7 @@ set title plot_title font ",13"
 set xlabel "time from the start of the iteration (ms)"
 span_ms = iteration_ms - x_min_ms
 set xrange [x_min_ms - 0.01 * span_ms : iteration_ms + 0.02 * span_ms]
-set yrange [n_lanes - 0.45 : -0.75]
+set yrange [comm_lane + 0.9 : -0.75]   # reversed: lane 0 on top; room under the NCCL lane for labels
 set ytics () scale 0
 do for [i = 1:n_lanes] { set ytics add (lane_labels[i] i - 1) }
 set xtics nomirror
@@ -72,7 +75,9 @@ set rmargin 14
 set key outside below center horizontal maxrows 2 samplen 2 spacing 1.2
 set style fill solid 1.0 noborder
 bar = 0.34                      # half the height of a bar
-label_min_ms = 0.055 * span_ms  # narrower buckets carry no text
+label_min_ms = 0.055 * span_ms  # narrower bucket bars are labelled underneath, on two staggered rows
+label_under = n_buckets <= 32   # beyond that the labels would only overprint each other
+under_y(i) = comm_lane + bar + 0.17 + 0.22 * (int(i) % 2)
 
 # ---- the exposed-communication tail and the end of the iteration -----------------------------
 exposed_ms = exposed_end_ms - exposed_start_ms
@@ -88,12 +93,14 @@ set arrow 1 from iteration_ms, graph 0 to iteration_ms, graph 1 nohead dt 2 lc r
 set label 2 sprintf("end %.3f ms", iteration_ms) at iteration_ms, graph 1 left offset 0.5, 0.8 tc rgb "#404040"
 
 plot buckets using (($2 + $3) / 2):(comm_lane):2:3:(comm_lane - bar):(comm_lane + bar):(bucket_color($1)) \
-       with boxxyerror lc rgb variable notitle, \
+       with boxxyerror lc rgb variable lw 1.5 fs solid 1.0 border notitle, \
      keyentry with boxxyerror fc rgb 0x2b6cb0 title "AllReduce (one bar per bucket)", \
      buckets using 4:(comm_lane - bar - 0.1):($2 - $4):(0) with vectors nohead dt 3 lc rgb "#606060" notitle, \
      buckets using 4:(comm_lane - bar - 0.1) with points pt 11 ps 1.1 lc rgb "#202020" title "bucket ready (last rank)", \
      buckets using (($2 + $3) / 2):(comm_lane):((($3 - $2) >= label_min_ms) ? stringcolumn(7) : "") \
        with labels tc rgb "white" font ",9" notitle, \
+     buckets using (($2 + $3) / 2):(under_y($1)):((label_under && ($3 - $2) < label_min_ms) ? stringcolumn(7) : "") \
+       with labels tc rgb "#1f4e79" font ",8" notitle, \
      segments using (($2 + $3) / 2):1:2:3:($1 - bar):($1 + bar):(kind_color(stringcolumn(4), int($5) % 2)) \
        with boxxyerror lc rgb variable notitle, \
      keyentry with boxxyerror fc rgb 0x41ab5d title key_title("forward", "forward (per layer)"), \

@@ -101,6 +101,7 @@ typedef struct {
   /* state of the iteration being simulated */
   const Plan *plan;
   gboolean reporting;
+  gint64 *backward_end_out;  /* [ranks] result->backward_end_ns, written in the reported iteration */
   guint next_launch;
   gint64 comm_free;
   GArray *intervals;       /* of Interval, this iteration */
@@ -121,6 +122,7 @@ ddp_result_free(DdpResult *r)
   for (guint b = 0; b < r->n_buckets; b++)
     g_free(r->buckets[b].params);
   g_free(r->buckets);
+  g_free(r->backward_end_ns);
   for (guint i = 0; i < r->n_timelines; i++)
     g_array_unref(r->timelines[i].segments);
   g_free(r->timelines);
@@ -477,6 +479,8 @@ simulate_iteration(Sim *sim, const Plan *plan, guint64 iteration)
   gint64 slowest_backward = G_MININT64, end = G_MININT64;
   for (guint64 r = 0; r < sim->ranks; r++) {
     gint64 backward_end = rank_time_at(sim, r, plan->end_x);
+    if (sim->reporting)
+      sim->backward_end_out[r] = backward_end - sim->iteration_start;
     record_synced_backward(sim, r);
     slowest_backward = MAX(slowest_backward, backward_end);
     gint64 t = MAX(backward_end, sim->last_comm_end);
@@ -664,6 +668,8 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
   }
   sim.schedule = result->buckets;
   sim.timelines = result->timelines;
+  result->backward_end_ns = g_new0(gint64, sim.ranks);
+  sim.backward_end_out = result->backward_end_ns;
 
   /* Iteration 0 on the construction-time layout, then the rebuild.  Under static_graph the hooks of
    * iteration 0 only count, so the ready order is recorded in iteration 1 and the rebuild happens

@@ -66,6 +66,10 @@ typedef struct {
   guint n_timelines;
   DdpRankTimeline *timelines;        /* for the watched ranks, last simulated iteration */
   gint64 reported_iteration_ns;      /* duration of that iteration */
+  gint64 *backward_end_ns;           /* [collapsed_ranks ? 1 : gpus] when each rank finished its
+                                      * synchronised backward in that iteration, ns from its start:
+                                      * who was slow (timeline --ranks); the max is where the
+                                      * exposed communication begins */
   guint64 events;                    /* event-kernel events processed */
   gboolean collapsed_ranks;          /* identical ranks simulated as one */
 } DdpResult;

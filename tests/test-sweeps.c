@@ -7,6 +7,22 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+/* A fresh temporary directory, removed with its files when the test ends. */
+static void
+remove_dir(char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name(d))) {
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    g_unlink(path);
+  }
+  g_rmdir(dir);
+  g_free(dir);
+}
+typedef char TempDir;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TempDir, remove_dir)
+
 static JsonObject *
 run_json(JsonParser *parser, const char *first, ...)
 {
@@ -63,7 +79,7 @@ write_cluster(const char *dir, const char *name, double gbps, double latency_us)
 static void
 test_scale_monotone(void)
 {
-  g_autofree char *dir = g_dir_make_tmp("ddpsim-sweeps-XXXXXX", NULL);
+  g_autoptr(TempDir) dir = g_dir_make_tmp("ddpsim-sweeps-XXXXXX", NULL);
   g_autofree char *model = write_model(dir, "m", 16, 262144, 200);
   g_autofree char *cluster = write_cluster(dir, "c", 100, 5);
   g_autoptr(JsonParser) parser = json_parser_new();
@@ -92,7 +108,7 @@ test_scale_monotone(void)
 static void
 test_scale_strong(void)
 {
-  g_autofree char *dir = g_dir_make_tmp("ddpsim-sweeps-XXXXXX", NULL);
+  g_autoptr(TempDir) dir = g_dir_make_tmp("ddpsim-sweeps-XXXXXX", NULL);
   g_autofree char *model = write_model(dir, "m", 8, 1024, 100);
   g_autofree char *cluster = write_cluster(dir, "c", 100, 5);
   g_autoptr(JsonParser) parser = json_parser_new();
@@ -111,7 +127,7 @@ test_scale_strong(void)
 static void
 test_tune_slow_network(void)
 {
-  g_autofree char *dir = g_dir_make_tmp("ddpsim-sweeps-XXXXXX", NULL);
+  g_autoptr(TempDir) dir = g_dir_make_tmp("ddpsim-sweeps-XXXXXX", NULL);
   g_autofree char *model = write_model(dir, "small", 64, 262144, 20);
   g_autofree char *cluster = write_cluster(dir, "slow", 10, 500);
   g_autoptr(JsonParser) parser = json_parser_new();
@@ -142,7 +158,7 @@ test_tune_slow_network(void)
 static void
 test_tune_fast_network(void)
 {
-  g_autofree char *dir = g_dir_make_tmp("ddpsim-sweeps-XXXXXX", NULL);
+  g_autoptr(TempDir) dir = g_dir_make_tmp("ddpsim-sweeps-XXXXXX", NULL);
   g_autofree char *model = write_model(dir, "large", 64, 1048576, 2000);
   g_autofree char *cluster = write_cluster(dir, "fast", 100, 5);
   g_autoptr(JsonParser) parser = json_parser_new();
