@@ -37,6 +37,8 @@ gboolean ddp_cmd_print(const char *text, GError **error);
 
 int ddp_cmd_predict(int argc, char **argv);
 int ddp_cmd_timeline(int argc, char **argv);
+int ddp_cmd_models(int argc, char **argv);
+int ddp_cmd_clusters(int argc, char **argv);
 int ddp_cmd_buckets(int argc, char **argv);
 int ddp_cmd_allreduce(int argc, char **argv);
 int ddp_cmd_scale(int argc, char **argv);

@@ -137,6 +137,53 @@ test_predict_default_runs(void)
   g_assert_true(json_object_get_boolean_member(memory, "fits"));
 }
 
+/* Plain DDP keeps weights, gradients and Adam state on every GPU: 16 B/parameter for Llama-2-7B is
+ * 108 GB before activations — it cannot fit an 80 GB H100, and predict says so. */
+static void
+test_llama7b_does_not_fit(void)
+{
+  g_autofree char *scenario = g_build_filename(DDP_SRCDIR, "scenarios", "llama-7b-dgx-h100.scenario", NULL);
+  g_auto(Run) r = { 0 };
+  run(&r, "predict", scenario, "--iterations", "1", "--json", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_assert_true(json_parser_load_from_data(parser, r.out, -1, NULL));
+  JsonObject *memory = json_object_get_object_member(json_node_get_object(json_parser_get_root(parser)), "memory");
+  g_assert_false(json_object_get_boolean_member(memory, "fits"));
+  g_assert_cmpint(json_object_get_int_member(memory, "bytes_per_gpu"), >, 6738415616LL * 16);
+}
+
+static void
+test_listings(void)
+{
+  g_auto(Run) m = { 0 };
+  run(&m, "models", "--json", NULL);
+  g_assert_cmpint(m.status, ==, 0);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_assert_true(json_parser_load_from_data(parser, m.out, -1, NULL));
+  JsonArray *models = json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "models");
+  g_assert_cmpuint(json_array_get_length(models), >=, 11);
+  gboolean found = FALSE;
+  for (guint i = 0; i < json_array_get_length(models); i++) {
+    JsonObject *o = json_array_get_object_element(models, i);
+    if (g_strcmp0(json_object_get_string_member(o, "name"), "resnet50") == 0) {
+      found = TRUE;
+      g_assert_cmpint(json_object_get_int_member(o, "parameters"), ==, 25557032);
+      /* 4.09 GMACs of conv/linear + norms and pooling ≈ 8.2–8.4 GFLOPs */
+      g_assert_cmpfloat(json_object_get_double_member(o, "gflops_per_sample"), >, 8.1);
+      g_assert_cmpfloat(json_object_get_double_member(o, "gflops_per_sample"), <, 8.5);
+    }
+  }
+  g_assert_true(found);
+  g_auto(Run) c = { 0 };
+  run(&c, "clusters", NULL);
+  g_assert_cmpint(c.status, ==, 0);
+  static const char *const shipped[] = { "dgx1-v100", "dgx2-v100", "dgx-a100", "dgx-h100", "dgx-h200",
+                                         "a100-cloud-100gbe", "a100-cloud-400gbe", "pcie-8gpu-25gbe" };
+  for (gsize i = 0; i < G_N_ELEMENTS(shipped); i++)
+    g_assert_nonnull(strstr(c.out, shipped[i]));
+}
+
 static void
 test_seeds(void)
 {
@@ -213,6 +260,8 @@ main(int argc, char **argv)
   g_test_add_func("/cli/buckets/resnet50-pytorch", test_resnet50_buckets);
   g_test_add_func("/cli/predict/resnet50-dgx-a100", test_predict_default_runs);
   g_test_add_func("/cli/seeds", test_seeds);
+  g_test_add_func("/cli/llama-7b-does-not-fit", test_llama7b_does_not_fit);
+  g_test_add_func("/cli/listings", test_listings);
   g_test_add_func("/cli/bad-input", test_bad_input);
   g_test_add_func("/cli/unknown-verb", test_unknown_verb);
   return g_test_run();

@@ -106,7 +106,15 @@ test_shipped_counts(void)
 {
   static const struct { const char *name; gint64 params; } models[] = {
     { "resnet50", 25557032 },       /* torchvision resnet50 */
-    { "gpt2-xl", 1557611200 },      /* HF GPT2LMHeadModel, lm_head tied to wte */
+    { "resnet101", 44549160 },      /* torchvision resnet101 */
+    { "vgg16", 138357544 },         /* torchvision vgg16 */
+    { "inception-v3", 27161264 },   /* torchvision inception_v3, aux_logits=True */
+    { "vit-b16", 86567656 },        /* torchvision vit_b_16 */
+    { "bert-base", 109482240 },     /* HF BertModel bert-base-uncased, with pooler */
+    { "gpt2", 124439808 },          /* HF GPT2LMHeadModel gpt2, lm_head tied to wte */
+    { "gpt2-xl", 1557611200 },      /* HF GPT2LMHeadModel gpt2-xl, tied */
+    { "llama-1b", 1235814400 },     /* Llama-3.2-1B, tied embeddings */
+    { "llama-7b", 6738415616 },     /* Llama-2-7B */
   };
   for (gsize i = 0; i < G_N_ELEMENTS(models); i++) {
     g_autoptr(GError) error = NULL;
