@@ -292,7 +292,7 @@ assert_trace(const char *path, JsonParser *predicted, guint expected_processes)
   JsonArray *buckets = predicted_buckets(predicted);
   guint n_buckets = json_array_get_length(buckets);
 
-  g_autoptr(GHashTable) nccl_per_pid = g_hash_table_new(g_int64_hash, g_int64_equal);
+  g_autoptr(GHashTable) nccl_per_pid = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
   g_autoptr(GArray) pids = g_array_new(FALSE, FALSE, sizeof(gint64));
   for (guint i = 0; i < json_array_get_length(events); i++) {
     JsonObject *e = json_array_get_object_element(events, i);
