@@ -23,13 +23,13 @@ static const char *const intra_keys[] = { "fabric", "bandwidth_GBs", "latency_us
 static const char *const inter_keys[] = { "fabric", "nics_per_node", "nic_bandwidth_Gbps", "latency_us",
                                           "oversubscription", "rail_optimized", NULL };
 static const char *const nccl_keys[] = { "cost_model", "algorithm", "protocol", "channels", "bw_intra_GBs",
-                                         "bw_inter_GBs", "amd_cpu", "launch_us", NULL };
+                                         "bw_inter_GBs", "amd_cpu", "launch_us", "nvls", NULL };
 
 static const char *const intra_fabrics[] = { "nvlink", "nvswitch", "pcie", NULL };
 static const char *const inter_fabrics[] = { "ib", "roce", "ethernet", NULL };
 static const char *const cost_models[] = { "nccl", "alpha-beta", NULL };
 /* Index = DdpAlgorithm / DdpProtocol value. */
-static const char *const algorithm_choices[] = { "auto", "ring", "tree", NULL };
+static const char *const algorithm_choices[] = { "auto", "ring", "tree", "nvls", "nvlstree", NULL };
 static const char *const protocol_choices[] = { "auto", "LL", "LL128", "Simple", NULL };
 
 void
@@ -162,6 +162,7 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
   gint64 channels = 0;
   /* per-call launch overhead on top of NCCL's latency model: "a few µs" (research §1.6) */
   c->nccl.launch_us = 5.0;
+  c->nccl.nvls = TRUE;   /* NCCL_NVLS_ENABLE's default: on wherever the hardware supports it */
   if (ddp_keyfile_has_group(kf, "nccl") &&
       (!ddp_keyfile_check_keys(kf, "nccl", nccl_keys, error) ||
        !ddp_keyfile_get_choice(kf, "nccl", "cost_model", FALSE, cost_models, &cost_model, error) ||
@@ -171,7 +172,8 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
        !ddp_keyfile_get_double(kf, "nccl", "bw_intra_GBs", FALSE, 0, 1e4, &c->nccl.bw_intra_GBs, error) ||
        !ddp_keyfile_get_double(kf, "nccl", "bw_inter_GBs", FALSE, 0, 1e4, &c->nccl.bw_inter_GBs, error) ||
        !ddp_keyfile_get_bool(kf, "nccl", "amd_cpu", FALSE, &c->nccl.amd_cpu, error) ||
-       !ddp_keyfile_get_double(kf, "nccl", "launch_us", FALSE, 0, 1e6, &c->nccl.launch_us, error)))
+       !ddp_keyfile_get_double(kf, "nccl", "launch_us", FALSE, 0, 1e6, &c->nccl.launch_us, error) ||
+       !ddp_keyfile_get_bool(kf, "nccl", "nvls", FALSE, &c->nccl.nvls, error)))
     return NULL;
   c->nccl.cost_model = cost_model;
   c->nccl.algorithm = algorithm;

@@ -12,8 +12,12 @@
 typedef enum { DDP_INTRA_NVLINK, DDP_INTRA_NVSWITCH, DDP_INTRA_PCIE } DdpIntraFabric;
 typedef enum { DDP_INTER_IB, DDP_INTER_ROCE, DDP_INTER_ETHERNET } DdpInterFabric;
 
-/* NCCL algorithm and protocol (research §2).  AUTO lets the cost model pick the fastest. */
-typedef enum { DDP_ALGO_AUTO, DDP_ALGO_RING, DDP_ALGO_TREE, DDP_ALGO_COUNT } DdpAlgorithm;
+/* NCCL algorithm and protocol (research §2).  AUTO lets the cost model pick the fastest.  NVLS is
+ * NVLink SHARP (reduction in the NVSwitch, one node); NVLS_TREE is NVLS inside each node plus a
+ * tree across nodes (docs/collective.md "NVLS"). */
+typedef enum {
+  DDP_ALGO_AUTO, DDP_ALGO_RING, DDP_ALGO_TREE, DDP_ALGO_NVLS, DDP_ALGO_NVLS_TREE, DDP_ALGO_COUNT
+} DdpAlgorithm;
 typedef enum { DDP_PROTO_AUTO, DDP_PROTO_LL, DDP_PROTO_LL128, DDP_PROTO_SIMPLE, DDP_PROTO_COUNT } DdpProtocol;
 /* NCCL: NCCL's tuning model (tuning.cc); ALPHA_BETA: plain ring 2(N-1)/N·M/B + 2(N-1)·α over the
  * slowest link, protocol effects off (for closed-form checks and what-if studies). */
@@ -50,6 +54,8 @@ typedef struct {
     double bw_inter_GBs;
     gboolean amd_cpu;         /* AMD hosts: NCCL's lower LL cap across nodes, 2 µs net overhead */
     double launch_us;         /* per call on top of NCCL's latency model (kernel launch, stream gap) */
+    gboolean nvls;            /* NVLS/NVLSTree allowed where the hardware has them (NCCL_NVLS_ENABLE);
+                               * the loader defaults it to TRUE, a zeroed struct has them off */
   } nccl;
   double overlap_slowdown;    /* fraction by which compute slows while a collective runs (research §5.8) */
 } DdpCluster;

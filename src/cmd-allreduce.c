@@ -116,7 +116,7 @@ load_cluster(const AllreduceOptions *o, GError **error)
   if (o->algo) {
     int a = ddp_algorithm_parse(o->algo);
     if (a < 0) {
-      fail(error, "--algo: unknown algorithm \"%s\" (ring, tree, auto)", o->algo);
+      fail(error, "--algo: unknown algorithm \"%s\" (ring, tree, nvls, nvlstree, auto)", o->algo);
       return NULL;
     }
     cluster->nccl.algorithm = a;
@@ -181,22 +181,29 @@ pair_name(DdpAlgorithm a, DdpProtocol p)
 static void
 explain_text(GString *out, const DdpCluster *cluster, const DdpCollective *model)
 {
-  DdpCollectiveGraph ring, tree;
+  DdpCollectiveGraph ring, tree, nvls;
   ddp_collective_graph(model, DDP_ALGO_RING, &ring);
   ddp_collective_graph(model, DDP_ALGO_TREE, &tree);
+  ddp_collective_graph(model, DDP_ALGO_NVLS, &nvls);
   if (cluster->nccl.cost_model == DDP_COST_ALPHA_BETA) {
     g_string_append_printf(out, "# alpha-beta: B = %.2f GB/s (slowest link crossed), protocol effects off\n",
                            ring.bw_intra_GBs);
   } else {
     g_string_append_printf(out,
                            "# graphs (NCCL topology search, emulated): ring %d channels x %.1f/%.1f GB/s, "
-                           "tree %d channels x %.1f/%.1f GB/s (intra/inter)\n",
+                           "tree %d channels x %.1f/%.1f GB/s",
                            ring.channels, ring.bw_intra_GBs, ring.bw_inter_GBs, tree.channels, tree.bw_intra_GBs,
                            tree.bw_inter_GBs);
-    g_string_append(out, "# NCCL tuning table, AllReduce latency (us) / algbw (GB/s), before size corrections:\n"
-                         "#                   LL            LL128           Simple\n");
-    for (DdpAlgorithm a = DDP_ALGO_RING; a <= DDP_ALGO_TREE; a++) {
-      g_string_append_printf(out, "# %-6s", ddp_algorithm_name(a));
+    if (nvls.channels > 0)
+      g_string_append_printf(out, ", nvls %d channels x %.1f/%.1f GB/s", nvls.channels, nvls.bw_intra_GBs,
+                             nvls.bw_inter_GBs);
+    else
+      g_string_append(out, ", no nvls");
+    g_string_append(out, " (intra/inter)\n"
+                         "# NCCL tuning table, AllReduce latency (us) / algbw (GB/s), before size corrections:\n"
+                         "#                     LL            LL128           Simple\n");
+    for (DdpAlgorithm a = DDP_ALGO_RING; a < DDP_ALGO_COUNT; a++) {
+      g_string_append_printf(out, "# %-8s", ddp_algorithm_name(a));
       for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
         DdpCollectiveTuning t;
         ddp_collective_tuning(model, a, p, &t);
@@ -246,7 +253,7 @@ explain_json(DdpJson *j, const DdpCollective *model)
 {
   ddp_json_begin_object(j, "explain");
   ddp_json_begin_object(j, "graphs");
-  for (DdpAlgorithm a = DDP_ALGO_RING; a <= DDP_ALGO_TREE; a++) {
+  for (DdpAlgorithm a = DDP_ALGO_RING; a < DDP_ALGO_COUNT; a++) {
     DdpCollectiveGraph g;
     ddp_collective_graph(model, a, &g);
     ddp_json_begin_object(j, ddp_algorithm_name(a));
@@ -257,7 +264,7 @@ explain_json(DdpJson *j, const DdpCollective *model)
   }
   ddp_json_end_object(j);
   ddp_json_begin_array(j, "tuning");
-  for (DdpAlgorithm a = DDP_ALGO_RING; a <= DDP_ALGO_TREE; a++) {
+  for (DdpAlgorithm a = DDP_ALGO_RING; a < DDP_ALGO_COUNT; a++) {
     for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
       DdpCollectiveTuning t;
       ddp_collective_tuning(model, a, p, &t);
@@ -487,7 +494,7 @@ run(int argc, char **argv, AllreduceOptions *o)
     { "stepfactor", 'f', 0, G_OPTION_ARG_STRING, &o->step_factor, "Multiply the size by this each row (default 2)", "F" },
     { "stepbytes", 'i', 0, G_OPTION_ARG_STRING, &o->step_bytes, "Add this to the size each row instead", "SIZE" },
     { "datatype", 'd', 0, G_OPTION_ARG_STRING, &o->datatype, "Element type for the count column: float, half, bfloat16, double", "TYPE" },
-    { "algo", 0, 0, G_OPTION_ARG_STRING, &o->algo, "ring, tree or auto (overrides the cluster file)", "ALGO" },
+    { "algo", 0, 0, G_OPTION_ARG_STRING, &o->algo, "ring, tree, nvls, nvlstree or auto (overrides the cluster file)", "ALGO" },
     { "proto", 0, 0, G_OPTION_ARG_STRING, &o->proto, "LL, LL128, Simple or auto (overrides the cluster file)", "PROTO" },
     { "explain", 0, 0, G_OPTION_ARG_NONE, &o->explain, "Show graphs, NCCL's tuning table, choice by size and the crossover", NULL },
     { "compare", 0, 0, G_OPTION_ARG_FILENAME, &o->compare, "Predict every row of a measured nccl-tests CSV, side by side", "CSV" },

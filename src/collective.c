@@ -17,9 +17,10 @@
  *    B = the slowest link the collective crosses, α = the slowest hop's latency (ring) or each
  *    hop's own (tree, whose hops are traversed one after another), protocol effects off.
  *
- * NVLS, NVLSTree, CollNet and PAT are not modelled: DdpAlgorithm has ring and tree only.  On
- * NVSwitch Hopper/Blackwell nodes NCCL picks NVLS for large messages and beats the ring bound;
- * the validation curves show it (docs/collective.md "Validation").
+ *    NVLS (NVLink SHARP: the NVSwitch reduces and multicasts, one node) and NVLSTree (NVLS inside
+ *    each node, a tree across nodes) are modelled as NCCL models them (tuning.cc NVLS branches,
+ *    search.cc NVLS pattern), on NVSwitch fabrics with sm_arch >= 90; alpha-beta has no NVLS.
+ *    CollNet (SHARP in the network) and PAT are not modelled (docs/collective.md "NVLS").
  */
 #include "collective.h"
 
@@ -35,7 +36,7 @@ G_DEFINE_QUARK(ddp-collective-error-quark, ddp_collective_error)
 /* Indexed by DdpAlgorithm × DdpProtocol; the AUTO row and column stay zero. */
 typedef double AlgoProtoTable[DDP_ALGO_COUNT][DDP_PROTO_COUNT];
 
-/* baseLatencies, µs: one per call (kernel launch, setup). */
+/* baseLatencies, µs: one per call (kernel launch, setup).  NVLS and NVLSTree have none (0). */
 static const AlgoProtoTable base_latency_us = {
   [DDP_ALGO_TREE] = { [DDP_PROTO_LL] = 6.8, [DDP_PROTO_LL128] = 14.0, [DDP_PROTO_SIMPLE] = 8.4 },
   [DDP_ALGO_RING] = { [DDP_PROTO_LL] = 6.6, [DDP_PROTO_LL128] = 14.0, [DDP_PROTO_SIMPLE] = 8.4 },
@@ -47,6 +48,8 @@ static const AlgoProtoTable hw_latency_us[HW_COUNT] = {
   [HW_NVLINK] = {
     [DDP_ALGO_TREE] = { [DDP_PROTO_LL] = 0.6, [DDP_PROTO_LL128] = 1.25, [DDP_PROTO_SIMPLE] = 4.0 },
     [DDP_ALGO_RING] = { [DDP_PROTO_LL] = 0.6, [DDP_PROTO_LL128] = 1.9, [DDP_PROTO_SIMPLE] = 3.4 },
+    [DDP_ALGO_NVLS] = { [DDP_PROTO_SIMPLE] = 25.0 },
+    [DDP_ALGO_NVLS_TREE] = { [DDP_PROTO_SIMPLE] = 25.0 },
   },
   [HW_PCI] = {
     [DDP_ALGO_TREE] = { [DDP_PROTO_LL] = 1.0, [DDP_PROTO_LL128] = 1.9, [DDP_PROTO_SIMPLE] = 4.0 },
@@ -55,6 +58,8 @@ static const AlgoProtoTable hw_latency_us[HW_COUNT] = {
   [HW_NET] = {
     [DDP_ALGO_TREE] = { [DDP_PROTO_LL] = 5.0, [DDP_PROTO_LL128] = 8.5, [DDP_PROTO_SIMPLE] = 14.0 },
     [DDP_ALGO_RING] = { [DDP_PROTO_LL] = 2.7, [DDP_PROTO_LL128] = 4.0, [DDP_PROTO_SIMPLE] = 14.0 },
+    [DDP_ALGO_NVLS] = { [DDP_PROTO_SIMPLE] = 18.0 },
+    [DDP_ALGO_NVLS_TREE] = { [DDP_PROTO_SIMPLE] = 20.9 },
   },
 };
 
@@ -76,6 +81,12 @@ static const double tree_ll128_max_bw[ARCH_COUNT][SCALE_COUNT] = {
 static const double tree_max_bw[ARCH_COUNT][SCALE_COUNT] = {
   { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 }, { 38.7, 41.4, 36.0 }, { 70.0, 42.8, 24.0 },
 };
+/* perChMaxNVLSTreeBws, GB/s per channel (the Volta/Ampere rows are never used: no NVLS there). */
+static const double nvls_tree_max_bw[ARCH_COUNT][SCALE_COUNT] = {
+  { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 }, { 0.0, 57.7, 45.5 }, { 0.0, 96.0, 80.0 },
+};
+/* nvlsEfficiency: the share of the NVLS graph's bwIntra an NVLS channel reaches (0: no NVLS). */
+static const double nvls_efficiency[ARCH_COUNT] = { 0.0, 0.0, 0.85, 0.74 };
 
 /* treeCorrectionFactor[p][log2(S/64)], S = 64 B … 512 MiB: Tree bandwidth measured below the
  * model at medium sizes ("Trees are not perfectly sticking to the model"). */
@@ -97,8 +108,9 @@ static const double speeds_inter_sm90[] = { 48, 45, 42, 40, 30, 24, 22, 20, 17.5
 static const double speeds_intra_sm100[] = { 90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18 };
 static const double speeds_inter_sm100[] = { 96, 48, 45.1, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12 };
 
-/* MAXCHANNELS/2: the ring search's channel limit (init.cc); trees are limited to the ring's count. */
-enum { MAX_SEARCH_CHANNELS = 32, MAX_CHANNELS = 64 };
+/* MAXCHANNELS/2: the ring search's channel limit (init.cc); trees are limited to the ring's count.
+ * NCCL_MAX_NVLS_ARITY: at most that many NVLS heads (channels of the NVLS graph). */
+enum { MAX_SEARCH_CHANNELS = 32, MAX_CHANNELS = 64, MAX_NVLS_ARITY = 32 };
 
 /* What the search may use.  NCCL's topology counts links below their signalling rate (topo.h):
  * an NVLink at 20 GB/s (NVLink 2/3, 25 raw), 20.6 (NVLink 4, 25 raw), 40.1 (NVLink 5, 50 raw); a
@@ -211,6 +223,78 @@ search_graph(const Fabric *f, gboolean tree, int max_channels)
   return best;
 }
 
+/* How many NVLS channels fit at these speeds (search.cc ncclTopoSearchTryNvls and the NVLS branch
+ * of ncclTopoSearchRecNet).  Each channel has a head GPU; every GPU pulls @bw_intra from the
+ * NVSwitch and pushes @bw_intra into it, the head twice that, so after k channels with distinct
+ * heads a head has used (k+1)·bw_intra of its NVLink each way and any other GPU k·bw_intra: k
+ * channels fit while (k+1)·bw_intra <= T.  Across nodes a head is the local GPU of its own NIC and
+ * also moves @bw_inter through it, so the NIC path must carry @bw_inter and there are at most
+ * @heads channels (min(NICs, GPUs per node)). */
+static int
+nvls_capacity(const Fabric *f, int heads, double bw_intra, double bw_inter)
+{
+  const double eps = 1e-9;
+  if (f->nics > 0 && bw_inter > f->nic_path_GBs + eps)
+    return 0;
+  return MIN(heads, (int)floor(f->intra_GBs / bw_intra + eps) - 1);
+}
+
+/* ncclTopoCompute for the NVLS pattern (search.cc), on @ppn GPUs per node behind one NVSwitch:
+ *  one node — minChannels = maxChannels = min(ppn, 32) ("pull evenly from all GPUs"): the first
+ *    speed of the intra list (from the fastest not above T and with channels·s <= T·ppn/(ppn-1))
+ *    at which all of them fit;
+ *  across nodes — up to min(NICs, ppn) channels; ncclTopoCompareGraphs keeps the graph with more
+ *    channels, or else more channels × bwInter ("NVLS channels correspond to GPUs pulling from
+ *    NVLS, so the more the better"); the inter speeds are walked down from the NIC path's as for
+ *    rings, stopping once all channels fit or the next speed is at most 0.49× the best;
+ *  no ncclTopoDupChannels for NVLS;
+ *  pass 2 — the NVLS branch raises bwInter one speed at a time while it is below 2·bwIntra (and,
+ *    across nodes, fits the NIC path); a raise of bwIntra is tried when that stops, as for trees.
+ * On one node bwInter is not a link at all, so it ends at the list's top or 2·bwIntra; NCCL's
+ * tuning still takes min(bwIntra-derived, bwInter) (tune_nvls).  Channels 0: no NVLS graph. */
+static Graph
+search_nvls_graph(const Fabric *f, int ppn)
+{
+  gboolean net = f->nics > 0;
+  int max_channels = MIN(MAX_NVLS_ARITY, ppn);
+  int heads = net ? MIN(max_channels, f->nics) : max_channels;
+  int min_channels = net ? 1 : max_channels;
+  double max_bw = net ? f->nic_path_GBs : f->intra_GBs;
+  double total = f->intra_GBs * ppn / (ppn - 1);   /* non-ring patterns: totalBw × ngpus/(ngpus-1) */
+  gsize i = 0;
+  while (i + 1 < f->n_speeds && (f->speeds[i] > max_bw || f->speeds[i] * min_channels > total))
+    i++;
+  Graph best = { 0, 0, 0 };
+  for (; i < f->n_speeds; i++) {
+    double s = f->speeds[i];
+    int n = nvls_capacity(f, heads, s, s);
+    if (n >= min_channels && (n > best.channels || n * s > best.channels * best.bw_inter))
+      best = (Graph){ n, s, s };
+    if (best.channels == max_channels)
+      break;
+    if (best.channels > 0 && i + 1 < f->n_speeds && f->speeds[i + 1] / best.bw_inter <= 0.49)
+      break;
+  }
+  if (best.channels == 0)
+    return best;
+
+  gsize k = 0;
+  while (k + 1 < f->n_speeds && f->speeds[k] > best.bw_inter)
+    k++;
+  double try_intra = f->speeds[k], try_inter = f->speeds[k];
+  while (k > 0) {
+    if (try_inter == best.bw_inter && try_inter < 2 * try_intra)
+      try_inter = f->speeds[--k];
+    else if (try_intra == best.bw_intra && try_intra < 2 * try_inter)
+      try_intra = f->speeds[--k];
+    else
+      break;
+    if (nvls_capacity(f, heads, try_intra, try_inter) >= best.channels && try_inter > best.bw_inter)
+      best = (Graph){ best.channels, try_intra, try_inter };
+  }
+  return best;
+}
+
 /* ---- the model ---- */
 
 typedef struct {
@@ -226,7 +310,7 @@ struct _DdpCollective {
   guint64 gpus, nodes, ppn;
   int sm_arch;
   /* NCCL model */
-  Graph graph[DDP_ALGO_COUNT];       /* RING and TREE rows used */
+  Graph graph[DDP_ALGO_COUNT];       /* RING, TREE; NVLS and NVLS_TREE share the NVLS graph (0 channels: none) */
   int comm_channels;                 /* comm->nChannels: the ring plateau threshold uses it */
   double launch_us;                  /* cluster nccl.launch_us, added to every call */
   Tuning allreduce[DDP_ALGO_COUNT][DDP_PROTO_COUNT];
@@ -294,7 +378,48 @@ apply_overrides(const DdpCluster *cluster, Graph *g)
   g->channels = channels;
 }
 
-/* ncclTopoTuneModel for AllReduce and Broadcast on our two graphs (tuning.cc; research §2.2–2.3). */
+/* The NVLS and NVLSTree entries of ncclTopoTuneModel for AllReduce (tuning.cc; research §2.2–2.4),
+ * Simple only, from the NVLS graph (both algorithms use it):
+ *    intraBw = bwIntra · nvlsEfficiency · (nCh-1)/nCh · 2   (AllReduce: reduce-scatter and all-gather
+ *              through the switch overlap; one channel's worth goes to coordination)
+ *    interBw = bwInter · (2 for NVLSTree on ≤ 2 nodes, else 1)
+ *    bw      = min(intraBw, interBw, perChMaxNVLSTreeBw for NVLSTree);  busBw = nCh · bw
+ *    algBw   = busBw · n / (2(n-1))                         (as a ring's: nsteps = 2(n-1))
+ *    latency NVLS = hwLat[NVLink][NVLS] (+ hwLat[NET][NVLS] across nodes): the base is replaced;
+ *            NVLSTree = base (0) + hwLat[NVLink][NVLSTree] + 2·⌊log2 N⌋·hwLat[NET][NVLSTree].
+ * Enabled as NCCL enables them: NVLSTree needs more than one node; NVLS across nodes needs CollNet
+ * (SHARP in the network), which ddpsim does not model, so NVLS is a one-node algorithm here; both
+ * need an NVLS graph of at least 2 channels. */
+static void
+tune_nvls(DdpCollective *c)
+{
+  const Graph *g = &c->graph[DDP_ALGO_NVLS];
+  if (g->channels < 2)
+    return;
+  int n = (int)c->gpus, nodes = (int)c->nodes;
+  int arch = arch_index(c->sm_arch);
+  int scale = nodes <= 2 ? nodes - 1 : 2;
+  const DdpProtocol p = DDP_PROTO_SIMPLE;
+  for (DdpAlgorithm a = DDP_ALGO_NVLS; a <= DDP_ALGO_NVLS_TREE; a++) {
+    gboolean enabled = a == DDP_ALGO_NVLS ? nodes == 1 : nodes > 1;
+    if (!enabled)
+      continue;
+    double intra_bw = g->bw_intra * nvls_efficiency[arch] * (g->channels - 1) / g->channels * 2.0;
+    double inter_bw = g->bw_inter * (a == DDP_ALGO_NVLS_TREE && nodes <= 2 ? 2.0 : 1.0);
+    double bw = MIN(intra_bw, inter_bw);
+    if (a == DDP_ALGO_NVLS_TREE)
+      bw = MIN(bw, nvls_tree_max_bw[arch][scale]);
+    double algbw = g->channels * bw * n / (2.0 * (n - 1));
+    double intra_lat = hw_latency_us[HW_NVLINK][a][p], inter_lat = hw_latency_us[HW_NET][a][p];
+    double lat = a == DDP_ALGO_NVLS ? intra_lat + (nodes > 1 ? inter_lat : 0.0)
+                                    : base_latency_us[a][p] + intra_lat +
+                                        2.0 * log2_floor((guint64)nodes) * inter_lat;
+    c->allreduce[a][p] = (Tuning){ TRUE, lat, algbw };
+  }
+}
+
+/* ncclTopoTuneModel for AllReduce and Broadcast on the ring and tree graphs (tuning.cc; research
+ * §2.2–2.3); NVLS in tune_nvls. */
 static void
 tune_model(DdpCollective *c, const DdpCluster *cluster)
 {
@@ -353,6 +478,7 @@ tune_model(DdpCollective *c, const DdpCluster *cluster)
       }
     }
   }
+  tune_nvls(c);
 }
 
 static void
@@ -374,13 +500,16 @@ alpha_beta_model(DdpCollective *c, const DdpCluster *cluster)
   c->ab_alpha_inter_us = crosses_inter ? cluster->inter.latency_us : 0;
 }
 
+static gboolean allowed(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p);
+
 /**
  * ddp_collective_new:
  * @cluster: read during the call only
  * @gpus: ranks in the communicator
  *
  * Returns: (transfer full) or NULL with DDP_CLUSTER_ERROR_INVALID (@gpus does not fit) or
- * DDP_COLLECTIVE_ERROR_INVALID (the forced protocol is one NCCL disables on this fabric).
+ * DDP_COLLECTIVE_ERROR_INVALID (the forced protocol or algorithm is one NCCL does not run here:
+ * LL128 off NVLink, NVLS without NVLS hardware or across nodes, NVLSTree on one node, …).
  */
 DdpCollective *
 ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error)
@@ -400,6 +529,12 @@ ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error)
     return g_steal_pointer(&c);
 
   if (c->cost_model == DDP_COST_ALPHA_BETA) {
+    if (c->algorithm == DDP_ALGO_NVLS || c->algorithm == DDP_ALGO_NVLS_TREE) {
+      g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_INVALID,
+                  "nccl.algorithm: the alpha-beta cost model has ring and tree only, not %s (cluster %s)",
+                  ddp_algorithm_name(c->algorithm), cluster->name);
+      return NULL;
+    }
     alpha_beta_model(c, cluster);
     return g_steal_pointer(&c);
   }
@@ -409,6 +544,11 @@ ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error)
   c->graph[DDP_ALGO_TREE] = search_graph(&f, TRUE, c->graph[DDP_ALGO_RING].channels);
   apply_overrides(cluster, &c->graph[DDP_ALGO_RING]);
   apply_overrides(cluster, &c->graph[DDP_ALGO_TREE]);
+  /* NVLS (nvls.cc ncclNvlsInit, search.cc): NCCL_NVLS_ENABLE, multicast support (NVSwitch, sm90+;
+   * the search also needs an NVS node and ccMin >= 90) and more than 2 GPUs in the node.  The
+   * cluster's channels/bw_*_GBs overrides are the ring/tree graphs' and do not apply. */
+  if (cluster->nccl.nvls && cluster->intra.fabric == DDP_INTRA_NVSWITCH && c->sm_arch >= 90 && c->ppn > 2)
+    c->graph[DDP_ALGO_NVLS] = c->graph[DDP_ALGO_NVLS_TREE] = search_nvls_graph(&f, (int)c->ppn);
   /* init.cc: min of the two graphs, doubled when the rings are duplicated (connect.cc) */
   c->comm_channels = MIN(MAX_CHANNELS, 2 * MIN(c->graph[DDP_ALGO_RING].channels, c->graph[DDP_ALGO_TREE].channels));
   c->launch_us = cluster->nccl.launch_us;
@@ -418,6 +558,19 @@ ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error)
     g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_INVALID,
                 "nccl.protocol: NCCL does not enable %s on cluster %s (LL128 needs NVLink inside the node)",
                 ddp_protocol_name(c->protocol), cluster->name);
+    return NULL;
+  }
+  gboolean any = FALSE;
+  for (DdpAlgorithm a = DDP_ALGO_RING; a < DDP_ALGO_COUNT; a++)
+    for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++)
+      any = any || (allowed(c, a, p) && c->allreduce[a][p].enabled);
+  if (!any) {
+    g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_INVALID,
+                "nccl.algorithm: NCCL does not run %s%s%s on cluster %s with %" G_GUINT64_FORMAT
+                " GPUs (NVLS and NVLSTree are Simple only and need an NVSwitch fabric, sm_arch >= 90, more "
+                "than 2 GPUs per node and nccl.nvls = true; NVLS runs on one node, NVLSTree across nodes)",
+                ddp_algorithm_name(c->algorithm), c->protocol == DDP_PROTO_AUTO ? "" : "/",
+                c->protocol == DDP_PROTO_AUTO ? "" : ddp_protocol_name(c->protocol), cluster->name, gpus);
     return NULL;
   }
   return g_steal_pointer(&c);
@@ -456,12 +609,13 @@ allreduce_bus_factor(const DdpCollective *c)
 }
 
 /* ncclTopoGetAlgoTime for AllReduce (tuning.cc): latency and bandwidth of the table entry with
- * the two size-dependent corrections — Tree bandwidth × treeCorrectionFactor, and the multi-node
- * Ring/Simple latency × 1.4 (×1.9 before Ampere) once each rank's slice of each channel reaches
- * 64 B ("plateau effect of ring").  Plus the cluster's launch_us, the one term not from NCCL:
- * NCCL's base latencies are tuned to rank algorithms against each other, and measured small-message
- * times sit a few µs above them (research §1.6; docs/collective.md "Launch overhead").  Being the
- * same for every pair, it never changes the choice. */
+ * the size-dependent corrections — Tree bandwidth × treeCorrectionFactor (NVLSTree's too on
+ * Blackwell with an x86 host), and the multi-node Ring/Simple latency × 1.4 (×1.9 before Ampere)
+ * once each rank's slice of each channel reaches 64 B ("plateau effect of ring").  Plus the
+ * cluster's launch_us, the one term not from NCCL: NCCL's base latencies are tuned to rank
+ * algorithms against each other, and measured small-message times sit a few µs above them
+ * (research §1.6; docs/collective.md "Launch overhead").  Being the same for every pair, it never
+ * changes the choice. */
 static void
 nccl_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtocol p, DdpCollectiveCost *out)
 {
@@ -469,6 +623,9 @@ nccl_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtoco
   double bw = t->algbw_GBs, lat = t->latency_us;
   int log_size = log2_floor(bytes >> 6);
   if (a == DDP_ALGO_TREE && log_size >= 0 && log_size < TREE_CORRECTION_SIZES)
+    bw *= tree_correction[p][log_size];
+  /* NVLSTree on Blackwell (x86 hosts, the only ones ddpsim describes) takes the same correction */
+  if (a == DDP_ALGO_NVLS_TREE && c->sm_arch >= 100 && log_size >= 0 && log_size < TREE_CORRECTION_SIZES)
     bw *= tree_correction[p][log_size];
   if (a == DDP_ALGO_RING && p == DDP_PROTO_SIMPLE && c->nodes > 1 &&
       bytes / ((guint64)c->comm_channels * c->gpus) >= 64)
@@ -513,6 +670,8 @@ ddp_collective_allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorith
     return TRUE;
   }
   if (c->cost_model == DDP_COST_ALPHA_BETA) {
+    if (algorithm != DDP_ALGO_RING && algorithm != DDP_ALGO_TREE)
+      return FALSE;
     alpha_beta_allreduce(c, bytes, algorithm, out);
   } else {
     if (!c->allreduce[algorithm][protocol].enabled)
@@ -524,23 +683,23 @@ ddp_collective_allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorith
 }
 
 /* Whether the settings let auto consider @a × @p.  The alpha-beta model has no protocols: all
- * three would cost the same, so only Simple stands for them. */
+ * three would cost the same, so only Simple stands for them; nor has it NVLS. */
 static gboolean
 allowed(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p)
 {
   if (c->algorithm != DDP_ALGO_AUTO && c->algorithm != a)
     return FALSE;
   if (c->cost_model == DDP_COST_ALPHA_BETA)
-    return p == DDP_PROTO_SIMPLE;
+    return p == DDP_PROTO_SIMPLE && (a == DDP_ALGO_RING || a == DDP_ALGO_TREE);
   return c->protocol == DDP_PROTO_AUTO || c->protocol == p;
 }
 
-/* topoGetAlgoInfo: the least predicted time among the allowed pairs, Tree before Ring and LL
- * before LL128 before Simple on ties (NCCL's loop order; strict '<'). */
+/* topoGetAlgoInfo: the least predicted time among the allowed pairs, Tree before Ring before NVLS
+ * before NVLSTree and LL before LL128 before Simple on ties (NCCL's loop order; strict '<'). */
 void
 ddp_collective_allreduce(const DdpCollective *c, guint64 bytes, DdpCollectiveCost *out)
 {
-  static const DdpAlgorithm order[] = { DDP_ALGO_TREE, DDP_ALGO_RING };
+  static const DdpAlgorithm order[] = { DDP_ALGO_TREE, DDP_ALGO_RING, DDP_ALGO_NVLS, DDP_ALGO_NVLS_TREE };
   if (c->gpus == 1) {
     zero_cost(out);
     return;
@@ -590,9 +749,10 @@ ddp_collective_broadcast(const DdpCollective *c, guint64 bytes, DdpCollectiveCos
 void
 ddp_collective_graph(const DdpCollective *c, DdpAlgorithm algorithm, DdpCollectiveGraph *out)
 {
-  g_return_if_fail(algorithm == DDP_ALGO_RING || algorithm == DDP_ALGO_TREE);
+  g_return_if_fail(algorithm != DDP_ALGO_AUTO && algorithm < DDP_ALGO_COUNT);
   if (c->cost_model == DDP_COST_ALPHA_BETA) {
-    *out = (DdpCollectiveGraph){ c->gpus > 1 ? 1 : 0, c->ab_bw_GBs, c->ab_bw_GBs };
+    gboolean link = c->gpus > 1 && (algorithm == DDP_ALGO_RING || algorithm == DDP_ALGO_TREE);
+    *out = (DdpCollectiveGraph){ link ? 1 : 0, link ? c->ab_bw_GBs : 0, link ? c->ab_bw_GBs : 0 };
     return;
   }
   const Graph *g = &c->graph[algorithm];
@@ -602,7 +762,7 @@ ddp_collective_graph(const DdpCollective *c, DdpAlgorithm algorithm, DdpCollecti
 void
 ddp_collective_tuning(const DdpCollective *c, DdpAlgorithm algorithm, DdpProtocol protocol, DdpCollectiveTuning *out)
 {
-  g_return_if_fail(algorithm == DDP_ALGO_RING || algorithm == DDP_ALGO_TREE);
+  g_return_if_fail(algorithm != DDP_ALGO_AUTO && algorithm < DDP_ALGO_COUNT);
   g_return_if_fail(protocol != DDP_PROTO_AUTO && protocol < DDP_PROTO_COUNT);
   *out = (DdpCollectiveTuning){ 0 };
   if (c->cost_model == DDP_COST_NCCL && c->gpus > 1) {
@@ -647,7 +807,8 @@ append_choice(GArray *out, const DdpCollective *c, guint64 bytes)
  * ddp_collective_choices:
  * Exact, by segments.  Every predicted time is affine in S between the sizes where a correction
  * steps: the powers of two (treeCorrectionFactor is indexed by log2(S/64)) and the ring plateau
- * threshold.  Inside such a segment the choice follows the lower envelope of six lines, which
+ * threshold.  Inside such a segment the choice follows the lower envelope of at most eight lines
+ * (Ring and Tree × 3 protocols, NVLS, NVLSTree), which
  * visits lines in order of falling slope and never returns to one it left; so "choice is still
  * the current one" holds on a prefix of the segment and bisection finds each change to the byte.
  */
@@ -703,7 +864,7 @@ ddp_collective_crossover(const DdpCollective *c, guint64 max_bytes, DdpCollectiv
    * algBw (tree corrections end at 512 MiB; the ring plateau only scales latency) */
   DdpCollectiveChoice best = { 0, small.algorithm, small.protocol };
   double best_bw = -1;
-  for (DdpAlgorithm a = DDP_ALGO_RING; a <= DDP_ALGO_TREE && c->gpus > 1; a++) {
+  for (DdpAlgorithm a = DDP_ALGO_RING; a < DDP_ALGO_COUNT && c->gpus > 1; a++) {
     for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
       if (!allowed(c, a, p))
         continue;
@@ -729,7 +890,7 @@ ddp_collective_crossover(const DdpCollective *c, guint64 max_bytes, DdpCollectiv
 
 /* ---- names ---- */
 
-static const char *const algorithm_names[DDP_ALGO_COUNT] = { "auto", "ring", "tree" };
+static const char *const algorithm_names[DDP_ALGO_COUNT] = { "auto", "ring", "tree", "nvls", "nvlstree" };
 static const char *const protocol_names[DDP_PROTO_COUNT] = { "auto", "LL", "LL128", "Simple" };
 
 const char *

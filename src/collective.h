@@ -45,7 +45,8 @@ void ddp_collective_allreduce(const DdpCollective *c, guint64 bytes, DdpCollecti
 void ddp_collective_broadcast(const DdpCollective *c, guint64 bytes, DdpCollectiveCost *out);
 
 /* AllReduce with one algorithm × protocol, whatever the cluster's settings say.  Returns FALSE
- * (and leaves @out alone) when NCCL would not run that pair here (LL128 off a NVLink fabric). */
+ * (and leaves @out alone) when NCCL would not run that pair here (LL128 off a NVLink fabric; NVLS
+ * or NVLSTree without NVLS hardware, on the wrong node count, not Simple, or alpha-beta). */
 gboolean ddp_collective_allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorithm algorithm,
                                        DdpProtocol protocol, DdpCollectiveCost *out);
 
@@ -66,7 +67,8 @@ typedef struct {
   double algbw_GBs;
 } DdpCollectiveTuning;
 
-/* Under the alpha-beta model the graph has the single alpha-beta link (channels 1). */
+/* Any algorithm but AUTO; NVLS and NVLSTree share the NVLS graph (channels 0: there is none).
+ * Under the alpha-beta model ring and tree have the single alpha-beta link (channels 1). */
 void ddp_collective_graph(const DdpCollective *c, DdpAlgorithm algorithm, DdpCollectiveGraph *out);
 void ddp_collective_tuning(const DdpCollective *c, DdpAlgorithm algorithm, DdpProtocol protocol,
                            DdpCollectiveTuning *out);
@@ -119,7 +121,8 @@ GPtrArray *ddp_collective_compare_csv(const char *path, GError **error);
 /* Median of |busbw_error| over every point of @curves. */
 double ddp_compare_median_abs_error(const GPtrArray *curves);
 
-/* Names are "auto", "ring", "tree" and "auto", "LL", "LL128", "Simple" (as NCCL_ALGO/NCCL_PROTO). */
+/* Names are "auto", "ring", "tree", "nvls", "nvlstree" and "auto", "LL", "LL128", "Simple" (as
+ * NCCL_ALGO/NCCL_PROTO, case-insensitive: "NVLSTree" parses). */
 const char *ddp_algorithm_name(DdpAlgorithm a);
 const char *ddp_protocol_name(DdpProtocol p);
 int ddp_algorithm_parse(const char *name);   /* -1 if unknown; case-insensitive */

@@ -77,7 +77,7 @@ test_errors(void)
     { HEAD "[intra]\nfabric = nvlink\nbandwidth_GBs = 0\nlatency_us = 1\n", "t.cluster:7: intra.bandwidth_GBs: must be positive (got 0)" },
     { "[cluster]\nname = x\ngpu = tpu\ngpus_per_node = 8\n", "t.cluster:3: cluster.gpu: unknown GPU \"tpu\" (built in: v100, a100, a100-40gb, h100, h200, b200)" },
     { "[cluster]\nname = x\ngpu = h100\ngpus_per_node = 0\n", "t.cluster:4: cluster.gpus_per_node: must be between 1 and 1024 (got 0)" },
-    { HEAD INTRA "[nccl]\nalgorithm = butterfly\n", "t.cluster:10: nccl.algorithm: \"butterfly\" is not one of auto|ring|tree" },
+    { HEAD INTRA "[nccl]\nalgorithm = butterfly\n", "t.cluster:10: nccl.algorithm: \"butterfly\" is not one of auto|ring|tree|nvls|nvlstree" },
     { HEAD INTRA "speed = 3\n", "t.cluster:9: intra.speed: unknown key (known keys: fabric, bandwidth_GBs, latency_us)" },
     { HEAD "max_nodes = 4\n" INTRA, "t.cluster:5: cluster.max_nodes: more than one node needs an [inter] group describing the network" },
     { HEAD, "t.cluster: [intra]: required group is missing (gpus_per_node > 1)" },
