@@ -136,12 +136,14 @@ assign_by_size(const DdpModel *model, const guint *order, const guint64 *limits,
   DdpDtype first_seen[DDP_DTYPE_COUNT];
   guint n_seen = 0;
 
+  /* Buckets hold walk positions i until the end, so that the construction-time sort is by the
+   * smallest position in the walk, i.e. in registration (model.parameters()) order. */
   for (guint i = 0; i < model->n_params; i++) {
     guint index = order[i];
     const DdpParam *param = &model->params[index];
     if (param->sparse) {
       GArray *alone = g_array_sized_new(FALSE, FALSE, sizeof(guint), 1);
-      g_array_append_val(alone, index);
+      g_array_append_val(alone, i);
       push_bucket(result, alone);
       continue;
     }
@@ -151,7 +153,7 @@ assign_by_size(const DdpModel *model, const guint *order, const guint64 *limits,
       a->open = g_array_new(FALSE, FALSE, sizeof(guint));
       first_seen[n_seen++] = param->dtype;
     }
-    g_array_append_val(a->open, index);
+    g_array_append_val(a->open, i);
     a->size += param_bytes(param);
     if (a->size >= limits[a->limit]) {
       push_bucket(result, a->open);
@@ -171,6 +173,11 @@ assign_by_size(const DdpModel *model, const guint *order, const guint64 *limits,
   }
   if (sort)
     g_array_sort(result, compare_min_param);   /* minima are distinct: buckets are disjoint */
+  for (guint b = 0; b < result->len; b++) {
+    GArray *members = g_array_index(result, Pending, b).params;
+    for (guint k = 0; k < members->len; k++)
+      g_array_index(members, guint, k) = order[g_array_index(members, guint, k)];
+  }
   return result;
 }
 
@@ -260,10 +267,7 @@ ddp_bucket_layout_initial(const DdpModel *model, const DdpBucketOptions *options
   g_assert(model->n_params > 0);
   guint64 limits[2];
   guint n_limits = initial_limits(options, limits);
-  g_autofree guint *order = g_new(guint, model->n_params);
-  for (guint i = 0; i < model->n_params; i++)
-    order[i] = i;
-  GArray *pending = assign_by_size(model, order, limits, n_limits, TRUE);
+  GArray *pending = assign_by_size(model, model->registration_order, limits, n_limits, TRUE);
   return layout_from_pending(model, pending, TRUE);
 }
 

@@ -71,6 +71,7 @@ ddp_model_free(DdpModel *model)
   g_free(model->layers);
   g_free(model->params);
   g_free(model->ready_order);
+  g_free(model->registration_order);
   g_free(model->backward_layers);
   g_free(model->name);
   g_free(model->source);
@@ -131,7 +132,7 @@ parse_param(const DdpKeyFile *kf, const char *group, const char *text, DdpDtype 
 }
 
 static const char *const model_keys[] = {
-  "name", "source", "input", "dtype", "buffer_bytes", "measured_batch", "ready_order", NULL
+  "name", "source", "input", "dtype", "buffer_bytes", "measured_batch", "ready_order", "param_order", NULL
 };
 static const char *const layer_keys[] = {
   "kind", "forward_flops", "backward_flops", "forward_bytes", "backward_bytes",
@@ -193,18 +194,19 @@ parse_layer(const DdpKeyFile *kf, const char *group, DdpModel *model, GArray *la
   return TRUE;
 }
 
+/* Reads a permutation of all parameters by name from [model] @key into @out (n_params indices).
+ * Absent: @reverse ? n-1 … 0 : 0 … n-1. */
 static gboolean
-parse_ready_order(const DdpKeyFile *kf, DdpModel *model, GHashTable *param_index, GError **error)
+parse_param_permutation(const DdpKeyFile *kf, const char *key, DdpModel *model, GHashTable *param_index,
+                        gboolean reverse, guint **out, GError **error)
 {
-  model->ready_order = g_new(guint, model->n_params);
+  guint *order = *out = g_new(guint, model->n_params);
   g_autofree char *list = NULL;
-  if (!ddp_keyfile_get_string(kf, "model", "ready_order", FALSE, &list, error))
+  if (!ddp_keyfile_get_string(kf, "model", key, FALSE, &list, error))
     return FALSE;
   if (!list) {
-    /* Default: layers in reverse forward order, params inside a layer in reverse registration. */
-    guint k = 0;
-    for (guint i = model->n_params; i-- > 0;)
-      model->ready_order[k++] = i;
+    for (guint i = 0; i < model->n_params; i++)
+      order[i] = reverse ? model->n_params - 1 - i : i;
     return TRUE;
   }
   g_autofree gboolean *seen = g_new0(gboolean, model->n_params);
@@ -216,24 +218,21 @@ parse_ready_order(const DdpKeyFile *kf, DdpModel *model, GHashTable *param_index
       continue;
     guint index = GPOINTER_TO_UINT(g_hash_table_lookup(param_index, name));
     if (index == 0) {
-      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "model", "ready_order",
-                            "%s is not a parameter of any layer", name);
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "model", key, "%s is not a parameter of any layer", name);
       return FALSE;
     }
     if (seen[index - 1]) {
-      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_DUPLICATE, "model", "ready_order",
-                            "%s is listed twice", name);
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_DUPLICATE, "model", key, "%s is listed twice", name);
       return FALSE;
     }
     seen[index - 1] = TRUE;
-    model->ready_order[k++] = index - 1;
+    order[k++] = index - 1;
   }
   if (k != model->n_params) {
     for (guint i = 0; i < model->n_params; i++)
       if (!seen[i]) {
-        ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "model", "ready_order",
-                              "lists %u of %u parameters; %s is missing", k, model->n_params,
-                              model->params[i].name);
+        ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "model", key, "lists %u of %u parameters; %s is missing",
+                              k, model->n_params, model->params[i].name);
         return FALSE;
       }
   }
@@ -299,7 +298,10 @@ ddp_model_from_keyfile(const DdpKeyFile *kf, GError **error)
                           "the model has no parameters (no layer has a params key)");
     return NULL;
   }
-  if (!parse_ready_order(kf, model, param_index, error))
+  /* Default ready order: layers in reverse forward order, params inside a layer in reverse
+   * registration.  Default registration order: as listed (layers in forward order). */
+  if (!parse_param_permutation(kf, "ready_order", model, param_index, TRUE, &model->ready_order, error) ||
+      !parse_param_permutation(kf, "param_order", model, param_index, FALSE, &model->registration_order, error))
     return NULL;
   model->backward_layers = g_new(guint, model->n_layers);
   for (guint i = 0; i < model->n_layers; i++)

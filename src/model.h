@@ -47,8 +47,11 @@ typedef struct {
   char *input;              /* per-sample input description, e.g. "3x224x224" or "1024 tokens" */
   DdpLayer *layers;         /* forward order */
   guint n_layers;
-  DdpParam *params;         /* registration order, i.e. model.parameters() */
+  DdpParam *params;         /* grouped by layer, layers in forward order */
   guint n_params;
+  guint *registration_order;/* n_params indices into params: model.parameters() order (the walk of
+                               the construction-time bucket assignment); identity unless the file
+                               gives param_order */
   guint *ready_order;       /* n_params indices into params: the order gradients become ready */
   guint *backward_layers;   /* n_layers indices into layers: the order backward runs them */
   gint64 buffer_bytes;      /* module buffers broadcast before every forward (broadcast_buffers) */

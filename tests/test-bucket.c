@@ -24,7 +24,9 @@ model_new(const Spec *specs, guint n, const guint *ready)
   m->n_params = n;
   m->params = g_new0(DdpParam, n);
   m->ready_order = g_new(guint, n);
+  m->registration_order = g_new(guint, n);
   for (guint i = 0; i < n; i++) {
+    m->registration_order[i] = i;
     m->params[i] = (DdpParam){ .name = g_strdup_printf("p%u", i), .numel = specs[i].numel,
                                .shape = { specs[i].numel }, .ndim = 1, .dtype = specs[i].dtype,
                                .sparse = specs[i].sparse };
@@ -331,8 +333,11 @@ resnet50_new(void)
   m->n_params = params->len;
   m->params = (DdpParam *)(void *)g_array_free(params, FALSE);
   m->ready_order = g_new(guint, m->n_params);
-  for (guint i = 0; i < m->n_params; i++)
+  m->registration_order = g_new(guint, m->n_params);
+  for (guint i = 0; i < m->n_params; i++) {
     m->ready_order[i] = m->n_params - 1 - i;
+    m->registration_order[i] = i;
+  }
   return m;
 }
 
@@ -394,6 +399,28 @@ test_resnet50(void)
   g_assert_cmpuint(ddp_bucket_layout_bucket_of(rebuilt, param_index(m, "conv1.weight")), ==, 4);
 }
 
+/* Registration order is the walk of the construction-time assignment and the key of its sort.
+ * Four 1 MiB params listed p0 p1 p2 p3 (forward order) but registered p3 p0 p1 p2 (as ViT registers
+ * class_token first); find_unused_parameters with the default cap gives limits [1 MiB, 25 MiB]:
+ * walk p3 (1 MiB >= 1 MiB: closes) then p0 p1 p2 (3 MiB, leftover); sorted by smallest walk
+ * position then reversed, bucket 0 = {p0 p1 p2}, bucket 1 = {p3}. */
+static void
+test_initial_registration_order(void)
+{
+  static const Spec specs[] = { { 262144, DDP_DTYPE_FP32, FALSE }, { 262144, DDP_DTYPE_FP32, FALSE },
+                                { 262144, DDP_DTYPE_FP32, FALSE }, { 262144, DDP_DTYPE_FP32, FALSE } };
+  g_autoptr(DdpModel) model = model_new(specs, 4, NULL);
+  const guint registration[] = { 3, 0, 1, 2 };
+  memcpy(model->registration_order, registration, sizeof registration);
+  DdpBucketOptions options;
+  ddp_bucket_options_init(&options);
+  options.find_unused_parameters = TRUE;
+  g_autoptr(DdpBucketLayout) layout = ddp_bucket_layout_initial(model, &options);
+  g_assert_true(ddp_bucket_layout_check(layout, model));
+  g_autofree char *members = layout_members(layout);
+  g_assert_cmpstr(members, ==, "0 1 2 | 3");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -402,6 +429,7 @@ main(int argc, char **argv)
   for (gsize i = 0; i < G_N_ELEMENTS(layout_cases); i++)
     g_test_add_data_func(layout_cases[i].path, &layout_cases[i], test_layout_case);
   g_test_add_func("/bucket/initial/ignores-ready-order", test_initial_ignores_ready_order);
+  g_test_add_func("/bucket/initial/registration-order", test_initial_registration_order);
   g_test_add_func("/bucket/check/rejects-other-model", test_check_rejects);
   g_test_add_func("/bucket/resnet50/layouts", test_resnet50);
   return g_test_run();

@@ -59,7 +59,7 @@ LOSS_FWD, LOSS_BWD = 5, 3     # log_softmax (max, sub, exp, sum, log) / softmax 
 
 MAX_LINE = 65536
 
-EMIT_PARAM_ORDER = False      # see --param-order and models/README.md "Registration order"
+EMIT_PARAM_ORDER = True       # see --param-order and models/README.md "Registration order"
 
 
 class Layer:
@@ -797,9 +797,12 @@ def render(m, emit_param_order):
                                        gflops(m.matmul_flops), gflops(m.matmul_flops / 2), gflops(bwd),
                                        act / 1048576.0))
     para("Published: %s." % m.published_note)
+    has_attn = any(l.kind == "attention" for l in m.layers)
     para("FLOPs: 1 multiply-add = 2 FLOPs; backward = dX + dW, without dX where the input needs no "
-         "gradient (the first conv on the image, embeddings); attention is fused SDPA (causal: half "
-         "the query/key pairs).")
+         "gradient (%s)%s" % ("embeddings" if has_attn and m.layers[0].kind == "embedding" else
+                              "the first conv on the image",
+                              "; attention is fused SDPA (causal: half the query/key pairs, backward "
+                              "2.5 x forward)." if has_attn else "."))
     for note in m.notes:
         para(note)
     if m.buffer_bytes:
