@@ -125,7 +125,7 @@ ddp_cal_conv_run(DdpCalKernels *k, const DdpCalCase *c, const DdpCalTimingOption
     if (!pick(perf, returned, &chosen, &ws, error) || !ddp_cal_ensure(&k->workspace, k->device, ws, error))
       return FALSE;
     *algo = g_strdup_printf("cudnnConvolutionForward %s", algo_name(fwd_algo_names, G_N_ELEMENTS(fwd_algo_names), chosen));
-    return ddp_cal_time_stream(k->stream, t, out, error, [&](GError **error) -> gboolean {
+    return ddp_cal_time_stream(k->stream, t, out, error, [&]() -> gboolean {
       CUDNN_CHECK(cudnnConvolutionForward(k->dnn, &alpha, d.x, k->a.ptr, d.w, k->b.ptr, d.conv,
                                           (cudnnConvolutionFwdAlgo_t)chosen, k->workspace.ptr, ws, &beta, d.y, k->c.ptr),
                   FALSE);
@@ -141,7 +141,7 @@ ddp_cal_conv_run(DdpCalKernels *k, const DdpCalCase *c, const DdpCalTimingOption
       return FALSE;
     *algo = g_strdup_printf("cudnnConvolutionBackwardData %s",
                             algo_name(bwd_data_algo_names, G_N_ELEMENTS(bwd_data_algo_names), chosen));
-    return ddp_cal_time_stream(k->stream, t, out, error, [&](GError **error) -> gboolean {
+    return ddp_cal_time_stream(k->stream, t, out, error, [&]() -> gboolean {
       CUDNN_CHECK(cudnnConvolutionBackwardData(k->dnn, &alpha, d.w, k->b.ptr, d.y, k->c.ptr, d.conv,
                                                (cudnnConvolutionBwdDataAlgo_t)chosen, k->workspace.ptr, ws, &beta, d.x,
                                                k->a.ptr),
@@ -158,7 +158,7 @@ ddp_cal_conv_run(DdpCalKernels *k, const DdpCalCase *c, const DdpCalTimingOption
       return FALSE;
     *algo = g_strdup_printf("cudnnConvolutionBackwardFilter %s",
                             algo_name(bwd_filter_algo_names, G_N_ELEMENTS(bwd_filter_algo_names), chosen));
-    return ddp_cal_time_stream(k->stream, t, out, error, [&](GError **error) -> gboolean {
+    return ddp_cal_time_stream(k->stream, t, out, error, [&]() -> gboolean {
       CUDNN_CHECK(cudnnConvolutionBackwardFilter(k->dnn, &alpha, d.x, k->a.ptr, d.y, k->c.ptr, d.conv,
                                                  (cudnnConvolutionBwdFilterAlgo_t)chosen, k->workspace.ptr, ws, &beta,
                                                  d.w, k->b.ptr),

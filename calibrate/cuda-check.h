@@ -125,21 +125,22 @@ gboolean ddp_cal_ensure(DeviceBuffer *buf, int device, size_t bytes, GError **er
  * some kernels slow down on denormals or NaN). */
 gboolean ddp_cal_fill(void *ptr, size_t bytes, DdpPrecision precision, cudaStream_t stream, GError **error);
 
-/* The timing discipline (calibrate.h): @launch(GError **) enqueues one call on @stream.  Warm-up,
- * one timed call to estimate, then ddp_cal_iterations() calls with an event after each. */
+/* The timing discipline (calibrate.h): @launch() enqueues one call on @stream, returning FALSE after
+ * setting the same @error it captured.  Warm-up, one timed call to estimate, then
+ * ddp_cal_iterations() calls with an event after each. */
 template <typename Launch>
 static gboolean
 ddp_cal_time_stream(cudaStream_t stream, const DdpCalTimingOptions *t, DdpCalTiming *out, GError **error,
                     Launch launch)
 {
   for (int i = 0; i < t->warmup; i++)
-    if (!launch(error))
+    if (!launch())
       return FALSE;
   Events probe;
   if (!probe.create(2, error))
     return FALSE;
   CUDA_CHECK(cudaEventRecord(probe.e[0], stream), FALSE);
-  if (!launch(error))
+  if (!launch())
     return FALSE;
   CUDA_CHECK(cudaEventRecord(probe.e[1], stream), FALSE);
   CUDA_CHECK(cudaEventSynchronize(probe.e[1]), FALSE);
@@ -151,7 +152,7 @@ ddp_cal_time_stream(cudaStream_t stream, const DdpCalTimingOptions *t, DdpCalTim
     return FALSE;
   CUDA_CHECK(cudaEventRecord(ev.e[0], stream), FALSE);
   for (int i = 0; i < iterations; i++) {
-    if (!launch(error))
+    if (!launch())
       return FALSE;
     CUDA_CHECK(cudaEventRecord(ev.e[i + 1], stream), FALSE);
   }

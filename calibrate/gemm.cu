@@ -45,7 +45,7 @@ ddp_cal_gemm_run(DdpCalKernels *k, const DdpCalCase *c, const DdpCalTimingOption
   cublasOperation_t op_a = c->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = c->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
   const float alpha = 1.0f, beta = 0.0f;
   *algo = g_strdup_printf("cublasGemmEx default, %s", name);
-  return ddp_cal_time_stream(k->stream, t, out, error, [&](GError **error) -> gboolean {
+  return ddp_cal_time_stream(k->stream, t, out, error, [&]() -> gboolean {
     CUBLAS_CHECK(cublasGemmEx(k->blas, op_a, op_b, m, n, kk, &alpha, k->a.ptr, type, lda, k->b.ptr, type, ldb, &beta,
                               k->c.ptr, type, ldc, compute, CUBLAS_GEMM_DEFAULT),
                  FALSE);

@@ -232,13 +232,13 @@ run_layernorm(DdpCalKernels *k, const DdpCalCase *c, const DdpCalTimingOptions *
   layernorm_forward<T><<<rows, threads, 0, k->stream>>>(x, gamma, beta, y, stats, cols);
   CUDA_CHECK(cudaGetLastError(), FALSE);
   if (c->op == DDP_CAL_OP_FWD)
-    return ddp_cal_time_stream(k->stream, t, out, error, [&](GError **error) -> gboolean {
+    return ddp_cal_time_stream(k->stream, t, out, error, [&]() -> gboolean {
       layernorm_forward<T><<<rows, threads, 0, k->stream>>>(x, gamma, beta, y, stats, cols);
       CUDA_CHECK(cudaGetLastError(), FALSE);
       return TRUE;
     });
   dim3 wgrid((unsigned)((cols + 255) / 256), (unsigned)MIN((gint64)64, MAX((gint64)1, c->rows / 32)));
-  return ddp_cal_time_stream(k->stream, t, out, error, [&](GError **error) -> gboolean {
+  return ddp_cal_time_stream(k->stream, t, out, error, [&]() -> gboolean {
     layernorm_backward_input<T><<<rows, threads, 0, k->stream>>>(x, dy, gamma, stats, y, cols);
     layernorm_backward_weights<T><<<wgrid, 256, 0, k->stream>>>(x, dy, stats, dgamma, dbeta, (int)rows, cols);
     CUDA_CHECK(cudaGetLastError(), FALSE);
@@ -257,12 +257,12 @@ run_softmax(DdpCalKernels *k, const DdpCalCase *c, const DdpCalTimingOptions *t,
   softmax_forward<T><<<rows, threads, 0, k->stream>>>(x, y, cols); /* a valid y for the backward */
   CUDA_CHECK(cudaGetLastError(), FALSE);
   if (c->op == DDP_CAL_OP_FWD)
-    return ddp_cal_time_stream(k->stream, t, out, error, [&](GError **error) -> gboolean {
+    return ddp_cal_time_stream(k->stream, t, out, error, [&]() -> gboolean {
       softmax_forward<T><<<rows, threads, 0, k->stream>>>(x, y, cols);
       CUDA_CHECK(cudaGetLastError(), FALSE);
       return TRUE;
     });
-  return ddp_cal_time_stream(k->stream, t, out, error, [&](GError **error) -> gboolean {
+  return ddp_cal_time_stream(k->stream, t, out, error, [&]() -> gboolean {
     softmax_backward<T><<<rows, threads, 0, k->stream>>>(y, dy, dx, cols);
     CUDA_CHECK(cudaGetLastError(), FALSE);
     return TRUE;
@@ -280,12 +280,12 @@ run_gelu(DdpCalKernels *k, const DdpCalCase *c, const DdpCalTimingOptions *t, Dd
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, k->device), FALSE);
   unsigned blocks = (unsigned)MIN((size_t)sms * 8, MAX((size_t)1, (n + 255) / 256));
   if (c->op == DDP_CAL_OP_FWD)
-    return ddp_cal_time_stream(k->stream, t, out, error, [&](GError **error) -> gboolean {
+    return ddp_cal_time_stream(k->stream, t, out, error, [&]() -> gboolean {
       gelu_forward<T><<<blocks, 256, 0, k->stream>>>(x, y, n);
       CUDA_CHECK(cudaGetLastError(), FALSE);
       return TRUE;
     });
-  return ddp_cal_time_stream(k->stream, t, out, error, [&](GError **error) -> gboolean {
+  return ddp_cal_time_stream(k->stream, t, out, error, [&]() -> gboolean {
     gelu_backward<T><<<blocks, 256, 0, k->stream>>>(x, dy, y, n);
     CUDA_CHECK(cudaGetLastError(), FALSE);
     return TRUE;
@@ -302,7 +302,7 @@ static gboolean
 check_rows(const DdpCalCase *c, GError **error)
 {
   if (c->rows < 1 || c->cols < 1 || c->rows > G_MAXINT32 || c->cols > G_MAXINT32) {
-    g_set_error(error, DDP_CAL_ERROR, DDP_CAL_ERROR_INPUT, "%s: rows × cols out of range", c->shape);
+    g_set_error(error, DDP_CAL_ERROR, DDP_CAL_ERROR_INPUT, "%s: rows x cols out of range", c->shape);
     return FALSE;
   }
   return TRUE;
@@ -347,7 +347,7 @@ ddp_cal_copy_run(DdpCalKernels *k, const DdpCalCase *c, const DdpCalTimingOption
   if (!ddp_cal_ensure(&k->a, k->device, bytes, error) || !ddp_cal_ensure(&k->b, k->device, bytes, error))
     return FALSE;
   *algo = g_strdup("cudaMemcpyAsync device to device");
-  return ddp_cal_time_stream(k->stream, t, out, error, [&](GError **error) -> gboolean {
+  return ddp_cal_time_stream(k->stream, t, out, error, [&]() -> gboolean {
     CUDA_CHECK(cudaMemcpyAsync(k->b.ptr, k->a.ptr, bytes, cudaMemcpyDeviceToDevice, k->stream), FALSE);
     return TRUE;
   });

@@ -33,6 +33,7 @@
 /* ---- processes (MPI or not) ---------------------------------------------------------------- */
 
 typedef struct {
+  gboolean mpi;               /* MPI_Init was called */
   int rank, size;             /* world */
   int local_rank, local_size; /* on this node */
   int nodes;
@@ -44,13 +45,30 @@ is_root(const Job *job)
   return job->rank == 0;
 }
 
+#ifdef DDP_HAVE_MPI
+/* Started by mpirun/srun?  Without a launcher MPI is not initialised at all: a plain run, --help or
+ * --list must not depend on the MPI runtime (singleton init can hang or warn in containers). */
+static gboolean
+launched_by_mpi(void)
+{
+  static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MV2_COMM_WORLD_SIZE" };
+  for (gsize i = 0; i < G_N_ELEMENTS(vars); i++)
+    if (g_getenv(vars[i]))
+      return TRUE;
+  return FALSE;
+}
+#endif
+
 static void
 job_init(Job *job, int *argc, char ***argv)
 {
   memset(job, 0, sizeof *job);
   job->size = job->local_size = job->nodes = 1;
 #ifdef DDP_HAVE_MPI
+  if (!launched_by_mpi())
+    return;
   MPI_Init(argc, argv);
+  job->mpi = TRUE;
   MPI_Comm_rank(MPI_COMM_WORLD, &job->rank);
   MPI_Comm_size(MPI_COMM_WORLD, &job->size);
   MPI_Comm local;
@@ -70,6 +88,8 @@ static void
 job_finish(const Job *job, int status)
 {
 #ifdef DDP_HAVE_MPI
+  if (!job->mpi)
+    return;
   if (status != 0 && job->size > 1)
     MPI_Abort(MPI_COMM_WORLD, status); /* a rank that stops leaves the others inside NCCL */
   MPI_Finalize();
@@ -620,40 +640,56 @@ choose_devices(const Job *job, const DdpCalOptions *o, int visible, int **device
   return TRUE;
 }
 
-/* Rank 0: the run to write into — a new one, or the interrupted one to resume (whose stored options
- * then replace @o).  Returns 0 with @error. */
-static gint64
-open_run(const Job *job, DdpCalibDb *db, const MainOptions *mo, DdpCalOptions *o, const DdpCalDevice *dev,
-         int n_devices, int n_ranks, GPtrArray *notes, GError **error)
+/* Rank 0, --resume: the interrupted run (@mo->resume_id, or the newest unfinished one); its stored
+ * options replace @o, so that it continues with exactly its own plan.  Returns: (transfer full). */
+static DdpCalibRun *
+resume_run(DdpCalibDb *db, const MainOptions *mo, DdpCalOptions *o, GError **error)
+{
+  gint64 id = mo->resume_id ? mo->resume_id : ddp_calibdb_latest_run(db, TRUE, FALSE, error);
+  if (!id)
+    return NULL;
+  g_autoptr(DdpCalibRun) run = ddp_calibdb_run_get(db, id, error);
+  if (!run)
+    return NULL;
+  if (run->finished) {
+    g_set_error(error, DDP_CAL_ERROR, DDP_CAL_ERROR_INPUT, "run %" G_GINT64_FORMAT " finished on %s: nothing to resume",
+                id, run->finished);
+    return NULL;
+  }
+  if (!ddp_cal_options_from_string(o, run->arguments, error))
+    return NULL;
+  printf("resuming run %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT " batches committed) with its own options "
+         "(measuring options on this command line are ignored): %s\n", id, run->n_batches, run->arguments);
+  return g_steal_pointer(&run);
+}
+
+/* Rank 0, --resume: the hardware must be the run's, or its points would mix two machines. */
+static gboolean
+check_resume(const DdpCalibRun *run, const DdpCalDevice *dev, int n_ranks, GError **error)
 {
   const char *host = g_get_host_name();
-  if (mo->resume) {
-    gint64 id = mo->resume_id ? mo->resume_id : ddp_calibdb_latest_run(db, TRUE, FALSE, error);
-    if (!id)
-      return 0;
-    g_autoptr(DdpCalibRun) run = ddp_calibdb_run_get(db, id, error);
-    if (!run)
-      return 0;
-    if (run->finished) {
-      g_set_error(error, DDP_CAL_ERROR, DDP_CAL_ERROR_INPUT, "run %" G_GINT64_FORMAT " finished on %s: nothing to resume",
-                  id, run->finished);
-      return 0;
-    }
-    if (strcmp(run->gpu_name, dev->name) != 0 || strcmp(run->host, host) != 0 || run->ranks != n_ranks) {
-      g_set_error(error, DDP_CAL_ERROR, DDP_CAL_ERROR_INPUT,
-                  "run %" G_GINT64_FORMAT " was measured on %s with %d × %s; this is %s with %d × %s: start a new run",
-                  id, run->host, run->ranks, run->gpu_name, host, n_ranks, dev->name);
-      return 0;
-    }
-    if (!ddp_cal_options_from_string(o, run->arguments, error))
-      return 0;
-    printf("resuming run %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT " batches committed) with its options: %s\n", id,
-           run->n_batches, run->arguments);
-    return id;
-  }
+  if (strcmp(run->gpu_name, dev->name) == 0 && strcmp(run->host, host) == 0 && run->ranks == n_ranks)
+    return TRUE;
+  g_set_error(error, DDP_CAL_ERROR, DDP_CAL_ERROR_INPUT,
+              "run %" G_GINT64_FORMAT " was measured on %s with %d x %s; this is %s with %d x %s: start a new run",
+              run->id, run->host, run->ranks, run->gpu_name, host, n_ranks, dev->name);
+  return FALSE;
+}
+
+/* Rank 0: records a new run with its provenance; the plan's notes (what it leaves out) go into the
+ * run's note.  Returns: the run id, or 0 with @error. */
+static gint64
+new_run(const Job *job, DdpCalibDb *db, const DdpCalOptions *o, const DdpCalDevice *dev, int n_devices, int n_ranks,
+        GError **error)
+{
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) plan = ddp_cal_plan(o, n_devices, n_ranks, job->nodes, notes, error);
+  if (!plan)
+    return 0;
   DdpCalVersions v;
   if (!ddp_cal_versions(&v, error))
     return 0;
+  const char *host = g_get_host_name();
   g_autofree char *arguments = ddp_cal_options_to_string(o);
   g_autofree char *program = g_strdup_printf(PROGRAM " %s", PACKAGE_VERSION);
   g_autoptr(GString) note = g_string_new(NULL);
@@ -662,7 +698,7 @@ open_run(const Job *job, DdpCalibDb *db, const MainOptions *mo, DdpCalOptions *o
   DdpCalibRun run = { 0 };
   run.host = (char *)host;
   run.gpu_name = (char *)dev->name;
-  run.gpus_per_node = n_devices * (job->size / job->nodes);
+  run.gpus_per_node = n_ranks / job->nodes;
   run.nodes = job->nodes;
   run.ranks = n_ranks;
   run.sm_arch = dev->sm_arch;
@@ -678,69 +714,64 @@ open_run(const Job *job, DdpCalibDb *db, const MainOptions *mo, DdpCalOptions *o
   run.note = note->str;
   gint64 id = ddp_calibdb_run_begin(db, &run, error);
   if (id)
-    printf("run %" G_GINT64_FORMAT ": %s, %d × %s on %d node%s; driver %s, CUDA %s, NCCL %s, cuBLAS %s, cuDNN %s\n", id,
+    printf("run %" G_GINT64_FORMAT ": %s, %d x %s on %d node%s; driver %s, CUDA %s, NCCL %s, cuBLAS %s, cuDNN %s\n", id,
            host, n_ranks, dev->name, job->nodes, job->nodes > 1 ? "s" : "", v.driver, v.runtime, v.nccl, v.cublas,
            v.cudnn);
   return id;
 }
 
-/* Rank 0: opens the database and the run — a new one (whose provenance includes the plan's notes)
- * or the interrupted one to resume (whose stored options then replace @o). */
-static gboolean
-root_open(const Job *job, const MainOptions *mo, DdpCalOptions *o, const DdpCalDevice *dev, int n_devices,
-          int n_ranks, DdpCalibDb **db, gint64 *run_id, GError **error)
-{
-  *db = ddp_calibdb_open(mo->db, DDP_CALIBDB_WRITE, error);
-  if (!*db)
-    return FALSE;
-  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
-  if (!mo->resume) {
-    g_autoptr(GPtrArray) plan = ddp_cal_plan(o, n_devices, n_ranks, job->nodes, notes, error);
-    if (!plan)
-      return FALSE;
-  }
-  *run_id = open_run(job, *db, mo, o, dev, n_devices, n_ranks, notes, error);
-  return *run_id != 0;
-}
+#define CHECK_ALL(ok)                                                                              \
+  do {                                                                                             \
+    if (!all_ok(job, (ok)))                                                                        \
+      return error ? fail(job, error) : DDP_CAL_EXIT_INTERNAL;                                     \
+  } while (0)
 
-/* Measures: devices, run, plan, then every batch not yet committed. */
+/* Measures: the database and run (rank 0), the options every process uses (a resumed run's
+ * own), the devices, the plan, then every batch not yet committed. */
 static int
 calibrate(const Job *job, const MainOptions *mo, DdpCalOptions *o)
 {
   g_autoptr(GError) error = NULL;
-  /* Devices first: a machine without GPUs stops here, before any file is touched. */
-  int visible = 0, n_devices = 0, n_ranks = 0, first_rank = 0;
-  g_autofree int *devices = NULL;
-  DdpCalDevice dev;
-  if (!ddp_cal_device_count(&visible, &error) ||
-      !choose_devices(job, o, visible, &devices, &n_devices, &n_ranks, &first_rank, &error) ||
-      !ddp_cal_device_info(devices[0], &dev, &error))
-    return fail(job, error);
+  /* A machine without GPUs stops here, before any file is touched. */
+  int visible = 0;
+  CHECK_ALL(ddp_cal_device_count(&visible, &error));
 
   g_autoptr(DdpCalibDb) db = NULL;
-  gint64 run_id = 0;
-  gboolean ok = !is_root(job) || root_open(job, mo, o, &dev, n_devices, n_ranks, &db, &run_id, &error);
-  if (!all_ok(job, ok))
-    return error ? fail(job, error) : DDP_CAL_EXIT_INTERNAL;
-  /* every process measures with rank 0's options (a resumed run's, possibly) */
+  g_autoptr(DdpCalibRun) resumed = NULL;
+  if (is_root(job)) {
+    db = ddp_calibdb_open(mo->db, DDP_CALIBDB_WRITE, &error);
+    if (db && mo->resume)
+      resumed = resume_run(db, mo, o, &error);
+  }
+  CHECK_ALL(!is_root(job) || (db && (!mo->resume || resumed)));
   g_autofree char *arguments = is_root(job) ? ddp_cal_options_to_string(o) : NULL;
   broadcast_string(job, &arguments);
-  if (!is_root(job))
-    ok = ddp_cal_options_from_string(o, arguments, &error);
-  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
-  g_autoptr(GPtrArray) plan = ok ? ddp_cal_plan(o, n_devices, n_ranks, job->nodes, notes, &error) : NULL;
-  if (!all_ok(job, plan != NULL))
-    return error ? fail(job, error) : DDP_CAL_EXIT_INTERNAL;
+  CHECK_ALL(is_root(job) || ddp_cal_options_from_string(o, arguments, &error));
 
+  int n_devices = 0, n_ranks = 0, first_rank = 0;
+  g_autofree int *devices = NULL;
+  DdpCalDevice dev;
+  CHECK_ALL(choose_devices(job, o, visible, &devices, &n_devices, &n_ranks, &first_rank, &error) &&
+            ddp_cal_device_info(devices[0], &dev, &error));
+
+  gint64 run_id = 0;
+  if (is_root(job))
+    run_id = resumed ? (check_resume(resumed, &dev, n_ranks, &error) ? resumed->id : 0)
+                     : new_run(job, db, o, &dev, n_devices, n_ranks, &error);
+  CHECK_ALL(!is_root(job) || run_id != 0);
+
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) plan = ddp_cal_plan(o, n_devices, n_ranks, job->nodes, notes, &error);
+  CHECK_ALL(plan != NULL);
   g_autofree guint8 *done = g_new0(guint8, plan->len);
-  if (is_root(job) && mo->resume) {
+  if (is_root(job) && resumed) {
     g_autoptr(GHashTable) committed = ddp_calibdb_batches(db, run_id, &error);
-    ok = committed != NULL;
-    for (guint i = 0; ok && i < plan->len; i++)
+    for (guint i = 0; committed && i < plan->len; i++)
       done[i] = g_hash_table_contains(committed, ((DdpCalBatch *)g_ptr_array_index(plan, i))->name);
+    CHECK_ALL(committed != NULL);
+  } else {
+    CHECK_ALL(TRUE);
   }
-  if (!all_ok(job, ok))
-    return error ? fail(job, error) : DDP_CAL_EXIT_INTERNAL;
   broadcast_bytes(job, done, (int)plan->len);
 
   Measure m = { .job = job, .db = db, .run_id = run_id, .o = o, .n_devices = n_devices, .devices = devices,
@@ -783,7 +814,7 @@ run(const Job *job, int argc, char **argv)
   g_option_context_set_summary(context,
                                "Measures NCCL AllReduce and backward kernels on this machine's GPUs for ddpsim;\n"
                                "every batch is committed to the database as soon as it is measured.");
-  g_option_context_set_description(context, "Then: ddpsim fit --db FILE; ddpsim predict --calibration FILE …\n"
+  g_option_context_set_description(context, "Then: ddpsim fit --db FILE; ddpsim predict --calibration FILE ...\n"
                                             "Exit status: 0 done, 1 internal error, 2 bad input, 3 no GPU visible.");
   g_option_context_add_main_entries(context, entries, NULL);
   g_option_context_add_group(context, ddp_cal_option_group(&o));

@@ -2,17 +2,21 @@
  * formulas (FLOPs and bytes of each kernel), and the ordered list of batches.  Plain C, no CUDA:
  * `ddpsim-calibrate --dry-run` prints a plan on any machine.
  *
- * From a layer to kernels.  A model file gives per-sample backward FLOPs and forward bytes and the
- * parameter shapes (models/README.md), not activation shapes, so shapes are derived:
- *   linear  weight [N, K]: T = backward_flops / (4·N·K) positions per sample (dX and dW are 2·M·N·K
- *           each); M = batch·T; kernels: forward Y = X·Wᵀ, dX = dY·W, dW = dYᵀ·X (three GEMMs).
- *   conv    weight [Co, Ci/g, R, S]: Ho·Wo = backward_flops / (4·Co·(Ci/g)·R·S), taken square, stride
- *           1 and "same" padding (a stride-2 layer becomes the stride-1 layer of equal FLOPs); g = Co
- *           when the weight has one input channel (depthwise), else 1; kernels: cuDNN forward,
- *           backward-data, backward-filter with its heuristic algorithm choice (cudnn.benchmark off,
- *           PyTorch's default).
- *   norm    weight [C]: elements per sample = forward_bytes / 8 (one fp32 read, one write), rows =
- *           batch·elements / C; kernels: our layer norm forward and backward over rows × C.
+ * From a layer to kernels.  A model file gives per-sample FLOPs and bytes and the parameter shapes
+ * (models/README.md: forward FLOPs = 2·MACs + 1 per output element for a bias; backward = dX + dW
+ * (+ db), dX left out where autograd skips it; forward bytes = fp32 activations read + written),
+ * not activation shapes, so shapes are derived from those conventions:
+ *   linear  weight [N, K] (+ bias [N]): T = forward_flops / (2·N·K + N) positions per sample, M =
+ *           batch·T; kernels: forward Y = X·Wᵀ, dW = dYᵀ·X and, when backward_flops exceeds 1.5 ×
+ *           forward_flops (i.e. dX is computed), dX = dY·W — cuBLAS GEMMs.
+ *   conv    weight [Co, Ci/g, R, S] (+ bias): Ho·Wo = forward_flops / (2·Co·(Ci/g)·R·S + Co), taken
+ *           square; input Hi·Wi = (forward_bytes/4 − Co·Ho·Wo) / Ci gives the stride s = √(Hi·Wi /
+ *           Ho·Wo) (ResNet's 7×7/2 stem, ViT's 16×16/16 patches) and the padding that yields Ho;
+ *           g = Co when the weight has one input channel (depthwise), else 1; kernels: cuDNN
+ *           forward, backward-filter and (as for linear) backward-data, with cuDNN's heuristic
+ *           algorithm choice (cudnn.benchmark off, PyTorch's default).
+ *   norm    weight [C]: elements per sample = forward_bytes / 8, rows = batch·elements / C;
+ *           kernels: our layer norm forward and backward over rows × C.
  *   elementwise: elements = batch·forward_bytes / 8; kernels: our GELU forward and backward.
  * Attention, embedding, pooling and other layers have no probe; fit.c takes their efficiency from
  * the nearest measured kind.  Metric formulas count each operand once (the minimum traffic), the
@@ -75,7 +79,8 @@ ddp_cal_iterations(const DdpCalTimingOptions *t, double estimate_us)
 
 /* ---- options ------------------------------------------------------------------------------- */
 
-static const char default_variants[] = "auto,Ring/LL,Ring/LL128,Ring/Simple,Tree/LL,Tree/LL128,Tree/Simple,NVLS/Simple";
+static const char default_variants[] =
+  "auto,Ring/LL,Ring/LL128,Ring/Simple,Tree/LL,Tree/LL128,Tree/Simple,NVLS/Simple,NVLSTree/Simple";
 
 void
 ddp_cal_options_init(DdpCalOptions *o)
@@ -147,7 +152,7 @@ size_option(const char *name, const char *value, gpointer data, GError **error)
 }
 
 static gboolean
-string_option(const char *name, const char *value, gpointer data, GError **error)
+string_option(const char *name, const char *value, gpointer data, G_GNUC_UNUSED GError **error)
 {
   DdpCalOptions *o = data;
   char **slot = strcmp(name, "--gpu-counts") == 0   ? &o->gpu_counts
@@ -172,10 +177,10 @@ ddp_cal_option_group(DdpCalOptions *o)
   GOptionEntry entries[] = {
     { "devices", 0, 0, G_OPTION_ARG_INT, &o->devices, "use the first N visible GPUs (default: all)", "N" },
     { "gpu-counts", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)string_option,
-      "AllReduce over these GPU counts (default: 2, 4, … up to all)", "LIST" },
+      "AllReduce over these GPU counts (default: 2, 4, ... up to all)", "LIST" },
     { "variants", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)string_option,
-      "NCCL_ALGO/NCCL_PROTO pairs to force, \"auto\" for NCCL's own choice (default: auto and "
-      "Ring, Tree × LL, LL128, Simple, and NVLS/Simple)", "LIST" },
+      "NCCL_ALGO/NCCL_PROTO pairs to force, \"auto\" for NCCL's own choice (default: auto, "
+      "Ring and Tree with LL, LL128 and Simple, NVLS/Simple, and NVLSTree/Simple across nodes)", "LIST" },
     { "min-bytes", 'b', 0, G_OPTION_ARG_CALLBACK, (gpointer)size_option, "smallest AllReduce (default 8)", "SIZE" },
     { "max-bytes", 'e', 0, G_OPTION_ARG_CALLBACK, (gpointer)size_option, "largest AllReduce (default 8G)", "SIZE" },
     { "step-factor", 'f', 0, G_OPTION_ARG_INT, &o->step_factor, "multiplicative size step (default 2)", "F" },
@@ -277,7 +282,7 @@ ddp_cal_options_validate(const DdpCalOptions *o, GError **error)
   if (o->devices < 0)
     return input_error(error, "--devices: %d is negative", o->devices);
   if (o->min_bytes < 4 || o->min_bytes > o->max_bytes)
-    return input_error(error, "--min-bytes/--max-bytes: need 4 ≤ min ≤ max (got %" G_GINT64_FORMAT " and %"
+    return input_error(error, "--min-bytes/--max-bytes: need 4 <= min <= max (got %" G_GINT64_FORMAT " and %"
                        G_GINT64_FORMAT ")", o->min_bytes, o->max_bytes);
   if (o->step_factor < 2)
     return input_error(error, "--step-factor: %d is below 2", o->step_factor);
@@ -376,20 +381,22 @@ ddp_cal_options_from_string(DdpCalOptions *o, const char *text, GError **error)
   ddp_cal_options_init(o);
   g_auto(GStrv) words = NULL;
   int n = 0;
-  if (!g_shell_parse_argv(text, &n, &words, error))
+  g_autofree char *trimmed = g_strstrip(g_strdup(text ? text : ""));
+  if (*trimmed == '\0')
+    return TRUE; /* nothing stored: the defaults */
+  if (!g_shell_parse_argv(trimmed, &n, &words, error))
     return FALSE;
-  g_auto(GStrv) argv = g_new0(char *, n + 2);
-  argv[0] = g_strdup("ddpsim-calibrate");
+  g_auto(GStrv) args = g_new0(char *, n + 2);
+  args[0] = g_strdup("ddpsim-calibrate");
   for (int i = 0; i < n; i++)
-    argv[i + 1] = g_strdup(words[i]);
-  int argc = n + 1;
-  char **args = argv;
+    args[i + 1] = g_strdup(words[i]);
   g_autoptr(GOptionContext) context = g_option_context_new(NULL);
   g_option_context_set_main_group(context, ddp_cal_option_group(o));
   g_option_context_set_help_enabled(context, FALSE);
-  if (!g_option_context_parse(context, &argc, &args, error))
+  /* _parse_strv frees what it consumes (plain _parse would leak the parsed strings) */
+  if (!g_option_context_parse_strv(context, &args, error))
     return FALSE;
-  if (argc > 1)
+  if (args[0] && args[1])
     return input_error(error, "stored arguments: unexpected \"%s\"", args[1]);
   return ddp_cal_options_validate(o, error);
 }
@@ -476,36 +483,37 @@ typedef struct {
   const char *name, *kind;
   gint64 shape[4];       /* linear [out, in]; conv [Co, Ci, R, S]; norm [C]; elementwise none */
   double positions;      /* linear: tokens per sample; conv: output H·W; norm, elementwise: elements */
+  int stride;            /* conv (1 elsewhere) */
 } DefaultLayer;
 
 static const DefaultLayer default_layers[] = {
-  { "linear.768x768", "linear", { 768, 768 }, 512 },
-  { "linear.3072x768", "linear", { 3072, 768 }, 512 },
-  { "linear.768x3072", "linear", { 768, 3072 }, 512 },
-  { "linear.1024x1024", "linear", { 1024, 1024 }, 512 },
-  { "linear.4096x1024", "linear", { 4096, 1024 }, 512 },
-  { "linear.1024x4096", "linear", { 1024, 4096 }, 512 },
-  { "linear.4096x4096", "linear", { 4096, 4096 }, 512 },
-  { "linear.11008x4096", "linear", { 11008, 4096 }, 512 },
-  { "linear.4096x11008", "linear", { 4096, 11008 }, 512 },
-  { "conv.64x3x7x7", "conv", { 64, 3, 7, 7 }, 112 * 112 },
-  { "conv.64x64x1x1", "conv", { 64, 64, 1, 1 }, 56 * 56 },
-  { "conv.64x64x3x3", "conv", { 64, 64, 3, 3 }, 56 * 56 },
-  { "conv.256x64x1x1", "conv", { 256, 64, 1, 1 }, 56 * 56 },
-  { "conv.128x128x3x3", "conv", { 128, 128, 3, 3 }, 28 * 28 },
-  { "conv.512x128x1x1", "conv", { 512, 128, 1, 1 }, 28 * 28 },
-  { "conv.256x256x3x3", "conv", { 256, 256, 3, 3 }, 14 * 14 },
-  { "conv.1024x256x1x1", "conv", { 1024, 256, 1, 1 }, 14 * 14 },
-  { "conv.512x512x3x3", "conv", { 512, 512, 3, 3 }, 7 * 7 },
-  { "conv.2048x512x1x1", "conv", { 2048, 512, 1, 1 }, 7 * 7 },
-  { "norm.768", "norm", { 768 }, 512 * 768 },
-  { "norm.1024", "norm", { 1024 }, 512 * 1024 },
-  { "norm.4096", "norm", { 4096 }, 512 * 4096 },
-  { "norm.bn64", "norm", { 64 }, 64 * 56 * 56 },
-  { "norm.bn256", "norm", { 256 }, 256 * 14 * 14 },
-  { "elementwise.gelu3072", "elementwise", { 0 }, 512 * 3072 },
-  { "elementwise.relu64", "elementwise", { 0 }, 64 * 112 * 112 },
-  { "elementwise.silu11008", "elementwise", { 0 }, 512 * 11008 },
+  { "linear.768x768", "linear", { 768, 768 }, 512, 1 },
+  { "linear.3072x768", "linear", { 3072, 768 }, 512, 1 },
+  { "linear.768x3072", "linear", { 768, 3072 }, 512, 1 },
+  { "linear.1024x1024", "linear", { 1024, 1024 }, 512, 1 },
+  { "linear.4096x1024", "linear", { 4096, 1024 }, 512, 1 },
+  { "linear.1024x4096", "linear", { 1024, 4096 }, 512, 1 },
+  { "linear.4096x4096", "linear", { 4096, 4096 }, 512, 1 },
+  { "linear.11008x4096", "linear", { 11008, 4096 }, 512, 1 },
+  { "linear.4096x11008", "linear", { 4096, 11008 }, 512, 1 },
+  { "conv.64x3x7x7", "conv", { 64, 3, 7, 7 }, 112 * 112, 2 },
+  { "conv.64x64x1x1", "conv", { 64, 64, 1, 1 }, 56 * 56, 1 },
+  { "conv.64x64x3x3", "conv", { 64, 64, 3, 3 }, 56 * 56, 1 },
+  { "conv.256x64x1x1", "conv", { 256, 64, 1, 1 }, 56 * 56, 1 },
+  { "conv.128x128x3x3", "conv", { 128, 128, 3, 3 }, 28 * 28, 1 },
+  { "conv.512x128x1x1", "conv", { 512, 128, 1, 1 }, 28 * 28, 1 },
+  { "conv.256x256x3x3", "conv", { 256, 256, 3, 3 }, 14 * 14, 1 },
+  { "conv.1024x256x1x1", "conv", { 1024, 256, 1, 1 }, 14 * 14, 1 },
+  { "conv.512x512x3x3", "conv", { 512, 512, 3, 3 }, 7 * 7, 1 },
+  { "conv.2048x512x1x1", "conv", { 2048, 512, 1, 1 }, 7 * 7, 1 },
+  { "norm.768", "norm", { 768 }, 512 * 768, 1 },
+  { "norm.1024", "norm", { 1024 }, 512 * 1024, 1 },
+  { "norm.4096", "norm", { 4096 }, 512 * 4096, 1 },
+  { "norm.bn64", "norm", { 64 }, 64 * 56 * 56, 1 },
+  { "norm.bn256", "norm", { 256 }, 256 * 14 * 14, 1 },
+  { "elementwise.gelu3072", "elementwise", { 0 }, 512 * 3072, 1 },
+  { "elementwise.relu64", "elementwise", { 0 }, 64 * 112 * 112, 1 },
+  { "elementwise.silu11008", "elementwise", { 0 }, 512 * 11008, 1 },
 };
 
 /* Softmax over attention scores: heads × queries rows of keys columns, per sample. */
@@ -522,32 +530,39 @@ default_model_text(void)
   char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE], c[G_ASCII_DTOSTR_BUF_SIZE];
   for (gsize i = 0; i < G_N_ELEMENTS(default_layers); i++) {
     const DefaultLayer *l = &default_layers[i];
-    double fwd_flops, fwd_bytes;
+    double fwd_flops, bwd_flops, fwd_bytes;
     g_autofree char *plist = NULL;
+    /* models/README.md conventions: bias add 1 FLOP per output, backward = dX + dW (+ db) */
     if (strcmp(l->kind, "linear") == 0) {
       double n = (double)l->shape[0], k = (double)l->shape[1];
-      fwd_flops = 2 * n * k * l->positions;
+      fwd_flops = (2 * n * k + n) * l->positions;
+      bwd_flops = (4 * n * k + n) * l->positions;
       fwd_bytes = 4 * l->positions * (n + k);
       plist = g_strdup_printf("%s.weight:%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ";%s.bias:%" G_GINT64_FORMAT, l->name,
                               l->shape[0], l->shape[1], l->name, l->shape[0]);
     } else if (strcmp(l->kind, "conv") == 0) {
       double w = (double)l->shape[0] * l->shape[1] * l->shape[2] * l->shape[3];
       fwd_flops = 2 * w * l->positions;
-      fwd_bytes = 4 * l->positions * (double)(l->shape[0] + l->shape[1]);
+      /* the stem's input (the image) needs no gradient: no dX */
+      bwd_flops = (l->shape[1] == 3 ? 1 : 2) * fwd_flops;
+      double input = l->positions * l->stride * l->stride;
+      fwd_bytes = 4 * (input * (double)l->shape[1] + l->positions * (double)l->shape[0]);
       plist = g_strdup_printf("%s.weight:%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT,
                               l->name, l->shape[0], l->shape[1], l->shape[2], l->shape[3]);
     } else if (strcmp(l->kind, "norm") == 0) {
       fwd_flops = 7 * l->positions;
+      bwd_flops = 10 * l->positions;
       fwd_bytes = 8 * l->positions;
       plist = g_strdup_printf("%s.weight:%" G_GINT64_FORMAT ";%s.bias:%" G_GINT64_FORMAT, l->name, l->shape[0], l->name,
                               l->shape[0]);
     } else {
       fwd_flops = 10 * l->positions;
+      bwd_flops = 15 * l->positions;
       fwd_bytes = 8 * l->positions;
     }
     g_string_append_printf(s, "[layer %s]\nkind = %s\nforward_flops = %s\nbackward_flops = %s\nforward_bytes = %s\n",
-                           l->name, l->kind, g_ascii_dtostr(a, sizeof a, fwd_flops),
-                           g_ascii_dtostr(b, sizeof b, 2 * fwd_flops), g_ascii_dtostr(c, sizeof c, fwd_bytes));
+                           l->name, l->kind, g_ascii_dtostr(a, sizeof a, fwd_flops), g_ascii_dtostr(b, sizeof b, bwd_flops),
+                           g_ascii_dtostr(c, sizeof c, fwd_bytes));
     if (plist)
       g_string_append_printf(s, "params = %s\n", plist);
   }
@@ -605,6 +620,24 @@ param_with_ndim(const DdpModel *m, const DdpLayer *l, int ndim)
   return NULL;
 }
 
+/* A 1-D parameter of @n elements besides the weight: a bias (adds n FLOPs per position). */
+static gboolean
+has_bias(const DdpModel *m, const DdpLayer *l, gint64 n)
+{
+  for (guint p = l->first_param; p < l->first_param + l->n_params; p++)
+    if (m->params[p].ndim == 1 && m->params[p].numel == n)
+      return TRUE;
+  return FALSE;
+}
+
+/* Backward computes dX unless autograd skips it (the input needs no gradient, e.g. the first
+ * layer): then backward_flops ≈ forward_flops instead of ≈ 2 ×. */
+static gboolean
+computes_dx(const DdpLayer *l)
+{
+  return l->backward_flops > 1.5 * l->forward_flops;
+}
+
 static gint64
 at_least_one(double v)
 {
@@ -624,16 +657,19 @@ layer_cases(const DdpModel *m, guint li, double batch, DdpPrecision p, DdpCalBat
     const DdpParam *w = param_with_ndim(m, l, 2);
     if (!w)
       return *why = "no 2-D weight", FALSE;
-    double nn = (double)w->shape[0], kk = (double)w->shape[1];
-    double positions = l->backward_flops / (4 * nn * kk);
+    gint64 N = w->shape[0], K = w->shape[1];
+    double bias = has_bias(m, l, N) ? (double)N : 0;
+    double positions = l->forward_flops / (2.0 * (double)N * (double)K + bias);
     if (!(positions * batch >= 0.5))
-      return *why = "backward_flops too small for its weight (fewer than one position per batch)", FALSE;
-    gint64 M = at_least_one(batch * positions), N = w->shape[0], K = w->shape[1];
+      return *why = "forward_flops too small for its weight (fewer than one position per batch)", FALSE;
+    gint64 M = at_least_one(batch * positions);
     c.probe = DDP_CAL_PROBE_GEMM;
     c.op = DDP_CAL_OP_FWD, c.m = N, c.n = M, c.k = K, c.trans_a = TRUE, c.trans_b = FALSE;
     add_case(b, c);
-    c.op = DDP_CAL_OP_DX, c.m = K, c.n = M, c.k = N, c.trans_a = FALSE, c.trans_b = FALSE;
-    add_case(b, c);
+    if (computes_dx(l)) {
+      c.op = DDP_CAL_OP_DX, c.m = K, c.n = M, c.k = N, c.trans_a = FALSE, c.trans_b = FALSE;
+      add_case(b, c);
+    }
     c.op = DDP_CAL_OP_DW, c.m = K, c.n = N, c.k = M, c.trans_a = FALSE, c.trans_b = TRUE;
     add_case(b, c);
     return TRUE;
@@ -642,26 +678,33 @@ layer_cases(const DdpModel *m, guint li, double batch, DdpPrecision p, DdpCalBat
     const DdpParam *w = param_with_ndim(m, l, 4);
     if (!w)
       return *why = "no 4-D weight", FALSE;
-    double per_position = 4.0 * (double)w->shape[0] * w->shape[1] * w->shape[2] * w->shape[3];
-    double hw = l->backward_flops / per_position;
+    gint64 co = w->shape[0], cig = w->shape[1], r = w->shape[2], s = w->shape[3];
+    double per_position = 2.0 * (double)co * cig * r * s + (has_bias(m, l, co) ? (double)co : 0);
+    double hw = l->forward_flops / per_position;
     if (!(hw >= 0.5))
-      return *why = "backward_flops too small for its weight", FALSE;
+      return *why = "forward_flops too small for its weight", FALSE;
     c.probe = DDP_CAL_PROBE_CONV;
-    c.conv.groups = (w->shape[1] == 1 && w->shape[0] > 1) ? w->shape[0] : 1;
-    c.conv.k = w->shape[0];
-    c.conv.c = w->shape[1] * c.conv.groups;
-    c.conv.r = w->shape[2];
-    c.conv.s = w->shape[3];
-    c.conv.h = c.conv.w = at_least_one(sqrt(hw));
-    c.conv.pad_h = c.conv.r / 2;
-    c.conv.pad_w = c.conv.s / 2;
-    c.conv.stride = 1;
+    c.conv.groups = (cig == 1 && co > 1) ? co : 1;
+    c.conv.k = co;
+    c.conv.c = cig * c.conv.groups;
+    c.conv.r = r;
+    c.conv.s = s;
+    gint64 out = at_least_one(sqrt(hw));
+    /* stride from the input size that forward_bytes implies; 1 when it says nothing sensible */
+    double in_hw = (l->forward_bytes / 4 - (double)co * hw) / (double)c.conv.c;
+    gint64 stride = in_hw > hw ? MAX((gint64)1, (gint64)llround(sqrt(in_hw / hw))) : 1;
+    c.conv.stride = stride;
+    c.conv.h = c.conv.w = out * stride;
+    /* the padding that gives `out` outputs: (h + 2p − r) / stride + 1 = out */
+    c.conv.pad_h = MAX((gint64)0, ((out - 1) * stride + r - c.conv.h + 1) / 2);
+    c.conv.pad_w = MAX((gint64)0, ((out - 1) * stride + s - c.conv.w + 1) / 2);
     c.conv.n = at_least_one(batch);
-    /* even filters with "same" padding grow the output by one; the FLOPs formula follows */
     c.op = DDP_CAL_OP_FWD;
     add_case(b, c);
-    c.op = DDP_CAL_OP_BWD_DATA;
-    add_case(b, c);
+    if (computes_dx(l)) {
+      c.op = DDP_CAL_OP_BWD_DATA;
+      add_case(b, c);
+    }
     c.op = DDP_CAL_OP_BWD_FILTER;
     add_case(b, c);
     return TRUE;
@@ -720,6 +763,9 @@ plan_allreduce(const DdpCalOptions *o, int local_devices, int n_ranks, int nodes
         g_assert_not_reached(); /* validated */
       /* one rank: no algorithm runs; only NCCL's launch path is measured, once */
       if (ranks == 1 && strcmp(algorithm, "auto") != 0)
+        continue;
+      /* NCCL disables NVLSTree on a single node (research §2.4): nothing to ask it */
+      if (nodes == 1 && strcmp(algorithm, "NVLSTree") == 0)
         continue;
       for (gint64 bytes = o->min_bytes; bytes <= o->max_bytes; bytes *= o->step_factor) {
         DdpCalBatch *b = g_new0(DdpCalBatch, 1);

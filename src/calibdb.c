@@ -467,7 +467,7 @@ table_names(DdpCalibDb *db)
   if (sqlite3_prepare_v2(db->sql, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name LIMIT 6",
                          -1, &st, NULL) == SQLITE_OK) {
     for (int n = 0; sqlite3_step(st) == SQLITE_ROW; n++)
-      g_string_append_printf(names, "%s%s", n ? ", " : "", n < 5 ? (const char *)sqlite3_column_text(st, 0) : "…");
+      g_string_append_printf(names, "%s%s", n ? ", " : "", n < 5 ? (const char *)sqlite3_column_text(st, 0) : "...");
   }
   sqlite3_finalize(st);
   return g_string_free(names, FALSE);

@@ -68,7 +68,7 @@ fit_text(const DdpFit *fit, const char *path, gboolean stored, gboolean with_res
                            "max_%");
     for (guint i = 0; i < n; i++) {
       g_autofree char *lo = human_bytes(ar[i].min_bytes), *hi = human_bytes(ar[i].max_bytes);
-      g_autofree char *sizes = g_strdup_printf("%s – %s", lo, hi);
+      g_autofree char *sizes = g_strdup_printf("%s..%s", lo, hi);
       g_string_append_printf(s, "%-10s %-8s %6d %6d %10.2f ", ar[i].algorithm, ar[i].protocol, ar[i].ranks,
                              ar[i].nodes, ar[i].alpha_us);
       if (ar[i].algbw_GBs > 0)

@@ -2,8 +2,10 @@
  * positional scenario file, error reporting and exit codes (see cmd.h). */
 #include "cmd.h"
 
+#include "calibdb.h"
 #include "cluster.h"
 #include "collective.h"
+#include "fit.h"
 #include "gpu.h"
 #include "keyfile.h"
 #include "model.h"
@@ -20,6 +22,7 @@ static const DdpCommand commands[] = {
   { "scale", ddp_cmd_scale, "scaling efficiency over GPU counts (weak, and strong with --global-batch)" },
   { "tune", ddp_cmd_tune, "sweep bucket_cap_mb and recommend the best" },
   { "allreduce", ddp_cmd_allreduce, "collective costs alone, as an nccl-tests-style table" },
+  { "fit", ddp_cmd_fit, "fit model parameters from a ddpsim-calibrate database" },
   { "models", ddp_cmd_models, "list the shipped models: parameters, GFLOPs per sample" },
   { "clusters", ddp_cmd_clusters, "list the shipped clusters: GPU, fabrics" },
   { "timeline", ddp_cmd_timeline, "overlap timeline of one iteration: gnuplot PNG/SVG Gantt chart, Perfetto trace" },
@@ -37,8 +40,10 @@ is_input_error(const GError *error)
 {
   GQuark input_domains[] = {
     DDP_KEYFILE_ERROR, DDP_MODEL_ERROR, DDP_CLUSTER_ERROR, DDP_SCENARIO_ERROR, DDP_STRAGGLER_ERROR,
-    DDP_GPU_ERROR, DDP_COLLECTIVE_ERROR, DDP_CMD_ERROR, G_OPTION_ERROR, G_KEY_FILE_ERROR,
+    DDP_GPU_ERROR, DDP_COLLECTIVE_ERROR, DDP_CMD_ERROR, DDP_FIT_ERROR, G_OPTION_ERROR, G_KEY_FILE_ERROR,
   };
+  if (error->domain == DDP_CALIBDB_ERROR)
+    return ddp_calibdb_error_is_input(error);
   for (gsize i = 0; i < G_N_ELEMENTS(input_domains); i++)
     if (error->domain == input_domains[i])
       return TRUE;

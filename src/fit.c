@@ -128,6 +128,8 @@ ddp_fit_algorithm_name(DdpAlgorithm algorithm)
   switch (algorithm) {
   case DDP_ALGO_RING: return "Ring";
   case DDP_ALGO_TREE: return "Tree";
+  case DDP_ALGO_NVLS: return "NVLS";
+  case DDP_ALGO_NVLS_TREE: return "NVLSTree";
   default: return NULL;
   }
 }
@@ -150,6 +152,10 @@ algorithm_enum(const char *name)
     return DDP_ALGO_RING;
   if (g_ascii_strcasecmp(name, "Tree") == 0)
     return DDP_ALGO_TREE;
+  if (g_ascii_strcasecmp(name, "NVLS") == 0)
+    return DDP_ALGO_NVLS;
+  if (g_ascii_strcasecmp(name, "NVLSTree") == 0)
+    return DDP_ALGO_NVLS_TREE;
   return DDP_ALGO_AUTO;
 }
 
@@ -1086,11 +1092,11 @@ ddp_fit_apply_compute_options(const DdpFit *fit, DdpComputeOptions *options)
 /**
  * ddp_fit_layer_signature:
  * What makes two layers' kernels the same kernels: kind, the shapes of its parameters in
- * registration order, its backward FLOPs and forward bytes per sample — the calibrator derives
- * GEMM/convolution/row shapes from exactly these (calibrate/README.md).  Names are left out, so
- * the 24 identical blocks of a transformer share one measurement.
- * Example: "linear:1024x4096,1024:1.07374e+09:4.19430e+06" (shapes, backward FLOPs %.6g, forward
- * bytes %.6g, formatted in the C locale).
+ * registration order, its forward and backward FLOPs and forward bytes per sample — the
+ * calibrator derives GEMM/convolution/row shapes from exactly these (calibrate/plan.c).  Names are
+ * left out, so the 24 identical blocks of a transformer share one measurement.
+ * Example: "linear:1024x1024,1024:4.19482e+06:8.38861e+06:16384" (shapes; forward FLOPs, backward
+ * FLOPs and forward bytes per sample, %.6g in the C locale).
  * Returns: (transfer full): g_free().
  */
 char *
@@ -1110,6 +1116,7 @@ ddp_fit_layer_signature(const DdpModel *model, guint layer)
       g_string_append_c(s, '1');
   }
   char num[G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append_printf(s, ":%s", g_ascii_formatd(num, sizeof num, "%.6g", l->forward_flops));
   g_string_append_printf(s, ":%s", g_ascii_formatd(num, sizeof num, "%.6g", l->backward_flops));
   g_string_append_printf(s, ":%s", g_ascii_formatd(num, sizeof num, "%.6g", l->forward_bytes));
   return g_string_free(s, FALSE);

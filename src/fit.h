@@ -66,7 +66,8 @@ const DdpCalibResidual *ddp_fit_residual_rows(const DdpFit *fit, guint *n);
 
 /* ---- (a) AllReduce ------------------------------------------------------------------------ */
 
-/* NCCL's names for the enums ("Ring", "Tree"; "LL", "LL128", "Simple"); NULL for AUTO. */
+/* NCCL's names for the enums ("Ring", "Tree", "NVLS", "NVLSTree"; "LL", "LL128", "Simple");
+ * NULL for AUTO. */
 const char *ddp_fit_algorithm_name(DdpAlgorithm algorithm);
 const char *ddp_fit_protocol_name(DdpProtocol protocol);
 
@@ -87,7 +88,7 @@ typedef struct {
   double busbw_GBs;       /* algbw · 2(n−1)/n */
   const char *algorithm;  /* NCCL name of the variant chosen ("Ring", "NVLS", or "auto"); static */
   const char *protocol;
-  DdpAlgorithm algo;      /* the enum when there is one, else DDP_ALGO_AUTO (NVLS, "auto") */
+  DdpAlgorithm algo;      /* the enum when there is one, else DDP_ALGO_AUTO ("auto", CollNet) */
   DdpProtocol proto;
   DdpFitAlphaBeta params; /* what the time was computed from */
 } DdpFitAllreduceCost;

@@ -276,7 +276,7 @@ typedef struct {
 } FileFixture;
 
 static void
-file_setup(FileFixture *f, gconstpointer data)
+file_setup(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
 {
   f->dir = g_dir_make_tmp("test-calibdb-XXXXXX", NULL);
   g_assert_nonnull(f->dir);
@@ -284,7 +284,7 @@ file_setup(FileFixture *f, gconstpointer data)
 }
 
 static void
-file_teardown(FileFixture *f, gconstpointer data)
+file_teardown(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
 {
   const char *suffixes[] = { "", "-wal", "-shm", "-journal" };
   for (gsize i = 0; i < G_N_ELEMENTS(suffixes); i++) {
@@ -297,7 +297,7 @@ file_teardown(FileFixture *f, gconstpointer data)
 }
 
 static void
-test_file_roundtrip(FileFixture *f, gconstpointer data)
+test_file_roundtrip(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
 {
   g_autoptr(GError) error = NULL;
   gint64 id;
@@ -337,7 +337,7 @@ test_file_roundtrip(FileFixture *f, gconstpointer data)
 }
 
 static void
-test_open_missing(FileFixture *f, gconstpointer data)
+test_open_missing(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
 {
   g_autoptr(GError) error = NULL;
   g_assert_null(ddp_calibdb_open(f->path, DDP_CALIBDB_READ, &error));
@@ -351,7 +351,7 @@ test_open_missing(FileFixture *f, gconstpointer data)
 }
 
 static void
-test_open_empty(FileFixture *f, gconstpointer data)
+test_open_empty(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
 {
   g_autoptr(GError) error = NULL;
   g_assert_true(g_file_set_contents(f->path, "", 0, NULL));
@@ -364,7 +364,7 @@ test_open_empty(FileFixture *f, gconstpointer data)
 }
 
 static void
-test_open_garbage(FileFixture *f, gconstpointer data)
+test_open_garbage(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
 {
   g_autoptr(GError) error = NULL;
   const char *text = "[model]\nname = not a database\n"
@@ -394,7 +394,7 @@ raw_exec(const char *path, const char *sql)
 }
 
 static void
-test_open_foreign(FileFixture *f, gconstpointer data)
+test_open_foreign(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
 {
   g_autoptr(GError) error = NULL;
   raw_exec(f->path, "CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)");
@@ -410,7 +410,7 @@ test_open_foreign(FileFixture *f, gconstpointer data)
 }
 
 static void
-test_open_newer(FileFixture *f, gconstpointer data)
+test_open_newer(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
 {
   g_autoptr(GError) error = NULL;
   {
@@ -424,7 +424,7 @@ test_open_newer(FileFixture *f, gconstpointer data)
 }
 
 static void
-test_open_damaged(FileFixture *f, gconstpointer data)
+test_open_damaged(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
 {
   g_autoptr(GError) error = NULL;
   {
