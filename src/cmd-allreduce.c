@@ -13,7 +13,7 @@
 #include <string.h>
 
 typedef struct {
-  char *cluster, *gpus, *min_bytes, *max_bytes, *step_factor, *step_bytes, *datatype, *algo, *proto, *compare;
+  char *cluster, *gpus, *min_bytes, *max_bytes, *step_factor, *step_bytes, *datatype, *algo, *proto, *compare, *calibration;
   gboolean json, csv, explain;
 } AllreduceOptions;
 
@@ -498,6 +498,7 @@ run(int argc, char **argv, AllreduceOptions *o)
     { "proto", 0, 0, G_OPTION_ARG_STRING, &o->proto, "LL, LL128, Simple or auto (overrides the cluster file)", "PROTO" },
     { "explain", 0, 0, G_OPTION_ARG_NONE, &o->explain, "Show graphs, NCCL's tuning table, choice by size and the crossover", NULL },
     { "compare", 0, 0, G_OPTION_ARG_FILENAME, &o->compare, "Predict every row of a measured nccl-tests CSV, side by side", "CSV" },
+    { "calibration", 0, 0, G_OPTION_ARG_FILENAME, &o->calibration, "Use AllReduce costs measured by ddpsim-calibrate (fitted α and bandwidth)", "DB" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON (rows as DESIGN.md fixes them)", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &o->csv, "Print CSV", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -531,6 +532,12 @@ run(int argc, char **argv, AllreduceOptions *o)
     g_autoptr(DdpCollective) model = ddp_collective_new(cluster, gpus, &error);
     if (!model)
       return ddp_cmd_fail("allreduce", error);
+    g_autoptr(DdpFit) calibration = NULL;
+    if (o->calibration) {
+      if (!(calibration = ddp_fit_open(o->calibration, &error)))
+        return ddp_cmd_fail("allreduce", error);
+      ddp_collective_use_calibration(model, calibration);
+    }
     g_autoptr(GArray) rows = sweep_rows(model, &sweep);
     text = o->json  ? sweep_json(cluster, model, &sweep, rows, o->explain)
            : o->csv ? sweep_csv(&sweep, rows)
@@ -554,6 +561,7 @@ options_clear(AllreduceOptions *o)
   g_free(o->algo);
   g_free(o->proto);
   g_free(o->compare);
+  g_free(o->calibration);
 }
 
 int

@@ -24,6 +24,8 @@
  */
 #include "collective.h"
 
+#include "fit.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -304,6 +306,7 @@ typedef struct {
 } Tuning;
 
 struct _DdpCollective {
+  const DdpFit *fit;                 /* calibration, or NULL */
   DdpCostModel cost_model;
   DdpAlgorithm algorithm;            /* forced, or AUTO */
   DdpProtocol protocol;              /* forced, or AUTO */
@@ -704,6 +707,15 @@ ddp_collective_allreduce(const DdpCollective *c, guint64 bytes, DdpCollectiveCos
     zero_cost(out);
     return;
   }
+  DdpFitAllreduceCost measured;
+  if (c->fit && ddp_fit_allreduce_cost(c->fit, c->gpus, c->nodes, bytes, c->algorithm, c->protocol, &measured)) {
+    out->time_us = measured.time_us;
+    out->latency_us = measured.params.alpha_us;
+    out->algorithm = measured.algo;
+    out->protocol = measured.proto;
+    finish_cost(bytes, allreduce_bus_factor(c), out);
+    return;
+  }
   gboolean found = FALSE;
   for (gsize i = 0; i < G_N_ELEMENTS(order); i++) {
     for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
@@ -717,6 +729,16 @@ ddp_collective_allreduce(const DdpCollective *c, guint64 bytes, DdpCollectiveCos
     }
   }
   g_assert(found);   /* ddp_collective_new refused settings that leave nothing enabled */
+}
+
+/**
+ * ddp_collective_use_calibration:
+ * See collective.h.  Pass NULL to go back to the model alone.
+ */
+void
+ddp_collective_use_calibration(DdpCollective *c, const DdpFit *fit)
+{
+  c->fit = fit;
 }
 
 /* Broadcast: NCCL runs it on the ring only (research §2.2–2.3); alpha-beta: a pipelined chain,

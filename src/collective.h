@@ -33,6 +33,12 @@ typedef struct _DdpCollective DdpCollective;
  * is one NCCL would not run there.  Free with ddp_collective_free(). */
 DdpCollective *ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error);
 void ddp_collective_free(DdpCollective *c);
+
+typedef struct _DdpFit DdpFit;
+/* From now on AllReduce costs come from @fit (a calibration database's measured α and bandwidth,
+ * fit.h) wherever it covers this communicator's ranks and nodes; elsewhere the model answers.
+ * @fit is borrowed and must outlive @c. */
+void ddp_collective_use_calibration(DdpCollective *c, const DdpFit *fit);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpCollective, ddp_collective_free)
 
 guint64 ddp_collective_gpus(const DdpCollective *c);

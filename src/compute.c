@@ -177,6 +177,16 @@ ddp_compute_memory_pass_ns(const DdpCompute *c, double bytes)
 }
 
 void
+ddp_compute_set_layer_us(DdpCompute *c, guint layer, double forward_us, double backward_us)
+{
+  g_assert(layer < c->n_layers);
+  if (forward_us >= 0)
+    c->forward_ns[layer] = forward_us * 1e3;
+  if (backward_us >= 0)
+    c->backward_ns[layer] = backward_us * 1e3;
+}
+
+void
 ddp_compute_scale_to_step(DdpCompute *c, gint64 step_ns)
 {
   g_assert(step_ns > 0);

@@ -37,6 +37,8 @@ gint64 ddp_compute_optimizer_ns(const DdpCompute *c);
 gint64 ddp_compute_step_ns(const DdpCompute *c);
 /* One elementwise pass reading and writing @bytes (grad → bucket copy, divide, unflatten). */
 gint64 ddp_compute_memory_pass_ns(const DdpCompute *c, double bytes);
+/* Replaces one layer's times with measured ones (calibration); a negative value keeps the model's. */
+void ddp_compute_set_layer_us(DdpCompute *c, guint layer, double forward_us, double backward_us);
 /* Rescales forward, backward and optimizer so that ddp_compute_step_ns() == @step_ns (--step-ms). */
 void ddp_compute_scale_to_step(DdpCompute *c, gint64 step_ns);
 

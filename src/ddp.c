@@ -535,8 +535,27 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, GE
   sim->gpus = setup->gpus;
   if (!(sim->collective = ddp_collective_new(scenario->cluster, setup->gpus, error)))
     return FALSE;
+  /* A calibration replaces the built-in efficiencies, then measured layer times replace the
+   * roofline of the layers it measured, and its AllReduce α/bandwidth replace NCCL's model. */
+  const DdpComputeOptions *compute_options = options->compute;
+  DdpComputeOptions calibrated;
+  if (scenario->calibration) {
+    if (options->compute)
+      calibrated = *options->compute;
+    else
+      ddp_compute_options_init(&calibrated);
+    ddp_fit_apply_compute_options(scenario->calibration, &calibrated);
+    compute_options = &calibrated;
+    ddp_collective_use_calibration(sim->collective, scenario->calibration);
+  }
   sim->compute = ddp_compute_new(scenario->model, &scenario->cluster->gpu, setup->precision, setup->batch,
-                                 setup->optimizer, options->compute);
+                                 setup->optimizer, compute_options);
+  for (guint l = 0; scenario->calibration && l < scenario->model->n_layers; l++) {
+    g_autofree char *signature = ddp_fit_layer_signature(scenario->model, l);
+    double forward_us, backward_us;
+    if (ddp_fit_layer_time(scenario->calibration, signature, setup->precision, setup->batch, &forward_us, &backward_us))
+      ddp_compute_set_layer_us(sim->compute, l, forward_us, backward_us);
+  }
   if (setup->step_ms > 0) {
     /* --step-ms is measured at the same per-GPU batch and precision */
     ddp_compute_scale_to_step(sim->compute, (gint64)llround(setup->step_ms * 1e6));

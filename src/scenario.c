@@ -75,6 +75,7 @@ ddp_scenario_free(DdpScenario *s)
   ddp_model_free(s->model);
   ddp_cluster_free(s->cluster);
   ddp_stragglers_free(s->stragglers);
+  ddp_fit_free(s->calibration);
   g_free(s->setup.stragglers);
   g_free(s);
 }
@@ -306,6 +307,8 @@ ddp_scenario_load(const char *scenario_path, const DdpCliOptions *cli, gboolean 
   if (!(s->stragglers = ddp_stragglers_parse(s->setup.stragglers, error)))
     return NULL;
   if (gpus_from_cli && !ddp_cluster_check_gpus(s->cluster, s->setup.gpus, NULL, error))
+    return NULL;
+  if (cli->calibration && !(s->calibration = ddp_fit_open(cli->calibration, error)))
     return NULL;
   return g_steal_pointer(&s);
 }

@@ -8,6 +8,7 @@
 #include "bucket.h"
 #include "cluster.h"
 #include "compute.h"
+#include "fit.h"
 #include "model.h"
 #include "straggler.h"
 
@@ -35,6 +36,7 @@ typedef struct {
   DdpCluster *cluster;
   DdpStragglers *stragglers;
   DdpSetup setup;
+  DdpFit *calibration;              /* --calibration DB, or NULL: built-in specs and models */
 } DdpScenario;
 
 /* Raw command-line values (NULL/FALSE when not given); verbs embed this in their option struct. */

@@ -296,6 +296,38 @@ test_fake_calibrate_fit(Tmp *t, G_GNUC_UNUSED gconstpointer data)
   g_assert_cmpfloat_with_epsilon(bwd, 2 * (5 + 2.0 * 4096 * 4096 * 1024 / 500e6), 1e-6);
 }
 
+/* `predict --calibration` uses the measurement: the stand-in's Ring Simple at 8 ranks is α = 56 µs
+ * and algbw 180 GB/s, so each 4 198 400-byte bucket of tests/data/tiny.model takes
+ * 56 + 4 198 400 / 180 000 = 79.324 µs instead of the NVLS model's time. */
+static void
+test_fake_predict_uses_calibration(Tmp *t, G_GNUC_UNUSED gconstpointer data)
+{
+  g_autofree char *out = NULL, *err = NULL;
+  g_autofree char *args = g_strdup_printf("--db %s --max-bytes 64M --variants auto,Ring/Simple --batch 8 --precision fp16", t->db);
+  g_assert_cmpint(run_fake(NULL, args, &out, &err), ==, 0);
+  g_autofree char *model = g_test_build_filename(G_TEST_DIST, "data", "tiny.model", NULL);
+  const char *ddpsim = g_getenv("DDPSIM");
+  const char *argv_with[] = { ddpsim, "predict", "--model", model, "--cluster", "dgx-h100", "--gpus", "8",
+                              "--calibration", t->db, "--csv", NULL };
+  const char *argv_without[] = { ddpsim, "predict", "--model", model, "--cluster", "dgx-h100", "--gpus", "8", "--csv", NULL };
+  g_autofree char *with = NULL, *without = NULL, *e1 = NULL, *e2 = NULL;
+  int s1 = 0, s2 = 0;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv_with, NULL, G_SPAWN_DEFAULT, NULL, NULL, &with, &e1, &s1, NULL));
+  g_assert_true(g_spawn_sync(NULL, (char **)argv_without, NULL, G_SPAWN_DEFAULT, NULL, NULL, &without, &e2, &s2, NULL));
+  g_assert_true(g_spawn_check_wait_status(s1, NULL));
+  g_assert_true(g_spawn_check_wait_status(s2, NULL));
+  /* CSV rows: index,bytes,wire_bytes,params,ready_ms,launch_ms,start_ms,end_ms,algorithm,protocol */
+  g_auto(GStrv) lines = g_strsplit(with, "\n", -1);
+  g_assert_cmpuint(g_strv_length(lines), >=, 3);
+  for (guint i = 1; i <= 2; i++) {
+    g_auto(GStrv) f = g_strsplit(lines[i], ",", -1);
+    double start = g_ascii_strtod(f[6], NULL), end = g_ascii_strtod(f[7], NULL);
+    g_assert_cmpfloat_with_epsilon(end - start, 0.079324, 1.5e-6);
+    g_assert_cmpstr(f[8], ==, "ring");
+  }
+  g_assert_cmpstr(with, !=, without);
+}
+
 static void
 test_fake_one_gpu(Tmp *t, G_GNUC_UNUSED gconstpointer data)
 {
@@ -497,6 +529,7 @@ main(int argc, char **argv)
   g_test_add("/calibrate/no-gpu", Tmp, NULL, tmp_setup, test_no_gpu, tmp_teardown);
   g_test_add("/calibrate/fake/calibrate-and-fit", Tmp, NULL, tmp_setup, test_fake_calibrate_fit, tmp_teardown);
   g_test_add("/calibrate/fake/one-gpu", Tmp, NULL, tmp_setup, test_fake_one_gpu, tmp_teardown);
+  g_test_add("/calibrate/fake/predict-uses-calibration", Tmp, NULL, tmp_setup, test_fake_predict_uses_calibration, tmp_teardown);
   g_test_add("/calibrate/fake/interrupt-and-resume", Tmp, NULL, tmp_setup, test_fake_interrupt_resume, tmp_teardown);
   g_test_add("/calibrate/gpu/calibrate-and-fit", Tmp, NULL, tmp_setup, test_gpu_calibrate, tmp_teardown);
   g_test_add("/calibrate/gpu/interrupt-and-resume", Tmp, NULL, tmp_setup, test_gpu_resume, tmp_teardown);
