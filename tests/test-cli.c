@@ -5,49 +5,12 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
-typedef struct {
-  int status;
-  char *out, *err;
-} Run;
-
-static void
-run_clear(Run *r)
-{
-  g_free(r->out);
-  g_free(r->err);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Run, run_clear)
+#include "run-ddpsim.h"
 
 static char *
 fixture(const char *name)
 {
   return g_test_build_filename(G_TEST_DIST, "data", name, NULL);
-}
-
-/* Runs ddpsim with a NULL-terminated argument list. */
-static void
-run(Run *r, const char *first, ...)
-{
-  const char *binary = g_getenv("DDPSIM");
-  g_assert_nonnull(binary);
-  g_autoptr(GPtrArray) argv = g_ptr_array_new();
-  g_ptr_array_add(argv, (char *)binary);
-  va_list ap;
-  va_start(ap, first);
-  for (const char *a = first; a; a = va_arg(ap, const char *))
-    g_ptr_array_add(argv, (char *)a);
-  va_end(ap);
-  g_ptr_array_add(argv, NULL);
-  g_autoptr(GError) error = NULL;
-  int wait_status = 0;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err,
-                             &wait_status, &error));
-  g_assert_no_error(error);
-  g_autoptr(GError) exit_error = NULL;
-  if (g_spawn_check_wait_status(wait_status, &exit_error))
-    r->status = 0;
-  else
-    r->status = exit_error->domain == G_SPAWN_EXIT_ERROR ? exit_error->code : 128;  /* 128: killed */
 }
 
 static void

@@ -7,6 +7,8 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "run-ddpsim.h"
+
 /* A fresh temporary directory, removed with its files when the test ends. */
 static void
 remove_dir(char *dir)
@@ -23,24 +25,14 @@ remove_dir(char *dir)
 typedef char TempDir;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TempDir, remove_dir)
 
+/* Parses stdout of a successful run. */
 static JsonObject *
-run_json(JsonParser *parser, const char *first, ...)
+parse_ok(JsonParser *parser, const Run *r)
 {
-  g_autoptr(GPtrArray) argv = g_ptr_array_new();
-  g_ptr_array_add(argv, (char *)g_getenv("DDPSIM"));
-  va_list ap;
-  va_start(ap, first);
-  for (const char *a = first; a; a = va_arg(ap, const char *))
-    g_ptr_array_add(argv, (char *)a);
-  va_end(ap);
-  g_ptr_array_add(argv, NULL);
-  g_autofree char *out = NULL, *err = NULL;
-  int status = 0;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL));
-  if (!g_spawn_check_wait_status(status, NULL))
-    g_error("ddpsim failed: %s", err);
+  if (r->status != 0)
+    g_error("ddpsim failed: %s", r->err);
   g_autoptr(GError) error = NULL;
-  g_assert_true(json_parser_load_from_data(parser, out, -1, &error));
+  g_assert_true(json_parser_load_from_data(parser, r->out, -1, &error));
   return json_node_get_object(json_parser_get_root(parser));
 }
 
@@ -83,8 +75,10 @@ test_scale_monotone(void)
   g_autofree char *model = write_model(dir, "m", 16, 262144, 200);
   g_autofree char *cluster = write_cluster(dir, "c", 100, 5);
   g_autoptr(JsonParser) parser = json_parser_new();
-  JsonObject *root = run_json(parser, "scale", "--model", model, "--cluster", cluster, "--gpus", "1,2,4,8,...,64",
+  g_auto(Run) r = { 0 };
+  run(&r, "scale", "--model", model, "--cluster", cluster, "--gpus", "1,2,4,8,...,64",
                               "--iterations", "2", "--json", NULL);
+  JsonObject *root = parse_ok(parser, &r);
   JsonArray *rows = json_object_get_array_member(root, "rows");
   /* 1, 2, 4, 8, 16, 32, 64: "..." continues the doubling */
   g_assert_cmpuint(json_array_get_length(rows), ==, 7);
@@ -112,8 +106,10 @@ test_scale_strong(void)
   g_autofree char *model = write_model(dir, "m", 8, 1024, 100);
   g_autofree char *cluster = write_cluster(dir, "c", 100, 5);
   g_autoptr(JsonParser) parser = json_parser_new();
-  JsonObject *root = run_json(parser, "scale", "--model", model, "--cluster", cluster, "--gpus", "1,2,4,8", "--global-batch", "64",
+  g_auto(Run) r = { 0 };
+  run(&r, "scale", "--model", model, "--cluster", cluster, "--gpus", "1,2,4,8", "--global-batch", "64",
                               "--iterations", "1", "--json", NULL);
+  JsonObject *root = parse_ok(parser, &r);
   JsonArray *rows = json_object_get_array_member(root, "rows");
   JsonObject *one = json_array_get_object_element(rows, 0);
   /* one GPU at the whole global batch is the baseline itself */
@@ -131,8 +127,10 @@ test_tune_slow_network(void)
   g_autofree char *model = write_model(dir, "small", 64, 262144, 20);
   g_autofree char *cluster = write_cluster(dir, "slow", 10, 500);
   g_autoptr(JsonParser) parser = json_parser_new();
-  JsonObject *root = run_json(parser, "tune", "--model", model, "--cluster", cluster, "--gpus", "8", "--iterations", "1",
+  g_auto(Run) r = { 0 };
+  run(&r, "tune", "--model", model, "--cluster", cluster, "--gpus", "8", "--iterations", "1",
                               "--json", NULL);
+  JsonObject *root = parse_ok(parser, &r);
   double best = json_object_get_double_member(root, "best_bucket_cap_mb");
   g_assert_cmpfloat(best, >=, 64);
   JsonArray *rows = json_object_get_array_member(root, "rows");
@@ -162,8 +160,10 @@ test_tune_fast_network(void)
   g_autofree char *model = write_model(dir, "large", 64, 1048576, 2000);
   g_autofree char *cluster = write_cluster(dir, "fast", 100, 5);
   g_autoptr(JsonParser) parser = json_parser_new();
-  JsonObject *root = run_json(parser, "tune", "--model", model, "--cluster", cluster, "--gpus", "4", "--iterations", "1",
+  g_auto(Run) r = { 0 };
+  run(&r, "tune", "--model", model, "--cluster", cluster, "--gpus", "4", "--iterations", "1",
                               "--json", NULL);
+  JsonObject *root = parse_ok(parser, &r);
   double best = json_object_get_double_member(root, "best_bucket_cap_mb");
   g_assert_cmpfloat(best, <=, 8);
   JsonArray *rows = json_object_get_array_member(root, "rows");
@@ -178,18 +178,13 @@ test_tune_fast_network(void)
 static void
 test_gpu_list_errors(void)
 {
-  const char *binary = g_getenv("DDPSIM");
   static const char *const lists[] = { "8,4", "8,...,64", "8,16,...", "0,8", "x" };
   for (gsize i = 0; i < G_N_ELEMENTS(lists); i++) {
-    const char *argv[] = { binary, "scale", "--gpus", lists[i], NULL };
-    g_autofree char *out = NULL, *err = NULL;
-    int status = 0;
-    g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL));
-    g_autoptr(GError) error = NULL;
-    g_assert_false(g_spawn_check_wait_status(status, &error));
-    g_assert_error(error, G_SPAWN_EXIT_ERROR, 2);
-    g_assert_true(g_str_has_prefix(err, "ddpsim scale: --gpus:"));
-    g_assert_cmpstr(out, ==, "");
+    g_auto(Run) r = { 0 };
+    run(&r, "scale", "--gpus", lists[i], NULL);
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_true(g_str_has_prefix(r.err, "ddpsim scale: --gpus:"));
+    g_assert_cmpstr(r.out, ==, "");
   }
 }
 

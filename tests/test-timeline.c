@@ -12,18 +12,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
-typedef struct {
-  int status;
-  char *out, *err;
-} Run;
-
-static void
-run_clear(Run *r)
-{
-  g_free(r->out);
-  g_free(r->err);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Run, run_clear)
+#include "run-ddpsim.h"
 
 static char *tmpdir;      /* this run's scratch directory */
 static char *six_model;   /* the fixture model's path */
@@ -37,36 +26,6 @@ static const char six_text[] =
   "[layer l3]\nkind = linear\nforward_flops = 33554432\nbackward_flops = 67108864\nforward_us = 60\nbackward_us = 120\nparams = l3.weight:512,1024;l3.bias:512\n"
   "[layer l4]\nkind = linear\nforward_flops = 33554432\nbackward_flops = 67108864\nforward_us = 60\nbackward_us = 120\nparams = l4.weight:512,1024;l4.bias:512\n"
   "[layer l5]\nkind = linear\nforward_flops = 33554432\nbackward_flops = 67108864\nforward_us = 60\nbackward_us = 120\nparams = l5.weight:512,1024;l5.bias:512\n";
-
-/* Runs ddpsim with @env_name=@env_value added (when not NULL) and a NULL-terminated argument list. */
-static void
-run_env(Run *r, const char *env_name, const char *env_value, const char *first, ...)
-{
-  const char *binary = g_getenv("DDPSIM");
-  g_assert_nonnull(binary);
-  g_autoptr(GPtrArray) argv = g_ptr_array_new();
-  g_ptr_array_add(argv, (char *)binary);
-  va_list ap;
-  va_start(ap, first);
-  for (const char *a = first; a; a = va_arg(ap, const char *))
-    g_ptr_array_add(argv, (char *)a);
-  va_end(ap);
-  g_ptr_array_add(argv, NULL);
-  g_auto(GStrv) envp = g_get_environ();
-  if (env_name)
-    envp = g_environ_setenv(envp, env_name, env_value, TRUE);
-  g_autoptr(GError) error = NULL;
-  int wait_status = 0;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err,
-                             &wait_status, &error));
-  g_assert_no_error(error);
-  /* exit status the GLib way (no <sys/wait.h>): G_SPAWN_EXIT_ERROR carries it as the code */
-  g_autoptr(GError) exit_error = NULL;
-  if (g_spawn_check_wait_status(wait_status, &exit_error))
-    r->status = 0;
-  else
-    r->status = exit_error->domain == G_SPAWN_EXIT_ERROR ? exit_error->code : 128;
-}
 
 #define COMMON "--model", six_model, "--cluster", cluster_path(), "--gpus", "8", "--bucket-cap-mb", "2", "--iterations", "5"
 

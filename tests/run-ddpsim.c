@@ -1,0 +1,38 @@
+/* run-ddpsim — see run-ddpsim.h. */
+#include "run-ddpsim.h"
+
+void
+run_clear(Run *r)
+{
+  g_clear_pointer(&r->out, g_free);
+  g_clear_pointer(&r->err, g_free);
+}
+
+void
+run_env(Run *r, const char *env_name, const char *env_value, const char *first, ...)
+{
+  const char *binary = g_getenv("DDPSIM");
+  g_assert_nonnull(binary);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (char *)binary);
+  va_list ap;
+  va_start(ap, first);
+  for (const char *a = first; a; a = va_arg(ap, const char *))
+    g_ptr_array_add(argv, (char *)a);
+  va_end(ap);
+  g_ptr_array_add(argv, NULL);
+  g_auto(GStrv) envp = g_get_environ();
+  if (env_name)
+    envp = g_environ_setenv(envp, env_name, env_value, TRUE);
+  g_autoptr(GError) error = NULL;
+  int wait_status = 0;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err,
+                             &wait_status, &error));
+  g_assert_no_error(error);
+  /* exit status the GLib way (no <sys/wait.h>): G_SPAWN_EXIT_ERROR carries it as the code */
+  g_autoptr(GError) exit_error = NULL;
+  if (g_spawn_check_wait_status(wait_status, &exit_error))
+    r->status = 0;
+  else
+    r->status = exit_error->domain == G_SPAWN_EXIT_ERROR ? exit_error->code : 128;
+}

@@ -1,0 +1,21 @@
+/* run-ddpsim — the end-to-end tests' way to run the real binary ($DDPSIM) and capture its exit
+ * status, stdout and stderr. */
+#ifndef DDP_TEST_RUN_DDPSIM_H
+#define DDP_TEST_RUN_DDPSIM_H
+
+#include <glib.h>
+
+typedef struct {
+  int status;       /* exit status; 128 when killed by a signal */
+  char *out, *err;
+} Run;
+
+void run_clear(Run *r);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Run, run_clear)
+
+/* Runs $DDPSIM with @env_name=@env_value added to the environment (when not NULL) and a
+ * NULL-terminated argument list; fills @r (clear it with run_clear or g_auto(Run)). */
+void run_env(Run *r, const char *env_name, const char *env_value, const char *first, ...) G_GNUC_NULL_TERMINATED;
+#define run(r, ...) run_env((r), NULL, NULL, __VA_ARGS__)
+
+#endif
