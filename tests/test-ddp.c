@@ -142,6 +142,25 @@ test_accumulation(void)
   g_assert_cmpfloat_with_epsilon(r->samples_per_s, 512 / 2076671e-9, 1e-6);
 }
 
+/* fp16 compression hook, one bucket: the wire carries 2 bytes per element (4 198 400 B), the
+ * AllReduce takes 1.5·4 198 400/100 + 30 000 = 92 976 ns; before it each rank casts and divides
+ * (memory pass of 5/4 of the fp32 bucket: 2·10 496 000/750 = 27 989.3 → 27 989 ns on the compute
+ * stream) and after it copies back (3/4: 2·6 297 600/750 = 16 793.6 → 16 794 ns, on the comm
+ * stream).  Iteration = 150 000 + 332 370 + 27 989 + 92 976 + 16 794 + 32 370 + 55 979 = 708 478. */
+static void
+test_fp16_hook(void)
+{
+  g_autoptr(DdpScenario) s = scenario("tiny.model", 4, "none");
+  single_bucket(s);
+  s->setup.comm_hook = DDP_HOOK_FP16;
+  g_autoptr(DdpResult) r = ddp_simulate(s, NULL, NULL);
+  g_assert_cmpuint(r->buckets[0].wire_bytes, ==, 4198400);
+  g_assert_cmpuint(r->buckets[0].bytes, ==, 8396800);
+  g_assert_cmpint(r->buckets[0].end_ns - r->buckets[0].start_ns, ==, 92976 + 16794);
+  g_assert_cmpint(r->buckets[0].launch_ns, ==, 482370 + 27989);
+  assert_ms_ns(r->mean_ms, 708478);
+}
+
 /* Bucket order rules launch order: the ready order says a (layer l0, the LAST to finish backward)
  * comes first, so the rebuild puts a in bucket 0 and b in bucket 1.  Bucket 1's gradients are ready
  * first, but it launches only when bucket 0 does (research §1.4 mark_bucket_ready). */
@@ -264,6 +283,7 @@ main(int argc, char **argv)
   g_test_add_func("/ddp/one-gpu", test_one_gpu);
   g_test_add_func("/ddp/tiny-gradients-fast-network", test_tiny_gradients_fast_network);
   g_test_add_func("/ddp/accumulation", test_accumulation);
+  g_test_add_func("/ddp/fp16-compression-hook", test_fp16_hook);
   g_test_add_func("/ddp/in-order-launch", test_in_order_launch);
   g_test_add_func("/ddp/slow-rank", test_slow_rank);
   g_test_add_func("/ddp/collapsed-equals-exact", test_collapsed_equals_exact);
