@@ -3,9 +3,17 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <string.h>
 
 #include "run-ddpsim.h"
+
+static int
+compare_doubles(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
 
 static char *
 fixture(const char *name)
@@ -114,6 +122,37 @@ test_llama7b_does_not_fit(void)
   JsonObject *memory = json_object_get_object_member(json_node_get_object(json_parser_get_root(parser)), "memory");
   g_assert_false(json_object_get_boolean_member(memory, "fits"));
   g_assert_cmpint(json_object_get_int_member(memory, "bytes_per_gpu"), >, 6738415616LL * 16);
+}
+
+/* The compute defaults against published single-GPU training throughput: NVIDIA
+ * DeepLearningExamples, PyTorch ResNet-50 v1.5 README, "Training performance results" (NGC
+ * pytorch-21.03): DGX A100 80GB TF32 938 img/s, AMP 2470 img/s; DGX-1 V100 16GB FP32 367 img/s,
+ * AMP 1200 img/s (batch 256; 112 for V100 FP32, as its configs use).  ddpsim predicts
+ * 1284 / 2473 / 307 / 1064: errors +37 %, +0.1 %, −16 %, −11 %.  A guard, not a fit: every point
+ * within 40 % and the median within 15 %. */
+static void
+test_published_throughput(void)
+{
+  static const struct { const char *cluster, *precision, *batch; double published; } cases[] = {
+    { "dgx-a100", "tf32", "256", 938 }, { "dgx-a100", "fp16", "256", 2470 },
+    { "dgx1-v100", "fp32", "112", 367 }, { "dgx1-v100", "fp16", "256", 1200 },
+  };
+  double errors[G_N_ELEMENTS(cases)];
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_auto(Run) r = { 0 };
+    run(&r, "predict", "--model", "resnet50", "--cluster", cases[i].cluster, "--gpus", "1", "--precision",
+        cases[i].precision, "--batch", cases[i].batch, "--iterations", "1", "--json", NULL);
+    g_assert_cmpint(r.status, ==, 0);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    g_assert_true(json_parser_load_from_data(parser, r.out, -1, NULL));
+    double predicted = json_object_get_double_member(json_node_get_object(json_parser_get_root(parser)), "samples_per_s");
+    errors[i] = fabs(predicted / cases[i].published - 1);
+    g_test_message("resnet50 %s %s: predicted %.0f img/s, published %.0f (%+.1f %%)", cases[i].cluster,
+                   cases[i].precision, predicted, cases[i].published, 100 * (predicted / cases[i].published - 1));
+    g_assert_cmpfloat(errors[i], <=, 0.40);
+  }
+  qsort(errors, G_N_ELEMENTS(errors), sizeof(double), compare_doubles);
+  g_assert_cmpfloat((errors[1] + errors[2]) / 2, <=, 0.15);
 }
 
 static void
@@ -225,6 +264,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/seeds", test_seeds);
   g_test_add_func("/cli/llama-7b-does-not-fit", test_llama7b_does_not_fit);
   g_test_add_func("/cli/listings", test_listings);
+  g_test_add_func("/cli/accuracy/resnet50-published-throughput", test_published_throughput);
   g_test_add_func("/cli/bad-input", test_bad_input);
   g_test_add_func("/cli/unknown-verb", test_unknown_verb);
   return g_test_run();
