@@ -242,18 +242,8 @@ run(int argc, char **argv, ScaleOptions *o)
   gboolean progress = progress_wanted();
   g_autofree ScaleRow *rows = g_new0(ScaleRow, gpus->len);
   double strong_base_ms = 0;
-  if (global_batch > 0) {
-    DdpScenario one = *s;
-    one.setup.gpus = 1;
-    one.setup.batch = global_batch;
-    g_autoptr(DdpStragglers) none = ddp_stragglers_parse("none", NULL);
-    one.stragglers = none;
-    DdpRunOptions options = { .skip_single_gpu = TRUE };
-    g_autoptr(DdpResult) base = ddp_simulate(&one, &options, &error);
-    if (!base)
-      return ddp_cmd_fail("scale", error);
-    strong_base_ms = base->mean_ms;
-  }
+  if (global_batch > 0 && !ddp_simulate_one_gpu(s, global_batch, NULL, &strong_base_ms, &error))
+    return ddp_cmd_fail("scale", error);
   int status = DDP_EXIT_OK;
   guint done = 0;
   for (; done < gpus->len; done++) {

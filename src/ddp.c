@@ -754,20 +754,39 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
   sim_clear(&sim);
 
   if (!options->skip_single_gpu) {
-    /* T(1): the same setup on one GPU of this cluster, without stragglers */
-    DdpScenario one = *scenario;
-    one.setup.gpus = 1;
-    one.setup.iterations = 1;
-    g_autoptr(DdpStragglers) none = ddp_stragglers_parse("none", NULL);
-    one.stragglers = none;
-    DdpRunOptions one_options = { .skip_single_gpu = TRUE, .compute = options->compute };
-    g_autoptr(DdpResult) single = ddp_simulate(&one, &one_options, error);
-    if (!single) {
+    double single_ms = 0;
+    if (!ddp_simulate_one_gpu(scenario, scenario->setup.batch, options->compute, &single_ms, error)) {
       ddp_result_free(result);
       return NULL;
     }
-    result->single_gpu_ms = single->mean_ms;
-    result->scaling_efficiency = single->mean_ms / result->mean_ms;
+    result->single_gpu_ms = single_ms;
+    result->scaling_efficiency = single_ms / result->mean_ms;
   }
   return result;
+}
+
+/**
+ * ddp_simulate_one_gpu:
+ * @batch: samples on that one GPU (the per-GPU batch for weak scaling, the global batch for strong)
+ * @iteration_ms: (out): its steady iteration time
+ *
+ * T(1): the same setup on one GPU of the same cluster, without stragglers — the baseline of every
+ * scaling efficiency.  Returns FALSE with @error set when the setup cannot be simulated.
+ */
+gboolean
+ddp_simulate_one_gpu(const DdpScenario *scenario, double batch, const DdpComputeOptions *compute,
+                     double *iteration_ms, GError **error)
+{
+  DdpScenario one = *scenario;
+  one.setup.gpus = 1;
+  one.setup.batch = batch;
+  one.setup.iterations = 1;
+  g_autoptr(DdpStragglers) none = ddp_stragglers_parse("none", NULL);
+  one.stragglers = none;
+  DdpRunOptions options = { .skip_single_gpu = TRUE, .compute = compute };
+  g_autoptr(DdpResult) single = ddp_simulate(&one, &options, error);
+  if (!single)
+    return FALSE;
+  *iteration_ms = single->mean_ms;
+  return TRUE;
 }

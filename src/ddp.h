@@ -89,4 +89,9 @@ typedef struct {
  * @error set when the setup does not fit the cluster. */
 DdpResult *ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError **error);
 
+/* T(1), the baseline of scaling efficiency: @scenario on one GPU with @batch samples, no
+ * stragglers.  @compute NULL: defaults (or the scenario's calibration). */
+gboolean ddp_simulate_one_gpu(const DdpScenario *scenario, double batch, const DdpComputeOptions *compute,
+                              double *iteration_ms, GError **error);
+
 #endif
