@@ -43,20 +43,12 @@ ddp_cluster_free(DdpCluster *cluster)
   g_free(cluster);
 }
 
-/* A strictly positive double (bandwidths, FLOP/s): "must be positive" reads better than a bound. */
+/* A strictly positive double (bandwidths, FLOP/s) inside @range (ranges.h). */
 static gboolean
-get_positive(const DdpKeyFile *kf, const char *group, const char *key, gboolean required, double *out,
-             GError **error)
+get_positive(const DdpKeyFile *kf, const char *group, const char *key, gboolean required, const DdpRange *range,
+             double *out, GError **error)
 {
-  double v = *out;
-  if (!ddp_keyfile_get_double(kf, group, key, required, -G_MAXDOUBLE, G_MAXDOUBLE, &v, error))
-    return FALSE;
-  if (ddp_keyfile_has_key(kf, group, key) && !(v > 0)) {
-    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, key, "must be positive (got %g)", v);
-    return FALSE;
-  }
-  *out = v;
-  return TRUE;
+  return ddp_keyfile_get_ranged(kf, group, key, required, range, out, error);
 }
 
 static gboolean
@@ -79,11 +71,11 @@ parse_gpu(const DdpKeyFile *kf, DdpCluster *c, GError **error)
       !ddp_keyfile_get_string(kf, "gpu", "name", FALSE, &name, error) ||
       !ddp_keyfile_get_int64(kf, "gpu", "sm_arch", FALSE, 60, 200, &sm_arch, error) ||
       !ddp_keyfile_get_int64(kf, "gpu", "sms", FALSE, 1, 1024, &sms, error) ||
-      !get_positive(kf, "gpu", "hbm_GBs", FALSE, &c->gpu.hbm_GBs, error) ||
-      !get_positive(kf, "gpu", "memory_GB", FALSE, &c->gpu.memory_GB, error))
+      !get_positive(kf, "gpu", "hbm_GBs", FALSE, &DDP_RANGE_BANDWIDTH_GBS, &c->gpu.hbm_GBs, error) ||
+      !get_positive(kf, "gpu", "memory_GB", FALSE, &DDP_RANGE_MEMORY_GB, &c->gpu.memory_GB, error))
     return FALSE;
   for (int p = 0; p < DDP_PRECISION_COUNT; p++)
-    if (!get_positive(kf, "gpu", peak_keys[p], FALSE, &c->gpu.peak_tflops[p], error))
+    if (!get_positive(kf, "gpu", peak_keys[p], FALSE, &DDP_RANGE_TFLOPS, &c->gpu.peak_tflops[p], error))
       return FALSE;
   if (name)
     g_strlcpy(c->gpu.name, name, sizeof c->gpu.name);
@@ -111,8 +103,8 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
   if (!ddp_keyfile_check_keys(kf, "cluster", cluster_keys, error) ||
       !ddp_keyfile_get_string(kf, "cluster", "name", TRUE, &c->name, error) ||
       !ddp_keyfile_get_string(kf, "cluster", "description", FALSE, &c->description, error) ||
-      !ddp_keyfile_get_int64(kf, "cluster", "gpus_per_node", TRUE, 1, 1024, &gpus_per_node, error) ||
-      !ddp_keyfile_get_int64(kf, "cluster", "max_nodes", FALSE, 0, G_MAXINT32, &max_nodes, error) ||
+      !ddp_keyfile_get_int64(kf, "cluster", "gpus_per_node", TRUE, (gint64)DDP_RANGE_GPUS_PER_NODE.min, (gint64)DDP_RANGE_GPUS_PER_NODE.max, &gpus_per_node, error) ||
+      !ddp_keyfile_get_int64(kf, "cluster", "max_nodes", FALSE, 0, (gint64)DDP_RANGE_NODES.max, &max_nodes, error) ||
       !ddp_keyfile_get_double(kf, "cluster", "overlap_slowdown", FALSE, 0, 10, &c->overlap_slowdown, error) ||
       !parse_gpu(kf, c, error))
     return NULL;
@@ -129,8 +121,8 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
   if (ddp_keyfile_has_group(kf, "intra") &&
       (!ddp_keyfile_check_keys(kf, "intra", intra_keys, error) ||
        !ddp_keyfile_get_choice(kf, "intra", "fabric", TRUE, intra_fabrics, &fabric, error) ||
-       !get_positive(kf, "intra", "bandwidth_GBs", TRUE, &c->intra.bandwidth_GBs, error) ||
-       !ddp_keyfile_get_double(kf, "intra", "latency_us", TRUE, 0, 1e6, &c->intra.latency_us, error)))
+       !get_positive(kf, "intra", "bandwidth_GBs", TRUE, &DDP_RANGE_BANDWIDTH_GBS, &c->intra.bandwidth_GBs, error) ||
+       !ddp_keyfile_get_ranged(kf, "intra", "latency_us", TRUE, &DDP_RANGE_LATENCY_US, &c->intra.latency_us, error)))
     return NULL;
   c->intra.fabric = fabric;
 
@@ -141,9 +133,9 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
     fabric = DDP_INTER_IB;
     if (!ddp_keyfile_check_keys(kf, "inter", inter_keys, error) ||
         !ddp_keyfile_get_choice(kf, "inter", "fabric", TRUE, inter_fabrics, &fabric, error) ||
-        !ddp_keyfile_get_int64(kf, "inter", "nics_per_node", TRUE, 1, 1024, &nics, error) ||
-        !get_positive(kf, "inter", "nic_bandwidth_Gbps", TRUE, &c->inter.nic_bandwidth_Gbps, error) ||
-        !ddp_keyfile_get_double(kf, "inter", "latency_us", TRUE, 0, 1e6, &c->inter.latency_us, error) ||
+        !ddp_keyfile_get_int64(kf, "inter", "nics_per_node", TRUE, (gint64)DDP_RANGE_NICS.min, (gint64)DDP_RANGE_NICS.max, &nics, error) ||
+        !get_positive(kf, "inter", "nic_bandwidth_Gbps", TRUE, &DDP_RANGE_BANDWIDTH_GBPS, &c->inter.nic_bandwidth_Gbps, error) ||
+        !ddp_keyfile_get_ranged(kf, "inter", "latency_us", TRUE, &DDP_RANGE_LATENCY_US, &c->inter.latency_us, error) ||
         !ddp_keyfile_get_double(kf, "inter", "oversubscription", FALSE, 1, 1e6, &c->inter.oversubscription, error) ||
         !ddp_keyfile_get_bool(kf, "inter", "rail_optimized", FALSE, &c->inter.rail_optimized, error))
       return NULL;
@@ -172,9 +164,17 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
        !ddp_keyfile_get_double(kf, "nccl", "bw_intra_GBs", FALSE, 0, 1e4, &c->nccl.bw_intra_GBs, error) ||
        !ddp_keyfile_get_double(kf, "nccl", "bw_inter_GBs", FALSE, 0, 1e4, &c->nccl.bw_inter_GBs, error) ||
        !ddp_keyfile_get_bool(kf, "nccl", "amd_cpu", FALSE, &c->nccl.amd_cpu, error) ||
-       !ddp_keyfile_get_double(kf, "nccl", "launch_us", FALSE, 0, 1e6, &c->nccl.launch_us, error) ||
+       !ddp_keyfile_get_ranged(kf, "nccl", "launch_us", FALSE, &DDP_RANGE_LATENCY_US, &c->nccl.launch_us, error) ||
        !ddp_keyfile_get_bool(kf, "nccl", "nvls", FALSE, &c->nccl.nvls, error)))
     return NULL;
+  static const char *const bw_keys[] = { "bw_intra_GBs", "bw_inter_GBs" };
+  const double bw_values[] = { c->nccl.bw_intra_GBs, c->nccl.bw_inter_GBs };
+  for (int k = 0; k < 2; k++)
+    if (bw_values[k] != 0 && !ddp_range_contains(&DDP_RANGE_BANDWIDTH_GBS, bw_values[k])) {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "nccl", bw_keys[k],
+                            "must be 0 (from the topology) or from 0.00125 to 10000 GB/s (got %g)", bw_values[k]);
+      return NULL;
+    }
   c->nccl.cost_model = cost_model;
   c->nccl.algorithm = algorithm;
   c->nccl.protocol = protocol;
@@ -227,8 +227,10 @@ gboolean
 ddp_cluster_check_gpus(const DdpCluster *cluster, guint64 gpus, guint64 *nodes, GError **error)
 {
   guint64 ppn = (guint64)cluster->gpus_per_node;
-  if (gpus == 0) {
-    g_set_error(error, DDP_CLUSTER_ERROR, DDP_CLUSTER_ERROR_INVALID, "--gpus: must be at least 1");
+  if (gpus == 0 || gpus > DDP_MAX_GPUS) {
+    g_set_error(error, DDP_CLUSTER_ERROR, DDP_CLUSTER_ERROR_INVALID,
+                "--gpus: %" G_GUINT64_FORMAT " GPUs: must be from 1 to %" G_GUINT64_FORMAT " (ranges.h DDP_MAX_GPUS)",
+                gpus, DDP_MAX_GPUS);
     return FALSE;
   }
   if (gpus > ppn && gpus % ppn != 0) {

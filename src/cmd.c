@@ -8,6 +8,7 @@
 #include "fit.h"
 #include "gpu.h"
 #include "keyfile.h"
+#include "ranges.h"
 #include "model.h"
 #include "plot.h"
 #include "scenario.h"
@@ -40,7 +41,7 @@ is_input_error(const GError *error)
 {
   GQuark input_domains[] = {
     DDP_KEYFILE_ERROR, DDP_MODEL_ERROR, DDP_CLUSTER_ERROR, DDP_SCENARIO_ERROR, DDP_STRAGGLER_ERROR,
-    DDP_GPU_ERROR, DDP_COLLECTIVE_ERROR, DDP_CMD_ERROR, DDP_FIT_ERROR, G_OPTION_ERROR, G_KEY_FILE_ERROR,
+    DDP_GPU_ERROR, DDP_COLLECTIVE_ERROR, DDP_CMD_ERROR, DDP_RANGE_ERROR, DDP_FIT_ERROR, G_OPTION_ERROR, G_KEY_FILE_ERROR,
   };
   if (error->domain == DDP_CALIBDB_ERROR)
     return ddp_calibdb_error_is_input(error);
@@ -53,7 +54,9 @@ is_input_error(const GError *error)
 int
 ddp_cmd_fail(const char *verb, const GError *error)
 {
-  fprintf(stderr, "ddpsim %s: %s\n", verb, error->message);
+  /* one line, whatever the message echoes (control characters escaped, long values cut) */
+  g_autofree char *message = ddp_range_quote_n(error->message, DDP_MAX_MESSAGE_CHARS);
+  fprintf(stderr, "ddpsim %s: %s\n", verb, message);
   if (error->domain == DDP_PLOT_ERROR)
     return ddp_plot_error_is_input(error) ? DDP_EXIT_INPUT : DDP_EXIT_INTERNAL;
   return is_input_error(error) ? DDP_EXIT_INPUT : DDP_EXIT_INTERNAL;

@@ -19,6 +19,8 @@
  */
 #include "compute.h"
 
+#include "ranges.h"
+
 #include <math.h>
 
 struct _DdpCompute {
@@ -142,29 +144,29 @@ gint64
 ddp_compute_forward_ns(const DdpCompute *c, guint layer)
 {
   g_assert(layer < c->n_layers);
-  return (gint64)llround(c->forward_ns[layer]);
+  return ddp_time_from_ns(c->forward_ns[layer]);
 }
 
 gint64
 ddp_compute_backward_ns(const DdpCompute *c, guint layer)
 {
   g_assert(layer < c->n_layers);
-  return (gint64)llround(c->backward_ns[layer]);
+  return ddp_time_from_ns(c->backward_ns[layer]);
 }
 
 gint64
 ddp_compute_optimizer_ns(const DdpCompute *c)
 {
-  return (gint64)llround(c->optimizer_ns);
+  return ddp_time_from_ns(c->optimizer_ns);
 }
 
 gint64
 ddp_compute_step_ns(const DdpCompute *c)
 {
-  gint64 total = ddp_compute_optimizer_ns(c);
+  double total = c->optimizer_ns;   /* summed in double: saturates instead of overflowing */
   for (guint i = 0; i < c->n_layers; i++)
-    total += ddp_compute_forward_ns(c, i) + ddp_compute_backward_ns(c, i);
-  return total;
+    total += c->forward_ns[i] + c->backward_ns[i];
+  return ddp_time_from_ns(total);
 }
 
 /* Read @bytes and write @bytes: 2·bytes of HBM traffic, one kernel at least. */
@@ -173,7 +175,7 @@ ddp_compute_memory_pass_ns(const DdpCompute *c, double bytes)
 {
   if (bytes <= 0)
     return 0;
-  return (gint64)llround(MAX(2.0 * bytes / c->hbm_bytes_per_ns, c->kernel_floor_ns));
+  return ddp_time_from_ns(MAX(2.0 * bytes / c->hbm_bytes_per_ns, c->kernel_floor_ns));
 }
 
 void

@@ -31,6 +31,7 @@
 #include "ddp.h"
 
 #include "des.h"
+#include "ranges.h"
 
 #include <math.h>
 #include <string.h>
@@ -129,16 +130,52 @@ ddp_result_free(DdpResult *r)
   g_free(r);
 }
 
+/* Conversions saturate at DDP_TIME_MAX_NS (ranges.h); check_time_budget refuses any run whose
+ * worst case gets near it, so saturation never shows in a result. */
 static gint64
 us_to_ns(double us)
 {
-  return (gint64)llround(us * 1e3);
+  return ddp_time_from_ns(us * 1e3);
 }
 
 static gint64
 scaled(double factor, gint64 work)
 {
-  return (gint64)llround(factor * (double)work);
+  return ddp_time_from_ns(factor * (double)work);
+}
+
+/* The simulated clock is gint64 ns and runs on across iterations, so the whole run must stay
+ * below DDP_TIME_MAX_NS.  Bound it from above, in doubles, as if nothing overlapped: per
+ * iteration K forwards and backwards (each layer's hook passes included) at the worst straggler
+ * factor and the overlap stretch, every collective and broadcast one after another, the worst
+ * hiccup delay; times every iteration simulated.  Called before the prefix sums are formed (with
+ * @comm_ns 0) and again once the bucket plans know their collective times. */
+static gboolean
+check_time_budget(const Sim *sim, double comm_ns, GError **error)
+{
+  const DdpSetup *setup = &sim->scenario->setup;
+  const DdpModel *m = sim->model;
+  double compute = (double)ddp_compute_optimizer_ns(sim->compute);
+  for (guint l = 0; l < m->n_layers; l++)
+    compute += (double)ddp_compute_forward_ns(sim->compute, l) + 2.0 * (double)ddp_compute_backward_ns(sim->compute, l);
+  for (guint p = 0; p < m->n_params; p++)
+    compute += 2.0 * (double)ddp_compute_memory_pass_ns(sim->compute, (double)m->params[p].numel *
+                                                                          (double)ddp_dtype_size(m->params[p].dtype));
+  double stretch = 1.0 + sim->scenario->cluster->overlap_slowdown;
+  double iteration = stretch * ddp_stragglers_worst_factor(sim->scenario->stragglers) * setup->accumulate * compute +
+                     setup->accumulate * (double)sim->broadcast_ns + (double)sim->unused_map_ns +
+                     (double)sim->rebuild_ns + comm_ns +
+                     (double)ddp_stragglers_worst_delay_ns(sim->scenario->stragglers);
+  double total = iteration * ((double)setup->iterations + 2.0);
+  if (!(total < (double)(DDP_TIME_MAX_NS / 2))) {
+    g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
+                "the run could last %.3g s of simulated time in the worst case (%.3g s per iteration × %u "
+                "iterations), past the simulator's clock (2^61 ns, 73 years): lower --iterations, "
+                "--accumulate, --batch, the stragglers or the model's sizes", total / 1e9, iteration / 1e9,
+                setup->iterations + 2);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 static void
@@ -583,6 +620,8 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, GE
   sim->des = ddp_des_new();
   guint32 seed[2] = { (guint32)setup->seed, (guint32)(setup->seed >> 32) };
   sim->rng = g_rand_new_with_seed_array(seed, 2);
+  if (!check_time_budget(sim, 0, error))
+    return FALSE;
   prefix_sums(sim);
   sim->optimizer_ns = ddp_compute_optimizer_ns(sim->compute);
 
@@ -668,6 +707,14 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
     sim.rebuild_ns = us_to_ns(cost.time_us);
     ddp_collective_broadcast(sim.collective, 4 * (guint64)scenario->model->n_params, &cost);
     sim.rebuild_ns += us_to_ns(cost.time_us);
+  }
+  double comm_ns = 0;
+  for (guint b = 0; b < MAX(sim.initial.n_buckets, sim.steady.n_buckets); b++)
+    comm_ns += (double)(b < sim.initial.n_buckets ? sim.initial.collective_ns[b] + sim.initial.cast_ns[b] : 0) +
+               (double)(b < sim.steady.n_buckets ? sim.steady.collective_ns[b] + sim.steady.cast_ns[b] : 0);
+  if (!check_time_budget(&sim, comm_ns, error)) {
+    sim_clear(&sim);
+    return NULL;
   }
 
   DdpResult *result = g_new0(DdpResult, 1);

@@ -41,16 +41,21 @@ ddp_keyfile_set_error(const DdpKeyFile *kf, GError **error, int code, const char
 {
   va_list ap;
   va_start(ap, format);
-  g_autofree char *what = g_strdup_vprintf(format, ap);
+  g_autofree char *raw = g_strdup_vprintf(format, ap);
   va_end(ap);
+  /* what may echo values from the file: no control characters, no megabyte lines */
+  g_autofree char *what = ddp_range_quote_n(raw, 400);
   guint line = group ? ddp_keyfile_line(kf, group, key) : 0;
   if (line == 0 && group && key)
     line = ddp_keyfile_line(kf, group, NULL);
   g_autofree char *where = line ? g_strdup_printf("%s:%u", kf->path, line) : g_strdup(kf->path);
+  /* names come from the file: escaped and cut like any echoed text */
+  g_autofree char *qgroup = group ? ddp_range_quote(group) : NULL;
+  g_autofree char *qkey = key ? ddp_range_quote(key) : NULL;
   if (group && key)
-    g_set_error(error, DDP_KEYFILE_ERROR, code, "%s: %s.%s: %s", where, group, key, what);
+    g_set_error(error, DDP_KEYFILE_ERROR, code, "%s: %s.%s: %s", where, qgroup, qkey, what);
   else if (group)
-    g_set_error(error, DDP_KEYFILE_ERROR, code, "%s: [%s]: %s", where, group, what);
+    g_set_error(error, DDP_KEYFILE_ERROR, code, "%s: [%s]: %s", where, qgroup, what);
   else
     g_set_error(error, DDP_KEYFILE_ERROR, code, "%s: %s", where, what);
 }
@@ -69,15 +74,17 @@ scan_positions(DdpKeyFile *kf, const char *text, GError **error)
     if (*line == '[') {
       char *close = strchr(line, ']');
       if (!close || close[1] != '\0' || close == line + 1) {
+        g_autofree char *quoted = ddp_range_quote(line);
         g_set_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_SYNTAX,
-                    "%s:%u: malformed group header \"%s\"", kf->path, lineno, line);
+                    "%s:%u: malformed group header \"%s\"", kf->path, lineno, quoted);
         return FALSE;
       }
       *close = '\0';
       group = line + 1;
       if (g_hash_table_contains(kf->lines, group)) {
+        g_autofree char *quoted = ddp_range_quote(group);
         g_set_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_DUPLICATE,
-                    "%s:%u: [%s]: group given twice (first at line %u)", kf->path, lineno, group,
+                    "%s:%u: [%s]: group given twice (first at line %u)", kf->path, lineno, quoted,
                     ddp_keyfile_line(kf, group, NULL));
         return FALSE;
       }
@@ -87,9 +94,10 @@ scan_positions(DdpKeyFile *kf, const char *text, GError **error)
     }
     char *eq = strchr(line, '=');
     if (!eq || eq == line) {
+      g_autofree char *quoted = ddp_range_quote(line);
       g_set_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_SYNTAX,
                   "%s:%u: expected \"key = value\", a [group] or a # comment, got \"%s\"", kf->path,
-                  lineno, line);
+                  lineno, quoted);
       return FALSE;
     }
     if (!group) {
@@ -101,14 +109,47 @@ scan_positions(DdpKeyFile *kf, const char *text, GError **error)
     char *key = g_strchomp(line);
     g_autofree char *pk = position_key(group, key);
     if (g_hash_table_contains(kf->lines, pk)) {
+      g_autofree char *qgroup = ddp_range_quote(group), *qkey = ddp_range_quote(key);
       g_set_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_DUPLICATE,
-                  "%s:%u: %s.%s: key given twice (first at line %u)", kf->path, lineno, group, key,
+                  "%s:%u: %s.%s: key given twice (first at line %u)", kf->path, lineno, qgroup, qkey,
                   GPOINTER_TO_UINT(g_hash_table_lookup(kf->lines, pk)));
       return FALSE;
     }
     g_hash_table_insert(kf->lines, g_steal_pointer(&pk), GUINT_TO_POINTER(lineno));
   }
   return TRUE;
+}
+
+/* 1-based line of @at inside @text. */
+static guint
+line_of(const char *text, const char *at)
+{
+  guint line = 1;
+  for (const char *p = text; p < at; p++)
+    line += *p == '\n';
+  return line;
+}
+
+/* The line GKeyFile stumbled on: GLib's messages do not carry it, so find the shortest prefix of
+ * whole lines that GKeyFile refuses (binary search; only on this error path). */
+static guint
+glib_error_line(const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  guint lo = 1, hi = g_strv_length(lines);   /* the first hi lines fail */
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    char *saved = lines[mid];
+    lines[mid] = NULL;
+    g_autofree char *prefix = g_strjoinv("\n", lines);
+    lines[mid] = saved;
+    g_autoptr(GKeyFile) probe = g_key_file_new();
+    if (g_key_file_load_from_data(probe, prefix, (gsize)-1, G_KEY_FILE_NONE, NULL))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return MAX(hi, 1);
 }
 
 /**
@@ -126,17 +167,19 @@ ddp_keyfile_load_data(const char *display_name, const char *text, GError **error
   kf->lines = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   kf->groups = g_ptr_array_new_with_free_func(g_free);
   kf->keyfile = g_key_file_new();
-  if (!g_utf8_validate(text, -1, NULL)) {
-    g_set_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_SYNTAX, "%s: not valid UTF-8 text",
-                display_name);
+  const char *bad_utf8 = NULL;
+  if (!g_utf8_validate(text, -1, &bad_utf8)) {
+    g_set_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_SYNTAX, "%s:%u: not valid UTF-8 text",
+                display_name, line_of(text, bad_utf8));
     return NULL;
   }
   if (!scan_positions(kf, text, error))
     return NULL;
   g_autoptr(GError) local = NULL;
   if (!g_key_file_load_from_data(kf->keyfile, text, (gsize)-1, G_KEY_FILE_NONE, &local)) {
-    g_set_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_SYNTAX, "%s: %s", display_name,
-                local->message);
+    g_autofree char *what = ddp_range_quote(local->message);
+    g_set_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_SYNTAX, "%s:%u: %s", display_name,
+                glib_error_line(text), what);
     return NULL;
   }
   g_ptr_array_add(kf->groups, NULL);
@@ -145,14 +188,15 @@ ddp_keyfile_load_data(const char *display_name, const char *text, GError **error
 
 /**
  * ddp_keyfile_load:
- * Reads and parses @path.  Returns: (transfer full) or NULL with @error set.
+ * Reads (a regular file under DDP_MAX_INPUT_BYTES, no NUL bytes: ddp_range_read_file) and
+ * parses @path.  Returns: (transfer full) or NULL with @error set.
  */
 DdpKeyFile *
 ddp_keyfile_load(const char *path, GError **error)
 {
   g_autofree char *text = NULL;
   g_autoptr(GError) local = NULL;
-  if (!g_file_get_contents(path, &text, NULL, &local)) {
+  if (!ddp_range_read_file(path, &text, NULL, &local)) {
     g_set_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_IO, "%s", local->message);
     return NULL;
   }
@@ -274,7 +318,10 @@ ddp_keyfile_get_double(const DdpKeyFile *kf, const char *group, const char *key,
   errno = 0;
   double v = g_ascii_strtod(value, &end);
   if (end == value || *end != '\0' || errno == ERANGE || !isfinite(v)) {
-    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, key, "\"%s\" is not a number", value);
+    {
+    g_autofree char *quoted = ddp_range_quote(value);
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, key, "\"%s\" is not a number", quoted);
+    }
     return FALSE;
   }
   if (v < min || v > max) {
@@ -357,4 +404,31 @@ ddp_keyfile_get_choice(const DdpKeyFile *kf, const char *group, const char *key,
   ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, key, "\"%s\" is not one of %s",
                         value, list);
   return FALSE;
+}
+
+/**
+ * ddp_keyfile_get_ranged:
+ * Reads a number inside @range (ranges.h).  Absent: as the other getters (MISSING when
+ * @required, else *out untouched and TRUE).  Returns: FALSE with DDP_KEYFILE_ERROR_VALUE
+ * "FILE:LINE: group.key: "v" must be a number from MIN to MAX" otherwise.
+ */
+gboolean
+ddp_keyfile_get_ranged(const DdpKeyFile *kf, const char *group, const char *key, gboolean required,
+                       const DdpRange *range, double *out, GError **error)
+{
+  gboolean ok;
+  g_autofree char *value = raw_value(kf, group, key, required, &ok, error);
+  if (!value)
+    return ok;
+  double v;
+  gint64 n;
+  gboolean parsed = range->integer ? ddp_parse_integer(value, &n) && (v = (double)n, TRUE)
+                                   : ddp_parse_number(value, &v);
+  if (!parsed || !ddp_range_contains(range, v)) {
+    g_autofree char *what = ddp_range_describe(range);
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, key, "\"%s\" must be %s", value, what);
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
 }

@@ -10,6 +10,8 @@
 
 #include <glib.h>
 
+#include "ranges.h"
+
 #define DDP_KEYFILE_ERROR (ddp_keyfile_error_quark())
 GQuark ddp_keyfile_error_quark(void);
 
@@ -51,6 +53,10 @@ gboolean ddp_keyfile_get_int64(const DdpKeyFile *kf, const char *group, const ch
                                gboolean required, gint64 min, gint64 max, gint64 *out, GError **error);
 gboolean ddp_keyfile_get_bool(const DdpKeyFile *kf, const char *group, const char *key,
                               gboolean required, gboolean *out, GError **error);
+/* A number inside @range (ranges.h), the usual way to read a numeric key: an integer range takes
+ * whole numbers only ("2.5" and "1e3" are refused there).  Messages name file:line: group.key. */
+gboolean ddp_keyfile_get_ranged(const DdpKeyFile *kf, const char *group, const char *key,
+                                gboolean required, const DdpRange *range, double *out, GError **error);
 /* One of @choices (NULL-terminated); stores its index. */
 gboolean ddp_keyfile_get_choice(const DdpKeyFile *kf, const char *group, const char *key,
                                 gboolean required, const char *const *choices, int *out, GError **error);

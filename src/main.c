@@ -3,6 +3,7 @@
 
 #include "cmd.h"
 
+#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,6 +20,12 @@ usage(FILE *out)
 int
 main(int argc, char **argv)
 {
+  /* The user's locale, so GOption converts non-ASCII arguments ("8,16,…,1024") and help text
+   * ("…", "×", "α") instead of failing or printing "?".  Numbers are parsed with g_ascii_strtod
+   * and printed with g_ascii_formatd or in C-locale-safe formats, so LC_NUMERIC changes nothing
+   * that ddpsim reads or writes as data; it is reset to "C" for printf's %f all the same. */
+  setlocale(LC_ALL, "");
+  setlocale(LC_NUMERIC, "C");
   if (argc < 2) {
     usage(stderr);
     return DDP_EXIT_INPUT;

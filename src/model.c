@@ -103,10 +103,11 @@ parse_param(const DdpKeyFile *kf, const char *group, const char *text, DdpDtype 
       char *end = NULL;
       errno = 0;
       gint64 v = g_ascii_strtoll(g_strstrip(dims[d]), &end, 10);
+      /* a tensor of at most 2^50 bytes (ranges.h DDP_RANGE_TENSOR_BYTES): byte sums cannot overflow */
       if (d >= G_N_ELEMENTS(param->shape) || end == dims[d] || *end != '\0' || errno || v < 1 ||
-          param->numel > G_MAXINT64 / v) {
+          param->numel > (gint64)DDP_RANGE_TENSOR_BYTES.max / 8 / v) {
         ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, "params",
-                              "%s: bad shape \"%s\" (1 to 8 positive dimensions, comma-separated)",
+                              "%s: bad shape \"%s\" (1 to 8 positive dimensions, comma-separated, at most 2^47 elements)",
                               param->name, fields[1]);
         return FALSE;
       }
@@ -150,13 +151,13 @@ parse_layer(const DdpKeyFile *kf, const char *group, DdpModel *model, GArray *la
   layer.first_param = params->len;
   int kind = DDP_LAYER_OTHER;
   if (!ddp_keyfile_get_choice(kf, group, "kind", TRUE, kind_names, &kind, error) ||
-      !ddp_keyfile_get_double(kf, group, "forward_flops", TRUE, 0, G_MAXDOUBLE, &layer.forward_flops, error) ||
-      !ddp_keyfile_get_double(kf, group, "backward_flops", TRUE, 0, G_MAXDOUBLE, &layer.backward_flops, error) ||
-      !ddp_keyfile_get_double(kf, group, "forward_bytes", FALSE, 0, G_MAXDOUBLE, &layer.forward_bytes, error) ||
-      !ddp_keyfile_get_double(kf, group, "backward_bytes", FALSE, 0, G_MAXDOUBLE, &layer.backward_bytes, error) ||
-      !ddp_keyfile_get_double(kf, group, "activation_bytes", FALSE, 0, G_MAXDOUBLE, &layer.activation_bytes, error) ||
-      !ddp_keyfile_get_double(kf, group, "forward_us", FALSE, 0, G_MAXDOUBLE, &layer.forward_us, error) ||
-      !ddp_keyfile_get_double(kf, group, "backward_us", FALSE, 0, G_MAXDOUBLE, &layer.backward_us, error))
+      !ddp_keyfile_get_ranged(kf, group, "forward_flops", TRUE, &DDP_RANGE_FLOPS, &layer.forward_flops, error) ||
+      !ddp_keyfile_get_ranged(kf, group, "backward_flops", TRUE, &DDP_RANGE_FLOPS, &layer.backward_flops, error) ||
+      !ddp_keyfile_get_ranged(kf, group, "forward_bytes", FALSE, &DDP_RANGE_BYTES, &layer.forward_bytes, error) ||
+      !ddp_keyfile_get_ranged(kf, group, "backward_bytes", FALSE, &DDP_RANGE_BYTES, &layer.backward_bytes, error) ||
+      !ddp_keyfile_get_ranged(kf, group, "activation_bytes", FALSE, &DDP_RANGE_BYTES, &layer.activation_bytes, error) ||
+      !ddp_keyfile_get_ranged(kf, group, "forward_us", FALSE, &DDP_RANGE_LAYER_US, &layer.forward_us, error) ||
+      !ddp_keyfile_get_ranged(kf, group, "backward_us", FALSE, &DDP_RANGE_LAYER_US, &layer.backward_us, error))
     return FALSE;
   layer.kind = kind;
   if ((layer.forward_us >= 0 || layer.backward_us >= 0) && model->measured_batch <= 0) {
@@ -172,6 +173,11 @@ parse_layer(const DdpKeyFile *kf, const char *group, DdpModel *model, GArray *la
     for (guint i = 0; entries[i]; i++) {
       if (*g_strstrip(entries[i]) == '\0')
         continue;
+      if (params->len >= DDP_MAX_PARAMS) {
+        ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, "params",
+                              "more than %u parameters in the model (ranges.h DDP_MAX_PARAMS)", DDP_MAX_PARAMS);
+        return FALSE;
+      }
       DdpParam param = { 0 };
       param.layer = layers->len;
       if (!parse_param(kf, group, entries[i], default_dtype, &param, error)) {
@@ -260,8 +266,8 @@ ddp_model_from_keyfile(const DdpKeyFile *kf, GError **error)
       !ddp_keyfile_get_string(kf, "model", "source", FALSE, &model->source, error) ||
       !ddp_keyfile_get_string(kf, "model", "input", FALSE, &model->input, error) ||
       !ddp_keyfile_get_choice(kf, "model", "dtype", FALSE, dtype_names, &dtype, error) ||
-      !ddp_keyfile_get_int64(kf, "model", "buffer_bytes", FALSE, 0, G_MAXINT64, &model->buffer_bytes, error) ||
-      !ddp_keyfile_get_double(kf, "model", "measured_batch", FALSE, 1, G_MAXDOUBLE, &model->measured_batch, error))
+      !ddp_keyfile_get_int64(kf, "model", "buffer_bytes", FALSE, 0, (gint64)DDP_RANGE_TENSOR_BYTES.max, &model->buffer_bytes, error) ||
+      !ddp_keyfile_get_ranged(kf, "model", "measured_batch", FALSE, &DDP_RANGE_BATCH, &model->measured_batch, error))
     return NULL;
 
   g_autoptr(GArray) layers = g_array_new(FALSE, TRUE, sizeof(DdpLayer));
@@ -270,6 +276,11 @@ ddp_model_from_keyfile(const DdpKeyFile *kf, GError **error)
   g_autoptr(GHashTable) param_index = g_hash_table_new(g_str_hash, g_str_equal);
   gsize n_groups;
   const char *const *groups = ddp_keyfile_groups(kf, &n_groups);
+  if (n_groups > DDP_MAX_LAYERS + 1) {
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, groups[DDP_MAX_LAYERS + 1], NULL,
+                          "more than %u layers (ranges.h DDP_MAX_LAYERS)", DDP_MAX_LAYERS);
+    return NULL;
+  }
   gboolean ok = TRUE;
   for (gsize g = 0; g < n_groups && ok; g++) {
     if (strcmp(groups[g], "model") == 0)
@@ -296,6 +307,15 @@ ddp_model_from_keyfile(const DdpKeyFile *kf, GError **error)
   if (model->n_params == 0) {
     ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_MISSING, "model", NULL,
                           "the model has no parameters (no layer has a params key)");
+    return NULL;
+  }
+  gint64 bytes = 0;
+  /* each term ≤ 2^50: stop as soon as the sum passes 2^50, long before it could overflow */
+  for (guint i = 0; i < model->n_params && bytes <= DDP_MAX_MODEL_BYTES; i++)
+    bytes += model->params[i].numel * (gint64)ddp_dtype_size(model->params[i].dtype);
+  if (bytes > DDP_MAX_MODEL_BYTES) {
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "model", NULL,
+                          "the parameters total more than 2^50 bytes (ranges.h DDP_MAX_MODEL_BYTES)");
     return NULL;
   }
   /* Default ready order: layers in reverse forward order, params inside a layer in reverse

@@ -80,24 +80,7 @@ ddp_scenario_free(DdpScenario *s)
   g_free(s);
 }
 
-/* --flag values: numbers with ranges, one-line errors naming the flag. */
-static gboolean
-flag_double(const char *flag, const char *text, double min, double *out, GError **error)
-{
-  if (!text)
-    return TRUE;
-  char *end = NULL;
-  errno = 0;
-  double v = g_ascii_strtod(text, &end);
-  if (end == text || *end != '\0' || errno || !isfinite(v) || v < min) {
-    g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
-                "--%s: \"%s\" must be a number of at least %g", flag, text, min);
-    return FALSE;
-  }
-  *out = v;
-  return TRUE;
-}
-
+/* --flag values: numbers with ranges (ranges.h ddp_flag_*), one-line errors naming the flag. */
 static gboolean
 flag_uint(const char *flag, const char *text, guint64 min, guint64 max, guint64 *out, GError **error)
 {
@@ -106,9 +89,10 @@ flag_uint(const char *flag, const char *text, guint64 min, guint64 max, guint64 
   guint64 v = 0;
   g_autoptr(GError) local = NULL;
   if (!g_ascii_string_to_unsigned(text, 10, min, max, &v, &local)) {
+    g_autofree char *quoted = ddp_range_quote(text);
     g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
                 "--%s: \"%s\" must be an integer from %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT,
-                flag, text, min, max);
+                flag, quoted, min, max);
     return FALSE;
   }
   *out = v;
@@ -179,7 +163,7 @@ read_scenario_file(const DdpKeyFile *kf, DdpScenario *s, char **model, char **cl
   if (!ddp_keyfile_check_keys(kf, "scenario", scenario_keys, error) ||
       !ddp_keyfile_get_string(kf, "scenario", "model", FALSE, model, error) ||
       !ddp_keyfile_get_string(kf, "scenario", "cluster", FALSE, cluster, error) ||
-      !ddp_keyfile_get_int64(kf, "scenario", "gpus", FALSE, 1, G_MAXINT32, &gpus, error))
+      !ddp_keyfile_get_int64(kf, "scenario", "gpus", FALSE, 1, (gint64)DDP_RANGE_GPUS.max, &gpus, error))
     return FALSE;
   s->setup.gpus = (guint64)gpus;
   if (ddp_keyfile_has_group(kf, "cluster")) {
@@ -197,20 +181,20 @@ read_scenario_file(const DdpKeyFile *kf, DdpScenario *s, char **model, char **cl
   int precision = t->precision, hook = t->comm_hook, optimizer = t->optimizer;
   gint64 accumulate = t->accumulate, iterations = t->iterations, seed = (gint64)t->seed;
   if (!ddp_keyfile_check_keys(kf, "training", training_keys, error) ||
-      !ddp_keyfile_get_double(kf, "training", "batch", FALSE, 1e-9, G_MAXDOUBLE, &t->batch, error) ||
+      !ddp_keyfile_get_ranged(kf, "training", "batch", FALSE, &DDP_RANGE_BATCH, &t->batch, error) ||
       !ddp_keyfile_get_choice(kf, "training", "precision", FALSE, precision_choices, &precision, error) ||
-      !ddp_keyfile_get_double(kf, "training", "bucket_cap_mb", FALSE, 1e-6, 1e9, &t->buckets.bucket_cap_mb, error) ||
-      !ddp_keyfile_get_int64(kf, "training", "accumulate", FALSE, 1, 1 << 20, &accumulate, error) ||
+      !ddp_keyfile_get_ranged(kf, "training", "bucket_cap_mb", FALSE, &DDP_RANGE_BUCKET_CAP_MB, &t->buckets.bucket_cap_mb, error) ||
+      !ddp_keyfile_get_int64(kf, "training", "accumulate", FALSE, 1, (gint64)DDP_RANGE_ACCUMULATE.max, &accumulate, error) ||
       !ddp_keyfile_get_bool(kf, "training", "gradient_as_bucket_view", FALSE, &t->gradient_as_bucket_view, error) ||
       !ddp_keyfile_get_choice(kf, "training", "comm_hook", FALSE, hook_names, &hook, error) ||
       !ddp_keyfile_get_choice(kf, "training", "optimizer", FALSE, optimizer_choices, &optimizer, error) ||
       !ddp_keyfile_get_bool(kf, "training", "find_unused_parameters", FALSE, &t->buckets.find_unused_parameters, error) ||
       !ddp_keyfile_get_bool(kf, "training", "static_graph", FALSE, &t->buckets.static_graph, error) ||
       !ddp_keyfile_get_bool(kf, "training", "broadcast_buffers", FALSE, &t->broadcast_buffers, error) ||
-      !ddp_keyfile_get_int64(kf, "training", "iterations", FALSE, 1, 1000000, &iterations, error) ||
+      !ddp_keyfile_get_int64(kf, "training", "iterations", FALSE, 1, (gint64)DDP_RANGE_ITERATIONS.max, &iterations, error) ||
       !ddp_keyfile_get_int64(kf, "training", "seed", FALSE, 0, G_MAXINT64, &seed, error) ||
       !ddp_keyfile_get_string(kf, "training", "stragglers", FALSE, &t->stragglers, error) ||
-      !ddp_keyfile_get_double(kf, "training", "step_ms", FALSE, 1e-6, G_MAXDOUBLE, &t->step_ms, error))
+      !ddp_keyfile_get_ranged(kf, "training", "step_ms", FALSE, &DDP_RANGE_STEP_MS, &t->step_ms, error))
     return FALSE;
   t->precision = precision;
   t->comm_hook = hook;
@@ -238,14 +222,14 @@ apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError 
 {
   guint64 gpus = t->gpus, accumulate = t->accumulate, iterations = t->iterations, seed = t->seed;
   int precision = t->precision, hook = t->comm_hook, optimizer = t->optimizer;
-  if ((gpus_from_cli && !flag_uint("gpus", cli->gpus, 1, G_MAXINT32, &gpus, error)) ||
-      !flag_double("bucket-cap-mb", cli->bucket_cap_mb, 1e-6, &t->buckets.bucket_cap_mb, error) ||
-      !flag_double("batch", cli->batch, 1e-9, &t->batch, error) ||
+  if ((gpus_from_cli && !ddp_flag_count("gpus", cli->gpus, &DDP_RANGE_GPUS, &gpus, error)) ||
+      !ddp_flag_number("bucket-cap-mb", cli->bucket_cap_mb, &DDP_RANGE_BUCKET_CAP_MB, &t->buckets.bucket_cap_mb, error) ||
+      !ddp_flag_number("batch", cli->batch, &DDP_RANGE_BATCH, &t->batch, error) ||
       !flag_choice("precision", cli->precision, precision_choices, &precision, error) ||
-      !flag_uint("accumulate", cli->accumulate, 1, 1 << 20, &accumulate, error) ||
-      !flag_uint("iterations", cli->iterations, 1, 1000000, &iterations, error) ||
+      !ddp_flag_count("accumulate", cli->accumulate, &DDP_RANGE_ACCUMULATE, &accumulate, error) ||
+      !ddp_flag_count("iterations", cli->iterations, &DDP_RANGE_ITERATIONS, &iterations, error) ||
       !flag_uint("seed", cli->seed, 0, G_MAXUINT64, &seed, error) ||
-      !flag_double("step-ms", cli->step_ms, 1e-6, &t->step_ms, error) ||
+      !ddp_flag_number("step-ms", cli->step_ms, &DDP_RANGE_STEP_MS, &t->step_ms, error) ||
       !flag_choice("optimizer", cli->optimizer, optimizer_choices, &optimizer, error) ||
       !flag_choice("comm-hook", cli->comm_hook, hook_names, &hook, error))
     return FALSE;
@@ -283,9 +267,10 @@ ddp_scenario_load(const char *scenario_path, const DdpCliOptions *cli, gboolean 
   g_autoptr(DdpScenario) s = g_new0(DdpScenario, 1);
   ddp_setup_init(&s->setup);
   g_autofree char *model = NULL, *cluster = NULL;
+  g_autoptr(DdpKeyFile) kf = NULL;
   if (scenario_path) {
     s->path = g_strdup(scenario_path);
-    g_autoptr(DdpKeyFile) kf = ddp_keyfile_load(scenario_path, error);
+    kf = ddp_keyfile_load(scenario_path, error);
     if (!kf || !read_scenario_file(kf, s, &model, &cluster, error))
       return NULL;
   }
@@ -308,6 +293,15 @@ ddp_scenario_load(const char *scenario_path, const DdpCliOptions *cli, gboolean 
     return NULL;
   if (gpus_from_cli && !ddp_cluster_check_gpus(s->cluster, s->setup.gpus, NULL, error))
     return NULL;
+  g_autoptr(GError) local = NULL;
+  if (gpus_from_cli && !ddp_stragglers_check_ranks(s->stragglers, s->setup.gpus, &local)) {
+    if (kf && !cli->stragglers)   /* the spec came from the file: name its line */
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "training", "stragglers", "%s",
+                            local->message + strlen("--stragglers: "));
+    else
+      g_propagate_error(error, g_steal_pointer(&local));
+    return NULL;
+  }
   if (cli->calibration && !(s->calibration = ddp_fit_open(cli->calibration, error)))
     return NULL;
   return g_steal_pointer(&s);

@@ -28,14 +28,18 @@
  */
 #include "straggler.h"
 
+#include "ranges.h"
+
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
 G_DEFINE_QUARK(ddp-straggler-error-quark, ddp_straggler_error)
 
-/* A longer "hiccup" is not one; the bound also keeps MS·1e6 ns far inside gint64. */
-#define MAX_HICCUP_MS 1e9
+/* More terms than this describe nothing new and cost O(terms × ranks) per iteration. */
+#define MAX_TERMS 16
+/* The largest |z| standard_normal() can return: u1 ≤ 1 - 2^-53, so -2 ln(1 - u1) ≤ 106 ln 2. */
+#define MAX_ABS_Z 8.5716
 
 typedef enum { TERM_NORMAL, TERM_LOGNORMAL, TERM_SLOW, TERM_HICCUP } TermKind;
 
@@ -69,16 +73,25 @@ parse_double(const char *text, double *out)
   return TRUE;
 }
 
+/* A whole number inside @range (ranges.h). */
 static gboolean
-parse_count(const char *text, guint64 *out)
+parse_count(const char *text, const DdpRange *range, guint64 *out)
 {
-  return g_ascii_string_to_unsigned(text, 10, 1, G_MAXUINT64, out, NULL);
+  return g_ascii_string_to_unsigned(text, 10, (guint64)range->min, (guint64)range->max, out, NULL);
+}
+
+/* A number inside @range, written back into *out. */
+static gboolean
+parse_ranged(const char *text, const DdpRange *range, double *out)
+{
+  return parse_double(text, out) && ddp_range_contains(range, *out);
 }
 
 static gboolean
 term_error(GError **error, const char *term, const char *what)
 {
-  g_set_error(error, DDP_STRAGGLER_ERROR, DDP_STRAGGLER_ERROR_PARSE, "--stragglers: \"%s\": %s", term, what);
+  g_autofree char *quoted = ddp_range_quote(term);
+  g_set_error(error, DDP_STRAGGLER_ERROR, DDP_STRAGGLER_ERROR_PARSE, "--stragglers: \"%s\": %s", quoted, what);
   return FALSE;
 }
 
@@ -102,28 +115,28 @@ parse_term(const char *text, Term *t, gboolean *is_none, GError **error)
     if (n != 2)
       return term_error(error, text, normal ? "expected normal:SIGMA" : "expected lognormal:SIGMA");
     *t = (Term){ .kind = normal ? TERM_NORMAL : TERM_LOGNORMAL };
-    if (!parse_double(f[1], &t->sigma) || t->sigma < 0)
-      return term_error(error, text, "SIGMA must be a number ≥ 0");
+    if (!parse_ranged(f[1], normal ? &DDP_RANGE_SIGMA_NORMAL : &DDP_RANGE_SIGMA_LOGNORMAL, &t->sigma))
+      return term_error(error, text, normal ? "SIGMA must be a number from 0 to 10" : "SIGMA must be a number from 0 to 2");
     return TRUE;
   }
   if (strcmp(f[0], "slow") == 0) {
     if (n != 3)
       return term_error(error, text, "expected slow:K:FACTOR");
     *t = (Term){ .kind = TERM_SLOW };
-    if (!parse_count(f[1], &t->k))
-      return term_error(error, text, "K must be an integer ≥ 1");
-    if (!parse_double(f[2], &t->factor) || t->factor <= 0)
-      return term_error(error, text, "FACTOR must be a number > 0");
+    if (!parse_count(f[1], &DDP_RANGE_GPUS, &t->k))
+      return term_error(error, text, "K must be a whole number from 1 to 16777216");
+    if (!parse_ranged(f[2], &DDP_RANGE_SLOW_FACTOR, &t->factor))
+      return term_error(error, text, "FACTOR must be a number from 0.001 to 1000");
     return TRUE;
   }
   if (strcmp(f[0], "hiccup") == 0) {
     if (n != 3)
       return term_error(error, text, "expected hiccup:EVERY:MS");
     *t = (Term){ .kind = TERM_HICCUP };
-    if (!parse_count(f[1], &t->every))
-      return term_error(error, text, "EVERY must be an integer ≥ 1");
-    if (!parse_double(f[2], &t->ms) || t->ms < 0 || t->ms > MAX_HICCUP_MS)
-      return term_error(error, text, "MS must be a number ≥ 0 and ≤ 1e9");
+    if (!parse_count(f[1], &DDP_RANGE_STRAGGLER_EVERY, &t->every))
+      return term_error(error, text, "EVERY must be a whole number from 1 to 1000000000");
+    if (!parse_ranged(f[2], &DDP_RANGE_HICCUP_MS, &t->ms))
+      return term_error(error, text, "MS must be a number from 0 to 1e9");
     t->delay_ns = llround(t->ms * 1e6);
     return TRUE;
   }
@@ -151,6 +164,10 @@ ddp_stragglers_parse(const char *spec, GError **error)
       gboolean is_none;
       if (!parse_term(g_strstrip(parts[i]), &t, &is_none, error))
         return NULL;
+      if (!is_none && terms->len == MAX_TERMS) {
+        term_error(error, parts[i], "more than 16 terms");
+        return NULL;
+      }
       if (!is_none)
         g_array_append_val(terms, t);
     }
@@ -169,6 +186,52 @@ ddp_stragglers_free(DdpStragglers *s)
     return;
   g_free(s->terms);
   g_free(s);
+}
+
+/**
+ * ddp_stragglers_check_ranks:
+ * Returns: FALSE with DDP_STRAGGLER_ERROR_PARSE when a slow:K term names more ranks than the
+ *   @n_ranks GPUs of the run (the spec then says something the run cannot mean).
+ */
+gboolean
+ddp_stragglers_check_ranks(const DdpStragglers *s, guint64 n_ranks, GError **error)
+{
+  for (guint i = 0; i < s->n_terms; i++)
+    if (s->terms[i].kind == TERM_SLOW && s->terms[i].k > n_ranks) {
+      g_set_error(error, DDP_STRAGGLER_ERROR, DDP_STRAGGLER_ERROR_PARSE,
+                  "--stragglers: slow:%" G_GUINT64_FORMAT ": K is more than the %" G_GUINT64_FORMAT " GPUs",
+                  s->terms[i].k, n_ranks);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The largest compute factor any rank can draw in one iteration (|z| ≤ MAX_ABS_Z), ≥ 1. */
+double
+ddp_stragglers_worst_factor(const DdpStragglers *s)
+{
+  double worst = 1.0;
+  for (guint i = 0; i < s->n_terms; i++) {
+    const Term *t = &s->terms[i];
+    switch (t->kind) {
+    case TERM_NORMAL: worst *= 1.0 + t->sigma * MAX_ABS_Z; break;
+    case TERM_LOGNORMAL: worst *= exp(t->sigma * MAX_ABS_Z); break;
+    case TERM_SLOW: worst *= MAX(1.0, t->factor); break;
+    case TERM_HICCUP: break;
+    }
+  }
+  return worst;
+}
+
+/* The most delay one rank can collect in one iteration: every hiccup term on the same rank. */
+gint64
+ddp_stragglers_worst_delay_ns(const DdpStragglers *s)
+{
+  gint64 delay = 0;
+  for (guint i = 0; i < s->n_terms; i++)
+    if (s->terms[i].kind == TERM_HICCUP)
+      delay += s->terms[i].delay_ns;   /* ≤ 16 × 10^15 */
+  return delay;
 }
 
 /* TRUE when the spec has no term besides none: factor 1 and delay 0 for everyone, always. */

@@ -18,6 +18,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpStragglers, ddp_stragglers_free)
 
 /* TRUE when every rank gets factor 1 and no delay in every iteration. */
 gboolean ddp_stragglers_is_none(const DdpStragglers *s);
+/* FALSE with an error when a slow:K term has K > @n_ranks. */
+gboolean ddp_stragglers_check_ranks(const DdpStragglers *s, guint64 n_ranks, GError **error);
+/* Worst case of one iteration, for the overflow check of the simulated clock (ddp.c). */
+double ddp_stragglers_worst_factor(const DdpStragglers *s);
+gint64 ddp_stragglers_worst_delay_ns(const DdpStragglers *s);
 /* TRUE when every rank gets the same factor and delay in a given iteration (no per-rank terms),
  * so one rank stands for all. */
 gboolean ddp_stragglers_is_uniform(const DdpStragglers *s);

@@ -226,8 +226,8 @@ test_bad_input(void)
   struct { const char *args[6]; const char *expect; } cases[] = {
     { { "predict", "--model", malformed, NULL }, "bad.model:3: expected \"key = value\"" },
     { { "predict", "--model", unknown, NULL }, "unknown.model:8: layer a.colour: unknown key" },
-    { { "predict", "--cluster", negative, NULL }, "neg.cluster:12: inter.nic_bandwidth_Gbps: must be positive (got -200)" },
-    { { "predict", "--gpus", "0", NULL }, "--gpus: \"0\" must be an integer from 1" },
+    { { "predict", "--cluster", negative, NULL }, "neg.cluster:12: inter.nic_bandwidth_Gbps: \"-200\" must be a number from 0.01 to 800000" },
+    { { "predict", "--gpus", "0", NULL }, "--gpus: \"0\" must be a whole number from 1" },
     { { "predict", "--model", "no-such-model", NULL }, "--model: no model file or shipped model named \"no-such-model\"" },
     { { "buckets", "--model", "/nonexistent/x.model", NULL }, "/nonexistent/x.model" },
     { { "predict", "--stragglers", "slow:0:2", NULL }, "--stragglers" },

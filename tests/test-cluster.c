@@ -58,7 +58,7 @@ test_gpus(void)
   g_assert_cmpuint(nodes, ==, 16384);
   g_assert_false(ddp_cluster_check_gpus(c, 0, &nodes, &error));
   g_assert_error(error, DDP_CLUSTER_ERROR, DDP_CLUSTER_ERROR_INVALID);
-  g_assert_cmpstr(error->message, ==, "--gpus: must be at least 1");
+  g_assert_cmpstr(error->message, ==, "--gpus: 0 GPUs: must be from 1 to 16777216 (ranges.h DDP_MAX_GPUS)");
   g_clear_error(&error);
   g_assert_false(ddp_cluster_check_gpus(c, 12, &nodes, &error));
   g_assert_nonnull(strstr(error->message, "12 GPUs do not fill whole nodes of 8"));
@@ -72,9 +72,9 @@ test_errors(void)
 {
   static const struct { const char *text; const char *message; } cases[] = {
     { HEAD INTRA "[inter]\nfabric = ib\nnics_per_node = 8\nnic_bandwidth_Gbps = -400\nlatency_us = 2\n",
-      "t.cluster:12: inter.nic_bandwidth_Gbps: must be positive (got -400)" },
+      "t.cluster:12: inter.nic_bandwidth_Gbps: \"-400\" must be a number from 0.01 to 800000" },
     { HEAD INTRA "[inter]\nfabric = token-ring\n", "t.cluster:10: inter.fabric: \"token-ring\" is not one of ib|roce|ethernet" },
-    { HEAD "[intra]\nfabric = nvlink\nbandwidth_GBs = 0\nlatency_us = 1\n", "t.cluster:7: intra.bandwidth_GBs: must be positive (got 0)" },
+    { HEAD "[intra]\nfabric = nvlink\nbandwidth_GBs = 0\nlatency_us = 1\n", "t.cluster:7: intra.bandwidth_GBs: \"0\" must be a number from 0.00125 to 100000" },
     { "[cluster]\nname = x\ngpu = tpu\ngpus_per_node = 8\n", "t.cluster:3: cluster.gpu: unknown GPU \"tpu\" (built in: v100, a100, a100-40gb, h100, h200, b200)" },
     { "[cluster]\nname = x\ngpu = h100\ngpus_per_node = 0\n", "t.cluster:4: cluster.gpus_per_node: must be between 1 and 1024 (got 0)" },
     { HEAD INTRA "[nccl]\nalgorithm = butterfly\n", "t.cluster:10: nccl.algorithm: \"butterfly\" is not one of auto|ring|tree|nvls|nvlstree" },

@@ -68,11 +68,11 @@ static void
 test_errors(void)
 {
   static const BadModel cases[] = {
-    { "[model]\nname = m\n" LAYER "params = a.w:0,3\n", "t.model:7: layer a.params: a.w: bad shape \"0,3\" (1 to 8 positive dimensions, comma-separated)" },
+    { "[model]\nname = m\n" LAYER "params = a.w:0,3\n", "t.model:7: layer a.params: a.w: bad shape \"0,3\" (1 to 8 positive dimensions, comma-separated, at most 2^47 elements)" },
     { "[model]\nname = m\n" LAYER "params = a.w:3:int8\n", "t.model:7: layer a.params: a.w: \"int8\" is neither a dtype (fp32|fp16|bf16|fp64) nor \"sparse\"" },
     { "[model]\nname = m\n" LAYER "params = a.w:3;a.w:4\n", "t.model:7: layer a.params: parameter a.w is listed twice" },
     { "[model]\nname = m\n" LAYER "params = a.w:3\nwidth = 4\n", "t.model:8: layer a.width: unknown key (known keys: kind, forward_flops, backward_flops, forward_bytes, backward_bytes, activation_bytes, forward_us, backward_us, params)" },
-    { "[model]\nname = m\n[layer a]\nkind = linear\nforward_flops = -1\nbackward_flops = 2\n", "t.model:5: layer a.forward_flops: must be at least 0 (got -1)" },
+    { "[model]\nname = m\n[layer a]\nkind = linear\nforward_flops = -1\nbackward_flops = 2\n", "t.model:5: layer a.forward_flops: \"-1\" must be a number from 0 to 1e+18" },
     { "[model]\nname = m\n[layer a]\nkind = lstm\n", "t.model:4: layer a.kind: \"lstm\" is not one of conv|linear|norm|embedding|attention|elementwise|pool|other" },
     { "[model]\nname = m\nready_order = a.x\n" LAYER "params = a.w:3\n", "t.model:3: model.ready_order: a.x is not a parameter of any layer" },
     { "[model]\nname = m\nready_order = a.w\n" LAYER "params = a.w:3;a.b:3\n", "t.model:3: model.ready_order: lists 1 of 2 parameters; a.b is missing" },

@@ -1,0 +1,295 @@
+/* ranges — ranges of every numeric input and bounds on input sizes (see ranges.h, docs/limits.md).
+ *
+ * Design note: each range is one constant with the reason for both ends.  The upper ends are
+ * chosen two ways at once: wide enough for any machine or model that exists or is announced, and
+ * small enough that the products the simulator forms (FLOPs × batch / peak, bytes / bandwidth,
+ * iteration time × iterations) stay far inside a double's exact range and the gint64 clock.  The
+ * one product that ranges alone cannot keep small — a whole run's simulated time — is checked in
+ * ddp.c against DDP_TIME_MAX_NS in the worst case before the run starts.
+ */
+/* O_CLOEXEC, O_NOCTTY under -std=c11 */
+#define _POSIX_C_SOURCE 200809L
+
+#include "ranges.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+G_DEFINE_QUARK(ddp-range-error-quark, ddp_range_error)
+
+/* 2^24 GPUs: 16.7 M, a hundred times the largest announced cluster (~200 k GPUs).  Per-rank state
+ * is ~100 bytes, so stragglers on 2^24 ranks need ~1.7 GB at most; 2(n-1) stays inside int. */
+const DdpRange DDP_RANGE_GPUS = { 1, 16777216.0, TRUE };
+/* NVL576 racks are the largest announced NVLink domain; 1024 leaves room. */
+const DdpRange DDP_RANGE_GPUS_PER_NODE = { 1, 1024, TRUE };
+const DdpRange DDP_RANGE_NODES = { 0, 16777216.0, TRUE };
+const DdpRange DDP_RANGE_NICS = { 1, 1024, TRUE };
+/* Samples per GPU per micro-step: whole samples (a fraction of a sample is not a batch);
+ * 2^24 is far beyond any GPU memory for any model. */
+const DdpRange DDP_RANGE_BATCH = { 1, 16777216.0, TRUE };
+const DdpRange DDP_RANGE_GLOBAL_BATCH = { 1, 1099511627776.0, TRUE };
+const DdpRange DDP_RANGE_ACCUMULATE = { 1, 1048576.0, TRUE };
+/* 10^6 steady iterations already take seconds to simulate; more adds nothing to a mean. */
+const DdpRange DDP_RANGE_ITERATIONS = { 1, 1e6, TRUE };
+const DdpRange DDP_RANGE_STRAGGLER_EVERY = { 1, 1e9, TRUE };
+/* Bytes moved per sample by one layer: 10^18 is an exabyte; GPT-3's largest layer moves ~10^9. */
+const DdpRange DDP_RANGE_BYTES = { 0, 1e18, FALSE };
+/* One parameter or the buffers: 2^50 bytes (1 PiB) is 12× a 10 T-parameter fp64 model; the
+ * model's total is capped at the same DDP_MAX_MODEL_BYTES, so sums of sizes stay inside gint64. */
+const DdpRange DDP_RANGE_TENSOR_BYTES = { 0, 1125899906842624.0, TRUE };
+const DdpRange DDP_RANGE_SWEEP_BYTES = { 1, 1125899906842624.0, TRUE };
+const DdpRange DDP_RANGE_STEP_FACTOR = { 2, 1048576.0, TRUE };
+/* 1e-6 MiB is one byte; 1e9 MiB (1 PiB) is more than any model's gradients. */
+const DdpRange DDP_RANGE_BUCKET_CAP_MB = { 1e-6, 1e9, FALSE };
+/* 0.01 Gb/s (a 10 Mb/s link, the slowest anyone would model) to 10^5 GB/s (50× NVLink 5). */
+const DdpRange DDP_RANGE_BANDWIDTH_GBS = { 1.25e-3, 1e5, FALSE };
+const DdpRange DDP_RANGE_BANDWIDTH_GBPS = { 0.01, 8e5, FALSE };
+/* 1 GFLOP/s (an old CPU) to 10^6 TFLOP/s (200× a B200 at fp16 dense). */
+const DdpRange DDP_RANGE_TFLOPS = { 1e-3, 1e6, FALSE };
+/* FLOPs per sample of one layer: GPT-3's whole forward pass is ~3.5·10^11 per token. */
+const DdpRange DDP_RANGE_FLOPS = { 0, 1e18, FALSE };
+const DdpRange DDP_RANGE_MEMORY_GB = { 1e-3, 1e6, FALSE };
+/* Link latencies: one second is already no network anyone trains on. */
+const DdpRange DDP_RANGE_LATENCY_US = { 0, 1e6, FALSE };
+/* A measured layer time: 1000 s per layer and micro-step. */
+const DdpRange DDP_RANGE_LAYER_US = { 0, 1e9, FALSE };
+/* A measured step: 1 ns to 11.6 days. */
+const DdpRange DDP_RANGE_STEP_MS = { 1e-6, 1e9, FALSE };
+const DdpRange DDP_RANGE_HICCUP_MS = { 0, 1e9, FALSE };
+/* Straggler SIGMA: measured step-time jitter is a few percent.  normal:10 is already noise ten
+ * times the step (and floored at 0.1); lognormal:2 puts the 99th percentile at 100× the median.
+ * The worst draw (|z| ≤ 8.6 from 53-bit uniforms) then stays at a factor ≤ 87 or ≤ e^17. */
+const DdpRange DDP_RANGE_SIGMA_NORMAL = { 0, 10, FALSE };
+const DdpRange DDP_RANGE_SIGMA_LOGNORMAL = { 0, 2, FALSE };
+const DdpRange DDP_RANGE_SLOW_FACTOR = { 1e-3, 1e3, FALSE };
+const DdpRange DDP_RANGE_EFFICIENCY = { 1e-4, 1, FALSE };
+
+gboolean
+ddp_range_contains(const DdpRange *r, double v)
+{
+  return isfinite(v) && v >= r->min && v <= r->max && (!r->integer || v == floor(v));
+}
+
+char *
+ddp_range_describe(const DdpRange *r)
+{
+  char lo[G_ASCII_DTOSTR_BUF_SIZE], hi[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_formatd(lo, sizeof lo, r->integer ? "%.0f" : "%g", r->min);
+  g_ascii_formatd(hi, sizeof hi, r->integer ? "%.0f" : "%g", r->max);
+  return g_strdup_printf("%s from %s to %s", r->integer ? "a whole number" : "a number", lo, hi);
+}
+
+gboolean
+ddp_parse_integer(const char *text, gint64 *out)
+{
+  const char *s = text;
+  while (g_ascii_isspace(*s))
+    s++;
+  if (*s == '\0')
+    return FALSE;
+  char *end = NULL;
+  errno = 0;
+  gint64 v = g_ascii_strtoll(s, &end, 10);
+  while (end && g_ascii_isspace(*end))
+    end++;
+  if (end == s || *end != '\0' || errno)
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+gboolean
+ddp_parse_number(const char *text, double *out)
+{
+  const char *s = text;
+  while (g_ascii_isspace(*s))
+    s++;
+  if (*s == '\0')
+    return FALSE;
+  char *end = NULL;
+  errno = 0;
+  double v = g_ascii_strtod(s, &end);
+  while (end && g_ascii_isspace(*end))
+    end++;
+  /* ERANGE on underflow too: 1e-400 is no number a user means */
+  if (end == s || *end != '\0' || errno || !isfinite(v))
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+flag_error(const char *flag, const char *text, const DdpRange *r, GError **error)
+{
+  g_autofree char *range = ddp_range_describe(r);
+  g_autofree char *quoted = ddp_range_quote(text);
+  g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_RANGE, "--%s: \"%s\" must be %s", flag, quoted, range);
+  return FALSE;
+}
+
+/**
+ * ddp_flag_number:
+ * @flag: the flag's name without dashes, for the message
+ * @text: (nullable): the flag's text; NULL (not given) leaves *out alone and returns TRUE
+ *
+ * Returns: FALSE with DDP_RANGE_ERROR_RANGE ("--flag: "text" must be …") when @text is not a
+ *   number inside @r.
+ */
+gboolean
+ddp_flag_number(const char *flag, const char *text, const DdpRange *r, double *out, GError **error)
+{
+  if (!text)
+    return TRUE;
+  double v;
+  if (!ddp_parse_number(text, &v) || !ddp_range_contains(r, v))
+    return flag_error(flag, text, r, error);
+  *out = v;
+  return TRUE;
+}
+
+/* As ddp_flag_number for a whole-number range, into a guint64 (no sign wrap: "-8" is refused). */
+gboolean
+ddp_flag_count(const char *flag, const char *text, const DdpRange *r, guint64 *out, GError **error)
+{
+  if (!text)
+    return TRUE;
+  gint64 v;
+  if (!ddp_parse_integer(text, &v) || !ddp_range_contains(r, (double)v))
+    return flag_error(flag, text, r, error);
+  *out = (guint64)v;
+  return TRUE;
+}
+
+/**
+ * ddp_range_read_file:
+ * @path: the file
+ * @text: (out) (transfer full): its contents, NUL-terminated
+ * @length: (out) (optional): its length in bytes
+ *
+ * Refuses what is not a regular file (a FIFO would block forever, /dev/zero never ends), files
+ * over DDP_MAX_INPUT_BYTES, and NUL bytes (GKeyFile would silently stop reading there).  The
+ * file is opened once and checked with fstat on the open descriptor, so it cannot be swapped
+ * between the check and the read; O_NONBLOCK keeps the open of a FIFO from blocking.
+ * Returns: FALSE with DDP_RANGE_ERROR_FILE, naming @path (and the line of a NUL byte).
+ */
+gboolean
+ddp_range_read_file(const char *path, char **text, gsize *length, GError **error)
+{
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    int saved = errno;
+    g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, "%s: cannot open: %s", path, g_strerror(saved));
+    return FALSE;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, "%s: not a regular file%s", path,
+                S_ISDIR(st.st_mode) ? " (a directory)" : "");
+    close(fd);
+    return FALSE;
+  }
+  if ((guint64)st.st_size > DDP_MAX_INPUT_BYTES) {
+    g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, "%s: %" G_GUINT64_FORMAT " bytes; input files are limited to %" G_GSIZE_FORMAT " MiB",
+                path, (guint64)st.st_size, DDP_MAX_INPUT_BYTES >> 20);
+    close(fd);
+    return FALSE;
+  }
+  /* read one byte past the size so a file that grew meanwhile is caught too */
+  gsize cap = (gsize)st.st_size + 1, n = 0;
+  char *buf = g_malloc(cap + 1);
+  for (;;) {
+    ssize_t got = read(fd, buf + n, cap - n);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      int saved = errno;
+      g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, "%s: cannot read: %s", path, g_strerror(saved));
+      g_free(buf);
+      close(fd);
+      return FALSE;
+    }
+    if (got == 0)
+      break;
+    n += (gsize)got;
+    if (n == cap) {
+      g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, "%s: the file changed while it was read", path);
+      g_free(buf);
+      close(fd);
+      return FALSE;
+    }
+  }
+  close(fd);
+  buf[n] = '\0';
+  const char *nul = memchr(buf, '\0', n);
+  if (nul) {
+    guint line = 1;
+    for (const char *p = buf; p < nul; p++)
+      line += *p == '\n';
+    g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, "%s:%u: a NUL byte: not a text file", path, line);
+    g_free(buf);
+    return FALSE;
+  }
+  *text = buf;
+  if (length)
+    *length = n;
+  return TRUE;
+}
+
+/**
+ * ddp_range_quote:
+ * Returns: (transfer full): @text made safe to echo in a one-line message: control characters
+ *   and DEL as C escapes, invalid UTF-8 bytes as \xHH, cut after 80 characters with "…".
+ */
+char *
+ddp_range_quote(const char *text)
+{
+  return ddp_range_quote_n(text, 80);
+}
+
+/* As ddp_range_quote, cut after @max_chars characters. */
+char *
+ddp_range_quote_n(const char *text, guint max_chars)
+{
+  GString *out = g_string_new(NULL);
+  guint chars = 0;
+  const char *p = text ? text : "";
+  while (*p) {
+    if (chars == max_chars) {
+      g_string_append(out, "…");
+      break;
+    }
+    gunichar c = g_utf8_get_char_validated(p, -1);
+    if (c == (gunichar)-1 || c == (gunichar)-2) {
+      g_string_append_printf(out, "\\x%02x", (guchar)*p);
+      p++;
+    } else if (c < 0x20 || c == 0x7f) {
+      switch (c) {
+      case '\n': g_string_append(out, "\\n"); break;
+      case '\t': g_string_append(out, "\\t"); break;
+      case '\r': g_string_append(out, "\\r"); break;
+      default: g_string_append_printf(out, "\\x%02x", (guint)c); break;
+      }
+      p++;
+    } else {
+      const char *next = g_utf8_next_char(p);
+      g_string_append_len(out, p, next - p);
+      p = next;
+    }
+    chars++;
+  }
+  return g_string_free(out, FALSE);
+}
+
+gint64
+ddp_time_from_ns(double ns)
+{
+  if (isnan(ns) || ns >= (double)DDP_TIME_MAX_NS)
+    return DDP_TIME_MAX_NS;
+  if (ns <= -(double)DDP_TIME_MAX_NS)
+    return -DDP_TIME_MAX_NS;
+  return (gint64)llround(ns);
+}

@@ -1,0 +1,114 @@
+/* ranges — the range of every number ddpsim reads, and the resource bounds on its inputs.
+ *
+ * Every numeric input, from a file or from a flag, is checked once where it is parsed against one
+ * DdpRange below, so the bounds live in one table (ranges.c, each with the reason for it) and the
+ * user reads them in docs/limits.md.  The ranges are wide enough for any real cluster (up to 2^24
+ * GPUs, 0.01 Gb/s to 10^5 GB/s links) and narrow enough that no product of them overflows: the
+ * simulated clock is gint64 nanoseconds, and ddp.c checks the worst case of one run against
+ * DDP_TIME_MAX_NS before simulating (see ddp_time_from_ns for the one conversion from double).
+ *
+ * How to check a new input (a new key, flag or verb):
+ *   - a key-file value:  ddp_keyfile_get_ranged(kf, group, key, required, &DDP_RANGE_X, &out, error)
+ *                        (keyfile.h; integer ranges store a whole number in the double)
+ *   - a --flag value:    ddp_flag_number("flag", text, &DDP_RANGE_X, &out, error)
+ *                        ddp_flag_count("flag", text, &DDP_RANGE_X, &out, error) for a guint64
+ *   - a file to read:    ddp_range_read_file(path, what, &text, &length, error): regular files
+ *                        under DDP_MAX_INPUT_BYTES only (no FIFOs, devices, directories)
+ *   - a text to echo in an error message: ddp_range_quote(text) (escapes control characters,
+ *                        cuts long text)
+ * Errors from ddp_flag_* and ddp_range_read_file are DDP_RANGE_ERROR: bad input, exit 2.
+ * Add the range to the table in ranges.c and to docs/limits.md, with its reason.
+ */
+#ifndef DDP_RANGE_H
+#define DDP_RANGE_H
+
+#include <glib.h>
+
+#define DDP_RANGE_ERROR (ddp_range_error_quark())
+GQuark ddp_range_error_quark(void);
+
+typedef enum {
+  DDP_RANGE_ERROR_RANGE,   /* a number that does not parse or is outside its range */
+  DDP_RANGE_ERROR_FILE,    /* an input that is not a regular file, or too big */
+  DDP_RANGE_ERROR_SIZE,    /* a list, sweep or simulation larger than the stated bounds */
+} DdpLimitsError;
+
+/* An inclusive range; @integer: whole numbers only. */
+typedef struct {
+  double min, max;
+  gboolean integer;
+} DdpRange;
+
+/* The simulated clock's ceiling: 2^62 ns (146 years), half of gint64 so that the sum of two
+ * clock values cannot overflow either. */
+#define DDP_TIME_MAX_NS ((gint64)1 << 62)
+
+/* Resource bounds (the reasons are in ranges.c and docs/limits.md). */
+#define DDP_MAX_GPUS ((guint64)1 << 24)
+#define DDP_MAX_INPUT_BYTES ((gsize)64 << 20)
+#define DDP_MAX_LAYERS 100000u
+#define DDP_MAX_PARAMS 1000000u
+#define DDP_MAX_MODEL_BYTES ((gint64)1 << 50)
+#define DDP_MAX_SWEEP_POINTS 4096u
+#define DDP_MAX_SWEEP_ROWS 10000u
+
+/* Counts */
+extern const DdpRange DDP_RANGE_GPUS;            /* 1 .. 2^24 */
+extern const DdpRange DDP_RANGE_GPUS_PER_NODE;   /* 1 .. 1024 */
+extern const DdpRange DDP_RANGE_NODES;           /* 0 (no limit) .. 2^24 */
+extern const DdpRange DDP_RANGE_NICS;            /* 1 .. 1024 */
+extern const DdpRange DDP_RANGE_BATCH;           /* 1 .. 2^24 samples, whole */
+extern const DdpRange DDP_RANGE_GLOBAL_BATCH;    /* 1 .. 2^40 samples, whole */
+extern const DdpRange DDP_RANGE_ACCUMULATE;      /* 1 .. 2^20 */
+extern const DdpRange DDP_RANGE_ITERATIONS;      /* 1 .. 10^6 */
+extern const DdpRange DDP_RANGE_STRAGGLER_EVERY; /* 1 .. 10^9 */
+/* Sizes */
+extern const DdpRange DDP_RANGE_BYTES;           /* 0 .. 10^18 per sample per layer */
+extern const DdpRange DDP_RANGE_TENSOR_BYTES;    /* 0 .. 2^50, parameters and buffers */
+extern const DdpRange DDP_RANGE_SWEEP_BYTES;     /* 1 .. 2^50, allreduce -b/-e/-i */
+extern const DdpRange DDP_RANGE_STEP_FACTOR;     /* 2 .. 2^20, allreduce -f */
+extern const DdpRange DDP_RANGE_BUCKET_CAP_MB;   /* 1e-6 .. 1e9 MiB */
+/* Rates */
+extern const DdpRange DDP_RANGE_BANDWIDTH_GBS;   /* 1.25e-3 .. 1e5 GB/s (0.01 Gb/s .. 10^5 GB/s) */
+extern const DdpRange DDP_RANGE_BANDWIDTH_GBPS;  /* 0.01 .. 8e5 Gb/s */
+extern const DdpRange DDP_RANGE_TFLOPS;          /* 1e-3 .. 1e6 TFLOP/s */
+extern const DdpRange DDP_RANGE_FLOPS;           /* 0 .. 1e18 FLOPs per sample per layer */
+extern const DdpRange DDP_RANGE_MEMORY_GB;       /* 1e-3 .. 1e6 GB */
+/* Times */
+extern const DdpRange DDP_RANGE_LATENCY_US;      /* 0 .. 1e6 µs */
+extern const DdpRange DDP_RANGE_LAYER_US;        /* 0 .. 1e9 µs per layer (measured) */
+extern const DdpRange DDP_RANGE_STEP_MS;         /* 1e-6 .. 1e9 ms */
+extern const DdpRange DDP_RANGE_HICCUP_MS;       /* 0 .. 1e9 ms */
+/* Factors */
+extern const DdpRange DDP_RANGE_SIGMA_NORMAL;    /* 0 .. 10 (normal:SIGMA stragglers) */
+extern const DdpRange DDP_RANGE_SIGMA_LOGNORMAL; /* 0 .. 2 (lognormal:SIGMA stragglers) */
+extern const DdpRange DDP_RANGE_SLOW_FACTOR;     /* 1e-3 .. 1e3 */
+extern const DdpRange DDP_RANGE_EFFICIENCY;      /* 1e-4 .. 1 (fitted or given fraction of peak) */
+
+/* TRUE when @v is inside @r (and whole when @r is an integer range). */
+gboolean ddp_range_contains(const DdpRange *r, double v);
+/* "between 1 and 16777216" / "a whole number between …": for messages; free with g_free(). */
+char *ddp_range_describe(const DdpRange *r);
+
+gboolean ddp_flag_number(const char *flag, const char *text, const DdpRange *r, double *out, GError **error);
+gboolean ddp_flag_count(const char *flag, const char *text, const DdpRange *r, guint64 *out, GError **error);
+/* Parses an integer or number in @text into *out; FALSE when it is not one (no range check). */
+gboolean ddp_parse_integer(const char *text, gint64 *out);
+gboolean ddp_parse_number(const char *text, double *out);
+
+/* Reads an input file: a regular file of at most DDP_MAX_INPUT_BYTES, text without NUL bytes.
+ * @what names it in messages ("--model", "--compare").  *text is NUL-terminated; free it. */
+gboolean ddp_range_read_file(const char *path, char **text, gsize *length, GError **error);
+
+/* @text for an error message: control characters escaped (\n, \x01), at most 80 characters
+ * (then "…").  Free with g_free(). */
+char *ddp_range_quote(const char *text);
+char *ddp_range_quote_n(const char *text, guint max_chars);
+/* Longest message ddp_cmd_fail prints (characters), after escaping. */
+#define DDP_MAX_MESSAGE_CHARS 1000u
+
+/* Nanoseconds from a double, saturated to ±DDP_TIME_MAX_NS (NaN gives DDP_TIME_MAX_NS), so a
+ * conversion never overflows; ddp.c refuses a run whose worst case reaches the ceiling. */
+gint64 ddp_time_from_ns(double ns);
+
+#endif
