@@ -7,6 +7,7 @@
 
 #include "collective.h"
 #include "jsonout.h"
+#include "ranges.h"
 
 #include <errno.h>
 #include <math.h>
@@ -58,13 +59,24 @@ parse_size(const char *flag, const char *text, guint64 *out, GError **error)
   default: break;
   }
   v *= unit;
-  if (errno || end == text || *end || !(v >= 1) || v > 1e18 || v != floor(v)) {
-    g_set_error(error, DDP_CMD_ERROR, 0, "%s: \"%s\" is not a whole number of bytes (suffixes K, M, G)", flag,
-                text);
+  if (errno || end == text || *end || !ddp_range_contains(&DDP_RANGE_SWEEP_BYTES, v)) {
+    g_autofree char *quoted = ddp_range_quote(text);
+    g_set_error(error, DDP_CMD_ERROR, 0, "%s: \"%s\" is not a whole number of bytes from 1 to 2^50 (suffixes K, M, G)",
+                flag, quoted);
     return FALSE;
   }
   *out = (guint64)v;
   return TRUE;
+}
+
+/* The row after @size: -i adds, -f multiplies; G_MAXUINT64 once past -e (sizes ≤ 2^50, so the
+ * comparisons below cannot overflow where the sum or product could). */
+static guint64
+next_size(const Sweep *s, guint64 size)
+{
+  if (s->step_bytes)
+    return s->max_bytes - size < s->step_bytes ? G_MAXUINT64 : size + s->step_bytes;
+  return size > s->max_bytes / s->step_factor ? G_MAXUINT64 : size * s->step_factor;
 }
 
 static gboolean
@@ -75,13 +87,8 @@ parse_sweep(const AllreduceOptions *o, Sweep *s, GError **error)
     guint64 size;
   } types[] = { { "float", 4 }, { "half", 2 }, { "bfloat16", 2 }, { "double", 8 } };
   *s = (Sweep){ 0, 8, 128 << 20, 2, 0, "float", 4 };
-  if (o->gpus) {
-    char *end;
-    errno = 0;
-    s->gpus = g_ascii_strtoull(o->gpus, &end, 10);
-    if (errno || end == o->gpus || *end || s->gpus == 0)
-      return fail(error, "--gpus: \"%s\" is not a positive whole number", o->gpus);
-  }
+  if (!ddp_flag_count("gpus", o->gpus, &DDP_RANGE_GPUS, &s->gpus, error))
+    return FALSE;
   if ((o->min_bytes && !parse_size("-b", o->min_bytes, &s->min_bytes, error)) ||
       (o->max_bytes && !parse_size("-e", o->max_bytes, &s->max_bytes, error)) ||
       (o->step_factor && !parse_size("-f", o->step_factor, &s->step_factor, error)) ||
@@ -90,8 +97,17 @@ parse_sweep(const AllreduceOptions *o, Sweep *s, GError **error)
   if (s->min_bytes > s->max_bytes)
     return fail(error, "-b: the smallest size is above -e (%s)", o->max_bytes ? o->max_bytes : "128M");
   /* nccl-tests: -f multiplies; -i adds and applies when given */
-  if (!o->step_bytes && s->step_factor < 2)
-    return fail(error, "-f: \"%s\" must be 2 or more (or use -i to add a step)", o->step_factor);
+  if (!o->step_bytes && !ddp_range_contains(&DDP_RANGE_STEP_FACTOR, (double)s->step_factor))
+    return fail(error, "-f: \"%s\" must be from 2 to 1048576 (or use -i to add a step)", o->step_factor);
+  /* the number of rows, counted before any is computed */
+  guint64 rows = 0;
+  for (guint64 size = s->min_bytes; rows <= DDP_MAX_SWEEP_ROWS && size <= s->max_bytes; rows++)
+    size = next_size(s, size);
+  if (rows > DDP_MAX_SWEEP_ROWS) {
+    g_set_error(error, DDP_CMD_ERROR, 0, "%s: the sweep from -b to -e has more than %u rows (ranges.h DDP_MAX_SWEEP_ROWS); "
+                "use a larger step", s->step_bytes ? "-i" : "-f", DDP_MAX_SWEEP_ROWS);
+    return FALSE;
+  }
   if (o->datatype) {
     gsize i = 0;
     while (i < G_N_ELEMENTS(types) && strcmp(types[i].name, o->datatype) != 0)
@@ -146,10 +162,7 @@ sweep_rows(const DdpCollective *model, const Sweep *s)
     row.bytes = row.count * s->type_size;
     ddp_collective_allreduce(model, row.bytes, &row.cost);
     g_array_append_val(rows, row);
-    guint64 next = s->step_bytes ? size + s->step_bytes : size * s->step_factor;
-    if (next <= size)   /* overflow */
-      break;
-    size = next;
+    size = next_size(s, size);
   }
   return rows;
 }

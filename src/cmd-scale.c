@@ -6,6 +6,7 @@
 #include "ddp.h"
 #include "jsonout.h"
 #include "plot.h"
+#include "ranges.h"
 #include "report.h"
 
 #include <math.h>
@@ -51,18 +52,36 @@ parse_gpu_list(const char *text, GError **error)
         return NULL;
       }
       guint64 a = g_array_index(list, guint64, list->len - 2), b = g_array_index(list, guint64, list->len - 1), last;
-      if (!g_ascii_string_to_unsigned(g_strstrip(items[i + 1]), 10, 1, G_MAXINT32, &last, NULL) || b <= a || last < b) {
-        g_set_error(error, DDP_CMD_ERROR, 0, "--gpus: \"%s\": the counts around \"...\" must increase", text);
+      if (!g_ascii_string_to_unsigned(g_strstrip(items[i + 1]), 10, 1, DDP_MAX_GPUS, &last, NULL) || b <= a || last < b) {
+        g_autofree char *quoted = ddp_range_quote(text);
+        g_set_error(error, DDP_CMD_ERROR, 0, "--gpus: \"%s\": the counts around \"...\" must increase (up to %" G_GUINT64_FORMAT ")",
+                    quoted, DDP_MAX_GPUS);
         return NULL;
       }
+      /* count before expanding (ranks ≤ 2^24, so no product below overflows) */
       gboolean geometric = b % a == 0;
+      guint64 added = 0;
+      for (guint64 next = geometric ? b * (b / a) : b + (b - a); next < last && list->len + added <= DDP_MAX_SWEEP_POINTS;
+           next = geometric ? next * (b / a) : next + (b - a))
+        added++;
+      if (list->len + added > DDP_MAX_SWEEP_POINTS) {
+        g_set_error(error, DDP_CMD_ERROR, 0, "--gpus: the list has more than %u counts (ranges.h DDP_MAX_SWEEP_POINTS)",
+                    DDP_MAX_SWEEP_POINTS);
+        return NULL;
+      }
       for (guint64 next = geometric ? b * (b / a) : b + (b - a); next < last; next = geometric ? next * (b / a) : next + (b - a))
         g_array_append_val(list, next);
       continue;
     }
     guint64 v;
-    if (!g_ascii_string_to_unsigned(item, 10, 1, G_MAXINT32, &v, NULL)) {
-      g_set_error(error, DDP_CMD_ERROR, 0, "--gpus: \"%s\" is not a GPU count (1 to 2147483647)", item);
+    if (!g_ascii_string_to_unsigned(item, 10, 1, DDP_MAX_GPUS, &v, NULL)) {
+      g_autofree char *quoted = ddp_range_quote(item);
+      g_set_error(error, DDP_CMD_ERROR, 0, "--gpus: \"%s\" is not a GPU count (1 to %" G_GUINT64_FORMAT ")", quoted, DDP_MAX_GPUS);
+      return NULL;
+    }
+    if (list->len >= DDP_MAX_SWEEP_POINTS) {
+      g_set_error(error, DDP_CMD_ERROR, 0, "--gpus: the list has more than %u counts (ranges.h DDP_MAX_SWEEP_POINTS)",
+                  DDP_MAX_SWEEP_POINTS);
       return NULL;
     }
     if (list->len > 0 && v <= g_array_index(list, guint64, list->len - 1)) {
@@ -223,17 +242,14 @@ run(int argc, char **argv, ScaleOptions *o)
   if (!gpus)
     gpus = default_gpu_list(s->cluster);
   double global_batch = 0;
-  if (o->global_batch) {
-    char *end = NULL;
-    global_batch = g_ascii_strtod(o->global_batch, &end);
-    if (end == o->global_batch || *end != '\0' || !(global_batch >= 1)) {
-      g_set_error(&error, DDP_CMD_ERROR, 0, "--global-batch: \"%s\" must be a number of at least 1", o->global_batch);
-      return ddp_cmd_fail("scale", error);
-    }
-  }
+  if (!ddp_flag_number("global-batch", o->global_batch, &DDP_RANGE_GLOBAL_BATCH, &global_batch, &error) ||
+      !ddp_stragglers_check_ranks(s->stragglers, g_array_index(gpus, guint64, gpus->len - 1), &error))
+    return ddp_cmd_fail("scale", error);
   DdpPlotFormat format;
   g_autofree char *gnuplot = NULL;
-  if (o->plot && (!ddp_plot_format_from_path(o->plot, "--plot", &format, &error) || !(gnuplot = ddp_plot_find_gnuplot(&error))))
+  if (o->plot && (!ddp_plot_format_from_path(o->plot, "--plot", &format, &error) ||
+                  !ddp_plot_check_paths("--plot", o->plot, "--plot-data", o->plot_data, &error) ||
+                  !(gnuplot = ddp_plot_find_gnuplot(&error))))
     return ddp_cmd_fail("scale", error);
   for (guint i = 0; i < gpus->len; i++)
     if (!ddp_cluster_check_gpus(s->cluster, g_array_index(gpus, guint64, i), NULL, &error))

@@ -266,7 +266,8 @@ check_options(const TimelineOptions *opts, guint *k, GError **error)
   if (opts->output) {
     DdpPlotFormat format;
     if (!ddp_plot_format_from_path(opts->output, "-o", &format, error) ||
-        !check_output_dir("-o", opts->output, error))
+        !check_output_dir("-o", opts->output, error) ||
+        !ddp_plot_check_paths("-o", opts->output, "--plot-data", opts->plot_data, error))
       return FALSE;
     /* no gnuplot, no point in simulating: fail now, before any output exists */
     g_autofree char *gnuplot = ddp_plot_find_gnuplot(error);

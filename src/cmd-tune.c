@@ -4,6 +4,8 @@
  * differences come from the buckets, not from luck. */
 #include "cmd.h"
 
+#include "ranges.h"
+
 #include "ddp.h"
 #include "jsonout.h"
 #include "plot.h"
@@ -39,8 +41,10 @@ cap_grid(const char *range, const char *points_text, GError **error)
     g_auto(GStrv) parts = g_strsplit(range, ":", -1);
     char *e1 = NULL, *e2 = NULL;
     if (g_strv_length(parts) != 2 || (lo = g_ascii_strtod(parts[0], &e1), *e1 != '\0' || e1 == parts[0]) ||
-        (hi = g_ascii_strtod(parts[1], &e2), *e2 != '\0' || e2 == parts[1]) || !(lo > 0) || !(hi >= lo) || !isfinite(hi)) {
-      g_set_error(error, DDP_CMD_ERROR, 0, "--range: \"%s\" must be MIN:MAX in MiB with 0 < MIN <= MAX", range);
+        (hi = g_ascii_strtod(parts[1], &e2), *e2 != '\0' || e2 == parts[1]) || !(hi >= lo) ||
+        !ddp_range_contains(&DDP_RANGE_BUCKET_CAP_MB, lo) || !ddp_range_contains(&DDP_RANGE_BUCKET_CAP_MB, hi)) {
+      g_autofree char *quoted = ddp_range_quote(range);
+      g_set_error(error, DDP_CMD_ERROR, 0, "--range: \"%s\" must be MIN:MAX in MiB with 1e-06 <= MIN <= MAX <= 1e+09", quoted);
       return NULL;
     }
   }
@@ -194,7 +198,9 @@ run(int argc, char **argv, TuneOptions *o)
     return ddp_cmd_fail("tune", error);
   DdpPlotFormat format;
   g_autofree char *gnuplot = NULL;
-  if (o->plot && (!ddp_plot_format_from_path(o->plot, "--plot", &format, &error) || !(gnuplot = ddp_plot_find_gnuplot(&error))))
+  if (o->plot && (!ddp_plot_format_from_path(o->plot, "--plot", &format, &error) ||
+                  !ddp_plot_check_paths("--plot", o->plot, "--plot-data", o->plot_data, &error) ||
+                  !(gnuplot = ddp_plot_find_gnuplot(&error))))
     return ddp_cmd_fail("tune", error);
 
   gboolean progress = isatty(STDERR_FILENO);

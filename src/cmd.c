@@ -41,7 +41,7 @@ is_input_error(const GError *error)
 {
   GQuark input_domains[] = {
     DDP_KEYFILE_ERROR, DDP_MODEL_ERROR, DDP_CLUSTER_ERROR, DDP_SCENARIO_ERROR, DDP_STRAGGLER_ERROR,
-    DDP_GPU_ERROR, DDP_COLLECTIVE_ERROR, DDP_CMD_ERROR, DDP_RANGE_ERROR, DDP_FIT_ERROR, G_OPTION_ERROR, G_KEY_FILE_ERROR,
+    DDP_GPU_ERROR, DDP_COLLECTIVE_ERROR, DDP_CMD_ERROR, DDP_RANGE_ERROR, G_CONVERT_ERROR, DDP_FIT_ERROR, G_OPTION_ERROR, G_KEY_FILE_ERROR,
   };
   if (error->domain == DDP_CALIBDB_ERROR)
     return ddp_calibdb_error_is_input(error);
@@ -85,6 +85,14 @@ ddp_cmd_parse(const char *verb, const char *summary, const char *description, co
     g_autofree GOptionEntry *common = ddp_cli_option_entries(cli);
     g_option_context_add_main_entries(context, common, NULL);
   }
+  /* GOption's conversion error would not say which argument: name it first */
+  for (int i = 2; i < *argc; i++)
+    if (!g_utf8_validate((*argv)[i], -1, NULL)) {
+      const char *flag = (*argv)[i][0] == '-' || i == 2 ? (*argv)[i] : (*argv)[i - 1];
+      g_autofree char *quoted = ddp_range_quote(flag);
+      g_set_error(error, DDP_CMD_ERROR, 0, "%s: the argument is not valid UTF-8 text", quoted);
+      return FALSE;
+    }
   if (!g_option_context_parse(context, argc, argv, error))
     return FALSE;
   /* (*argv)[0] is "ddpsim", [1] the verb */

@@ -3,6 +3,8 @@
 
 #include "cmd.h"
 
+#include <glib.h>
+
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +28,10 @@ main(int argc, char **argv)
    * that ddpsim reads or writes as data; it is reset to "C" for printf's %f all the same. */
   setlocale(LC_ALL, "");
   setlocale(LC_NUMERIC, "C");
+  /* In the plain C/POSIX locale (ASCII) GLib could neither take "…" in an argument nor print it in
+   * help; every Linux libc since 2.35 has C.UTF-8, the same locale with UTF-8 characters. */
+  if (!g_get_charset(NULL))
+    setlocale(LC_CTYPE, "C.UTF-8");
   if (argc < 2) {
     usage(stderr);
     return DDP_EXIT_INPUT;

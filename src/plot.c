@@ -29,7 +29,36 @@ gboolean
 ddp_plot_error_is_input(const GError *error)
 {
   return g_error_matches(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_FORMAT) ||
-         g_error_matches(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_NO_GNUPLOT);
+         g_error_matches(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_NO_GNUPLOT) ||
+         g_error_matches(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_PATH);
+}
+
+/**
+ * ddp_plot_check_paths:
+ * See plot.h.  Checked before the simulation runs, so a bad path costs nothing and leaves
+ * nothing behind; ddp_plot_render checks again (it may be called without the verb checking).
+ */
+gboolean
+ddp_plot_check_paths(const char *output_flag, const char *output, const char *dir_flag, const char *keep_dir,
+                     GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname(output);
+  GStatBuf st;
+  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    g_set_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_PATH, "%s: \"%s\": directory \"%s\" does not exist", output_flag,
+                output, dir);
+    return FALSE;
+  }
+  if (g_stat(output, &st) == 0 && !S_ISREG(st.st_mode)) {
+    g_set_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_PATH, "%s: \"%s\" exists and is not a regular file%s", output_flag,
+                output, S_ISDIR(st.st_mode) ? " (a directory)" : "");
+    return FALSE;
+  }
+  if (keep_dir && g_stat(keep_dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+    g_set_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_PATH, "%s: \"%s\" exists and is not a directory", dir_flag, keep_dir);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /**
@@ -330,7 +359,7 @@ ddp_plot_render(DdpPlot *plot, const char *output_path, const char *keep_dir, GE
   if (!gnuplot)
     return FALSE;
   g_autofree char *script = ddp_plot_find_script(plot->script, error);
-  if (!script)
+  if (!script || !ddp_plot_check_paths("output", output_path, "plot data directory", keep_dir, error))
     return FALSE;
   /* gnuplot runs in the data directory; the script and output must not depend on our cwd */
   g_autofree char *script_abs = g_canonicalize_filename(script, NULL);

@@ -46,6 +46,7 @@ typedef enum {
   DDP_PLOT_ERROR_NO_SCRIPT,   /* plots/NAME.gp not found: a broken installation */
   DDP_PLOT_ERROR_GNUPLOT,     /* gnuplot ran and failed; the message quotes its first error line */
   DDP_PLOT_ERROR_OUTPUT,      /* the output or data directory cannot be written */
+  DDP_PLOT_ERROR_PATH,        /* the output or data path the user gave cannot be one (exit 2) */
 } DdpPlotError;
 
 /* TRUE for the errors that are the user's to fix (FORMAT, NO_GNUPLOT), which the command runner
@@ -89,5 +90,11 @@ gboolean ddp_plot_render(DdpPlot *plot, const char *output_path, const char *kee
 /* The path of the script that ddp_plot_render() would run (transfer full), or NULL with
  * DDP_PLOT_ERROR_NO_SCRIPT. */
 char *ddp_plot_find_script(const char *script, GError **error);
+
+/* Checks the paths a verb was given before any work: @output (flag @output_flag) must be in an
+ * existing directory and not be a directory or other non-regular file; @keep_dir (nullable, flag
+ * @dir_flag) must be a directory when it exists.  FALSE with DDP_PLOT_ERROR_PATH (bad input). */
+gboolean ddp_plot_check_paths(const char *output_flag, const char *output, const char *dir_flag,
+                              const char *keep_dir, GError **error);
 
 #endif
