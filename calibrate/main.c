@@ -740,6 +740,8 @@ calibrate(const Job *job, const MainOptions *mo, DdpCalOptions *o)
   g_autoptr(DdpCalibRun) resumed = NULL;
   if (is_root(job)) {
     db = ddp_calibdb_open(mo->db, DDP_CALIBDB_WRITE, &error);
+    if (db && !ddp_calibdb_lock_run(db, &error))   /* one run at a time: two --resume cannot collide */
+      g_clear_pointer(&db, ddp_calibdb_close);
     if (db && mo->resume)
       resumed = resume_run(db, mo, o, &error);
   }

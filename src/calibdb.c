@@ -14,11 +14,20 @@
  * - synchronous=FULL: one fsync per batch costs nothing next to a measurement that took a second,
  *   and it makes a committed batch survive a power cut too, not only a killed process.
  */
+/* flock(), O_CLOEXEC under -std=c11 */
+#define _DEFAULT_SOURCE
+
 #include "calibdb.h"
 
+#include <glib/gstdio.h>
+
 #include <sqlite3.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 G_DEFINE_QUARK(ddp-calibdb-error-quark, ddp_calibdb_error)
 
@@ -246,6 +255,7 @@ struct _DdpCalibDb {
   gint64 txn_run;      /* TXN_BATCH: the batch's run */
   char *txn_batch;     /* TXN_BATCH: its name */
   gint64 txn_fit;      /* TXN_FIT: the fit's id */
+  int run_lock;        /* ddp_calibdb_lock_run's descriptor, or -1 */
 };
 
 /* ---- errors -------------------------------------------------------------------------------- */
@@ -501,7 +511,7 @@ create_schema(DdpCalibDb *db, GError **error)
 
 /* Decides whether the file is ours, empty (create it), foreign, newer, or damaged. */
 static gboolean
-check_identity(DdpCalibDb *db, GError **error)
+check_identity(DdpCalibDb *db, gboolean creating, GError **error)
 {
   gint64 app_id = 0, version = 0, tables = 0;
   if (!query_int(db, "PRAGMA application_id", &app_id, error) ||
@@ -512,6 +522,14 @@ check_identity(DdpCalibDb *db, GError **error)
     if (db->mode == DDP_CALIBDB_READ) {
       g_set_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_NOT_FOUND,
                   "%s: empty file: no calibration data (run ddpsim-calibrate --db %s first)", db->path, db->path);
+      return FALSE;
+    }
+    /* New files are made whole by create_new_file(); an empty file that was already there is
+     * someone else's (a touch, a truncated download): never write a schema into it. */
+    if (!creating) {
+      g_set_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_FOREIGN,
+                  "%s: an existing empty file, not a ddpsim calibration database (remove it, or name a new file)",
+                  db->path);
       return FALSE;
     }
     return create_schema(db, error);
@@ -566,6 +584,65 @@ check_integrity(DdpCalibDb *db, GError **error)
   return ok;
 }
 
+/* Creates @path with the whole schema, atomically: the schema is written into a temporary file
+ * beside it, which is then linked into place only if @path still does not exist.  Two writers
+ * creating one database thus never race on CREATE TABLE: the loser's link fails with EEXIST and
+ * it opens the winner's complete file.  No other process ever sees a half-made database. */
+static gboolean
+create_new_file(const char *path, GError **error)
+{
+  g_autofree char *tmp = g_strdup_printf("%s.new-XXXXXX", path);
+  int fd = g_mkstemp(tmp);
+  if (fd < 0) {
+    int saved = errno;
+    g_set_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_OPEN, "%s: cannot create: %s", path, g_strerror(saved));
+    return FALSE;
+  }
+  close(fd);
+  DdpCalibDb fresh = { .path = (char *)path, .mode = DDP_CALIBDB_WRITE, .run_lock = -1 };
+  int rc = sqlite3_open_v2(tmp, &fresh.sql, SQLITE_OPEN_READWRITE, NULL);
+  gboolean ok = rc == SQLITE_OK;
+  if (!ok)
+    sql_error(&fresh, error, rc, "creating");
+  else
+    ok = check_identity(&fresh, TRUE, error);
+  sqlite3_close(fresh.sql);
+  if (ok && link(tmp, path) != 0 && errno != EEXIST) {
+    int saved = errno;
+    g_set_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_OPEN, "%s: cannot create: %s", path, g_strerror(saved));
+    ok = FALSE;
+  }
+  g_unlink(tmp);
+  return ok;
+}
+
+/**
+ * ddp_calibdb_lock_run:
+ * See calibdb.h.  flock() locks are independent of the POSIX locks SQLite takes on the same file.
+ */
+gboolean
+ddp_calibdb_lock_run(DdpCalibDb *db, GError **error)
+{
+  if (db->run_lock >= 0 || strcmp(db->path, ":memory:") == 0)
+    return TRUE;
+  int fd = open(db->path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int saved = errno;
+    g_set_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_OPEN, "%s: cannot open: %s", db->path, g_strerror(saved));
+    return FALSE;
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    int saved = errno;
+    close(fd);
+    g_set_error(error, DDP_CALIBDB_ERROR, saved == EWOULDBLOCK ? DDP_CALIBDB_ERROR_BUSY : DDP_CALIBDB_ERROR_OPEN,
+                "%s: %s", db->path, saved == EWOULDBLOCK ? "another calibration run is writing this database "
+                "(one run at a time; wait for it, or use another --db)" : g_strerror(saved));
+    return FALSE;
+  }
+  db->run_lock = fd;
+  return TRUE;
+}
+
 /**
  * ddp_calibdb_open:
  * @path: a file, or ":memory:" (tests)
@@ -583,6 +660,10 @@ ddp_calibdb_open(const char *path, DdpCalibDbMode mode, GError **error)
   g_autoptr(DdpCalibDb) db = g_new0(DdpCalibDb, 1);
   db->path = g_strdup(path);
   db->mode = mode;
+  db->run_lock = -1;
+  gboolean memory = strcmp(path, ":memory:") == 0;
+  if (mode == DDP_CALIBDB_WRITE && !memory && !g_file_test(path, G_FILE_TEST_EXISTS) && !create_new_file(path, error))
+    return NULL;
   int flags = mode == DDP_CALIBDB_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
   int rc = sqlite3_open_v2(path, &db->sql, flags, NULL);
   if (rc != SQLITE_OK) {
@@ -593,7 +674,7 @@ ddp_calibdb_open(const char *path, DdpCalibDbMode mode, GError **error)
   sqlite3_extended_result_codes(db->sql, 1);
   /* Another process (a running calibration) may hold the write lock for a moment. */
   sqlite3_busy_timeout(db->sql, 10000);
-  if (!check_identity(db, error) || !check_integrity(db, error))
+  if (!check_identity(db, memory, error) || !check_integrity(db, error))
     return NULL;
   if (mode == DDP_CALIBDB_WRITE) {
     /* journal_mode answers with the mode in effect: "wal", or "memory" for :memory: */
@@ -606,7 +687,10 @@ ddp_calibdb_open(const char *path, DdpCalibDbMode mode, GError **error)
   for (int s = 0; s < ST_COUNT; s++) {
     rc = sqlite3_prepare_v3(db->sql, statement_sql[s], -1, SQLITE_PREPARE_PERSISTENT, &db->st[s], NULL);
     if (rc != SQLITE_OK) {
-      sql_error(db, error, rc, "preparing statements");
+      /* our application_id and schema version, yet a statement of that schema does not compile:
+       * a table or column was dropped or altered by hand */
+      g_set_error(error, DDP_CALIBDB_ERROR, (rc & 0xff) == SQLITE_ERROR ? DDP_CALIBDB_ERROR_CORRUPT : code_for(rc),
+                  "%s: damaged database: %s", db->path, sqlite3_errmsg(db->sql));
       return NULL;
     }
   }
@@ -629,6 +713,8 @@ ddp_calibdb_close(DdpCalibDb *db)
     sqlite3_finalize(db->st[s]);
   if (db->sql)
     sqlite3_close(db->sql);
+  if (db->run_lock >= 0)
+    close(db->run_lock);
   g_free(db->txn_batch);
   g_free(db->path);
   g_free(db);

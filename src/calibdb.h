@@ -41,6 +41,7 @@ typedef enum {
   DDP_CALIBDB_ERROR_VERSION,   /* a ddpsim calibration database of a newer schema */
   DDP_CALIBDB_ERROR_NOT_FOUND, /* no such run or fit, or the database holds none */
   DDP_CALIBDB_ERROR_SQL,       /* any other SQLite failure (disk full, I/O error, locked): internal */
+  DDP_CALIBDB_ERROR_BUSY,      /* another calibration run holds the database's run lock (exit 2) */
 } DdpCalibDbError;
 
 /* TRUE when @error is a calibdb error caused by the user's input (a wrong, foreign, corrupt or
@@ -254,5 +255,11 @@ GArray *ddp_calibdb_fit_residuals(DdpCalibDb *db, gint64 fit_id, GError **error)
 
 /* "2026-06-01T12:00:00Z": now, UTC (g_free). */
 char *ddp_calibdb_now(void);
+
+/* Takes the database's run lock (an exclusive flock on the file, held until close): one
+ * calibration run writes a database at a time, so two runs — or two --resume of one run — cannot
+ * interleave.  Readers and `ddpsim fit` do not take it (SQLite's locking and busy timeout order
+ * their transactions).  FALSE with DDP_CALIBDB_ERROR_BUSY when another process holds it. */
+gboolean ddp_calibdb_lock_run(DdpCalibDb *db, GError **error);
 
 #endif

@@ -358,9 +358,45 @@ test_open_empty(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
   g_assert_null(ddp_calibdb_open(f->path, DDP_CALIBDB_READ, &error));
   g_assert_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_NOT_FOUND);
   g_clear_error(&error);
-  g_autoptr(DdpCalibDb) db = ddp_calibdb_open(f->path, DDP_CALIBDB_WRITE, &error); /* creates the schema */
+  /* issue 11: an existing empty file is not ours to write a schema into */
+  g_assert_null(ddp_calibdb_open(f->path, DDP_CALIBDB_WRITE, &error));
+  g_assert_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_FOREIGN);
+  g_assert_true(ddp_calibdb_error_is_input(error));
+  GStatBuf st;
+  g_assert_cmpint(g_stat(f->path, &st), ==, 0);
+  g_assert_cmpint(st.st_size, ==, 0);   /* untouched */
+}
+
+/* A new file is created whole (schema linked into place), leaving no temporary file beside it;
+ * the run lock admits one holder; a dropped table reads as a damaged database. */
+static void
+test_open_create_lock_damage(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCalibDb) db = ddp_calibdb_open(f->path, DDP_CALIBDB_WRITE, &error);
   g_assert_no_error(error);
   assert_check(db);
+  g_autoptr(GDir) dir = g_dir_open(f->dir, 0, NULL);
+  for (const char *name; (name = g_dir_read_name(dir));)
+    g_assert_false(strstr(name, ".new-"));
+  g_assert_true(ddp_calibdb_lock_run(db, &error));
+  g_autoptr(DdpCalibDb) second = ddp_calibdb_open(f->path, DDP_CALIBDB_WRITE, &error);
+  g_assert_no_error(error);   /* opening is fine: SQLite orders transactions */
+  g_assert_false(ddp_calibdb_lock_run(second, &error));
+  g_assert_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_BUSY);
+  g_assert_true(ddp_calibdb_error_is_input(error));
+  g_clear_error(&error);
+  g_clear_pointer(&db, ddp_calibdb_close);   /* releases the lock */
+  g_assert_true(ddp_calibdb_lock_run(second, &error));
+  g_clear_pointer(&second, ddp_calibdb_close);
+
+  sqlite3 *raw = NULL;
+  g_assert_cmpint(sqlite3_open(f->path, &raw), ==, SQLITE_OK);
+  g_assert_cmpint(sqlite3_exec(raw, "DROP TABLE fit_residuals", NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close(raw);
+  g_assert_null(ddp_calibdb_open(f->path, DDP_CALIBDB_READ, &error));
+  g_assert_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_CORRUPT);
+  g_assert_nonnull(strstr(error->message, "fit_residuals"));
 }
 
 static void
@@ -578,6 +614,7 @@ main(int argc, char **argv)
   g_test_add("/calibdb/file/roundtrip", FileFixture, NULL, file_setup, test_file_roundtrip, file_teardown);
   g_test_add("/calibdb/open/missing", FileFixture, NULL, file_setup, test_open_missing, file_teardown);
   g_test_add("/calibdb/open/empty", FileFixture, NULL, file_setup, test_open_empty, file_teardown);
+  g_test_add("/calibdb/open/create-lock-damage", FileFixture, NULL, file_setup, test_open_create_lock_damage, file_teardown);
   g_test_add("/calibdb/open/not-sqlite", FileFixture, NULL, file_setup, test_open_garbage, file_teardown);
   g_test_add("/calibdb/open/foreign", FileFixture, NULL, file_setup, test_open_foreign, file_teardown);
   g_test_add("/calibdb/open/newer-schema", FileFixture, NULL, file_setup, test_open_newer, file_teardown);
