@@ -19,6 +19,8 @@
 
 #include "calibdb.h"
 
+#include "ranges.h"
+
 #include <glib/gstdio.h>
 
 #include <sqlite3.h>
@@ -1052,6 +1054,30 @@ ddp_calibdb_batch_commit(DdpCalibDb *db, const char *note, GError **error)
 
 /* ---- reading points ------------------------------------------------------------------------ */
 
+/* Stored values are inputs like any file (issue 11): a hand-edited or damaged row with 2^63 bytes
+ * or alpha 1e308 must not reach the model.  The bounds are ranges.h's (sizes 2^50, ranks 2^24,
+ * link bandwidths 10^5 GB/s, latencies 10^6 µs, layer times 10^9 µs); times and rates must be
+ * finite.  Each reader keeps the first complaint: "column = value (expected lo to hi)". */
+static void
+check_value(char **bad, const char *column, double v, double lo, double hi)
+{
+  if (!*bad && !(v >= lo && v <= hi))
+    *bad = g_strdup_printf("%s = %g (expected %g to %g)", column, v, lo, hi);
+}
+
+static gboolean
+value_error(const DdpCalibDb *db, GError **error, const char *table, guint row, char *bad)
+{
+  g_set_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_VALUE, "%s: %s, row %u: %s: not a value ddpsim can use",
+              db->path, table, row, bad);
+  g_free(bad);
+  return FALSE;
+}
+
+#define MAX_RANKS DDP_RANGE_GPUS.max
+#define MAX_BYTES DDP_RANGE_TENSOR_BYTES.max
+#define MAX_US DDP_RANGE_LAYER_US.max
+
 static gboolean
 run_selected(const gint64 *run_ids, guint n_runs, gint64 id)
 {
@@ -1096,6 +1122,16 @@ ddp_calibdb_allreduce_points(DdpCalibDb *db, const gint64 *run_ids, guint n_runs
     p.algbw_GBs = column_double(st, c++);
     p.busbw_GBs = column_double(st, c++);
     g_array_append_val(out, p);
+    char *bad = NULL;
+    check_value(&bad, "ranks", p.ranks, 1, MAX_RANKS);
+    check_value(&bad, "nodes", p.nodes, 1, MAX_RANKS);
+    check_value(&bad, "bytes", (double)p.bytes, 0, MAX_BYTES);
+    check_value(&bad, "time_us", p.time_us, 0, MAX_US);
+    if (bad) {
+      stmt_done(st);
+      value_error(db, error, "allreduce_points", out->len, bad);
+      return NULL;
+    }
   }
   stmt_done(st);
   if (rc != SQLITE_DONE) {
@@ -1141,6 +1177,16 @@ ddp_calibdb_kernel_points(DdpCalibDb *db, const gint64 *run_ids, guint n_runs, G
     p.tflops = column_double(st, c++);
     p.GBs = column_double(st, c++);
     g_array_append_val(out, p);
+    char *bad = NULL;
+    check_value(&bad, "batch_size", p.batch_size, 0, DDP_RANGE_BATCH.max);
+    check_value(&bad, "flops", p.flops, 0, 1e24);
+    check_value(&bad, "bytes", p.bytes, 0, 1e24);
+    check_value(&bad, "time_us", p.time_us, 0, MAX_US);
+    if (bad) {
+      stmt_done(st);
+      value_error(db, error, "kernel_points", out->len, bad);
+      return NULL;
+    }
   }
   stmt_done(st);
   if (rc != SQLITE_DONE) {
@@ -1275,7 +1321,7 @@ ddp_calibdb_fit_get(DdpCalibDb *db, gint64 fit_id, GError **error)
 /* Shared loop of the four fit-row readers: binds the id, calls @row for each result row. */
 static GArray *
 read_fit_rows(DdpCalibDb *db, Statement s, gint64 fit_id, gsize element, GDestroyNotify clear,
-              void (*row)(sqlite3_stmt *st, gpointer out), const char *what, GError **error)
+              char *(*row)(sqlite3_stmt *st, gpointer out), const char *what, GError **error)
 {
   sqlite3_stmt *st = db->st[s];
   if (!check_binds(db, s, sqlite3_bind_int64(st, 1, fit_id), what, error))
@@ -1286,8 +1332,13 @@ read_fit_rows(DdpCalibDb *db, Statement s, gint64 fit_id, gsize element, GDestro
   int rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     memset(item, 0, element);
-    row(st, item);
+    char *bad = row(st, item);
     g_array_append_vals(out, item, 1);
+    if (bad) {
+      stmt_done(st);
+      value_error(db, error, what, out->len, bad);
+      return NULL;
+    }
   }
   stmt_done(st);
   if (rc != SQLITE_DONE) {
@@ -1297,7 +1348,7 @@ read_fit_rows(DdpCalibDb *db, Statement s, gint64 fit_id, gsize element, GDestro
   return g_steal_pointer(&out);
 }
 
-static void
+static char *
 allreduce_fit_row(sqlite3_stmt *st, gpointer out)
 {
   DdpCalibAllreduceFit *f = out;
@@ -1313,9 +1364,20 @@ allreduce_fit_row(sqlite3_stmt *st, gpointer out)
   f->max_bytes = sqlite3_column_int64(st, 9);
   f->rms_rel = column_double(st, 10);
   f->max_rel = column_double(st, 11);
+  char *bad = NULL;
+  check_value(&bad, "ranks", f->ranks, 1, MAX_RANKS);
+  check_value(&bad, "nodes", f->nodes, 1, MAX_RANKS);
+  check_value(&bad, "alpha_us", f->alpha_us, 0, DDP_RANGE_LATENCY_US.max);
+  check_value(&bad, "algbw_GBs", f->algbw_GBs, 0, DDP_RANGE_BANDWIDTH_GBS.max);
+  if (f->algbw_GBs != 0)
+    check_value(&bad, "algbw_GBs", f->algbw_GBs, DDP_RANGE_BANDWIDTH_GBS.min, DDP_RANGE_BANDWIDTH_GBS.max);
+  check_value(&bad, "busbw_GBs", f->busbw_GBs, 0, 2 * DDP_RANGE_BANDWIDTH_GBS.max);
+  check_value(&bad, "min_bytes", (double)f->min_bytes, 0, MAX_BYTES);
+  check_value(&bad, "max_bytes", (double)f->max_bytes, 0, MAX_BYTES);
+  return bad;
 }
 
-static void
+static char *
 kernel_fit_row(sqlite3_stmt *st, gpointer out)
 {
   DdpCalibKernelFit *f = out;
@@ -1328,9 +1390,15 @@ kernel_fit_row(sqlite3_stmt *st, gpointer out)
   f->n_points = sqlite3_column_int(st, 6);
   f->rms_rel = column_double(st, 7);
   f->max_rel = column_double(st, 8);
+  char *bad = NULL;
+  check_value(&bad, "rate", f->rate, 1e-9, 1e9);   /* TFLOP/s or GB/s */
+  if (!isnan(f->efficiency))
+    check_value(&bad, "efficiency", f->efficiency, 0, 10);
+  check_value(&bad, "overhead_us", f->overhead_us, 0, DDP_RANGE_LATENCY_US.max);
+  return bad;
 }
 
-static void
+static char *
 layer_fit_row(sqlite3_stmt *st, gpointer out)
 {
   DdpCalibLayerFit *f = out;
@@ -1341,9 +1409,15 @@ layer_fit_row(sqlite3_stmt *st, gpointer out)
   f->batch_size = column_double(st, 4);
   f->forward_us = column_double(st, 5);
   f->backward_us = column_double(st, 6);
+  char *bad = NULL;
+  check_value(&bad, "batch_size", f->batch_size, 0, DDP_RANGE_BATCH.max);
+  if (!(f->forward_us < 0))   /* < 0: not measured */
+    check_value(&bad, "forward_us", f->forward_us, 0, MAX_US);
+  check_value(&bad, "backward_us", f->backward_us, 0, MAX_US);
+  return bad;
 }
 
-static void
+static char *
 residual_row(sqlite3_stmt *st, gpointer out)
 {
   DdpCalibResidual *r = out;
@@ -1353,6 +1427,7 @@ residual_row(sqlite3_stmt *st, gpointer out)
   r->measured_us = column_double(st, 3);
   r->fitted_us = column_double(st, 4);
   r->rel = column_double(st, 5);
+  return NULL;   /* only printed, never used in a prediction */
 }
 
 /** ddp_calibdb_fit_allreduce: Returns: (transfer full) (element-type DdpCalibAllreduceFit). */

@@ -42,6 +42,7 @@ typedef enum {
   DDP_CALIBDB_ERROR_NOT_FOUND, /* no such run or fit, or the database holds none */
   DDP_CALIBDB_ERROR_SQL,       /* any other SQLite failure (disk full, I/O error, locked): internal */
   DDP_CALIBDB_ERROR_BUSY,      /* another calibration run holds the database's run lock (exit 2) */
+  DDP_CALIBDB_ERROR_VALUE,     /* a stored value outside the ranges ddpsim reads (ranges.h; exit 2) */
 } DdpCalibDbError;
 
 /* TRUE when @error is a calibdb error caused by the user's input (a wrong, foreign, corrupt or
