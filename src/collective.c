@@ -24,6 +24,8 @@
  */
 #include "collective.h"
 
+#include "ranges.h"
+
 #include "fit.h"
 
 #include <errno.h>
@@ -1138,9 +1140,11 @@ compare_read(CompareContext *ctx, char **lines, GError **error)
     DdpComparePoint point = { 0 };
     guint64 gpus;
     if (!parse_count(value[COL_GPUS], &gpus) || !parse_count(value[COL_BYTES], &point.bytes) ||
-        !parse_positive(value[COL_TIME], &point.measured_us)) {
+        !parse_positive(value[COL_TIME], &point.measured_us) || gpus > DDP_MAX_GPUS ||
+        point.bytes > (guint64)DDP_RANGE_SWEEP_BYTES.max || point.measured_us > DDP_RANGE_LAYER_US.max) {
       g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_CSV,
-                  "%s:%u: gpus, bytes and time_us must be positive numbers", ctx->path, line);
+                  "%s:%u: gpus (1 to 2^24), bytes (1 to 2^50) and time_us (up to 1e9) must be positive numbers",
+                  ctx->path, line);
       return NULL;
     }
     DdpCollective *model = compare_model(ctx, value[COL_CLUSTER], gpus, line, error);
@@ -1180,7 +1184,7 @@ ddp_collective_compare_csv(const char *path, GError **error)
 {
   g_autofree char *text = NULL;
   g_autoptr(GError) local = NULL;
-  if (!g_file_get_contents(path, &text, NULL, &local)) {
+  if (!ddp_range_read_file(path, &text, NULL, &local)) {   /* a regular file, size-capped, no NUL */
     g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_CSV, "%s", local->message);
     return NULL;
   }

@@ -1,0 +1,553 @@
+/* Bad input through the real binary ($DDPSIM), one table (issue 11): every case must exit 2 with
+ * exactly one line on stderr that names the file:line: group.key or the --flag, print nothing on
+ * stdout, and leave every file as it was — inputs and would-be outputs alike (same names, sizes,
+ * modification times and bytes; nothing created).  The table holds every crash, wrong answer and
+ * wrong exit status the issue lists, then the ranges of docs/limits.md key by key and flag by
+ * flag.  Each case runs in a fresh directory holding its files; the binary runs there. */
+/* lstat, st_mtim, truncate, mkfifo under -std=c11 */
+#define _DEFAULT_SOURCE
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "calibdb.h"
+#include "ranges.h"
+
+#include <sqlite3.h>
+
+/* Special files a case needs besides its text files. */
+typedef enum {
+  SETUP_NONE,
+  SETUP_FIFO,          /* fifo: a named pipe */
+  SETUP_DIR,           /* adir/: a directory */
+  SETUP_BIG,           /* big.model: 65 MiB (sparse) */
+  SETUP_MANY_LAYERS,   /* many.model: 100 001 layers */
+  SETUP_DB_EMPTY,      /* empty.db: an existing empty file */
+  SETUP_DB_DROPPED,    /* dropped.db: a ddpsim database with a table dropped */
+  SETUP_DB_HUGE_POINT, /* point.db: an AllReduce point of 2^62 bytes */
+  SETUP_DB_HUGE_ALPHA, /* alpha.db: a stored fit with alpha 1e308 */
+  SETUP_OLD_OUTPUT,    /* out.png: an existing output that must survive */
+} Setup;
+
+typedef struct {
+  const char *name;
+  const char *file;      /* written into the case directory, or NULL */
+  const char *text;      /* its contents; with @length, may hold NUL bytes */
+  gsize length;          /* 0: strlen(text) */
+  const char *file2, *text2;
+  Setup setup;
+  const char *argv[14];
+  const char *expect;    /* the one line must contain this */
+} Case;
+
+#define MODEL "[model]\nname = m\n\n[layer a]\nkind = linear\n"
+/* line 6 forward_flops, 7 backward_flops, 8 params */
+#define LAYER_A(fwd, bwd, params) MODEL "forward_flops = " fwd "\nbackward_flops = " bwd "\nparams = " params "\n"
+#define GOOD_MODEL LAYER_A("1000", "2000", "a.w:10,10")
+#define CLUSTER_HEAD "[cluster]\nname = c\ngpu = a100\n"
+/* line 4 gpus_per_node, 6 [intra], 7 fabric, 8 bandwidth, 9 latency */
+#define CLUSTER(ppn, bw, lat) CLUSTER_HEAD "gpus_per_node = " ppn "\n\n[intra]\nfabric = nvswitch\nbandwidth_GBs = " bw "\nlatency_us = " lat "\n"
+#define GOOD_CLUSTER CLUSTER("8", "300", "1")
+/* lines 11 [inter] 12 fabric 13 nics 14 Gbps 15 latency */
+#define INTER(nics, gbps) "\n[inter]\nfabric = ib\nnics_per_node = " nics "\nnic_bandwidth_Gbps = " gbps "\nlatency_us = 5\n"
+/* line 2 gpus, 5 the [training] key */
+#define SCENARIO(gpus, training) "[scenario]\ngpus = " gpus "\n\n[training]\n" training "\n"
+#define PREDICT "predict", "--model", "m.model"
+#define CSV_HEAD "cluster,gpus,bytes,time_us\n"
+
+static const Case cases[] = {
+  /* ---- issue 11, as listed ---- */
+  { "shape-2^63", "m.model", LAYER_A("1", "1", "a.w:9223372036854775807"), 0, NULL, NULL, 0, { PREDICT }, "m.model:8: layer a.params: a.w: bad shape" },
+  { "shape-product-overflow", "m.model", LAYER_A("1", "1", "a.w:4294967296,4294967296"), 0, NULL, NULL, 0, { PREDICT }, "m.model:8: layer a.params" },
+  { "batch-1e308", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--batch", "1e308" }, "--batch:" },
+  { "step-ms-1e308", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--step-ms", "1e308" }, "--step-ms:" },
+  { "forward-flops-1e308", "m.model", LAYER_A("1e308", "1", "a.w:10"), 0, NULL, NULL, 0, { PREDICT }, "m.model:6: layer a.forward_flops:" },
+  { "bandwidth-1e22", "c.cluster", CLUSTER("8", "1e22", "1"), 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:8: intra.bandwidth_GBs:" },
+  { "bandwidth-1e-300", "c.cluster", CLUSTER("8", "1e-300", "1"), 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:8: intra.bandwidth_GBs:" },
+  { "stragglers-slow-1e300", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--stragglers", "slow:8:1e300" }, "--stragglers: \"slow:8:1e300\": FACTOR" },
+  { "stragglers-lognormal-800", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--stragglers", "lognormal:800" }, "--stragglers: \"lognormal:800\": SIGMA" },
+  { "allreduce-gpus-2^34", NULL, NULL, 0, NULL, NULL, 0, { "allreduce", "--gpus", "17179869184" }, "--gpus:" },
+  { "allreduce-gpus-minus-8", NULL, NULL, 0, NULL, NULL, 0, { "allreduce", "--gpus", "-8" }, "--gpus: \"-8\"" },
+  { "allreduce-gpus-2147483640", NULL, NULL, 0, NULL, NULL, 0, { "allreduce", "--gpus", "2147483640" }, "--gpus:" },
+  { "compare-gpus-2^63", "c.csv", CSV_HEAD "dgx-a100,9223372036854775808,8,1\n", 0, NULL, NULL, 0, { "allreduce", "--compare", "c.csv" }, "c.csv:2:" },
+  { "scale-list-to-2^31", NULL, NULL, 0, NULL, NULL, 0, { "scale", "--gpus", "2,3,...,2147483647" }, "--gpus:" },
+  { "scale-list-4097-points", NULL, NULL, 0, NULL, NULL, 0, { "scale", "--gpus", "2,3,...,16777216" }, "--gpus: the list has more than 4096" },
+  { "predict-gpus-2^31-stragglers", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--gpus", "2147483640", "--stragglers", "normal:0.1" }, "--gpus:" },
+  { "allreduce-rows-uncapped", NULL, NULL, 0, NULL, NULL, 0, { "allreduce", "-b", "8", "-e", "8G", "-f", "2", "-i", "1" }, "-i: the sweep" },
+  { "model-dev-zero", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--model", "/dev/zero" }, "/dev/zero: not a regular file" },
+  { "model-fifo", NULL, NULL, 0, NULL, NULL, SETUP_FIFO, { "predict", "--model", "./fifo" }, "./fifo: not a regular file" },
+  { "scenario-fifo", NULL, NULL, 0, NULL, NULL, SETUP_FIFO, { "predict", "fifo" }, "fifo: not a regular file" },
+  { "compare-fifo", NULL, NULL, 0, NULL, NULL, SETUP_FIFO, { "allreduce", "--compare", "fifo" }, "fifo: not a regular file" },
+  { "model-100001-layers", NULL, NULL, 0, NULL, NULL, SETUP_MANY_LAYERS, { "predict", "--model", "./many.model" }, "many.model:" },
+  { "scale-plot-nodir", NULL, NULL, 0, NULL, NULL, 0, { "scale", "--gpus", "8", "--plot", "nodir/x.png" }, "--plot: \"nodir/x.png\"" },
+  { "scale-plot-data-file", "afile", "keep me\n", 0, NULL, NULL, 0, { "scale", "--gpus", "8", "--plot", "x.png", "--plot-data", "afile" }, "--plot-data: \"afile\"" },
+  { "tune-plot-data-file", "afile", "keep me\n", 0, NULL, NULL, 0, { "tune", "--plot", "x.svg", "--plot-data", "afile" }, "--plot-data: \"afile\"" },
+  { "timeline-plot-data-file", "afile", "keep me\n", 0, NULL, NULL, 0, { "timeline", "-o", "x.png", "--plot-data", "afile" }, "--plot-data: \"afile\"" },
+  { "calibration-dropped-table", NULL, NULL, 0, NULL, NULL, SETUP_DB_DROPPED, { "predict", "--calibration", "dropped.db" }, "dropped.db: damaged database" },
+  { "fit-existing-empty-file", NULL, NULL, 0, NULL, NULL, SETUP_DB_EMPTY, { "fit", "--db", "empty.db" }, "empty.db: an existing empty file" },
+  { "calibration-point-2^62-bytes", NULL, NULL, 0, NULL, NULL, SETUP_DB_HUGE_POINT, { "predict", "--calibration", "point.db" }, "point.db: allreduce_points, row 1: bytes" },
+  { "calibration-alpha-1e308", NULL, NULL, 0, NULL, NULL, SETUP_DB_HUGE_ALPHA, { "predict", "--calibration", "alpha.db" }, "alpha_us = 1e+308" },
+  { "keyfile-nul-byte", "m.model", GOOD_MODEL "\0[layer b]\nkind = conv\n", sizeof(GOOD_MODEL "\0[layer b]\nkind = conv\n") - 1, NULL, NULL, 0, { PREDICT }, "m.model:9: a NUL byte" },
+  { "keyfile-control-chars", "m.model", LAYER_A("1\x01\x02\x1b[2J", "1", "a.w:1"), 0, NULL, NULL, 0, { PREDICT }, "m.model:6: layer a.forward_flops: \"1\\x01\\x02\\x1b[2J\"" },
+  { "keyfile-glib-locale-key", "m.model", GOOD_MODEL "name[x = y\n", 0, NULL, NULL, 0, { PREDICT }, "m.model:9:" },
+  { "batch-0.5", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--batch", "0.5" }, "--batch: \"0.5\"" },
+  { "stragglers-slow-100-on-8", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--gpus", "8", "--stragglers", "slow:100:2" }, "--stragglers: slow:100" },
+  { "existing-output-survives", NULL, NULL, 0, NULL, NULL, SETUP_OLD_OUTPUT, { "scale", "--gpus", "8", "--batch", "0", "--plot", "out.png" }, "--batch:" },
+  /* ---- model files ---- */
+  { "flops-negative", "m.model", LAYER_A("-1", "1", "a.w:1"), 0, NULL, NULL, 0, { PREDICT }, "m.model:6: layer a.forward_flops:" },
+  { "flops-nan", "m.model", LAYER_A("nan", "1", "a.w:1"), 0, NULL, NULL, 0, { PREDICT }, "m.model:6: layer a.forward_flops:" },
+  { "flops-inf", "m.model", LAYER_A("inf", "1", "a.w:1"), 0, NULL, NULL, 0, { PREDICT }, "m.model:6: layer a.forward_flops:" },
+  { "flops-underflow", "m.model", LAYER_A("1e-400", "1", "a.w:1"), 0, NULL, NULL, 0, { PREDICT }, "m.model:6: layer a.forward_flops:" },
+  { "flops-over-1e18", "m.model", LAYER_A("1", "2e18", "a.w:1"), 0, NULL, NULL, 0, { PREDICT }, "m.model:7: layer a.backward_flops:" },
+  { "flops-text", "m.model", LAYER_A("1", "abc", "a.w:1"), 0, NULL, NULL, 0, { PREDICT }, "m.model:7: layer a.backward_flops:" },
+  { "shape-negative", "m.model", LAYER_A("1", "1", "a.w:-8"), 0, NULL, NULL, 0, { PREDICT }, "m.model:8: layer a.params: a.w: bad shape" },
+  { "shape-zero", "m.model", LAYER_A("1", "1", "a.w:0"), 0, NULL, NULL, 0, { PREDICT }, "m.model:8: layer a.params" },
+  { "shape-9-dims", "m.model", LAYER_A("1", "1", "a.w:1,1,1,1,1,1,1,1,1"), 0, NULL, NULL, 0, { PREDICT }, "m.model:8: layer a.params" },
+  { "shape-2^48-elements", "m.model", LAYER_A("1", "1", "a.w:16777216,16777216"), 0, NULL, NULL, 0, { PREDICT }, "m.model:8: layer a.params" },
+  { "model-over-2^50-bytes", "m.model", LAYER_A("1", "1", "a.w:140737488355328:fp64;a.v:140737488355328:fp64"), 0, NULL, NULL, 0, { PREDICT }, "m.model:1: [model]: the parameters total more than 2^50" },
+  { "param-dtype", "m.model", LAYER_A("1", "1", "a.w:10:fp99"), 0, NULL, NULL, 0, { PREDICT }, "m.model:8: layer a.params: a.w: \"fp99\"" },
+  { "param-no-shape", "m.model", LAYER_A("1", "1", "a.w"), 0, NULL, NULL, 0, { PREDICT }, "m.model:8: layer a.params" },
+  { "param-twice", "m.model", LAYER_A("1", "1", "a.w:1;a.w:2"), 0, NULL, NULL, 0, { PREDICT }, "m.model:8: layer a.params: parameter a.w is listed twice" },
+  { "forward-us-over", "m.model", "[model]\nname = m\nmeasured_batch = 8\n[layer a]\nkind = linear\nforward_flops = 1\nbackward_flops = 1\nforward_us = 1e10\nparams = a.w:1\n", 0, NULL, NULL, 0, { PREDICT }, "m.model:8: layer a.forward_us:" },
+  { "forward-us-no-batch", "m.model", LAYER_A("1", "1", "a.w:1") "forward_us = 5\n", 0, NULL, NULL, 0, { PREDICT }, "model.measured_batch" },
+  { "measured-batch-fraction", "m.model", "[model]\nname = m\nmeasured_batch = 0.5\n[layer a]\nkind = linear\nforward_flops = 1\nbackward_flops = 1\nparams = a.w:1\n", 0, NULL, NULL, 0, { PREDICT }, "m.model:3: model.measured_batch:" },
+  { "buffer-bytes-2^63", "m.model", "[model]\nname = m\nbuffer_bytes = 9223372036854775807\n[layer a]\nkind = linear\nforward_flops = 1\nbackward_flops = 1\nparams = a.w:1\n", 0, NULL, NULL, 0, { PREDICT }, "m.model:3: model.buffer_bytes:" },
+  { "buffer-bytes-negative", "m.model", "[model]\nname = m\nbuffer_bytes = -1\n[layer a]\nkind = linear\nforward_flops = 1\nbackward_flops = 1\nparams = a.w:1\n", 0, NULL, NULL, 0, { PREDICT }, "m.model:3: model.buffer_bytes:" },
+  { "layer-unknown-key", "m.model", GOOD_MODEL "flops = 3\n", 0, NULL, NULL, 0, { PREDICT }, "m.model:9: layer a.flops: unknown key" },
+  { "unknown-group", "m.model", GOOD_MODEL "[lyr x]\n", 0, NULL, NULL, 0, { PREDICT }, "m.model:9: [lyr x]: unknown group" },
+  { "key-twice", "m.model", GOOD_MODEL "forward_flops = 3\n", 0, NULL, NULL, 0, { PREDICT }, "m.model:9: layer a.forward_flops: key given twice" },
+  { "group-twice", "m.model", GOOD_MODEL "[layer a]\n", 0, NULL, NULL, 0, { PREDICT }, "m.model:9: [layer a]: group given twice" },
+  { "header-unclosed", "m.model", GOOD_MODEL "[layer b\n", 0, NULL, NULL, 0, { PREDICT }, "m.model:9: malformed group header" },
+  { "bare-text", "m.model", GOOD_MODEL "just words\n", 0, NULL, NULL, 0, { PREDICT }, "m.model:9: expected \"key = value\"" },
+  { "key-before-group", "m.model", "x = 1\n" GOOD_MODEL, 0, NULL, NULL, 0, { PREDICT }, "m.model:1: key outside any [group]" },
+  { "empty-model", "m.model", "", 0, NULL, NULL, 0, { PREDICT }, "m.model: [model]: required group is missing" },
+  { "no-layers", "m.model", "[model]\nname = m\n", 0, NULL, NULL, 0, { PREDICT }, "m.model:1: [model]: the model has no" },
+  { "invalid-utf8", "m.model", "[model]\nname = \xff\xfe\n", 0, NULL, NULL, 0, { PREDICT }, "m.model:2: not valid UTF-8" },
+  { "model-directory", NULL, NULL, 0, NULL, NULL, SETUP_DIR, { "predict", "--model", "./adir" }, "./adir: not a regular file" },
+  { "model-65MiB", NULL, NULL, 0, NULL, NULL, SETUP_BIG, { "predict", "--model", "./big.model" }, "./big.model: 68157440 bytes; input files are limited to 64 MiB" },
+  { "model-missing", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--model", "./nothing.model" }, "./nothing.model: cannot open" },
+  { "kind-unknown", "m.model", "[model]\nname = m\n[layer a]\nkind = lstm\nforward_flops = 1\nbackward_flops = 1\nparams = a.w:1\n", 0, NULL, NULL, 0, { PREDICT }, "m.model:4: layer a.kind:" },
+  /* ---- cluster files ---- */
+  { "bandwidth-zero", "c.cluster", CLUSTER("8", "0", "1"), 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:8: intra.bandwidth_GBs:" },
+  { "bandwidth-over-1e5", "c.cluster", CLUSTER("8", "100001", "1"), 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:8: intra.bandwidth_GBs:" },
+  { "latency-negative", "c.cluster", CLUSTER("8", "300", "-1"), 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:9: intra.latency_us:" },
+  { "latency-1e9", "c.cluster", CLUSTER("8", "300", "1e9"), 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:9: intra.latency_us:" },
+  { "gpus-per-node-0", "c.cluster", CLUSTER("0", "300", "1"), 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:4: cluster.gpus_per_node:" },
+  { "gpus-per-node-4096", "c.cluster", CLUSTER("4096", "300", "1"), 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:4: cluster.gpus_per_node:" },
+  { "gpus-per-node-fraction", "c.cluster", CLUSTER("8.5", "300", "1"), 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:4: cluster.gpus_per_node:" },
+  { "gpu-unknown", "c.cluster", "[cluster]\nname = c\ngpu = z9000\ngpus_per_node = 1\n", 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster", "--gpus", "1" }, "c.cluster:3: cluster.gpu:" },
+  { "max-nodes-negative", "c.cluster", CLUSTER_HEAD "gpus_per_node = 8\nmax_nodes = -1\n[intra]\nfabric = nvswitch\nbandwidth_GBs = 300\nlatency_us = 1\n" INTER("1", "100"), 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:5: cluster.max_nodes:" },
+  { "max-nodes-huge", "c.cluster", CLUSTER_HEAD "gpus_per_node = 8\nmax_nodes = 99999999999\n[intra]\nfabric = nvswitch\nbandwidth_GBs = 300\nlatency_us = 1\n" INTER("1", "100"), 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:5: cluster.max_nodes:" },
+  { "tflops-1e308", "c.cluster", GOOD_CLUSTER "[gpu]\nfp32_tflops = 1e308\n", 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:11: gpu.fp32_tflops:" },
+  { "hbm-zero", "c.cluster", GOOD_CLUSTER "[gpu]\nhbm_GBs = 0\n", 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:11: gpu.hbm_GBs:" },
+  { "sms-zero", "c.cluster", GOOD_CLUSTER "[gpu]\nsms = 0\n", 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:11: gpu.sms:" },
+  { "memory-huge", "c.cluster", GOOD_CLUSTER "[gpu]\nmemory_GB = 1e30\n", 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:11: gpu.memory_GB:" },
+  { "nic-gbps-1e22", "c.cluster", GOOD_CLUSTER INTER("1", "1e22"), 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:14: inter.nic_bandwidth_Gbps:" },
+  { "nic-gbps-below-0.01", "c.cluster", GOOD_CLUSTER INTER("1", "0.001"), 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:14: inter.nic_bandwidth_Gbps:" },
+  { "nics-zero", "c.cluster", GOOD_CLUSTER INTER("0", "100"), 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:13: inter.nics_per_node:" },
+  { "oversubscription-half", "c.cluster", GOOD_CLUSTER INTER("1", "100") "oversubscription = 0.5\n", 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:16: inter.oversubscription:" },
+  { "rail-maybe", "c.cluster", GOOD_CLUSTER INTER("1", "100") "rail_optimized = maybe\n", 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:16: inter.rail_optimized:" },
+  { "channels-65", "c.cluster", GOOD_CLUSTER "[nccl]\nchannels = 65\n", 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:11: nccl.channels:" },
+  { "nccl-bw-1e-300", "c.cluster", GOOD_CLUSTER "[nccl]\nbw_intra_GBs = 1e-300\n", 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:11: nccl.bw_intra_GBs:" },
+  { "launch-us-1e300", "c.cluster", GOOD_CLUSTER "[nccl]\nlaunch_us = 1e300\n", 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:11: nccl.launch_us:" },
+  { "algorithm-unknown", "c.cluster", GOOD_CLUSTER "[nccl]\nalgorithm = fast\n", 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:11: nccl.algorithm:" },
+  { "overlap-slowdown-11", "c.cluster", CLUSTER_HEAD "gpus_per_node = 1\noverlap_slowdown = 11\n", 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster", "--gpus", "1" }, "c.cluster:5: cluster.overlap_slowdown:" },
+  { "fabric-unknown", "c.cluster", CLUSTER_HEAD "gpus_per_node = 8\n[intra]\nfabric = pigeon\nbandwidth_GBs = 3\nlatency_us = 1\n", 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:6: intra.fabric:" },
+  { "intra-missing", "c.cluster", CLUSTER_HEAD "gpus_per_node = 8\n", 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster: [intra]: required group is missing" },
+  { "two-nodes-no-inter", "c.cluster", GOOD_CLUSTER, 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster", "--gpus", "16" }, "--gpus: 16 GPUs need 2 nodes" },
+  { "cluster-unknown-group", "c.cluster", GOOD_CLUSTER "[extra]\n", 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:10: [extra]: unknown group" },
+  /* ---- scenario files ---- */
+  { "scenario-gpus-2^34", "s.scenario", SCENARIO("17179869184", "batch = 8"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:2: scenario.gpus:" },
+  { "scenario-gpus-minus-8", "s.scenario", SCENARIO("-8", "batch = 8"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:2: scenario.gpus:" },
+  { "scenario-gpus-zero", "s.scenario", SCENARIO("0", "batch = 8"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:2: scenario.gpus:" },
+  { "scenario-batch-0.5", "s.scenario", SCENARIO("8", "batch = 0.5"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.batch:" },
+  { "scenario-batch-1e308", "s.scenario", SCENARIO("8", "batch = 1e308"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.batch:" },
+  { "scenario-batch-zero", "s.scenario", SCENARIO("8", "batch = 0"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.batch:" },
+  { "scenario-cap-zero", "s.scenario", SCENARIO("8", "bucket_cap_mb = 0"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.bucket_cap_mb:" },
+  { "scenario-cap-1e300", "s.scenario", SCENARIO("8", "bucket_cap_mb = 1e300"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.bucket_cap_mb:" },
+  { "scenario-accumulate-zero", "s.scenario", SCENARIO("8", "accumulate = 0"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.accumulate:" },
+  { "scenario-accumulate-2^21", "s.scenario", SCENARIO("8", "accumulate = 2097152"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.accumulate:" },
+  { "scenario-iterations-zero", "s.scenario", SCENARIO("8", "iterations = 0"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.iterations:" },
+  { "scenario-iterations-1e7", "s.scenario", SCENARIO("8", "iterations = 10000000"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.iterations:" },
+  { "scenario-step-ms-1e308", "s.scenario", SCENARIO("8", "step_ms = 1e308"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.step_ms:" },
+  { "scenario-step-ms-zero", "s.scenario", SCENARIO("8", "step_ms = 0"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.step_ms:" },
+  { "scenario-lognormal-800", "s.scenario", SCENARIO("8", "stragglers = lognormal:800"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.stragglers:" },
+  { "scenario-slow-1e300", "s.scenario", SCENARIO("8", "stragglers = slow:8:1e300"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.stragglers:" },
+  { "scenario-slow-100-on-8", "s.scenario", SCENARIO("8", "stragglers = slow:100:2"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.stragglers: slow:100" },
+  { "scenario-seed-negative", "s.scenario", SCENARIO("8", "seed = -1"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.seed:" },
+  { "scenario-precision", "s.scenario", SCENARIO("8", "precision = fp8"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.precision:" },
+  { "scenario-hook", "s.scenario", SCENARIO("8", "comm_hook = int8"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.comm_hook:" },
+  { "scenario-bool", "s.scenario", SCENARIO("8", "static_graph = sometimes"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.static_graph:" },
+  { "scenario-unknown-group", "s.scenario", SCENARIO("8", "batch = 8") "[tuning]\n", 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:6: [tuning]: unknown group" },
+  { "scenario-cluster-twice", "s.scenario", "[scenario]\ncluster = dgx-a100\n" GOOD_CLUSTER, 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:2: scenario.cluster:" },
+  { "scenario-inline-bad-bandwidth", "s.scenario", "[scenario]\ngpus = 8\n" CLUSTER("8", "1e22", "1"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:10: intra.bandwidth_GBs:" },
+  { "scenario-model-bad", "s.scenario", "[scenario]\nmodel = m.model\n", 0, "m.model", LAYER_A("1e308", "1", "a.w:1"), 0, { "predict", "s.scenario" }, "m.model:6: layer a.forward_flops:" },
+  { "scenario-is-directory", NULL, NULL, 0, NULL, NULL, SETUP_DIR, { "predict", "adir" }, "adir: not a regular file" },
+  /* ---- flags ---- */
+  { "gpus-2^34", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--gpus", "17179869184" }, "--gpus:" },
+  { "gpus-minus-8", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--gpus", "-8" }, "--gpus: \"-8\"" },
+  { "gpus-zero", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--gpus", "0" }, "--gpus: \"0\"" },
+  { "gpus-space", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--gpus", "8 8" }, "--gpus:" },
+  { "gpus-invalid-utf8", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--gpus", "\xff" }, "--gpus: the argument is not valid UTF-8" },
+  { "gpus-control-chars", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--gpus", "8\x01\x1b[31m" }, "--gpus: \"8\\x01\\x1b[31m\"" },
+  { "batch-zero", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--batch", "0" }, "--batch: \"0\"" },
+  { "batch-nan", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--batch", "nan" }, "--batch: \"nan\"" },
+  { "batch-2^25", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--batch", "33554432" }, "--batch:" },
+  { "step-ms-zero", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--step-ms", "0" }, "--step-ms:" },
+  { "step-ms-inf", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--step-ms", "inf" }, "--step-ms:" },
+  { "cap-zero", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--bucket-cap-mb", "0" }, "--bucket-cap-mb:" },
+  { "cap-nan", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--bucket-cap-mb", "nan" }, "--bucket-cap-mb:" },
+  { "accumulate-zero", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--accumulate", "0" }, "--accumulate:" },
+  { "accumulate-fraction", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--accumulate", "1.5" }, "--accumulate:" },
+  { "iterations-1e6-text", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--iterations", "1e6" }, "--iterations:" },
+  { "iterations-over", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--iterations", "1000001" }, "--iterations:" },
+  { "seed-negative", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--seed", "-1" }, "--seed:" },
+  { "precision-fp8", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--precision", "fp8" }, "--precision:" },
+  { "optimizer-lion", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--optimizer", "lion" }, "--optimizer:" },
+  { "stragglers-normal-11", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--stragglers", "normal:11" }, "--stragglers: \"normal:11\"" },
+  { "stragglers-slow-k-zero", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--stragglers", "slow:0:2" }, "--stragglers: \"slow:0:2\"" },
+  { "stragglers-hiccup-2e9", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--stragglers", "hiccup:10:2e9" }, "--stragglers: \"hiccup:10:2e9\"" },
+  { "stragglers-17-terms", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--stragglers", "normal:0.1,normal:0.1,normal:0.1,normal:0.1,normal:0.1,normal:0.1,normal:0.1,normal:0.1,normal:0.1,normal:0.1,normal:0.1,normal:0.1,normal:0.1,normal:0.1,normal:0.1,normal:0.1,normal:0.1" }, "more than 16 terms" },
+  { "stragglers-unknown", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--stragglers", "gamma:2" }, "--stragglers: \"gamma:2\"" },
+  { "extra-argument", NULL, NULL, 0, NULL, NULL, 0, { "predict", "a.scenario", "b.scenario" }, "unexpected argument \"b.scenario\"" },
+  { "unknown-flag", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--turbo" }, "--turbo" },
+  { "unknown-verb", NULL, NULL, 0, NULL, NULL, 0, { "simulate" }, "unknown verb \"simulate\"" },
+  { "time-overflow", "m.model", LAYER_A("1e18", "1e18", "a.w:1"), 0, "c.cluster", CLUSTER_HEAD "gpus_per_node = 1\n[gpu]\nfp32_tflops = 0.001\n", 0, { PREDICT, "--cluster", "c.cluster", "--gpus", "1", "--batch", "16777216" }, "past the simulator's clock" },
+  { "allreduce-b-zero", NULL, NULL, 0, NULL, NULL, 0, { "allreduce", "-b", "0" }, "-b: \"0\"" },
+  { "allreduce-e-over-2^50", NULL, NULL, 0, NULL, NULL, 0, { "allreduce", "-e", "2097152G" }, "-e: \"2097152G\"" },
+  { "allreduce-f-one", NULL, NULL, 0, NULL, NULL, 0, { "allreduce", "-f", "1" }, "-f: \"1\"" },
+  { "allreduce-f-huge", NULL, NULL, 0, NULL, NULL, 0, { "allreduce", "-f", "4G" }, "-f: \"4G\"" },
+  { "allreduce-b-over-e", NULL, NULL, 0, NULL, NULL, 0, { "allreduce", "-b", "1G", "-e", "1M" }, "-b:" },
+  { "allreduce-type", NULL, NULL, 0, NULL, NULL, 0, { "allreduce", "-d", "int7" }, "-d: unknown type" },
+  { "allreduce-algo", NULL, NULL, 0, NULL, NULL, 0, { "allreduce", "--algo", "fast" }, "--algo:" },
+  { "compare-gpus-negative", "c.csv", CSV_HEAD "dgx-a100,-8,8,1\n", 0, NULL, NULL, 0, { "allreduce", "--compare", "c.csv" }, "c.csv:2:" },
+  { "compare-gpus-2^25", "c.csv", CSV_HEAD "dgx-a100,33554432,8,1\n", 0, NULL, NULL, 0, { "allreduce", "--compare", "c.csv" }, "c.csv:2:" },
+  { "compare-bytes-2^63", "c.csv", CSV_HEAD "dgx-a100,8,9223372036854775807,1\n", 0, NULL, NULL, 0, { "allreduce", "--compare", "c.csv" }, "c.csv:2:" },
+  { "compare-time-nan", "c.csv", CSV_HEAD "dgx-a100,8,8,nan\n", 0, NULL, NULL, 0, { "allreduce", "--compare", "c.csv" }, "c.csv:2:" },
+  { "compare-nul-byte", "c.csv", CSV_HEAD "dgx-a100,8,8,1\0\n", sizeof(CSV_HEAD "dgx-a100,8,8,1\0\n") - 1, NULL, NULL, 0, { "allreduce", "--compare", "c.csv" }, "c.csv:2: a NUL byte" },
+  { "compare-fields", "c.csv", CSV_HEAD "dgx-a100,8\n", 0, NULL, NULL, 0, { "allreduce", "--compare", "c.csv" }, "c.csv:2: expected 4 fields" },
+  { "compare-no-column", "c.csv", "cluster,gpus\n", 0, NULL, NULL, 0, { "allreduce", "--compare", "c.csv" }, "c.csv:1: no \"bytes\" column" },
+  { "scale-decreasing", NULL, NULL, 0, NULL, NULL, 0, { "scale", "--gpus", "16,8" }, "--gpus: counts must increase" },
+  { "scale-ellipsis-first", NULL, NULL, 0, NULL, NULL, 0, { "scale", "--gpus", "...,8" }, "--gpus:" },
+  { "scale-unicode-ellipsis-bad", NULL, NULL, 0, NULL, NULL, 0, { "scale", "--gpus", "8,16,…,4" }, "--gpus:" },
+  { "scale-global-batch-0.5", NULL, NULL, 0, NULL, NULL, 0, { "scale", "--gpus", "8", "--global-batch", "0.5" }, "--global-batch: \"0.5\"" },
+  { "scale-slow-k-over-list", NULL, NULL, 0, NULL, NULL, 0, { "scale", "--gpus", "8,16", "--stragglers", "slow:32:2" }, "--stragglers: slow:32" },
+  { "scale-plot-format", NULL, NULL, 0, NULL, NULL, 0, { "scale", "--gpus", "8", "--plot", "x.jpg" }, "--plot:" },
+  { "tune-range-zero", NULL, NULL, 0, NULL, NULL, 0, { "tune", "--range", "0:1" }, "--range:" },
+  { "tune-range-tiny", NULL, NULL, 0, NULL, NULL, 0, { "tune", "--range", "1e-300:1" }, "--range:" },
+  { "tune-points-zero", NULL, NULL, 0, NULL, NULL, 0, { "tune", "--points", "0" }, "--points:" },
+  { "timeline-ranks-zero", NULL, NULL, 0, NULL, NULL, 0, { "timeline", "--trace", "t.json", "--ranks", "0" }, "--ranks:" },
+  { "timeline-output-nodir", NULL, NULL, 0, NULL, NULL, 0, { "timeline", "--trace", "nodir/t.json" }, "--trace:" },
+  { "calibration-empty-file", NULL, NULL, 0, NULL, NULL, SETUP_DB_EMPTY, { "predict", "--calibration", "empty.db" }, "empty.db: empty file" },
+  { "calibration-text-file", "t.db", "not a database at all, but long enough for SQLite to read a full header ......\n", 0, NULL, NULL, 0, { "predict", "--calibration", "t.db" }, "t.db:" },
+  { "fit-text-file", "t.db", "not a database at all, but long enough for SQLite to read a full header ......\n", 0, NULL, NULL, 0, { "fit", "--db", "t.db" }, "t.db:" },
+  { "calibration-directory", NULL, NULL, 0, NULL, NULL, SETUP_DIR, { "predict", "--calibration", "adir" }, "adir:" },
+  { "allreduce-calibration-alpha", NULL, NULL, 0, NULL, NULL, SETUP_DB_HUGE_ALPHA, { "allreduce", "--calibration", "alpha.db" }, "alpha_us = 1e+308" },
+};
+
+/* ---- the case directory ---- */
+
+typedef struct {
+  gint64 size, mtime_ns;
+  char *digest;     /* SHA-256 of the contents of a regular file, "" otherwise */
+  guint mode;
+} Entry;
+
+static void
+entry_free(gpointer p)
+{
+  Entry *e = p;
+  g_free(e->digest);
+  g_free(e);
+}
+
+/* name (relative, recursive) → Entry, for every file under @dir. */
+static void
+snapshot_into(GHashTable *snap, const char *dir, const char *prefix)
+{
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  g_assert_nonnull(d);
+  for (const char *name; (name = g_dir_read_name(d));) {
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    g_autofree char *rel = prefix ? g_build_filename(prefix, name, NULL) : g_strdup(name);
+    struct stat st;
+    g_assert_cmpint(lstat(path, &st), ==, 0);
+    Entry *e = g_new0(Entry, 1);
+    e->size = st.st_size;
+    e->mtime_ns = (gint64)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    e->mode = st.st_mode;
+    e->digest = g_strdup("");
+    if (S_ISREG(st.st_mode) && st.st_size < (1 << 24)) {
+      g_autofree char *text = NULL;
+      gsize length = 0;
+      g_assert_true(g_file_get_contents(path, &text, &length, NULL));
+      g_free(e->digest);
+      e->digest = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, length);
+    }
+    if (S_ISDIR(st.st_mode))
+      snapshot_into(snap, path, rel);
+    g_hash_table_insert(snap, g_steal_pointer(&rel), e);
+  }
+}
+
+static GHashTable *
+snapshot(const char *dir)
+{
+  GHashTable *snap = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, entry_free);
+  snapshot_into(snap, dir, NULL);
+  return snap;
+}
+
+static void
+assert_same(GHashTable *before, GHashTable *after, const char *name)
+{
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init(&it, after);
+  while (g_hash_table_iter_next(&it, &key, &value))
+    /* A reader of a WAL-mode database (calibdb keeps its files in WAL mode) needs SQLite's
+     * shared-memory index beside it and may leave an empty one: SQLite's, not an output. */
+    if (!g_hash_table_contains(before, key) && !(g_str_has_suffix(key, ".db-shm") || g_str_has_suffix(key, ".db-wal")))
+      g_error("%s: created \"%s\"", name, (const char *)key);
+  g_hash_table_iter_init(&it, before);
+  while (g_hash_table_iter_next(&it, &key, &value)) {
+    const Entry *b = value, *a = g_hash_table_lookup(after, key);
+    if (!a)
+      g_error("%s: removed \"%s\"", name, (const char *)key);
+    if (a->size != b->size || a->mtime_ns != b->mtime_ns || a->mode != b->mode || strcmp(a->digest, b->digest) != 0)
+      g_error("%s: changed \"%s\"", name, (const char *)key);
+  }
+}
+
+static void
+write_file(const char *dir, const char *name, const char *text, gsize length)
+{
+  g_autofree char *path = g_build_filename(dir, name, NULL);
+  g_assert_true(g_file_set_contents(path, text, length ? (gssize)length : -1, NULL));
+}
+
+static gint64
+add_run(DdpCalibDb *db)
+{
+  DdpCalibRun run = { .host = "test", .gpu_name = "NVIDIA H100 80GB HBM3", .gpus_per_node = 8, .nodes = 1,
+                      .ranks = 8, .sm_arch = 90, .sm_count = 132, .gpu_memory_bytes = 85000000000, .program = "test" };
+  g_autoptr(GError) error = NULL;
+  gint64 id = ddp_calibdb_run_begin(db, &run, &error);
+  g_assert_no_error(error);
+  return id;
+}
+
+/* A database with one AllReduce point of @bytes, and (when @alpha_us ≥ 0) a stored fit. */
+static void
+make_db(const char *path, gint64 bytes, double alpha_us, gboolean drop_table)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCalibDb) db = ddp_calibdb_open(path, DDP_CALIBDB_WRITE, &error);
+  g_assert_no_error(error);
+  gint64 run = add_run(db);
+  g_assert_true(ddp_calibdb_batch_begin(db, run, "allreduce/1", &error));
+  DdpCalibAllreducePoint p = { .algorithm = "Ring", .protocol = "Simple", .ranks = 8, .nodes = 1, .bytes = bytes,
+                               .in_place = TRUE, .iterations = 20, .time_us = 100, .min_us = 100, .max_us = 100,
+                               .algbw_GBs = 1, .busbw_GBs = 1.75 };
+  g_assert_true(ddp_calibdb_batch_add_allreduce(db, &p, &error));
+  g_assert_true(ddp_calibdb_batch_commit(db, NULL, &error));
+  if (alpha_us >= 0) {
+    g_autofree char *now = ddp_calibdb_now();
+    g_autofree char *runs = g_strdup_printf("%" G_GINT64_FORMAT, run);
+    DdpCalibFit fit = { .created = now, .runs = runs, .gpu_name = "NVIDIA H100 80GB HBM3", .gpu_spec = "h100",
+                        .program = "test", .note = "" };
+    g_assert_cmpint(ddp_calibdb_fit_begin(db, &fit, &error), >, 0);
+    DdpCalibAllreduceFit f = { .algorithm = "Ring", .protocol = "Simple", .ranks = 8, .nodes = 1, .alpha_us = alpha_us,
+                               .algbw_GBs = 100, .busbw_GBs = 175, .n_points = 1, .min_bytes = 8, .max_bytes = 8 };
+    g_assert_true(ddp_calibdb_fit_add_allreduce(db, &f, &error));
+    g_assert_true(ddp_calibdb_fit_commit(db, &error));
+  }
+  g_assert_no_error(error);
+  g_clear_pointer(&db, ddp_calibdb_close);
+  if (drop_table) {
+    sqlite3 *raw = NULL;
+    g_assert_cmpint(sqlite3_open(path, &raw), ==, SQLITE_OK);
+    g_assert_cmpint(sqlite3_exec(raw, "DROP TABLE fit_residuals", NULL, NULL, NULL), ==, SQLITE_OK);
+    g_assert_cmpint(sqlite3_close(raw), ==, SQLITE_OK);
+  }
+}
+
+static void
+setup_case(const char *dir, Setup setup)
+{
+  g_autofree char *path = NULL;
+  switch (setup) {
+  case SETUP_NONE:
+    break;
+  case SETUP_FIFO:
+    path = g_build_filename(dir, "fifo", NULL);
+    g_assert_cmpint(mkfifo(path, 0600), ==, 0);
+    break;
+  case SETUP_DIR:
+    path = g_build_filename(dir, "adir", NULL);
+    g_assert_cmpint(g_mkdir(path, 0700), ==, 0);
+    break;
+  case SETUP_BIG: {
+    path = g_build_filename(dir, "big.model", NULL);
+    write_file(dir, "big.model", "[model]\n", 0);
+    g_assert_cmpint(truncate(path, (off_t)65 << 20), ==, 0);   /* sparse: costs no disk */
+    break;
+  }
+  case SETUP_MANY_LAYERS: {
+    GString *text = g_string_new("[model]\nname = many\n");
+    for (guint i = 0; i <= DDP_MAX_LAYERS; i++)
+      g_string_append_printf(text, "[layer l%u]\n", i);
+    write_file(dir, "many.model", text->str, text->len);
+    g_string_free(text, TRUE);
+    break;
+  }
+  case SETUP_DB_EMPTY:
+    write_file(dir, "empty.db", "", 0);
+    break;
+  case SETUP_DB_DROPPED:
+    path = g_build_filename(dir, "dropped.db", NULL);
+    make_db(path, 8, -1, TRUE);
+    break;
+  case SETUP_DB_HUGE_POINT:
+    path = g_build_filename(dir, "point.db", NULL);
+    make_db(path, (gint64)1 << 62, -1, FALSE);
+    break;
+  case SETUP_DB_HUGE_ALPHA:
+    path = g_build_filename(dir, "alpha.db", NULL);
+    make_db(path, 8, 1e308, FALSE);
+    break;
+  case SETUP_OLD_OUTPUT:
+    write_file(dir, "out.png", "an old image\n", 0);
+    break;
+  }
+}
+
+static void
+remove_tree(const char *path)
+{
+  struct stat st;
+  if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
+    for (const char *name; d && (name = g_dir_read_name(d));) {
+      g_autofree char *child = g_build_filename(path, name, NULL);
+      remove_tree(child);
+    }
+    g_rmdir(path);
+  } else {
+    g_unlink(path);
+  }
+}
+
+/* Runs $DDPSIM in @dir with @argv; returns the exit status, fills @out and @err. */
+static int
+run_in(const char *dir, const char *const *argv, const char *env_name, const char *env_value, char **out, char **err)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new();
+  g_ptr_array_add(args, (char *)g_getenv("DDPSIM"));
+  for (guint i = 0; argv[i]; i++)
+    g_ptr_array_add(args, (char *)argv[i]);
+  g_ptr_array_add(args, NULL);
+  g_auto(GStrv) envp = g_get_environ();
+  if (env_name)
+    envp = g_environ_setenv(envp, env_name, env_value, TRUE);
+  int wait_status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(dir, (char **)args->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL, out, err, &wait_status, &error));
+  g_assert_no_error(error);
+  g_autoptr(GError) exit_error = NULL;
+  if (g_spawn_check_wait_status(wait_status, &exit_error))
+    return 0;
+  return exit_error->domain == G_SPAWN_EXIT_ERROR ? exit_error->code : 128;
+}
+
+static void
+check_case(const Case *c)
+{
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-badinput-XXXXXX", NULL);
+  g_assert_nonnull(dir);
+  if (c->file)
+    write_file(dir, c->file, c->text, c->length);
+  if (c->file2)
+    write_file(dir, c->file2, c->text2, 0);
+  setup_case(dir, c->setup);
+  g_autoptr(GHashTable) before = snapshot(dir);
+  g_autofree char *out = NULL, *err = NULL;
+  int status = run_in(dir, c->argv, NULL, NULL, &out, &err);
+  g_autoptr(GHashTable) after = snapshot(dir);
+  if (status != 2)
+    g_error("%s: exit status %d, not 2 (stderr: %s)", c->name, status, err);
+  g_assert_cmpstr(out, ==, "");
+  /* one line, no control characters but its newline, and short */
+  g_assert_true(g_str_has_suffix(err, "\n"));
+  for (const char *p = err; *p; p++)
+    if ((guchar)*p < 0x20 && !(*p == '\n' && p[1] == '\0'))
+      g_error("%s: control character 0x%02x in \"%s\"", c->name, (guchar)*p, err);
+  g_assert_cmpuint(strlen(err), <, 1200);
+  g_assert_true(g_str_has_prefix(err, "ddpsim"));
+  if (!strstr(err, c->expect))
+    g_error("%s: stderr \"%s\" lacks \"%s\"", c->name, err, c->expect);
+  assert_same(before, after, c->name);
+  remove_tree(dir);
+}
+
+static void
+test_case(gconstpointer data)
+{
+  check_case(data);
+}
+
+/* A 1 MB value: the message echoes at most a few hundred characters of it. */
+static void
+test_megabyte_line(void)
+{
+  GString *text = g_string_new(MODEL "forward_flops = ");
+  for (int i = 0; i < (1 << 20); i++)
+    g_string_append_c(text, '7');
+  g_string_append(text, "\nbackward_flops = 1\nparams = a.w:1\n");
+  Case c = { "megabyte-line", "m.model", text->str, text->len, NULL, NULL, 0, { PREDICT }, "m.model:6: layer a.forward_flops: \"777" };
+  check_case(&c);
+  g_string_free(text, TRUE);
+}
+
+/* The help writes "8,16,…,1024": that form works, in a UTF-8 locale and in plain C. */
+static void
+test_unicode_ellipsis(void)
+{
+  const char *locales[] = { "C.UTF-8", "C" };
+  for (guint i = 0; i < G_N_ELEMENTS(locales); i++) {
+    g_autofree char *dir = g_dir_make_tmp("ddpsim-badinput-XXXXXX", NULL);
+    const char *argv[] = { "scale", "--gpus", "1,2,…,8", "--iterations", "1", "--csv", NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    int status = run_in(dir, argv, "LC_ALL", locales[i], &out, &err);
+    if (status != 0)
+      g_error("LC_ALL=%s: exit %d: %s", locales[i], status, err);
+    /* rows 1, 2, 4, 8 after the header */
+    g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+    g_assert_cmpuint(g_strv_length(lines), ==, 6);
+    g_assert_true(g_str_has_prefix(lines[1], "1,"));
+    g_assert_true(g_str_has_prefix(lines[4], "8,"));
+    const char *help[] = { "scale", "--help", NULL };
+    g_clear_pointer(&out, g_free);
+    g_clear_pointer(&err, g_free);
+    g_assert_cmpint(run_in(dir, help, "LC_ALL", locales[i], &out, &err), ==, 0);
+    g_assert_nonnull(strstr(out, "[OPTION…]"));   /* not "[OPTION?]" */
+    g_rmdir(dir);
+  }
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_assert_cmpuint(G_N_ELEMENTS(cases), >=, 100);
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *path = g_strdup_printf("/badinput/%s", cases[i].name);
+    g_test_add_data_func(path, &cases[i], test_case);
+  }
+  g_test_add_func("/badinput/megabyte-line", test_megabyte_line);
+  g_test_add_func("/badinput/unicode-ellipsis", test_unicode_ellipsis);
+  return g_test_run();
+}
