@@ -1143,7 +1143,7 @@ compare_read(CompareContext *ctx, char **lines, GError **error)
         !parse_positive(value[COL_TIME], &point.measured_us) || gpus > DDP_MAX_GPUS ||
         point.bytes > (guint64)DDP_RANGE_SWEEP_BYTES.max || point.measured_us > DDP_RANGE_LAYER_US.max) {
       g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_CSV,
-                  "%s:%u: gpus (1 to 2^24), bytes (1 to 2^50) and time_us (up to 1e9) must be positive numbers",
+                  "%s:%u: gpus, bytes and time_us must be positive numbers (at most 2^24, 2^50 and 1e9)",
                   ctx->path, line);
       return NULL;
     }
