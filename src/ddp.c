@@ -543,7 +543,7 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, GE
     if (options->compute)
       calibrated = *options->compute;
     else
-      ddp_compute_options_init(&calibrated);
+      ddp_compute_options_init_gpu(&calibrated, &scenario->cluster->gpu);
     ddp_fit_apply_compute_options(scenario->calibration, &calibrated);
     compute_options = &calibrated;
     ddp_collective_use_calibration(sim->collective, scenario->calibration);
