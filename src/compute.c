@@ -21,7 +21,7 @@
  *    of PyTorch's DDP benchmark on V100 (training-2.csv) — fitted to those, not measured.  Attention (fused SDPA): 0.75 —
  *    FlashAttention-2 (Dao, 2023) reaches 50–73 % of A100 peak forward and less backward, against
  *    ≈80 % for a large cuBLAS GEMM.  Memory-bound kinds scale memory_efficiency: elementwise 1,
- *    normalisation and pooling 0.8 (two passes with a reduction between them), embedding 0.6
+ *    normalisation and pooling 0.9 (two passes with a reduction between them), embedding 0.7
  *    (gather/scatter of rows).
  *  - size: a kernel of F FLOPs reaches eff · F / (F + F½), F½ = peak · eff · matmul_ramp_us: a GEMM
  *    needs enough tiles to fill every SM (wave quantization, NVIDIA's guide above), so a GEMM
@@ -29,8 +29,9 @@
  *    kernel pays matmul_ramp_us of fixed time.  Memory-bound kernels likewise with memory_ramp_us
  *    (a 1 MB copy does not reach streaming bandwidth).  Backward is two kernels (dX, dW): each gets
  *    half the FLOPs and bytes.
- *  - memory_efficiency 0.85: STREAM-like copy kernels reach 85–92 % of HBM bandwidth on V100,
- *    A100 and H100 (BabelStream results, Deakin et al. 2018 and later).
+ *  - memory_efficiency 0.75: STREAM-like copy kernels reach 85–92 % of HBM bandwidth on V100,
+ *    A100 and H100 (BabelStream, Deakin et al. 2018 and later); PyTorch's eager elementwise
+ *    kernels (TensorIterator, vectorised loads, one tensor per launch) less: 0.75.
  * `--calibration` replaces matmul and memory efficiencies with fitted values and `--step-ms`
  * rescales everything to a measured 1-GPU step.
  *
@@ -101,11 +102,11 @@ ddp_compute_options_init_gpu(DdpComputeOptions *o, const DdpGpuSpec *gpu)
     o->kind_factor[k] = 1.0;
   o->kind_factor[DDP_LAYER_CONV] = 0.90;   /* FP32; tensor-core precisions: conv_tensor_factor */
   o->kind_factor[DDP_LAYER_ATTENTION] = 0.75;
-  o->kind_factor[DDP_LAYER_NORM] = 0.8;
-  o->kind_factor[DDP_LAYER_POOL] = 0.8;
-  o->kind_factor[DDP_LAYER_EMBEDDING] = 0.6;
+  o->kind_factor[DDP_LAYER_NORM] = 0.9;
+  o->kind_factor[DDP_LAYER_POOL] = 0.9;
+  o->kind_factor[DDP_LAYER_EMBEDDING] = 0.7;
   o->vector_efficiency = 0.50;
-  o->memory_efficiency = 0.85;
+  o->memory_efficiency = 0.75;
   o->matmul_ramp_us = 2.0;
   o->memory_ramp_us = 1.0;
   o->kernel_floor_us = 5.0;
