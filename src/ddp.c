@@ -802,7 +802,7 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
   result->host_layer_ms = (double)setup->accumulate * ddp_compute_host_bound_ns(sim.compute) / 1e6;
   result->input_wait_ms = sum_input_wait / n;
   result->contention_ms = sum_contention / n;
-  result->overlap_slowdown = sim.stretch - 1.0;
+  result->overlap_slowdown = ddp_overheads_overlap_slowdown(&setup->overheads, scenario->cluster);
   result->jitter_slowest = 1.0;
   for (guint64 r = 0; sim.jitter && r < sim.ranks; r++)
     result->jitter_slowest = MAX(result->jitter_slowest, sim.jitter[r]);
