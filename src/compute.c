@@ -1,8 +1,9 @@
 /* compute — per-layer time and per-GPU memory on one GPU (see compute.h).
  *
- * Time of a layer pass = max(FLOPs / (peak · eff_F), bytes / (HBM · eff_B), kernels · kernel floor,
- * host dispatch per layer).  This is the roofline (Williams et al., CACM 2009) with a floor for
- * launch-bound small kernels.  Conv/linear/attention FLOPs run at the precision's tensor-core
+ * GPU time of a layer pass = max(FLOPs / (peak · eff_F), bytes / (HBM · eff_B), kernels · kernel
+ * floor).  This is the roofline (Williams et al., CACM 2009) with a floor for launch-bound small
+ * kernels.  The host issues the passes one by one (host_layer_us each, host_pipeline() below); a
+ * pass that the GPU reaches before the host has issued it starts late.  Conv/linear/attention FLOPs run at the precision's tensor-core
  * peak (TF32/FP16/BF16) or FP32 peak; other kinds at the FP32 vector peak.  Bytes are the model's
  * per-sample activation traffic × batch (halved under FP16/BF16 autocast, where activations are
  * 2 bytes) plus parameter traffic: forward reads the weights once, backward reads them and writes
@@ -45,8 +46,14 @@
 
 struct _DdpCompute {
   guint n_layers;
-  double host_bound_ns;    /* how much the host dispatch floor added to forward + backward */
-  double *forward_ns;      /* double until reported: --step-ms scales them */
+  const guint *backward_order; /* the model's backward_layers: the order the host issues backward */
+  double host_ns;          /* host dispatch per layer pass */
+  double host_bound_ns;    /* what the host pipeline added to forward + backward + optimizer */
+  double *gpu_forward_ns;  /* GPU time of each pass, before the host pipeline */
+  double *gpu_backward_ns;
+  double gpu_optimizer_ns;
+  double *forward_ns;      /* effective: GPU time + the idle gap before it; double until reported:
+                              --step-ms scales them */
   double *backward_ns;
   double optimizer_ns;
   double hbm_bytes_per_ns; /* effective */
@@ -155,6 +162,42 @@ pass_ns(double flops, double bytes, double kernels, double flops_per_ns, double 
   return kernels * MAX(MAX(flop_ns, byte_ns), floor_ns);
 }
 
+/* One pass of the CPU→GPU pipeline: the host issues it @host after the previous issue, the GPU runs
+ * it once issued and once the previous pass is done.  Returns the pass's effective duration (the
+ * idle gap it waited plus its GPU time) and advances the two clocks. */
+static double
+pipeline_pass(double *host_clock, double *gpu_clock, double host_ns, double gpu_ns)
+{
+  *host_clock += host_ns;
+  double start = MAX(*gpu_clock, *host_clock);
+  double duration = start - *gpu_clock + gpu_ns;
+  *gpu_clock = start + gpu_ns;
+  return duration;
+}
+
+/* The host issues the step in order — forward layers, backward layers in autograd's order, the
+ * optimizer — host_ns per pass, running ahead of the GPU as far as it can (within a step: the
+ * step ends in a sync, loss.item()).  Where the GPU gets ahead it idles; that idle time is charged
+ * to the pass that waited.  GPU-bound steps pay one host_ns at the start; host-bound ones
+ * ≈ passes × host_ns.  Eager PyTorch launches asynchronously (Paszke et al., NeurIPS 2019, §5.3). */
+static void
+host_pipeline(DdpCompute *c)
+{
+  double host_clock = 0, gpu_clock = 0, gpu_total = 0;
+  for (guint i = 0; i < c->n_layers; i++) {
+    c->forward_ns[i] = pipeline_pass(&host_clock, &gpu_clock, c->host_ns, c->gpu_forward_ns[i]);
+    gpu_total += c->gpu_forward_ns[i];
+  }
+  for (guint k = 0; k < c->n_layers; k++) {
+    guint i = c->backward_order[k];
+    c->backward_ns[i] = pipeline_pass(&host_clock, &gpu_clock, c->host_ns, c->gpu_backward_ns[i]);
+    gpu_total += c->gpu_backward_ns[i];
+  }
+  c->optimizer_ns = pipeline_pass(&host_clock, &gpu_clock, c->host_ns, c->gpu_optimizer_ns);
+  gpu_total += c->gpu_optimizer_ns;
+  c->host_bound_ns = gpu_clock - gpu_total;
+}
+
 /**
  * ddp_compute_new:
  * Returns: (transfer full): per-layer times for @batch samples; never NULL.
@@ -175,7 +218,8 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
   c->backward_ns = g_new0(double, model->n_layers);
   c->hbm_bytes_per_ns = gpu->hbm_GBs * options->memory_efficiency; /* 1 GB/s = 1 B/ns */
   c->kernel_floor_ns = options->kernel_floor_us * 1e3;
-  double host_ns = options->host_layer_us * 1e3;
+  c->host_ns = options->host_layer_us * 1e3;
+  c->backward_order = model->backward_layers;
   gboolean tensor_cores = gpu->peak_tflops[precision] > gpu->peak_tflops[DDP_PRECISION_FP32];
   double matmul_flops_per_ns = gpu->peak_tflops[precision] * 1e3 * options->matmul_efficiency[precision];
   double vector_flops_per_ns = gpu->peak_tflops[DDP_PRECISION_FP32] * 1e3 * options->vector_efficiency;
@@ -196,24 +240,24 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
     if (layer->forward_us >= 0) {
       c->forward_ns[i] = layer->forward_us * 1e3 * batch / model->measured_batch;
     } else {
-      double gpu_ns = pass_ns(layer->forward_flops * batch, layer->forward_bytes * batch * activation_scale + weights,
-                              1, flops_per_ns, flops_ramp, bytes_per_ns, bytes_ramp, c->kernel_floor_ns);
-      c->forward_ns[i] = MAX(gpu_ns, host_ns);
-      c->host_bound_ns += c->forward_ns[i] - gpu_ns;
+      c->forward_ns[i] = pass_ns(layer->forward_flops * batch, layer->forward_bytes * batch * activation_scale + weights,
+                                 1, flops_per_ns, flops_ramp, bytes_per_ns, bytes_ramp, c->kernel_floor_ns);
     }
     if (layer->backward_us >= 0) {
       c->backward_ns[i] = layer->backward_us * 1e3 * batch / model->measured_batch;
     } else {
-      double gpu_ns = pass_ns(layer->backward_flops * batch,
-                              layer->backward_bytes * batch * activation_scale + 2 * weights, backward_kernels,
-                              flops_per_ns, flops_ramp, bytes_per_ns, bytes_ramp, c->kernel_floor_ns);
-      c->backward_ns[i] = MAX(gpu_ns, host_ns);
-      c->host_bound_ns += c->backward_ns[i] - gpu_ns;
+      c->backward_ns[i] = pass_ns(layer->backward_flops * batch,
+                                  layer->backward_bytes * batch * activation_scale + 2 * weights, backward_kernels,
+                                  flops_per_ns, flops_ramp, bytes_per_ns, bytes_ramp, c->kernel_floor_ns);
     }
   }
   double param_bytes = (double)ddp_model_param_bytes(model);
   c->optimizer_ns = MAX(optimizer_tensor_passes[optimizer] * param_bytes / c->hbm_bytes_per_ns,
                         c->kernel_floor_ns);
+  c->gpu_forward_ns = g_memdup2(c->forward_ns, model->n_layers * sizeof(double));
+  c->gpu_backward_ns = g_memdup2(c->backward_ns, model->n_layers * sizeof(double));
+  c->gpu_optimizer_ns = c->optimizer_ns;
+  host_pipeline(c);
   return c;
 }
 
@@ -224,6 +268,8 @@ ddp_compute_free(DdpCompute *c)
     return;
   g_free(c->forward_ns);
   g_free(c->backward_ns);
+  g_free(c->gpu_forward_ns);
+  g_free(c->gpu_backward_ns);
   g_free(c);
 }
 
@@ -270,9 +316,10 @@ ddp_compute_set_layer_us(DdpCompute *c, guint layer, double forward_us, double b
 {
   g_assert(layer < c->n_layers);
   if (forward_us >= 0)
-    c->forward_ns[layer] = forward_us * 1e3;
+    c->gpu_forward_ns[layer] = forward_us * 1e3;
   if (backward_us >= 0)
-    c->backward_ns[layer] = backward_us * 1e3;
+    c->gpu_backward_ns[layer] = backward_us * 1e3;
+  host_pipeline(c);
 }
 
 void
@@ -292,8 +339,8 @@ ddp_compute_scale_to_step(DdpCompute *c, gint64 step_ns)
   c->host_bound_ns *= k;
 }
 
-/* How much of forward + backward the per-layer host dispatch floor accounts for (after
- * --step-ms rescaling). */
+/* How much of the step the host pipeline adds to the GPU time: idle gaps where the GPU waited for
+ * the host to issue work (after --step-ms rescaling, which scales the whole measured step). */
 double
 ddp_compute_host_bound_ns(const DdpCompute *c)
 {

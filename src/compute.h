@@ -1,7 +1,8 @@
 /* compute — per-layer forward and backward times on one GPU: a roofline (FLOPs at a fraction of
  * peak vs bytes at a fraction of HBM bandwidth, whichever is longer) whose efficiencies depend on
  * the layer kind, the GPU generation, the precision and the kernel's size (small kernels are far
- * from peak), floored by a per-kernel launch cost and a per-layer host dispatch time, or measured
+ * from peak), floored by a per-kernel launch cost, behind a host that issues one layer pass at a
+ * time (the GPU idles when it gets ahead), or measured
  * times where the model file has them; optimizer and memory-pass costs; and the per-GPU memory
  * footprint.  Pure functions of (model, GPU, precision, batch).  Defaults and sources: compute.c
  * and docs/overheads.md. */
@@ -49,7 +50,7 @@ gint64 ddp_compute_step_ns(const DdpCompute *c);
 gint64 ddp_compute_memory_pass_ns(const DdpCompute *c, double bytes);
 /* Replaces one layer's times with measured ones (calibration); a negative value keeps the model's. */
 void ddp_compute_set_layer_us(DdpCompute *c, guint layer, double forward_us, double backward_us);
-/* Time the per-layer host dispatch floor added to forward + backward, in ns. */
+/* Idle time the host pipeline added to the step (GPU waiting for the host), in ns. */
 double ddp_compute_host_bound_ns(const DdpCompute *c);
 /* Rescales forward, backward and optimizer so that ddp_compute_step_ns() == @step_ns (--step-ms). */
 void ddp_compute_scale_to_step(DdpCompute *c, gint64 step_ns);

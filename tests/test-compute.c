@@ -90,14 +90,34 @@ test_efficiency(void)
   g_autoptr(DdpCompute) h = ddp_compute_new(m, &v100, DDP_PRECISION_FP16, 1, DDP_OPTIMIZER_SGD, &o);
   g_assert_cmpint(ddp_compute_forward_ns(h, 1), ==, 17686);
 
-  /* host dispatch floor of 10 µs per layer pass: the 4 µs GEMM becomes 10 µs forward; its backward
-   * (2 · 4 000 = 8 000 ns) becomes 10 000; the others are longer.  Host-bound time: 6 000 + 2 000. */
+  /* A host issuing one pass per 10 µs, the GPU running each pass once issued and once free.
+   * Issue order: forward g, c, s; backward s, c, g (reverse); optimizer.  GPU times: g 4 000 /
+   * 8 000, c 80 634.9 / 161 269.8, s 96 361.9 / 237 904.7 (no params: one kernel), optimizer
+   * 1 000 (the floor).
+   *   g fwd: issued at 10 000, GPU idle until then: 10 000 + 4 000 = 14 000
+   *   c fwd: issued at 20 000 > 14 000: waits 6 000: 86 634.9
+   *   then the GPU is ahead of the host for good: every later pass is its GPU time.
+   * Host-bound time: 10 000 + 6 000 = 16 000. */
   o.host_layer_us = 10;
   g_autoptr(DdpCompute) f = ddp_compute_new(m, &v100, DDP_PRECISION_FP32, 1, DDP_OPTIMIZER_SGD, &o);
-  g_assert_cmpint(ddp_compute_forward_ns(f, 0), ==, 10000);
-  g_assert_cmpint(ddp_compute_backward_ns(f, 0), ==, 10000);
-  g_assert_cmpint(ddp_compute_forward_ns(f, 1), ==, 80635);
-  g_assert_cmpfloat_with_epsilon(ddp_compute_host_bound_ns(f), 8000, 1e-6);
+  g_assert_cmpint(ddp_compute_forward_ns(f, 0), ==, 14000);
+  g_assert_cmpint(ddp_compute_forward_ns(f, 1), ==, 86635);
+  g_assert_cmpint(ddp_compute_forward_ns(f, 2), ==, 96362);
+  g_assert_cmpint(ddp_compute_backward_ns(f, 0), ==, 8000);
+  g_assert_cmpint(ddp_compute_optimizer_ns(f), ==, 1000);
+  g_assert_cmpfloat_with_epsilon(ddp_compute_host_bound_ns(f), 16000, 1e-6);
+  /* A slow host (100 µs per pass) makes the small GEMM's backward, issued last but one, wait:
+   * issue times 100k … 700k; GPU: g fwd ends 104 000, c fwd 200 000 → 280 634.9, s fwd at 300 000
+   * → 396 361.9, s bwd at 400 000 → 637 904.7, c bwd 637 904.7 → 799 174.5, g bwd issued at
+   * 600 000 (already past): 807 174.5, optimizer issued at 700 000: 808 174.5.  Host-bound time =
+   * 808 174.5 − (4 000 + 80 634.9 + 96 361.9 + 237 904.7 + 161 269.8 + 8 000 + 1 000) = 219 003.2 */
+  o.host_layer_us = 100;
+  g_autoptr(DdpCompute) slow = ddp_compute_new(m, &v100, DDP_PRECISION_FP32, 1, DDP_OPTIMIZER_SGD, &o);
+  g_assert_cmpint(ddp_compute_step_ns(slow), ==, 808175);
+  g_assert_cmpfloat_with_epsilon(ddp_compute_host_bound_ns(slow), 219003.2, 0.1);
+  /* measured layer times go through the same pipeline */
+  ddp_compute_set_layer_us(slow, 0, 1000, -1);
+  g_assert_cmpint(ddp_compute_forward_ns(slow, 0), ==, 100000 + 1000000);
 }
 
 static void
