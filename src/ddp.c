@@ -720,6 +720,7 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
     sum_exposed += (double)sim.exposed_ns / 1e6;
     if (sim.reporting) {
       result->reported_iteration_ns = end - start;
+      result->reported_exposed_comm_ns = sim.exposed_ns;
       for (guint w = 0; w < options->n_watch_ranks; w++)
         if (options->watch_ranks[w] < sim.gpus)
           result->timelines[w].factor = sim.factor[sim.collapsed ? 0 : options->watch_ranks[w]];

@@ -66,6 +66,8 @@ typedef struct {
   guint n_timelines;
   DdpRankTimeline *timelines;        /* for the watched ranks, last simulated iteration */
   gint64 reported_iteration_ns;      /* duration of that iteration */
+  gint64 reported_exposed_comm_ns;   /* that iteration's exposed communication: the figure
+                                      * exposed_comm_ms averages (timeline shows this one) */
   gint64 *backward_end_ns;           /* [collapsed_ranks ? 1 : gpus] when each rank finished its
                                       * synchronised backward in that iteration, ns from its start:
                                       * who was slow (timeline --ranks); the max is where the
