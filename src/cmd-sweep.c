@@ -236,7 +236,13 @@ compute(SweepOptions *opts, int argc, char **argv, guint rank, guint size, char 
   /* the list flags now live in the grid: the points' base has them unset (borrowed copy) */
   DdpCliOptions base = opts->cli;
   base.model = base.cluster = base.gpus = base.bucket_cap_mb = base.seed = NULL;
-  if (!grid || !ddp_sweep_grid_count(grid, &n_points, error) || !preflight(grid, &base, scenario_path, error))
+  if (!grid || !ddp_sweep_grid_count(grid, &n_points, error)) {
+    /* a bad list or too large a grid is bad input (exit 2), like any flag the verbs reject */
+    if ((*error)->domain == DDP_SWEEP_ERROR)
+      (*error)->domain = DDP_CMD_ERROR;
+    return FALSE;
+  }
+  if (!preflight(grid, &base, scenario_path, error))
     return FALSE;
   guint64 first, count;
   ddp_sweep_slice(n_points, rank, size, &first, &count);

@@ -107,6 +107,10 @@ ddp_sweep_grid_set_axis(DdpSweepGrid *grid, DdpSweepAxis axis, const char *list,
   g_return_val_if_fail(axis < DDP_SWEEP_N_AXES, FALSE);
   g_autoptr(GPtrArray) values = g_ptr_array_new_with_free_func(g_free);
   g_auto(GStrv) items = g_strsplit(list, ",", -1);
+  if (!items[0]) {
+    g_set_error(error, DDP_SWEEP_ERROR, DDP_SWEEP_ERROR_INVALID, "%s: empty list", where);
+    return FALSE;
+  }
   for (char **item = items; *item; item++) {
     char *value = normalise_value(axis, g_strstrip(*item), where, error);
     if (!value)
