@@ -143,7 +143,7 @@ describe(const DdpScenario *s, const DdpResult *r)
  * the summary: the total is ddp.c's per-iteration figure (the one exposed_comm_ms averages); the
  * tail is the part drawn shaded — from the slowest rank's end of backward to the end of the last
  * AllReduce (empty when that ended first) — and the rest is the buffer broadcast before each
- * forward, on the critical path (research §1.7). */
+ * forward, on the critical path (docs/model.md §1.7). */
 typedef struct {
   gint64 tail_start, tail_end;
   gint64 total_ns;
