@@ -506,7 +506,8 @@ static gboolean
 have_mpi(void)
 {
 #ifndef DDP_HAVE_MPI
-  g_test_skip("ddpsim was built without MPI (configure found no ompi-c/mpich; install libopenmpi-dev openmpi-bin)");
+  g_test_skip("ddpsim was built without MPI (configure --without-mpi, or no Open MPI/MPICH found: install "
+              "libopenmpi-dev openmpi-bin)");
   return FALSE;
 #else
   if (!*DDP_MPIRUN) {
@@ -554,6 +555,20 @@ test_mpi_bad_input(void)
   g_assert_null(strstr(line + 1, "ddpsim sweep:"));
 }
 
+/* Built without MPI yet started as one of several ranks (the launcher's variable says so): every
+ * rank would write the whole grid, so ddpsim refuses, exit 2. */
+static void
+test_mpi_refused_without_mpi(void)
+{
+#ifdef DDP_HAVE_MPI
+  g_test_skip("ddpsim was built with MPI");
+#else
+  g_auto(Run) r = { 0 };
+  run_env(&r, "OMPI_COMM_WORLD_SIZE", "2", "sweep", "--gpus", "8,16", NULL);
+  assert_one_line_error(&r, 2, "started by mpirun with 2 ranks, but this ddpsim was built without MPI");
+#endif
+}
+
 int
 main(int argc, char **argv)
 {
@@ -576,6 +591,7 @@ main(int argc, char **argv)
   g_test_add_func("/sweep/cli/bad-input", test_cli_bad_input);
   g_test_add_func("/sweep/mpi/identical", test_mpi_identical);
   g_test_add_func("/sweep/mpi/bad-input", test_mpi_bad_input);
+  g_test_add_func("/sweep/mpi/refused-without-mpi", test_mpi_refused_without_mpi);
   int status = g_test_run();
   g_free(serial_csv);
   g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
