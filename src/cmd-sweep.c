@@ -226,7 +226,10 @@ compute(SweepOptions *opts, int argc, char **argv, guint rank, guint size, char 
   guint64 n_points = 0;
   if (!ddp_cmd_parse("sweep", "Simulate every point of a scenario grid, one row per point.", sweep_description, own,
                      &opts->cli, &argc, &argv, &scenario_path, error) ||
-      !parse_jobs(opts->jobs, &jobs, error) || !check_output(opts->output, error))
+      !parse_jobs(opts->jobs, &jobs, error))
+    return FALSE;
+  /* only rank 0 writes: on other nodes the directory need not exist */
+  if (rank == 0 && !check_output(opts->output, error))
     return FALSE;
   if (opts->json && opts->csv) {
     g_set_error(error, DDP_CMD_ERROR, 0, "--json and --csv: choose one");
