@@ -97,6 +97,42 @@ normalise_value(DdpSweepAxis axis, const char *text, const char *where, GError *
   }
 }
 
+static gboolean
+is_ellipsis(const char *item)
+{
+  return strcmp(item, "...") == 0 || strcmp(item, "…") == 0;
+}
+
+/* "A,B,...,C" for GPU counts, as `ddpsim scale` reads it: the progression of A and B — geometric
+ * when B is a multiple of A (8,16,... doubles), else arithmetic — continued below C; C itself is the
+ * next item.  Appends the values strictly between B and C to @values. */
+static gboolean
+continue_progression(GPtrArray *values, const char *next, const char *where, GError **error)
+{
+  guint64 last = 0;
+  if (values->len < 2 || !next ||
+      !g_ascii_string_to_unsigned(g_strstrip((char *)next), 10, 1, G_MAXINT32, &last, NULL)) {
+    g_set_error(error, DDP_SWEEP_ERROR, DDP_SWEEP_ERROR_INVALID,
+                "%s: \"...\" needs two GPU counts before it and one after it (e.g. 8,16,...,1024)", where);
+    return FALSE;
+  }
+  guint64 a = g_ascii_strtoull(values->pdata[values->len - 2], NULL, 10);
+  guint64 b = g_ascii_strtoull(values->pdata[values->len - 1], NULL, 10);
+  if (b <= a || last <= b) {
+    g_set_error(error, DDP_SWEEP_ERROR, DDP_SWEEP_ERROR_INVALID,
+                "%s: the counts around \"...\" must increase (%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+                ", ..., %" G_GUINT64_FORMAT ")", where, a, b, last);
+    return FALSE;
+  }
+  gboolean geometric = b % a == 0;
+  for (guint64 v = geometric ? b * (b / a) : 2 * b - a; v < last; v = geometric ? v * (b / a) : v + (b - a)) {
+    if (values->len >= DDP_SWEEP_MAX_POINTS)
+      break;   /* the grid's cap reports it */
+    g_ptr_array_add(values, g_strdup_printf("%" G_GUINT64_FORMAT, v));
+  }
+  return TRUE;
+}
+
 /**
  * ddp_sweep_grid_set_axis:
  * See sweep.h.  On error the axis is left as it was.
@@ -112,6 +148,11 @@ ddp_sweep_grid_set_axis(DdpSweepGrid *grid, DdpSweepAxis axis, const char *list,
     return FALSE;
   }
   for (char **item = items; *item; item++) {
+    if (axis == DDP_SWEEP_AXIS_GPUS && is_ellipsis(g_strstrip(*item))) {
+      if (!continue_progression(values, item[1], where, error))
+        return FALSE;
+      continue;
+    }
     char *value = normalise_value(axis, g_strstrip(*item), where, error);
     if (!value)
       return FALSE;

@@ -52,7 +52,9 @@ const char *ddp_sweep_axis_key(DdpSweepAxis axis);
 
 /* Sets @axis from a comma-separated list ("8,64,512"), replacing what was there.  Values are
  * validated for the axis (GPU counts and seeds integers, caps positive numbers, names non-empty)
- * and may not repeat.  @where prefixes errors: "--gpus" or "grid.ini:3: sweep.gpus". */
+ * and may not repeat.  GPU counts may continue a progression as `scale --gpus` does:
+ * "8,16,...,1024" is 8, 16, 32, … 1024 (geometric when the second is a multiple of the first,
+ * else arithmetic).  @where prefixes errors: "--gpus" or "grid.ini:3: sweep.gpus". */
 gboolean ddp_sweep_grid_set_axis(DdpSweepGrid *grid, DdpSweepAxis axis, const char *list, const char *where,
                                  GError **error);
 /* Reads the [sweep] group of a grid file (keys: ddp_sweep_axis_key()); axes it names are set. */

@@ -102,6 +102,50 @@ test_grid_normalise(void)
   g_assert_cmpstr(ddp_sweep_grid_axis_value(grid, DDP_SWEEP_AXIS_SEED, 1), ==, "18446744073709551615");
 }
 
+/* "A,B,...,C" continues A, B as `scale --gpus` does: 16 is a multiple of 8, so ×2 (8 16 32 64 128);
+ * below a C off the progression it stops at the last term under C (… 64, 100); 12 is not a multiple
+ * of 8, so +4 (8 12 16 20 24); after the ellipsis the list goes on. */
+static void
+test_grid_progression(void)
+{
+  struct {
+    const char *list, *expect;
+  } cases[] = {
+    { "8,16,...,128", "8 16 32 64 128" },
+    { "8,16,...,100", "8 16 32 64 100" },
+    { "8,12,...,24", "8 12 16 20 24" },
+    { "1,2,…,8,100", "1 2 4 8 100" },
+    { "8,16,...,32,512", "8 16 32 512" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(DdpSweepGrid) grid = grid_of(NULL, NULL, cases[i].list, NULL, NULL);
+    GString *got = g_string_new(NULL);
+    for (guint k = 0; k < ddp_sweep_grid_axis_len(grid, DDP_SWEEP_AXIS_GPUS); k++)
+      g_string_append_printf(got, "%s%s", k ? " " : "", ddp_sweep_grid_axis_value(grid, DDP_SWEEP_AXIS_GPUS, k));
+    g_assert_cmpstr(got->str, ==, cases[i].expect);
+    g_string_free(got, TRUE);
+  }
+  const char *bad[][2] = {
+    { "8,...,64", "needs two GPU counts before it and one after it" },
+    { "8,16,...", "needs two GPU counts before it" },
+    { "16,8,...,64", "must increase (16, 8, ..., 64)" },
+    { "8,16,...,16", "must increase" },
+    { "8,16,...,x", "needs two GPU counts" },
+    { "8,16,...,64,32", "\"32\" is listed twice" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autoptr(DdpSweepGrid) grid = ddp_sweep_grid_new();
+    g_autoptr(GError) error = NULL;
+    g_assert_false(ddp_sweep_grid_set_axis(grid, DDP_SWEEP_AXIS_GPUS, bad[i][0], "--gpus", &error));
+    g_assert_error(error, DDP_SWEEP_ERROR, DDP_SWEEP_ERROR_INVALID);
+    if (!strstr(error->message, bad[i][1]))
+      g_error("\"%s\": \"%s\" lacks \"%s\"", bad[i][0], error->message, bad[i][1]);
+  }
+  /* seeds take no ellipsis: a seed list is written out */
+  g_autoptr(DdpSweepGrid) grid = ddp_sweep_grid_new();
+  g_assert_false(ddp_sweep_grid_set_axis(grid, DDP_SWEEP_AXIS_SEED, "1,2,...,5", "--seed", NULL));
+}
+
 static void
 test_grid_bad_values(void)
 {
@@ -579,6 +623,7 @@ main(int argc, char **argv)
   g_test_add_func("/sweep/grid/order", test_grid_order);
   g_test_add_func("/sweep/grid/unswept", test_grid_unswept);
   g_test_add_func("/sweep/grid/normalise", test_grid_normalise);
+  g_test_add_func("/sweep/grid/progression", test_grid_progression);
   g_test_add_func("/sweep/grid/bad-values", test_grid_bad_values);
   g_test_add_func("/sweep/grid/cap", test_grid_cap);
   g_test_add_func("/sweep/grid/file", test_grid_file);
