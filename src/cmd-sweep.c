@@ -27,7 +27,8 @@ typedef struct {
 static const char sweep_description[] =
   "--model, --cluster, --gpus, --bucket-cap-mb and --seed take comma-separated lists; the grid is\n"
   "their product, in the order model, cluster, gpus, bucket_cap_mb, seed (the last varying\n"
-  "fastest), each axis in the order given.  --grid FILE reads the lists from a key file:\n"
+  "fastest), each axis in the order given; --gpus also continues a progression as scale does\n"
+  "(8,16,...,1024).  --grid FILE reads the lists from a key file:\n"
   "  [sweep]\n  model = resnet50, bert-large\n  cluster = dgx-a100, dgx-h100\n  gpus = 8, 64, 512\n"
   "  bucket_cap_mb = 10, 25, 50\n  seeds = 1, 2, 3\n"
   "flags override the file.  Every other flag (and the SCENARIO file) applies to every point.\n"
