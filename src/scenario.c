@@ -170,13 +170,13 @@ ddp_overheads_none(DdpOverheads *o)
 
 /* Defaults and their sources: docs/overheads.md.
  *  overlap_slowdown < 0: the cluster decides (its [cluster] overlap_slowdown, else
- *    DDP_DEFAULT_OVERLAP_SLOWDOWN = 0.05: research §5.8, NCCL kernels take one SM per channel and
- *    HBM bandwidth while backward runs, "a few to ~10+ %").
+ *    DDP_DEFAULT_OVERLAP_SLOWDOWN = 0.05: docs/model.md §1.6 (c), NCCL kernels take one SM per
+ *    channel and HBM bandwidth while backward runs, "a few to ~10+ %").
  *  host_iteration_us 100: ≈10 PyTorch eager ops at ≈10 µs of CPU each (Paszke et al., NeurIPS 2019,
  *    §6: per-op overhead of the dispatcher) at the step boundary — zero_grad, loss.item() (a sync),
  *    the loader's next() and the host→device copy — during which the GPU has nothing queued.
- *  host_layer_us 10: the same per-op dispatch cost, once per layer pass: layers with shorter kernels
- *    than that are host-bound.
+ *  host_layer_us 10: the same per-op dispatch cost, once per layer pass, issued ahead of the GPU
+ *    (compute.c host_pipeline): the GPU idles only where it overtakes the host.
  *  input_rate 0: off (users set their loader's measured rate).
  *  jitter 0.02: persistent GPU-to-GPU speed differences of several percent between nominally
  *    identical GPUs (Sinha et al., "Not All GPUs Are Created Equal", SC'22); per-iteration noise is
