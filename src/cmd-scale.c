@@ -33,67 +33,6 @@ static const char scale_description[] =
   "Strong-scaling efficiency (--global-batch B) = T(1 GPU, batch B) / (N · T(N GPUs, batch B/N)),\n"
   "i.e. speed-up over one GPU divided by N; rows where B/N < 1 sample are not feasible (null).";
 
-/**
- * ddp_parse_gpu_list:
- * Parses "8,16,32" or "8,16,...,1024" (progression continued to the bound).  Returns: (transfer
- * full) a GArray of guint64, or NULL with a one-line error naming --gpus.
- */
-static GArray *
-parse_gpu_list(const char *text, GError **error)
-{
-  g_autoptr(GArray) list = g_array_new(FALSE, FALSE, sizeof(guint64));
-  g_auto(GStrv) items = g_strsplit(text, ",", -1);
-  guint n = g_strv_length(items);
-  for (guint i = 0; i < n; i++) {
-    const char *item = g_strstrip(items[i]);
-    if (g_strcmp0(item, "...") == 0 || g_strcmp0(item, "…") == 0) {
-      if (list->len < 2 || i + 1 >= n) {
-        g_set_error(error, DDP_CMD_ERROR, 0, "--gpus: \"...\" needs two counts before it and one after it (e.g. 8,16,...,1024)");
-        return NULL;
-      }
-      guint64 a = g_array_index(list, guint64, list->len - 2), b = g_array_index(list, guint64, list->len - 1), last;
-      if (!g_ascii_string_to_unsigned(g_strstrip(items[i + 1]), 10, 1, DDP_MAX_GPUS, &last, NULL) || b <= a || last < b) {
-        g_autofree char *quoted = ddp_range_quote(text);
-        g_set_error(error, DDP_CMD_ERROR, 0, "--gpus: \"%s\": the counts around \"...\" must increase (up to %" G_GUINT64_FORMAT ")",
-                    quoted, DDP_MAX_GPUS);
-        return NULL;
-      }
-      /* count before expanding (ranks ≤ 2^24, so no product below overflows) */
-      gboolean geometric = b % a == 0;
-      guint64 added = 0;
-      for (guint64 next = geometric ? b * (b / a) : b + (b - a); next < last && list->len + added <= DDP_MAX_SWEEP_POINTS;
-           next = geometric ? next * (b / a) : next + (b - a))
-        added++;
-      if (list->len + added > DDP_MAX_SWEEP_POINTS) {
-        g_set_error(error, DDP_CMD_ERROR, 0, "--gpus: the list has more than %u counts (ranges.h DDP_MAX_SWEEP_POINTS)",
-                    DDP_MAX_SWEEP_POINTS);
-        return NULL;
-      }
-      for (guint64 next = geometric ? b * (b / a) : b + (b - a); next < last; next = geometric ? next * (b / a) : next + (b - a))
-        g_array_append_val(list, next);
-      continue;
-    }
-    guint64 v;
-    if (!g_ascii_string_to_unsigned(item, 10, 1, DDP_MAX_GPUS, &v, NULL)) {
-      g_autofree char *quoted = ddp_range_quote(item);
-      g_set_error(error, DDP_CMD_ERROR, 0, "--gpus: \"%s\" is not a GPU count (1 to %" G_GUINT64_FORMAT ")", quoted, DDP_MAX_GPUS);
-      return NULL;
-    }
-    if (list->len >= DDP_MAX_SWEEP_POINTS) {
-      g_set_error(error, DDP_CMD_ERROR, 0, "--gpus: the list has more than %u counts (ranges.h DDP_MAX_SWEEP_POINTS)",
-                  DDP_MAX_SWEEP_POINTS);
-      return NULL;
-    }
-    if (list->len > 0 && v <= g_array_index(list, guint64, list->len - 1)) {
-      g_set_error(error, DDP_CMD_ERROR, 0, "--gpus: counts must increase (%" G_GUINT64_FORMAT " after %" G_GUINT64_FORMAT ")",
-                  v, g_array_index(list, guint64, list->len - 1));
-      return NULL;
-    }
-    g_array_append_val(list, v);
-  }
-  return g_steal_pointer(&list);
-}
-
 /* 1, 2, 4, … up to one node, then 2, 4, … 128 nodes. */
 static GArray *
 default_gpu_list(const DdpCluster *cluster)
@@ -234,7 +173,7 @@ run(int argc, char **argv, ScaleOptions *o)
                      &scenario_path, &error))
     return ddp_cmd_fail("scale", error);
   g_autoptr(GArray) gpus = NULL;
-  if (o->cli.gpus && !(gpus = parse_gpu_list(o->cli.gpus, &error)))
+  if (o->cli.gpus && !(gpus = ddp_gpu_list_parse(o->cli.gpus, &error)))
     return ddp_cmd_fail("scale", error);
   g_autoptr(DdpScenario) s = ddp_scenario_load(scenario_path, &o->cli, FALSE, &error);
   if (!s)

@@ -14,6 +14,7 @@
  *                        ddp_flag_count("flag", text, &DDP_RANGE_X, &out, error) for a guint64
  *   - a file to read:    ddp_range_read_file(path, what, &text, &length, error): regular files
  *                        under DDP_MAX_INPUT_BYTES only (no FIFOs, devices, directories)
+ *   - a --gpus list:     ddp_gpu_list_parse(text, error)
  *   - a text to echo in an error message: ddp_range_quote(text) (escapes control characters,
  *                        cuts long text)
  * Errors from ddp_flag_* and ddp_range_read_file are DDP_RANGE_ERROR: bad input, exit 2.
@@ -95,6 +96,11 @@ gboolean ddp_flag_count(const char *flag, const char *text, const DdpRange *r, g
 /* Parses an integer or number in @text into *out; FALSE when it is not one (no range check). */
 gboolean ddp_parse_integer(const char *text, gint64 *out);
 gboolean ddp_parse_number(const char *text, double *out);
+
+/* A --gpus list "8,16,32" or "8,16,...,1024" (also "…"): increasing counts of at most
+ * DDP_MAX_GPUS, at most DDP_MAX_SWEEP_POINTS of them, counted before expansion.  (transfer full)
+ * GArray of guint64, or NULL with a --gpus error. */
+GArray *ddp_gpu_list_parse(const char *text, GError **error);
 
 /* Reads an input file: a regular file of at most DDP_MAX_INPUT_BYTES, text without NUL bytes.
  * @what names it in messages ("--model", "--compare").  *text is NUL-terminated; free it. */

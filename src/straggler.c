@@ -91,7 +91,8 @@ static gboolean
 term_error(GError **error, const char *term, const char *what)
 {
   g_autofree char *quoted = ddp_range_quote(term);
-  g_set_error(error, DDP_STRAGGLER_ERROR, DDP_STRAGGLER_ERROR_PARSE, "--stragglers: \"%s\": %s", quoted, what);
+  g_autofree char *safe_what = ddp_range_quote_n(what, 200);   /* it may echo part of the term */
+  g_set_error(error, DDP_STRAGGLER_ERROR, DDP_STRAGGLER_ERROR_PARSE, "--stragglers: \"%s\": %s", quoted, safe_what);
   return FALSE;
 }
 
