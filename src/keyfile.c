@@ -301,6 +301,14 @@ ddp_keyfile_get_string(const DdpKeyFile *kf, const char *group, const char *key,
     g_free(value);
     return FALSE;
   }
+  /* names end up in one-line messages and reports: no escaped newlines or other controls */
+  for (const char *p = value; *p; p++)
+    if ((guchar)*p < 0x20 || *p == 0x7f) {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, key,
+                            "\"%s\": control characters (\\n, \\t, …) are not allowed in text", value);
+      g_free(value);
+      return FALSE;
+    }
   g_free(*out);
   *out = value;
   return TRUE;

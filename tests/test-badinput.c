@@ -129,6 +129,8 @@ static const Case cases[] = {
   { "model-directory", NULL, NULL, 0, NULL, NULL, SETUP_DIR, { "predict", "--model", "./adir" }, "./adir: not a regular file" },
   { "model-65MiB", NULL, NULL, 0, NULL, NULL, SETUP_BIG, { "predict", "--model", "./big.model" }, "./big.model: 68157440 bytes; input files are limited to 64 MiB" },
   { "model-missing", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--model", "./nothing.model" }, "./nothing.model: cannot open" },
+  { "name-escaped-newline", "c.cluster", "[cluster]\nname = a\\nb\ngpu = a100\ngpus_per_node = 1\n", 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster", "--gpus", "1" }, "c.cluster:2: cluster.name: \"a\\nb\": control characters" },
+  { "stragglers-newline-kind", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--stragglers", "s\now:100:2" }, "--stragglers: \"s\\now:100:2\": unknown kind \"s\\now\"" },
   { "kind-unknown", "m.model", "[model]\nname = m\n[layer a]\nkind = lstm\nforward_flops = 1\nbackward_flops = 1\nparams = a.w:1\n", 0, NULL, NULL, 0, { PREDICT }, "m.model:4: layer a.kind:" },
   /* ---- cluster files ---- */
   { "bandwidth-zero", "c.cluster", CLUSTER("8", "0", "1"), 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:8: intra.bandwidth_GBs:" },
