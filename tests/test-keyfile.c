@@ -124,6 +124,37 @@ test_missing_file(void)
   g_assert_nonnull(strstr(error->message, "/nonexistent/x.cluster"));
 }
 
+/* Issue 11: GLib's own refusals carry the line; ranged getters; text values without control
+ * characters; long or control-laden values are escaped and cut in the message. */
+static void
+test_issue11(void)
+{
+  g_autoptr(GError) error = NULL;
+  /* "k[x" is a locale key GKeyFile refuses; our scan accepts it; the line is 3 */
+  g_assert_null(ddp_keyfile_load_data("t.ini", "[g]\na = 1\nk[x = 2\nb = 3\n", &error));
+  g_assert_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_SYNTAX);
+  g_assert_true(g_str_has_prefix(error->message, "t.ini:3: "));
+  g_clear_error(&error);
+  g_assert_null(ddp_keyfile_load_data("t.ini", "[g]\na = \xff\n", &error));
+  g_assert_cmpstr(error->message, ==, "t.ini:2: not valid UTF-8 text");
+  g_clear_error(&error);
+
+  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("t.ini", "[g]\nn = 8\nf = 8.5\nc = 1\x01\ns = a\\nb\n", &error);
+  g_assert_no_error(error);
+  double v = 0;
+  g_assert_true(ddp_keyfile_get_ranged(kf, "g", "n", TRUE, &DDP_RANGE_GPUS, &v, &error));
+  g_assert_cmpfloat(v, ==, 8);
+  g_assert_false(ddp_keyfile_get_ranged(kf, "g", "f", TRUE, &DDP_RANGE_GPUS, &v, &error));
+  g_assert_cmpstr(error->message, ==, "t.ini:3: g.f: \"8.5\" must be a whole number from 1 to 16777216");
+  g_clear_error(&error);
+  g_assert_false(ddp_keyfile_get_ranged(kf, "g", "c", TRUE, &DDP_RANGE_FLOPS, &v, &error));
+  g_assert_cmpstr(error->message, ==, "t.ini:4: g.c: \"1\\x01\" must be a number from 0 to 1e+18");
+  g_clear_error(&error);
+  g_autofree char *text = NULL;
+  g_assert_false(ddp_keyfile_get_string(kf, "g", "s", TRUE, &text, &error));
+  g_assert_cmpstr(error->message, ==, "t.ini:5: g.s: \"a\\nb\": control characters (\\n, \\t, …) are not allowed in text");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -133,5 +164,6 @@ main(int argc, char **argv)
   g_test_add_func("/keyfile/errors/syntax", test_errors);
   g_test_add_func("/keyfile/errors/values", test_value_errors);
   g_test_add_func("/keyfile/errors/missing-file", test_missing_file);
+  g_test_add_func("/keyfile/errors/issue11", test_issue11);
   return g_test_run();
 }
