@@ -377,6 +377,16 @@ sweep_json(const DdpCluster *cluster, const DdpCollective *model, const Sweep *s
 
 /* ---- --compare ---- */
 
+/* "#   < 64 KiB: median 1.2 %, max 3.4 % (10 points)" for each size regime with points. */
+static void
+regime_lines(GString *out, const DdpCompareStats stats[DDP_REGIME_COUNT])
+{
+  for (int r = 0; r < DDP_REGIME_ALL; r++)
+    if (stats[r].points > 0)
+      g_string_append_printf(out, "#   %-16s median %5.1f %%, max %6.1f %% (%u points)\n", ddp_size_regime_name(r),
+                             100.0 * stats[r].median_abs_error, 100.0 * stats[r].max_abs_error, stats[r].points);
+}
+
 static char *
 compare_text(const char *path, const GPtrArray *curves)
 {
@@ -388,8 +398,9 @@ compare_text(const char *path, const GPtrArray *curves)
   for (guint c = 0; c < curves->len; c++) {
     const DdpCompareCurve *cv = curves->pdata[c];
     g_string_append_printf(out, "#\n# curve %u: %s\n#   %" G_GUINT64_FORMAT " GPUs, %" G_GUINT64_FORMAT
-                                " node%s, cluster %s; source: %s\n",
-                           c + 1, cv->system, cv->gpus, cv->nodes, cv->nodes == 1 ? "" : "s", cv->cluster, cv->source);
+                                " node%s, %u GPU%s per process, cluster %s; source: %s\n",
+                           c + 1, cv->system, cv->gpus, cv->nodes, cv->nodes == 1 ? "" : "s", cv->gpus_per_process,
+                           cv->gpus_per_process == 1 ? "" : "s", cv->cluster, cv->source);
     g_string_append(out, "#         size   meas time   pred time  meas busbw  pred busbw    error  algorithm  protocol\n"
                          "#          (B)        (us)        (us)      (GB/s)      (GB/s)      (%)\n");
     for (guint i = 0; i < cv->points->len; i++) {
@@ -401,10 +412,16 @@ compare_text(const char *path, const GPtrArray *curves)
     }
     g_string_append_printf(out, "# curve %u: median |error| %.1f %% over %u points\n", c + 1,
                            100.0 * cv->median_abs_error, cv->points->len);
+    DdpCompareStats stats[DDP_REGIME_COUNT];
+    ddp_compare_curve_stats(cv, stats);
+    regime_lines(out, stats);
     points += cv->points->len;
   }
   g_string_append_printf(out, "#\n# all curves: median |error| %.1f %% over %u points\n",
                          100.0 * ddp_compare_median_abs_error(curves), points);
+  DdpCompareStats stats[DDP_REGIME_COUNT];
+  ddp_compare_stats(curves, stats);
+  regime_lines(out, stats);
   return g_string_free(out, FALSE);
 }
 
