@@ -878,6 +878,9 @@ zero_cost(DdpCollectiveCost *out)
   *out = (DdpCollectiveCost){ .algorithm = DDP_ALGO_RING, .protocol = DDP_PROTO_SIMPLE };
 }
 
+static gboolean allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorithm algorithm, DdpProtocol protocol,
+                               DdpCollectiveCost *out);
+
 gboolean
 ddp_collective_allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorithm algorithm, DdpProtocol protocol,
                               DdpCollectiveCost *out)
@@ -888,6 +891,17 @@ ddp_collective_allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorith
     zero_cost(out);
     return TRUE;
   }
+  DdpCollectiveCost cost = { 0 };   /* every model fills the fields it has; the rest stay 0 */
+  if (!allreduce_with(c, bytes, algorithm, protocol, &cost))
+    return FALSE;
+  *out = cost;
+  return TRUE;
+}
+
+static gboolean
+allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorithm algorithm, DdpProtocol protocol,
+               DdpCollectiveCost *out)
+{
   if (c->cost_model == DDP_COST_ALPHA_BETA) {
     if (algorithm != DDP_ALGO_RING && algorithm != DDP_ALGO_TREE)
       return FALSE;

@@ -15,8 +15,9 @@
 #include <string.h>
 
 /* A cluster filled by hand: NVSwitch nodes of @ppn GPUs with @intra_GBs per GPU (raw, one way,
- * 0.7 µs per hop), @nics × @nic_Gbps InfiniBand per node (2 µs per hop), NCCL model, auto,
- * no launch overhead (so NCCL's own numbers show through), NVLS off (nccl.nvls FALSE: the
+ * 0.7 µs per hop), @nics × @nic_Gbps InfiniBand per node (2 µs per hop), NCCL's tuning model
+ * (nccl-tuner: these tests check NCCL's own table; the nccl model has its own fixture, physics()),
+ * auto, no launch overhead (so NCCL's own numbers show through), NVLS off (nccl.nvls FALSE: the
  * ring/tree tests below predate NVLS; the NVLS tests turn it on). */
 static DdpCluster *
 cluster_new(int sm_arch, int ppn, double intra_GBs, int nics, double nic_Gbps)
@@ -34,6 +35,7 @@ cluster_new(int sm_arch, int ppn, double intra_GBs, int nics, double nic_Gbps)
   c->inter.latency_us = 2.0;
   c->inter.oversubscription = 1.0;
   c->inter.rail_optimized = TRUE;
+  c->nccl.cost_model = DDP_COST_NCCL_TUNER;
   return c;
 }
 
@@ -406,6 +408,7 @@ test_auto_crossover(void)
     g_autoptr(GError) error = NULL;
     g_autoptr(DdpCluster) cluster = ddp_cluster_load(clusters[k], &error);
     g_assert_no_error(error);
+    cluster->nccl.cost_model = DDP_COST_NCCL_TUNER;   /* NCCL's own ranking (the nccl model: test_physics_*) */
     for (gsize g = 0; g < G_N_ELEMENTS(gpus); g++) {
       g_autoptr(DdpCollective) c = model(cluster, gpus[g]);
       DdpCollectiveChoice lat, bw;
