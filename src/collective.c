@@ -1420,8 +1420,9 @@ compare_model(CompareContext *ctx, const char *cluster_name, guint64 gpus, guint
   DdpCollective *model = g_hash_table_lookup(ctx->models, key);
   if (model)
     return model;
-  g_autofree char *where = strchr(cluster_name, '/') ? g_build_filename(ctx->dir, cluster_name, NULL)
-                                                     : g_strdup(cluster_name);
+  g_autofree char *where = strchr(cluster_name, '/') && !g_path_is_absolute(cluster_name)
+                             ? g_build_filename(ctx->dir, cluster_name, NULL)
+                             : g_strdup(cluster_name);
   g_autoptr(GError) local = NULL;
   DdpCluster *cluster = ddp_cluster_load(where, &local);
   if (cluster) {

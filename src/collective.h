@@ -133,7 +133,7 @@ typedef struct {
 /* Reads an nccl-tests comparison CSV (header names the columns; needed: gpus, bytes, time_us,
  * cluster; source and system label the curves; optional gpus_per_process, nccl-tests' -g, default
  * 1: see ddp_collective_set_gpus_per_process) and predicts every row with ddp_collective_allreduce
- * on its cluster.  A cluster value with a '/' is a path relative to the CSV's folder, anything else
+ * on its cluster.  A cluster value with a '/' is a path (relative ones from the CSV's folder), anything else
  * a name for ddp_cluster_load().  Consecutive rows with the same source, system, cluster and gpus
  * form one curve.  Returns: (transfer full) a GPtrArray of DdpCompareCurve (freeing the array frees
  * them), or NULL with @error naming file:line. */
