@@ -1248,7 +1248,7 @@ test_validation_extended(void)
 /* NVIDIA/nccl-tests#290 (tests/data/allreduce-h100-290.csv), reported beside the acceptance set:
  * its reporter found the cluster under-performing (about 90 GB/s busbw across two nodes with 8 NDR
  * HCAs each, where the maintainer expects 46-48 GB/s per NIC), so the two-node curves measure a
- * fault, not the fabric.  One node (NVLS, -g 8, 128 MiB-4 GiB): 25 % (the model's NVLS peak, NCCL's
+ * fault, not the fabric.  One node (NVLS, -g 8, 128 MiB-4 GiB): 4.8 % (the model's NVLS peak, NCCL's
  * 476 GB/s busbw, against 383-474 measured with 2 iterations per size); two nodes: the model is
  * 2-3x faster, as the reporter's complaint says it should be. */
 static void
@@ -1256,7 +1256,7 @@ test_validation_degraded(void)
 {
   g_autoptr(GPtrArray) curves = validation_curves("allreduce-h100-290.csv");
   g_assert_cmpuint(curves->len, ==, 3);
-  g_assert_cmpfloat(curve_median(curves, 0), <, 0.26);
+  g_assert_cmpfloat(curve_median(curves, 0), <, 0.053);
   for (guint c = 1; c < 3; c++) {
     const DdpCompareCurve *cv = curves->pdata[c];
     for (guint i = 0; i < cv->points->len; i++)
