@@ -133,6 +133,7 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
 {
   g_autoptr(DdpCluster) c = g_new0(DdpCluster, 1);
   c->path = g_strdup(ddp_keyfile_path(kf));
+  c->overlap_slowdown = -1;   /* not given: the setup's default applies (scenario.c overheads) */
   if (!ddp_keyfile_has_group(kf, "cluster")) {
     g_set_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_MISSING,
                 "%s: [cluster]: required group is missing (is this a cluster file?)", ddp_keyfile_path(kf));
@@ -191,7 +192,7 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
 
   int cost_model = DDP_COST_NCCL, algorithm = DDP_ALGO_AUTO, protocol = DDP_PROTO_AUTO;
   gint64 channels = 0;
-  /* per-call launch overhead on top of NCCL's latency model: "a few µs" (research §1.6) */
+  /* per-call launch overhead on top of NCCL's latency model: "a few µs" (docs/model.md §1.6) */
   c->nccl.launch_us = 5.0;
   c->nccl.nvls = TRUE;   /* NCCL_NVLS_ENABLE's default: on wherever the hardware supports it */
   if (ddp_keyfile_has_group(kf, "nccl") &&

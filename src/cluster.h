@@ -17,7 +17,7 @@ typedef enum {
   DDP_INTER_IB, DDP_INTER_ROCE, DDP_INTER_ETHERNET, DDP_INTER_EFA, DDP_INTER_TCPXO, DDP_INTER_FABRIC_COUNT
 } DdpInterFabric;
 
-/* NCCL algorithm and protocol (research §2).  AUTO lets the cost model pick the fastest.  NVLS is
+/* NCCL algorithm and protocol (docs/model.md §2).  AUTO lets the cost model pick the fastest.  NVLS is
  * NVLink SHARP (reduction in the NVSwitch, one node); NVLS_TREE is NVLS inside each node plus a
  * tree across nodes (docs/collective.md "NVLS"). */
 typedef enum {
@@ -63,7 +63,7 @@ typedef struct {
     DdpAlgorithm algorithm;
     DdpProtocol protocol;
     int channels;             /* 0: auto */
-    /* NCCL's per-channel graph bandwidths (research §2.5; NCCL_DEBUG=INFO "bw INTRA/INTER"),
+    /* NCCL's per-channel graph bandwidths (docs/model.md §2.5; NCCL_DEBUG=INFO "bw INTRA/INTER"),
      * 10^9 B/s; 0: derived from the fabric as docs/collective.md describes. */
     double bw_intra_GBs;
     double bw_inter_GBs;
@@ -74,7 +74,8 @@ typedef struct {
     double host_launch_us;    /* host time to issue one collective on one GPU (enqueue + kernel launch):
                                * the nccl model's floor is gpus_per_process × this; loader default 4 */
   } nccl;
-  double overlap_slowdown;    /* fraction by which compute slows while a collective runs (research §5.8) */
+  double overlap_slowdown;    /* fraction by which compute slows while a collective runs (docs/model.md §5.8);
+                               * < 0 when the file does not say (ddp_overheads_overlap_slowdown) */
 } DdpCluster;
 
 #define DDP_CLUSTER_ERROR (ddp_cluster_error_quark())

@@ -38,6 +38,10 @@ scenario(const char *model_text_or_file, guint64 gpus, const char *stragglers)
   s->stragglers = ddp_stragglers_parse(stragglers, &error);
   g_assert_no_error(error);
   ddp_setup_init(&s->setup);
+  /* closed forms: no host time, jitter or contention (tests/test-overheads.c covers those) */
+  ddp_overheads_none(&s->setup.overheads);
+  s->setup.overheads.overlap_slowdown = -1;   /* the cluster's, set where a test needs it */
+  s->cluster->overlap_slowdown = 0;
   s->setup.gpus = gpus;
   s->setup.iterations = 3;
   return s;
@@ -163,7 +167,7 @@ test_fp16_hook(void)
 
 /* Bucket order rules launch order: the ready order says a (layer l0, the LAST to finish backward)
  * comes first, so the rebuild puts a in bucket 0 and b in bucket 1.  Bucket 1's gradients are ready
- * first, but it launches only when bucket 0 does (research §1.4 mark_bucket_ready). */
+ * first, but it launches only when bucket 0 does (docs/model.md §1.4 mark_bucket_ready). */
 static void
 test_in_order_launch(void)
 {
