@@ -489,6 +489,22 @@ compare_csv(const GPtrArray *curves)
   return g_string_free(out, FALSE);
 }
 
+/* "regimes": [{"regime": "< 64 KiB", "points": 10, "median_abs_error": .., "max_abs_error": ..}, ...] */
+static void
+regimes_json(DdpJson *j, const DdpCompareStats stats[DDP_REGIME_COUNT])
+{
+  ddp_json_begin_array(j, "regimes");
+  for (int r = 0; r < DDP_REGIME_COUNT; r++) {
+    ddp_json_begin_object(j, NULL);
+    ddp_json_string(j, "regime", ddp_size_regime_name(r));
+    ddp_json_int(j, "points", stats[r].points);
+    ddp_json_double(j, "median_abs_error", stats[r].median_abs_error, 4);
+    ddp_json_double(j, "max_abs_error", stats[r].max_abs_error, 4);
+    ddp_json_end_object(j);
+  }
+  ddp_json_end_array(j);
+}
+
 static char *
 compare_json(const GPtrArray *curves)
 {
@@ -503,7 +519,11 @@ compare_json(const GPtrArray *curves)
     ddp_json_string(j, "cluster", cv->cluster);
     ddp_json_int(j, "gpus", (gint64)cv->gpus);
     ddp_json_int(j, "nodes", (gint64)cv->nodes);
+    ddp_json_int(j, "gpus_per_process", cv->gpus_per_process);
     ddp_json_double(j, "median_abs_error", cv->median_abs_error, 4);
+    DdpCompareStats stats[DDP_REGIME_COUNT];
+    ddp_compare_curve_stats(cv, stats);
+    regimes_json(j, stats);
     ddp_json_begin_array(j, "points");
     for (guint i = 0; i < cv->points->len; i++) {
       const DdpComparePoint *p = &g_array_index(cv->points, DdpComparePoint, i);
@@ -523,6 +543,9 @@ compare_json(const GPtrArray *curves)
   }
   ddp_json_end_array(j);
   ddp_json_double(j, "median_abs_error", ddp_compare_median_abs_error(curves), 4);
+  DdpCompareStats stats[DDP_REGIME_COUNT];
+  ddp_compare_stats(curves, stats);
+  regimes_json(j, stats);
   ddp_json_end_object(j);
   return ddp_json_free_to_string(j);
 }
