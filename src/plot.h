@@ -15,9 +15,10 @@
  *
  *   timeline.gp — see cmd-timeline.c, which is its only producer.
  *
- *   scaling.gp  — variables: plot_title (string), data (file).  data: one row per GPU count,
- *                 ascending:  gpus nodes iteration_ms scaling_efficiency exposed_comm_ms
- *                 (efficiency as a fraction 0–1).  Draws efficiency (left axis, %) and iteration
+ *   scaling.gp  — variables: plot_title (string), data (file), optionally efficiency_label
+ *                 (string: the left axis label, naming weak or strong scaling).  data: one row
+ *                 per GPU count, ascending:  gpus nodes iteration_ms scaling_efficiency
+ *                 exposed_comm_ms (efficiency as a fraction 0–1).  Draws efficiency (left axis, %) and iteration
  *                 and exposed-communication time (right axis, ms) against GPUs on a log2 x axis.
  *
  *   buckets.gp  — variables: plot_title (string), data (file), and optionally
