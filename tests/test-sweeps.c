@@ -99,22 +99,79 @@ test_scale_monotone(void)
   g_assert_cmpfloat(at8, <, at4);
 }
 
+/* Strong scaling on a closed form: one layer, forward 10 µs and backward 800 µs at batch 32, one
+ * 256 KiB gradient (one bucket: below the 1 MiB first bucket), so the AllReduce is ready only
+ * after the whole backward and is all exposed.  On the A100 (HBM 2 039 GB/s at 75 %) the hook
+ * copy, the finalize copy and the SGD-momentum step are each below the 5 µs kernel floor:
+ *   T(b) = (10 + 800)·b/32 µs + 15 µs = 25 312.5·b + 15 000 ns
+ *   AllReduce, alpha-beta ring in one node: 2(N−1)/N · 262 144 B / 100 B/ns + 2(N−1) · 5 000 ns
+ *     (the tree, 2·262 144/100 + 2(N−1)·5 000, never wins here)
+ *   global batch 128:
+ *     N = 1: T(1) = 25 312.5·128 + 15 000 = 3 255 000 ns
+ *     N = 2: b = 64:  1 635 000 + 2 621 + 10 000 = 1 647 621 → E = 3 255 000 / (2 · 1 647 621) = 0.987788
+ *     N = 4: b = 32:    825 000 + 3 932 + 30 000 =   858 932 → E = 3 255 000 / (4 ·   858 932) = 0.947397
+ *     N = 8 (2 nodes; per-GPU NIC share 100 Gb/s / 8 / 4 = 3.125 GB/s, α 5 µs): ring
+ *       1.75·262 144/3.125 + 70 000 = 216 801; tree 2·262 144/3.125 + 2·(3·5 + 1·5) µs = 207 772
+ *       wins; b = 16: 420 000 + 207 772 = 627 772 → E = 3 255 000 / (8 · 627 772) = 0.648125
+ *     N = 256: b = 0.5 < 1 sample: not feasible.
+ * With --max-batch 64 one GPU runs 2 micro-steps of 64: 2·20 000 + 1 600 000 + 1 605 000 + 10 000
+ * = 3 255 000 ns, the same T(1) (the layer times are linear in the batch). */
 static void
 test_scale_strong(void)
 {
   g_autoptr(TempDir) dir = g_dir_make_tmp("ddpsim-sweeps-XXXXXX", NULL);
-  g_autofree char *model = write_model(dir, "m", 8, 1024, 100);
+  g_autofree char *model = write_model(dir, "m", 1, 65536, 800);
   g_autofree char *cluster = write_cluster(dir, "c", 100, 5);
+  static const double expected_ms[] = { 3.255, 1.647621, 0.858932, 0.627772 };
+  static const double expected_exposed_ms[] = { 0, 0.012621, 0.033932, 0.207772 };
+  static const double expected_eff[] = { 1.0, 0.987788, 0.947397, 0.648125 };
+  const char *max_batch[] = { NULL, "64" };
+  for (guint m = 0; m < G_N_ELEMENTS(max_batch); m++) {
+    g_autoptr(JsonParser) parser = json_parser_new();
+    g_auto(Run) r = { 0 };
+    if (max_batch[m])
+      run(&r, "scale", "--model", model, "--cluster", cluster, "--gpus", "1,2,4,8,256", "--global-batch", "128",
+          "--max-batch", max_batch[m], "--iterations", "1", "--json", NULL);
+    else
+      run(&r, "scale", "--model", model, "--cluster", cluster, "--gpus", "1,2,4,8,256", "--global-batch", "128",
+          "--iterations", "1", "--json", NULL);
+    JsonObject *root = parse_ok(parser, &r);
+    g_assert_cmpstr(json_object_get_string_member(root, "scaling_definition"), ==, "strong");
+    g_assert_cmpfloat(json_object_get_double_member(root, "global_batch"), ==, 128);
+    JsonArray *rows = json_object_get_array_member(root, "rows");
+    g_assert_cmpuint(json_array_get_length(rows), ==, 5);
+    for (guint i = 0; i < 4; i++) {
+      JsonObject *row = json_array_get_object_element(rows, i);
+      g_assert_true(json_object_get_boolean_member(row, "feasible"));
+      g_assert_cmpfloat(json_object_get_double_member(row, "batch_per_gpu"), ==, 128 >> i);
+      g_assert_cmpfloat_with_epsilon(json_object_get_double_member(row, "iteration_ms"), expected_ms[i], 1e-6);
+      g_assert_cmpfloat_with_epsilon(json_object_get_double_member(row, "exposed_comm_ms"), expected_exposed_ms[i], 1e-6);
+      g_assert_cmpfloat_with_epsilon(json_object_get_double_member(row, "scaling_efficiency"), expected_eff[i], 1e-6);
+      /* every step processes the global batch */
+      g_assert_cmpfloat_with_epsilon(json_object_get_double_member(row, "samples_per_s"), 128 / (expected_ms[i] / 1e3), 1e-2);
+      guint k = max_batch[m] && i == 0 ? 2 : 1;
+      g_assert_cmpint(json_object_get_int_member(row, "accumulate"), ==, k);
+      g_assert_cmpfloat(json_object_get_double_member(row, "micro_batch"), ==, (128 >> i) / k);
+    }
+    JsonObject *last = json_array_get_object_element(rows, 4);
+    g_assert_false(json_object_get_boolean_member(last, "feasible"));
+    g_assert_true(json_node_is_null(json_object_get_member(last, "iteration_ms")));
+  }
+  /* weak scaling says so too */
   g_autoptr(JsonParser) parser = json_parser_new();
   g_auto(Run) r = { 0 };
-  run(&r, "scale", "--model", model, "--cluster", cluster, "--gpus", "1,2,4,8", "--global-batch", "64",
-                              "--iterations", "1", "--json", NULL);
-  JsonObject *root = parse_ok(parser, &r);
-  JsonArray *rows = json_object_get_array_member(root, "rows");
-  JsonObject *one = json_array_get_object_element(rows, 0);
-  /* one GPU at the whole global batch is the baseline itself */
-  g_assert_cmpfloat(json_object_get_double_member(one, "strong_scaling_efficiency"), ==, 1.0);
-  g_assert_cmpfloat(json_object_get_double_member(json_array_get_object_element(rows, 3), "batch_per_gpu"), ==, 8.0);
+  run(&r, "scale", "--model", model, "--cluster", cluster, "--gpus", "1,2", "--iterations", "1", "--json", NULL);
+  g_assert_cmpstr(json_object_get_string_member(parse_ok(parser, &r), "scaling_definition"), ==, "weak");
+  /* --max-batch without --global-batch, and a bad one */
+  g_auto(Run) bad = { 0 };
+  run(&bad, "scale", "--model", model, "--cluster", cluster, "--gpus", "1,2", "--max-batch", "8", NULL);
+  g_assert_cmpint(bad.status, ==, 2);
+  g_assert_true(g_str_has_prefix(bad.err, "ddpsim scale: --max-batch:"));
+  g_assert_cmpstr(bad.out, ==, "");
+  g_auto(Run) bad2 = { 0 };
+  run(&bad2, "scale", "--global-batch", "64", "--max-batch", "0.5", NULL);
+  g_assert_cmpint(bad2.status, ==, 2);
+  g_assert_true(g_str_has_prefix(bad2.err, "ddpsim scale: --max-batch:"));
 }
 
 /* 64 layers × 1 MiB gradients, 20 µs of backward each, 500 µs per hop: every AllReduce costs at
