@@ -192,6 +192,12 @@ solve_text(const DdpScenario *s, const DdpSolveResult *r)
       g_autofree char *at = format_value(q, r->non_monotone_at, FALSE);
       g_string_append_printf(out, ";\n           NOT monotone on the grid (the trend breaks at %s %s): the answer is the first crossing\n",
                              at, unit);
+      if (r->recrosses) {
+        g_autofree char *back = format_value(q, r->recross.value, FALSE);
+        g_string_append_printf(out, "           beyond it, %s %s %s the target again (%.2f %%)\n", back, unit,
+                               r->recross.efficiency >= r->target_efficiency ? "reaches" : "misses",
+                               100 * r->recross.efficiency);
+      }
     }
   } else {
     g_string_append(out, " plus 8 between the best one's neighbours\n");
@@ -259,6 +265,11 @@ solve_json(const DdpScenario *s, const DdpSolveResult *r)
     ddp_json_bool(j, "monotone", r->monotone);
     if (!r->monotone)
       ddp_json_double(j, "non_monotone_at", r->non_monotone_at, 9);
+    if (r->recrosses) {
+      ddp_json_begin_object(j, "recross");
+      json_point(j, &r->recross);
+      ddp_json_end_object(j);
+    }
   }
   ddp_json_int(j, "simulations", r->simulations);
   ddp_json_begin_array(j, "grid");

@@ -12,7 +12,8 @@
  * the communication down nor speed the single-GPU baseline up; more GPUs add ring steps), but NCCL's
  * algorithm and protocol switches, bucket timing against backward and straggler draws can make
  * steps and wiggles.  The grid shows them: the result says whether it was monotone and where not,
- * and the answer is then the first crossing, stated as such.
+ * and the answer is then the first crossing, stated as such, with the first grid point beyond it
+ * that is back on the answer's side of the target (recross) when there is one.
  * What limits a point is the largest share of T(N) − T(1): exposed communication, straggler wait
  * (incl. compute slowed by concurrent communication), DDP's own compute (bucket copies, casts), or
  * memory when the setup does not fit the GPU.
@@ -307,6 +308,12 @@ threshold(Search *s, GArray *values, gboolean increasing, GError **error)
     }
     pass = grid[cross - 1], fail = grid[cross];
   }
+  /* a non-monotone grid may cross back: say where, the answer stays the first crossing */
+  for (guint i = cross + 1; i < n && !r->recrosses; i++)
+    if (passes(s, &grid[i]) != increasing) {
+      r->recrosses = TRUE;
+      r->recross = grid[i];
+    }
   for (;;) {
     double lo = MIN(pass.value, fail.value), hi = MAX(pass.value, fail.value);
     double mid = midpoint(s, lo, hi);

@@ -90,6 +90,9 @@ typedef struct {
                                * efficiency (more of the quantity no longer helps); else 0 */
   gboolean monotone;          /* the grid's efficiencies moved only one way */
   double non_monotone_at;     /* when not monotone: the first grid value that broke the trend */
+  gboolean recrosses;         /* FOUND/UNREACHABLE-free threshold answers: a grid value beyond the
+                               * bracket is back on the answer's side of the target */
+  DdpSolvePoint recross;      /* the first such grid point */
   GArray *grid;               /* of DdpSolvePoint: the coarse samples, ascending value */
   guint simulations;
 } DdpSolveResult;

@@ -147,6 +147,47 @@ test_gpus_closed_form(void)
   g_assert_cmpfloat(all->answer.value, ==, 64);
 }
 
+/* Honest about non-monotone answers: with random stragglers (normal, σ = 0.2, seed 2, three
+ * iterations) the slowest of 4 ranks happens to be faster than the slowest of 2, so efficiency
+ * rises from 2 to 4 GPUs on the grid 1, 2, 4, 8, … (PyTorch's default buckets).  With the target between the two, the answer
+ * is the first crossing (1 GPU; 2 fails), and the result says the grid is not monotone at 4 and
+ * that 4 reaches the target again.  (The target is placed from the grid itself, so the test does
+ * not hard-code the straggler draws; it only needs them to be non-monotone there.) */
+static void
+test_gpus_non_monotone(void)
+{
+  g_autoptr(DdpScenario) s = scenario_from(NULL, 4);
+  g_autoptr(GError) error = NULL;
+  ddp_stragglers_free(s->stragglers);
+  s->stragglers = ddp_stragglers_parse("normal:0.2", &error);
+  g_assert_no_error(error);
+  s->setup.seed = 2;
+  s->setup.iterations = 3;
+  ddp_bucket_options_init(&s->setup.buckets);   /* PyTorch's defaults, as `ddpsim solve` runs it */
+  g_autoptr(DdpSolveResult) probe = solve(s, DDP_SOLVE_GPUS, 0.01, 64);
+  const DdpSolvePoint *two = &g_array_index(probe->grid, DdpSolvePoint, 1), *four = &g_array_index(probe->grid, DdpSolvePoint, 2);
+  g_assert_cmpfloat(two->value, ==, 2);
+  g_assert_cmpfloat(four->value, ==, 4);
+  g_assert_cmpfloat(four->efficiency, >, two->efficiency);
+  g_assert_false(probe->monotone);
+  g_assert_cmpfloat(probe->non_monotone_at, ==, 4);
+
+  double target = (two->efficiency + four->efficiency) / 2;
+  g_autoptr(DdpSolveResult) r = solve(s, DDP_SOLVE_GPUS, target, 64);
+  g_assert_cmpint(r->status, ==, DDP_SOLVE_FOUND);
+  g_assert_cmpfloat(r->answer.value, ==, 1);
+  g_assert_cmpfloat(r->neighbour.value, ==, 2);
+  g_assert_false(r->monotone);
+  g_assert_true(r->recrosses);
+  g_assert_cmpfloat(r->recross.value, ==, 4);
+  g_assert_cmpfloat(r->recross.efficiency, >=, target);
+  /* a monotone answer says so and has no recross */
+  g_autoptr(DdpScenario) plain = scenario_from(NULL, 4);
+  g_autoptr(DdpSolveResult) m = solve(plain, DDP_SOLVE_GPUS, 0.8, 64);
+  g_assert_true(m->monotone);
+  g_assert_false(m->recrosses);
+}
+
 /* Accumulation K on 4 GPUs: T(1, K) = 570 719 + (K−1)·(150 000 + 300 000) (forward + plain
  * backward per extra micro-step), one AllReduce of 155 952 ns per optimizer step:
  *   K = 2: 1 020 719 / 1 176 671 = 0.8675;  K = 3: 1 470 719 / 1 626 671 = 0.9041.
@@ -291,6 +332,7 @@ main(int argc, char **argv)
   g_test_add_func("/solve/inter-bandwidth/closed-form", test_bandwidth_closed_form);
   g_test_add_func("/solve/inter-bandwidth/unreachable", test_bandwidth_unreachable);
   g_test_add_func("/solve/gpus/closed-form", test_gpus_closed_form);
+  g_test_add_func("/solve/gpus/non-monotone", test_gpus_non_monotone);
   g_test_add_func("/solve/accumulate/closed-form", test_accumulate_closed_form);
   g_test_add_func("/solve/batch/closed-form", test_batch_closed_form);
   g_test_add_func("/solve/batch/memory", test_batch_memory);
