@@ -7,7 +7,9 @@
 #include "solve.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
   DdpCliOptions cli;
@@ -145,16 +147,20 @@ solve_text(const DdpScenario *s, const DdpSolveResult *r)
       g_string_append_printf(out, "answer   %s %s: already the least value searched reaches the target\n", value, unit);
     break;
   case DDP_SOLVE_UNREACHABLE:
-    g_string_append_printf(out, "answer   unreachable: the best is %.2f %% at %s %s", 100 * a->efficiency, value, unit);
+    g_string_append_printf(out, "answer   unreachable: the best on the grid is %.2f %% at %s %s", 100 * a->efficiency, value, unit);
     if (least)
       g_string_append_printf(out, ";\n         more (up to %s) does not help: what is lost is %s\n", hi, limit_text[a->limit]);
     else
       g_string_append(out, "\n");
     break;
   case DDP_SOLVE_MEMORY:
-    g_string_append_printf(out, "answer   batch %s/GPU would reach the target but needs %.1f GB per GPU of %.1f GB;\n"
-                                "         the largest batch that fits is %.0f: use --for accumulate at that batch\n",
-                           value, a->memory_GB, s->cluster->gpu.memory_GB, floor(r->max_fitting_batch));
+    g_string_append_printf(out, "answer   batch %s/GPU would reach the target but needs %.1f GB per GPU of %.1f GB;\n", value,
+                           a->memory_GB, s->cluster->gpu.memory_GB);
+    if (r->max_fitting_batch >= 1)
+      g_string_append_printf(out, "         the largest batch that fits is %.0f: use --for accumulate at that batch\n",
+                             floor(r->max_fitting_batch));
+    else
+      g_string_append(out, "         not even batch 1 fits: weights, gradients, buckets and optimizer state alone are too large\n");
     break;
   case DDP_SOLVE_KEEP_DEFAULT:
     g_string_append_printf(out, "answer   keep 25: no cap is more than %.1f %% faster (best seen within the noise threshold)\n",
@@ -183,15 +189,15 @@ solve_text(const DdpScenario *s, const DdpSolveResult *r)
   }
   g_string_append_printf(out, "  %-8s %u simulations: %u-point grid over %s to %s", "search", r->simulations, r->grid->len,
                          lo, hi);
-  if (q == DDP_SOLVE_INTER_BANDWIDTH)
+  if (q == DDP_SOLVE_INTER_BANDWIDTH && r->status == DDP_SOLVE_FOUND)
     g_string_append_printf(out, ", bisection to %.2g %%", 100 * r->tolerance);
   if (q != DDP_SOLVE_BUCKET_CAP) {
     if (r->monotone) {
       g_string_append(out, "; efficiency monotone on the grid\n");
     } else {
       g_autofree char *at = format_value(q, r->non_monotone_at, FALSE);
-      g_string_append_printf(out, ";\n           NOT monotone on the grid (the trend breaks at %s %s): the answer is the first crossing\n",
-                             at, unit);
+      g_string_append_printf(out, ";\n           NOT monotone on the grid (the trend breaks at %s %s)%s\n", at, unit,
+                             r->status == DDP_SOLVE_FOUND || r->status == DDP_SOLVE_MEMORY ? ": the answer is the first crossing" : "");
       if (r->recrosses) {
         g_autofree char *back = format_value(q, r->recross.value, FALSE);
         g_string_append_printf(out, "           beyond it, %s %s %s the target again (%.2f %%)\n", back, unit,
@@ -288,6 +294,13 @@ solve_json(const DdpScenario *s, const DdpSolveResult *r)
   return ddp_json_free_to_string(j);
 }
 
+static void
+show_progress(DdpSolveQuantity q, guint simulation, double value, gpointer data)
+{
+  (void)data;
+  fprintf(stderr, "\rddpsim solve: simulation %u (%s %g)   ", simulation, ddp_solve_quantity_name(q), value);
+}
+
 static int
 run(int argc, char **argv, SolveOptions *o)
 {
@@ -334,7 +347,12 @@ run(int argc, char **argv, SolveOptions *o)
   g_autoptr(DdpScenario) s = ddp_scenario_load(scenario_path, &o->cli, TRUE, &error);
   if (!s)
     return ddp_cmd_fail("solve", error);
+  gboolean progress = isatty(STDERR_FILENO);
+  if (progress)
+    options.progress = show_progress;
   g_autoptr(DdpSolveResult) r = ddp_solve(s, &options, &error);
+  if (progress)
+    fprintf(stderr, "\r%70s\r", "");
   if (!r)
     return ddp_cmd_fail("solve", error);
   g_autofree char *text = o->json ? solve_json(s, r) : solve_text(s, r);

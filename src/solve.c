@@ -130,6 +130,7 @@ typedef struct {
   DdpSolveQuantity quantity;
   double target;
   DdpSolveResult *result;
+  const DdpSolveOptions *options;
 } Search;
 
 static DdpLimit
@@ -170,6 +171,8 @@ evaluate(Search *s, double x, DdpSolvePoint *p, GError **error)
     break;
   default: g_assert_not_reached();
   }
+  if (s->options->progress)
+    s->options->progress(s->quantity, s->result->simulations + 1, x, s->options->progress_data);
   g_autoptr(DdpResult) r = ddp_simulate(&at, NULL, error);
   if (!r)
     return FALSE;
@@ -462,7 +465,7 @@ ddp_solve(const DdpScenario *scenario, const DdpSolveOptions *options, GError **
   r->min_gain = options->min_gain;
   r->current = current_value(scenario, q);
   r->grid = g_array_new(FALSE, FALSE, sizeof(DdpSolvePoint));
-  Search s = { scenario, q, options->target_efficiency, r };
+  Search s = { scenario, q, options->target_efficiency, r, options };
   gboolean ok;
   if (q == DDP_SOLVE_BUCKET_CAP) {
     ok = bucket_cap(&s, error);

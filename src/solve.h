@@ -66,6 +66,9 @@ typedef struct {
   double min, max;            /* search range; 0: the quantity's default (ddp_solve_default_range) */
   double tolerance;           /* relative width of the final bracket for inter-bandwidth (default 1e-3) */
   double min_gain;            /* bucket cap: fraction a cap must beat 25 MiB by (default 0.01) */
+  /* called before each simulation (e.g. a progress line on a terminal); NULL: none */
+  void (*progress)(DdpSolveQuantity q, guint simulation, double value, gpointer data);
+  gpointer progress_data;
 } DdpSolveOptions;
 
 void ddp_solve_options_init(DdpSolveOptions *o);
