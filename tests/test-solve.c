@@ -278,6 +278,40 @@ test_bucket_cap(void)
 }
 
 static void
+count_progress(DdpSolveQuantity q, guint simulation, double value, gpointer data)
+{
+  guint *calls = data;
+  g_assert_cmpint(q, ==, DDP_SOLVE_ACCUMULATE);
+  g_assert_cmpuint(simulation, ==, *calls + 1);
+  g_assert_cmpfloat(value, >=, 1);
+  (*calls)++;
+}
+
+/* The progress callback sees every simulation, numbered from 1. */
+static void
+test_progress(void)
+{
+  g_autoptr(DdpScenario) s = scenario_from(NULL, 4);
+  DdpSolveOptions o;
+  ddp_solve_options_init(&o);
+  o.quantity = DDP_SOLVE_ACCUMULATE;
+  o.max = 64;
+  guint calls = 0;
+  o.progress = count_progress;
+  o.progress_data = &calls;
+  g_autoptr(DdpSolveResult) r = ddp_solve(s, &o, NULL);
+  g_assert_nonnull(r);
+  g_assert_cmpuint(calls, ==, r->simulations);
+  /* grid: 64^(i/13) rounded, duplicates dropped = 1, 2, 3, 4, 5, 7, 9, 13, 18, 25, 34, 46, 64; the
+   * answer 3 and its failing neighbour 2 are adjacent grid points, so no bisection follows */
+  g_assert_cmpuint(r->grid->len, ==, 13);
+  g_assert_cmpfloat(g_array_index(r->grid, DdpSolvePoint, 5).value, ==, 7);
+  g_assert_cmpfloat(g_array_index(r->grid, DdpSolvePoint, 11).value, ==, 46);
+  g_assert_cmpuint(r->simulations, ==, 13);
+  g_assert_cmpfloat(r->answer.value, ==, 3);
+}
+
+static void
 test_errors(void)
 {
   g_autoptr(DdpScenario) s = scenario_from(NULL, 4);
@@ -338,6 +372,7 @@ main(int argc, char **argv)
   g_test_add_func("/solve/batch/memory", test_batch_memory);
   g_test_add_func("/solve/bucket-cap", test_bucket_cap);
   g_test_add_func("/solve/errors", test_errors);
+  g_test_add_func("/solve/progress", test_progress);
   g_test_add_func("/solve/names", test_names);
   return g_test_run();
 }
