@@ -96,9 +96,9 @@ question_text(DdpSolveQuantity q)
 static void
 append_point(GString *out, const char *label, const DdpSolvePoint *p, double target)
 {
-  g_string_append_printf(out, "  %-8s efficiency %.2f %%", label, 100 * p->efficiency);
+  g_string_append_printf(out, "  %-8s efficiency %.3f %%", label, 100 * p->efficiency);
   if (target > 0)
-    g_string_append_printf(out, " (margin %+.2f points)", 100 * (p->efficiency - target));
+    g_string_append_printf(out, " (margin %+.3f points)", 100 * (p->efficiency - target));
   g_string_append_printf(out, "; iteration %.3f ms = compute %.3f + exposed comm %.3f + straggler wait %.3f\n",
                          p->iteration_ms, p->compute_ms, p->exposed_comm_ms, p->straggler_wait_ms);
 }
@@ -170,7 +170,7 @@ solve_text(const DdpScenario *s, const DdpSolveResult *r)
   append_point(out, "there", a, target);
   if (r->has_neighbour && r->status == DDP_SOLVE_FOUND && q != DDP_SOLVE_BUCKET_CAP) {
     g_autofree char *nv = format_value(q, r->neighbour.value, FALSE);
-    g_string_append_printf(out, "  %-8s %s %s gives %.2f %%\n", least ? "below" : "above", nv, unit,
+    g_string_append_printf(out, "  %-8s %s %s gives %.3f %%\n", least ? "below" : "above", nv, unit,
                            100 * r->neighbour.efficiency);
   }
   double lost = a->iteration_ms - a->single_gpu_ms;

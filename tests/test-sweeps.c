@@ -392,7 +392,7 @@ static void
 test_solve_cli(void)
 {
   g_autoptr(TempDir) dir = g_dir_make_tmp("ddpsim-sweeps-XXXXXX", NULL);
-  g_autofree char *model = write_model(dir, "m", 8, 262144, 200);
+  g_autofree char *model = write_model(dir, "m", 8, 262144, 2000);
   g_autofree char *cluster = write_cluster(dir, "c", 100, 5);
   g_autoptr(JsonParser) parser = json_parser_new();
   g_auto(Run) r = { 0 };
