@@ -21,7 +21,7 @@ static const DdpCommand commands[] = {
   { "predict", ddp_cmd_predict, "predict one configuration: iteration time, overlap, efficiency, bucket schedule" },
   { "buckets", ddp_cmd_buckets, "PyTorch's initial and rebuilt bucket layout, by parameter name" },
   { "scale", ddp_cmd_scale, "scaling efficiency over GPU counts (weak, and strong with --global-batch)" },
-  { "tune", ddp_cmd_tune, "sweep bucket_cap_mb and recommend the best" },
+  { "tune", ddp_cmd_tune, "sweep bucket_cap_mb (and the first bucket); recommend a change only above a noise threshold" },
   { "solve", ddp_cmd_solve, "inverse questions: bandwidth, NICs, GPUs, batch or bucket cap for a target efficiency" },
   { "allreduce", ddp_cmd_allreduce, "collective costs alone, as an nccl-tests-style table" },
   { "fit", ddp_cmd_fit, "fit model parameters from a ddpsim-calibrate database" },
