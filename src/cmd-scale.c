@@ -239,15 +239,6 @@ draw(const DdpScenario *s, const ScaleRow *rows, guint n, double global_batch, c
   return ddp_plot_render(plot, o->plot, o->plot_data, error);
 }
 
-/* Strong scaling's split of @batch samples per GPU: K = the least number of micro-steps (at least
- * the scenario's --accumulate) whose micro-batch is at most @max_batch. */
-static guint
-micro_steps(double batch, double max_batch, guint at_least)
-{
-  double k = isfinite(max_batch) ? ceil(batch / MAX(max_batch, 1.0) - 1e-9) : 1;
-  return (guint)MAX(k, (double)at_least);
-}
-
 static int
 run(int argc, char **argv, ScaleOptions *o)
 {
@@ -307,7 +298,7 @@ run(int argc, char **argv, ScaleOptions *o)
   double strong_base_ms = 0;
   if (global_batch > 0) {
     DdpScenario one = *s;
-    one.setup.accumulate = micro_steps(global_batch, max_batch, s->setup.accumulate);
+    one.setup.accumulate = ddp_solve_micro_steps(global_batch, max_batch, s->setup.accumulate);
     if (!ddp_simulate_one_gpu(&one, global_batch / one.setup.accumulate, NULL, &strong_base_ms, &error))
       return ddp_cmd_fail("scale", error);
   }
@@ -327,7 +318,7 @@ run(int argc, char **argv, ScaleOptions *o)
       row->feasible = row->batch_per_gpu >= 1;
       if (!row->feasible)
         continue;
-      at.setup.accumulate = row->accumulate = micro_steps(row->batch_per_gpu, max_batch, s->setup.accumulate);
+      at.setup.accumulate = row->accumulate = ddp_solve_micro_steps(row->batch_per_gpu, max_batch, s->setup.accumulate);
       at.setup.batch = row->micro_batch = row->batch_per_gpu / row->accumulate;
     }
     if (progress)

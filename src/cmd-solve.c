@@ -14,7 +14,7 @@
 typedef struct {
   DdpCliOptions cli;
   gboolean json;
-  char *quantity, *target, *min, *max, *tolerance, *min_gain;
+  char *quantity, *target, *min, *max, *tolerance, *min_gain, *global_batch, *max_batch;
 } SolveOptions;
 
 static const char solve_description[] =
@@ -26,14 +26,15 @@ static const char solve_description[] =
   "  accumulate       least gradient-accumulation micro-steps reaching it\n"
   "  bucket-cap       fastest bucket_cap_mb; recommended only if it beats 25 by more than --min-gain\n\n"
   "Efficiency is weak scaling: T(1 GPU) / T(N GPUs) at the same per-GPU batch and accumulation, as\n"
-  "`ddpsim predict` reports it.  A grid over the range is simulated, then bisection narrows the first\n"
+  "`ddpsim predict` reports it; with --global-batch B it is strong scaling, T(1 GPU, B) / (N · T(N GPUs,\n"
+  "B/N per GPU)), as `ddpsim scale --global-batch` computes it (same --max-batch split).  A grid over the range is simulated, then bisection narrows the first\n"
   "interval where the target is crossed.  The answer comes with its efficiency, the margin over the\n"
   "target, the nearest failing value, and the limiting term (exposed_comm, stragglers, compute,\n"
   "memory); \"unreachable\" says how far the best point gets and why.  See docs/solve.md.";
 
 static const char *const limit_text[] = {
   "nothing: T(N) equals T(1 GPU)",
-  "DDP's own compute (bucket copies, hook casts)",
+  "compute beyond the ideal (DDP's copies and casts; strong scaling: work that does not shrink with B/N)",
   "exposed communication (AllReduce not hidden behind backward)",
   "stragglers (waiting on slower ranks, compute slowed by concurrent communication)",
   "memory (the setup does not fit in GPU memory)",
@@ -110,8 +111,11 @@ solve_text(const DdpScenario *s, const DdpSolveResult *r)
   DdpSolveQuantity q = r->quantity;
   const char *unit = ddp_solve_quantity_unit(q);
   g_autofree char *stragglers = ddp_stragglers_to_string(s->stragglers);
-  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, batch %g/GPU", s->model->name, s->cluster->name,
-                         s->setup.gpus, s->setup.batch);
+  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, ", s->model->name, s->cluster->name, s->setup.gpus);
+  if (r->global_batch > 0)
+    g_string_append_printf(out, "global batch %g", r->global_batch);
+  else
+    g_string_append_printf(out, "batch %g/GPU", s->setup.batch);
   if (s->setup.accumulate > 1)
     g_string_append_printf(out, " x %u micro-steps", s->setup.accumulate);
   g_string_append_printf(out, ", %s, bucket_cap_mb %g, %d x %g Gb/s NICs per node, stragglers %s\n",
@@ -122,9 +126,13 @@ solve_text(const DdpScenario *s, const DdpSolveResult *r)
     g_string_append_printf(out, "question: fastest bucket_cap_mb in %s to %s MiB (recommended only if > %.1f %% faster than 25)\n\n",
                            lo, hi, 100 * r->min_gain);
   else
-    g_string_append_printf(out, "question: %s (%s to %s %s) for scaling efficiency >= %.1f %%\n"
-                                "          (weak scaling: T(1 GPU) / T(N GPUs) at the same per-GPU batch)\n\n",
-                           question_text(q), lo, hi, unit, 100 * r->target_efficiency);
+    g_string_append_printf(out, "question: %s (%s to %s %s) for scaling efficiency >= %.1f %%\n", question_text(q), lo, hi,
+                           unit, 100 * r->target_efficiency);
+  if (q != DDP_SOLVE_BUCKET_CAP && r->global_batch > 0)
+    g_string_append_printf(out, "          (strong scaling at global batch %g: T(1 GPU, B) / (N * T(N GPUs, B/N per GPU)))\n\n",
+                           r->global_batch);
+  else if (q != DDP_SOLVE_BUCKET_CAP)
+    g_string_append(out, "          (weak scaling: T(1 GPU) / T(N GPUs) at the same per-GPU batch)\n\n");
 
   gboolean least = q != DDP_SOLVE_GPUS;
   g_autofree char *value = format_value(q, r->answer.value, least && r->status == DDP_SOLVE_FOUND);
@@ -176,7 +184,8 @@ solve_text(const DdpScenario *s, const DdpSolveResult *r)
   double lost = a->iteration_ms - a->single_gpu_ms;
   g_string_append_printf(out, "  %-8s %s", "limit", limit_text[a->limit]);
   if (a->limit != DDP_LIMIT_NONE && a->limit != DDP_LIMIT_MEMORY)
-    g_string_append_printf(out, "; %.3f ms above T(1 GPU) %.3f ms", lost, a->single_gpu_ms);
+    g_string_append_printf(out, "; %.3f ms above the ideal %s %.3f ms", lost, r->global_batch > 0 ? "T(1 GPU, B)/N" : "T(1 GPU)",
+                           a->single_gpu_ms);
   if (a->limit == DDP_LIMIT_MEMORY)
     g_string_append_printf(out, "; %.1f GB per GPU of %.1f GB", a->memory_GB, s->cluster->gpu.memory_GB);
   g_string_append_c(out, '\n');
@@ -215,6 +224,7 @@ static void
 json_point(DdpJson *j, const DdpSolvePoint *p)
 {
   ddp_json_double(j, "value", p->value, 9);
+  ddp_json_bool(j, "feasible", p->feasible);
   ddp_json_double(j, "efficiency", p->efficiency, 6);
   ddp_json_double(j, "iteration_ms", p->iteration_ms, 6);
   ddp_json_double(j, "single_gpu_ms", p->single_gpu_ms, 6);
@@ -239,7 +249,11 @@ solve_json(const DdpScenario *s, const DdpSolveResult *r)
   ddp_json_string(j, "unit", ddp_solve_quantity_unit(r->quantity));
   if (r->quantity != DDP_SOLVE_BUCKET_CAP)
     ddp_json_double(j, "target_efficiency", r->target_efficiency, 6);
-  ddp_json_string(j, "scaling_definition", "weak");
+  ddp_json_string(j, "scaling_definition", r->global_batch > 0 ? "strong" : "weak");
+  if (r->global_batch > 0) {
+    ddp_json_double(j, "global_batch", r->global_batch, 6);
+    ddp_json_double(j, "max_batch_per_gpu", r->max_batch, 6);   /* null: no memory limit */
+  }
   ddp_json_string(j, "status", ddp_solve_status_name(r->status));
   ddp_json_begin_object(j, "answer");
   json_point(j, &r->answer);
@@ -311,6 +325,8 @@ run(int argc, char **argv, SolveOptions *o)
     { "max", 0, 0, G_OPTION_ARG_STRING, &o->max, "Largest value searched", "X" },
     { "tolerance", 0, 0, G_OPTION_ARG_STRING, &o->tolerance, "inter-bandwidth: relative width of the final bracket (default 0.001)", "T" },
     { "min-gain", 0, 0, G_OPTION_ARG_STRING, &o->min_gain, "bucket-cap: least gain over 25 MiB worth recommending (default 0.01 = 1%)", "G" },
+    { "global-batch", 0, 0, G_OPTION_ARG_STRING, &o->global_batch, "Strong scaling at this global batch (samples per optimizer step)", "B" },
+    { "max-batch", 0, 0, G_OPTION_ARG_STRING, &o->max_batch, "Strong scaling: most samples per GPU per micro-step (default: what fits)", "M" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON (docs/solve.md)", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
@@ -338,8 +354,19 @@ run(int argc, char **argv, SolveOptions *o)
   if ((o->min && !parse_positive(o->min, "--min", &options.min, &error)) ||
       (o->max && !parse_positive(o->max, "--max", &options.max, &error)) ||
       (o->tolerance && !parse_positive(o->tolerance, "--tolerance", &options.tolerance, &error)) ||
-      (o->min_gain && !parse_fraction(o->min_gain, "--min-gain", TRUE, &options.min_gain, &error)))
+      (o->min_gain && !parse_fraction(o->min_gain, "--min-gain", TRUE, &options.min_gain, &error)) ||
+      (o->global_batch && !parse_positive(o->global_batch, "--global-batch", &options.global_batch, &error)) ||
+      (o->max_batch && !parse_positive(o->max_batch, "--max-batch", &options.max_batch, &error)))
     return ddp_cmd_fail("solve", error);
+  if (o->max_batch && !o->global_batch) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--max-batch: \"%s\" applies to strong scaling only (give --global-batch)", o->max_batch);
+    return ddp_cmd_fail("solve", error);
+  }
+  if ((o->global_batch && options.global_batch < 1) || (o->max_batch && options.max_batch < 1)) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "%s: \"%s\" must be at least 1 sample", options.global_batch < 1 ? "--global-batch" : "--max-batch",
+                options.global_batch < 1 ? o->global_batch : o->max_batch);
+    return ddp_cmd_fail("solve", error);
+  }
   if (options.tolerance >= 1) {
     g_set_error(&error, DDP_CMD_ERROR, 0, "--tolerance: \"%s\" must be below 1 (a relative width, e.g. 0.001)", o->tolerance);
     return ddp_cmd_fail("solve", error);
@@ -367,7 +394,8 @@ ddp_cmd_solve(int argc, char **argv)
   SolveOptions options = { 0 };
   int status = run(argc, argv, &options);
   ddp_cli_options_clear(&options.cli);
-  char **strings[] = { &options.quantity, &options.target, &options.min, &options.max, &options.tolerance, &options.min_gain };
+  char **strings[] = { &options.quantity, &options.target, &options.min, &options.max, &options.tolerance, &options.min_gain,
+                       &options.global_batch, &options.max_batch };
   for (gsize i = 0; i < G_N_ELEMENTS(strings); i++)
     g_free(*strings[i]);
   return status;

@@ -14,9 +14,12 @@
  * steps and wiggles.  The grid shows them: the result says whether it was monotone and where not,
  * and the answer is then the first crossing, stated as such, with the first grid point beyond it
  * that is back on the answer's side of the target (recross) when there is one.
- * What limits a point is the largest share of T(N) − T(1): exposed communication, straggler wait
- * (incl. compute slowed by concurrent communication), DDP's own compute (bucket copies, casts), or
- * memory when the setup does not fit the GPU.
+ * What limits a point is the largest share of T(N) − T(ideal): exposed communication, straggler
+ * wait (incl. compute slowed by concurrent communication), compute beyond the ideal (DDP's own
+ * copies and casts; under strong scaling also the work that does not shrink with B/N: optimizer
+ * step, kernel floors), or memory when the setup does not fit the GPU.  T(ideal) is T(1) for weak
+ * scaling and T(1, B)/N for strong scaling.  Under strong scaling a GPU count with fewer than one
+ * sample per GPU is infeasible: efficiency 0, not simulated.
  *
  * bucket_cap_mb is no threshold: time against cap is U-shaped at best (few large buckets expose
  * the last one, many small ones pay latency each) and can have several dips, so it is a grid of
@@ -115,6 +118,13 @@ ddp_solve_max_fitting_batch(const DdpScenario *s)
   return per_sample > 0 ? (capacity - at0.total) / per_sample : INFINITY;
 }
 
+guint
+ddp_solve_micro_steps(double batch, double max_batch, guint at_least)
+{
+  double k = isfinite(max_batch) ? ceil(batch / MAX(max_batch, 1.0) - 1e-9) : 1;
+  return (guint)MAX(k, (double)at_least);
+}
+
 void
 ddp_solve_result_free(DdpSolveResult *r)
 {
@@ -131,6 +141,7 @@ typedef struct {
   double target;
   DdpSolveResult *result;
   const DdpSolveOptions *options;
+  double strong_base_ms;      /* strong scaling: T(1 GPU, B) */
 } Search;
 
 static DdpLimit
@@ -171,17 +182,34 @@ evaluate(Search *s, double x, DdpSolvePoint *p, GError **error)
     break;
   default: g_assert_not_reached();
   }
+  double B = s->result->global_batch, n = (double)at.setup.gpus;
+  if (B > 0) {
+    /* strong scaling: B/N samples per GPU, split as ddpsim scale splits them */
+    if (B / n < 1) {
+      *p = (DdpSolvePoint){ .value = x, .feasible = FALSE, .efficiency = 0, .iteration_ms = NAN, .compute_ms = NAN,
+                            .exposed_comm_ms = NAN, .straggler_wait_ms = NAN, .single_gpu_ms = NAN, .memory_GB = NAN,
+                            .fits = TRUE, .limit = DDP_LIMIT_NONE };
+      return TRUE;
+    }
+    at.setup.accumulate = ddp_solve_micro_steps(B / n, s->result->max_batch, s->scenario->setup.accumulate);
+    at.setup.batch = B / n / at.setup.accumulate;
+  }
   if (s->options->progress)
     s->options->progress(s->quantity, s->result->simulations + 1, x, s->options->progress_data);
-  g_autoptr(DdpResult) r = ddp_simulate(&at, NULL, error);
+  DdpRunOptions run = { .skip_single_gpu = B > 0 };
+  g_autoptr(DdpResult) r = ddp_simulate(&at, &run, error);
   if (!r)
     return FALSE;
   s->result->simulations++;
   *p = (DdpSolvePoint){
-    .value = x, .efficiency = r->scaling_efficiency, .iteration_ms = r->mean_ms, .single_gpu_ms = r->single_gpu_ms,
-    .compute_ms = r->compute_ms, .exposed_comm_ms = r->exposed_comm_ms, .straggler_wait_ms = r->straggler_wait_ms,
-    .memory_GB = r->memory.total / 1e9, .fits = r->memory.fits,
+    .value = x, .feasible = TRUE, .efficiency = r->scaling_efficiency, .iteration_ms = r->mean_ms,
+    .single_gpu_ms = r->single_gpu_ms, .compute_ms = r->compute_ms, .exposed_comm_ms = r->exposed_comm_ms,
+    .straggler_wait_ms = r->straggler_wait_ms, .memory_GB = r->memory.total / 1e9, .fits = r->memory.fits,
   };
+  if (B > 0) {
+    p->single_gpu_ms = s->strong_base_ms / n;
+    p->efficiency = s->strong_base_ms / (n * r->mean_ms);
+  }
   p->limit = classify(p);
   return TRUE;
 }
@@ -437,6 +465,18 @@ ddp_solve(const DdpScenario *scenario, const DdpSolveOptions *options, GError **
                 "--target-efficiency: %g is not a fraction in (0, 1]", options->target_efficiency);
     return NULL;
   }
+  if (options->global_batch > 0 && (q == DDP_SOLVE_BATCH || q == DDP_SOLVE_ACCUMULATE)) {
+    g_set_error(error, DDP_SOLVE_ERROR, DDP_SOLVE_ERROR_INVALID,
+                "--global-batch: with a fixed global batch the per-GPU batch and accumulation follow from the GPU "
+                "count; --for %s asks a weak-scaling question", quantity_names[q]);
+    return NULL;
+  }
+  if (options->global_batch > 0 && q != DDP_SOLVE_GPUS && options->global_batch < (double)scenario->setup.gpus) {
+    g_set_error(error, DDP_SOLVE_ERROR, DDP_SOLVE_ERROR_INVALID,
+                "--global-batch: %g samples over %" G_GUINT64_FORMAT " GPUs is less than one sample per GPU",
+                options->global_batch, scenario->setup.gpus);
+    return NULL;
+  }
   guint64 nodes = 0;
   if (q == DDP_SOLVE_INTER_BANDWIDTH || q == DDP_SOLVE_NICS) {
     if (!ddp_cluster_check_gpus(scenario->cluster, scenario->setup.gpus, &nodes, error))
@@ -465,7 +505,15 @@ ddp_solve(const DdpScenario *scenario, const DdpSolveOptions *options, GError **
   r->min_gain = options->min_gain;
   r->current = current_value(scenario, q);
   r->grid = g_array_new(FALSE, FALSE, sizeof(DdpSolvePoint));
-  Search s = { scenario, q, options->target_efficiency, r, options };
+  Search s = { scenario, q, options->target_efficiency, r, options, 0 };
+  if (options->global_batch > 0) {
+    r->global_batch = options->global_batch;
+    r->max_batch = options->max_batch > 0 ? options->max_batch : ddp_solve_max_fitting_batch(scenario);
+    DdpScenario one = *scenario;
+    one.setup.accumulate = ddp_solve_micro_steps(r->global_batch, r->max_batch, scenario->setup.accumulate);
+    if (!ddp_simulate_one_gpu(&one, r->global_batch / one.setup.accumulate, NULL, &s.strong_base_ms, error))
+      return NULL;
+  }
   gboolean ok;
   if (q == DDP_SOLVE_BUCKET_CAP) {
     ok = bucket_cap(&s, error);

@@ -4,7 +4,9 @@
  * coarse grid first and then bisection inside the first bracket where the target is crossed; the
  * grid is also how non-monotone behaviour is detected and reported rather than hidden.
  * Efficiency is weak scaling, T(1 GPU) / T(N GPUs) at the same per-GPU batch and accumulation
- * (ddp.h), so the answers can be fed back to `ddpsim predict` and give the same number. */
+ * (ddp.h), so the answers can be fed back to `ddpsim predict` and give the same number; or, given
+ * a global batch B, strong scaling T(1 GPU, B) / (N · T(N GPUs, B/N per GPU)) as `ddpsim scale
+ * --global-batch` computes it (ddp_solve_micro_steps is the one rule both use). */
 #ifndef DDP_SOLVE_H
 #define DDP_SOLVE_H
 
@@ -53,8 +55,11 @@ const char *ddp_limit_name(DdpLimit l);
 /* One simulated point. */
 typedef struct {
   double value;               /* the quantity (Gb/s, NICs, GPUs, samples, micro-steps, MiB) */
-  double efficiency;          /* T(1)/T(N), weak scaling */
-  double iteration_ms, single_gpu_ms, compute_ms, exposed_comm_ms, straggler_wait_ms;
+  gboolean feasible;          /* strong scaling: at least one sample per GPU (else efficiency 0,
+                               * nothing simulated) */
+  double efficiency;          /* weak T(1)/T(N), or strong T(1, B)/(N·T(N)) */
+  double iteration_ms, compute_ms, exposed_comm_ms, straggler_wait_ms;
+  double single_gpu_ms;       /* the ideal T(N): T(1) (weak) or T(1, B)/N (strong) */
   double memory_GB;           /* per GPU */
   gboolean fits;
   DdpLimit limit;
@@ -66,6 +71,8 @@ typedef struct {
   double min, max;            /* search range; 0: the quantity's default (ddp_solve_default_range) */
   double tolerance;           /* relative width of the final bracket for inter-bandwidth (default 1e-3) */
   double min_gain;            /* bucket cap: fraction a cap must beat 25 MiB by (default 0.01) */
+  double global_batch;        /* > 0: strong scaling at this global batch (not with batch/accumulate) */
+  double max_batch;           /* strong scaling: most samples per GPU per micro-step; 0: what fits */
   /* called before each simulation (e.g. a progress line on a terminal); NULL: none */
   void (*progress)(DdpSolveQuantity q, guint simulation, double value, gpointer data);
   gpointer progress_data;
@@ -81,6 +88,8 @@ typedef struct {
   DdpSolveQuantity quantity;
   DdpSolveStatus status;
   double target_efficiency;
+  double global_batch;        /* 0: weak scaling */
+  double max_batch;           /* strong scaling: the micro-batch limit used (+inf: none) */
   double min, max, tolerance, min_gain;
   double current;             /* the scenario's own value of the quantity */
   DdpSolvePoint answer;       /* FOUND/ALWAYS: the answer; UNREACHABLE: the best point seen;
@@ -111,6 +120,10 @@ typedef enum { DDP_SOLVE_ERROR_INVALID } DdpSolveError;
  * NULL with @error: DDP_SOLVE_ERROR_INVALID when the question does not apply (inter-node
  * bandwidth on one node, a bad range or target), or the simulator's error. */
 DdpSolveResult *ddp_solve(const DdpScenario *scenario, const DdpSolveOptions *options, GError **error);
+
+/* Strong scaling's split of @batch samples per GPU into micro-steps: the least K >= @at_least
+ * whose micro-batch @batch / K is at most @max_batch (+inf: no limit; below 1 counts as 1). */
+guint ddp_solve_micro_steps(double batch, double max_batch, guint at_least);
 
 /* The largest per-GPU batch whose memory (ddp_compute_memory) fits the GPU: +inf when activations
  * do not grow with the batch, 0 when even the weights, gradients and optimizer state do not fit. */
