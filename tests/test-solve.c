@@ -188,6 +188,65 @@ test_gpus_non_monotone(void)
   g_assert_false(m->recrosses);
 }
 
+/* Strong scaling (--global-batch 128) on one 256 KiB layer, forward 10 µs and backward 800 µs at
+ * batch 32: on ab4 the hook copy, the finalize copy and the SGD-momentum step are each below the
+ * 5 µs kernel floor, so T(b) = 10 000·b/32 + 800 000·b/32 + 15 000 ns (layer times rounded to ns),
+ * and the one AllReduce (intra ring) is all exposed:
+ *   T(1, 128) = 40 000 + 3 200 000 + 15 000 = 3 255 000
+ *   N = 2, b = 64:     1 635 000 + (2 621 + 10 000)      = 1 647 621 → E = 0.987788
+ *   N = 3, b = 42.67:  13 333 + 1 066 667 + 15 000 + (3 495 + 20 000) = 1 118 495 → E = 0.970054
+ *   N = 4, b = 32:       825 000 + (3 932 + 30 000)      =   858 932 → E = 0.947397
+ * Most GPUs at 96 %: 3 (4 fails).  With a global batch of 2, 4 GPUs would get half a sample each:
+ * not feasible (efficiency 0), so the most GPUs at any target is 2. */
+static void
+test_gpus_strong(void)
+{
+  static const char model[] =
+    "[model]\nname = one\nmeasured_batch = 32\n"
+    "[layer l0]\nkind = linear\nforward_flops = 0\nbackward_flops = 0\nforward_us = 10\nbackward_us = 800\n"
+    "params = l0.weight:65536\n";
+  g_autoptr(DdpScenario) s = scenario_from(model, 4);
+  DdpSolveOptions o;
+  ddp_solve_options_init(&o);
+  o.quantity = DDP_SOLVE_GPUS;
+  o.target_efficiency = 0.96;
+  o.max = 64;
+  o.global_batch = 128;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpSolveResult) r = ddp_solve(s, &o, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(r->status, ==, DDP_SOLVE_FOUND);
+  g_assert_cmpfloat(r->answer.value, ==, 3);
+  g_assert_cmpfloat_with_epsilon(r->answer.efficiency, 3255000.0 / (3 * 1118495.0), 1e-9);
+  g_assert_cmpfloat_with_epsilon(r->answer.iteration_ms, 1.118495, 1e-9);
+  g_assert_cmpfloat_with_epsilon(r->answer.single_gpu_ms, 3.255 / 3, 1e-9);   /* the ideal T(1)/N */
+  g_assert_cmpfloat(r->neighbour.value, ==, 4);
+  g_assert_cmpfloat_with_epsilon(r->neighbour.efficiency, 3255000.0 / (4 * 858932.0), 1e-9);
+  g_assert_cmpfloat_with_epsilon(g_array_index(r->grid, DdpSolvePoint, 1).efficiency, 3255000.0 / (2 * 1647621.0), 1e-9);
+  g_assert_true(isinf(r->max_batch));   /* no activations: any batch fits */
+
+  o.global_batch = 2;
+  o.target_efficiency = 0.01;
+  g_autoptr(DdpSolveResult) tiny = ddp_solve(s, &o, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(tiny->status, ==, DDP_SOLVE_FOUND);
+  g_assert_cmpfloat(tiny->answer.value, ==, 2);
+  g_assert_false(tiny->neighbour.feasible);
+  g_assert_cmpfloat(tiny->neighbour.efficiency, ==, 0);
+  /* only the feasible grid points (1, 2) and nothing in the bracket was simulated */
+  g_assert_cmpuint(tiny->simulations, ==, 2);
+
+  /* strong scaling fixes the per-GPU batch: --for batch/accumulate make no sense with it */
+  o.quantity = DDP_SOLVE_BATCH;
+  g_assert_null(ddp_solve(s, &o, &error));
+  g_assert_error(error, DDP_SOLVE_ERROR, DDP_SOLVE_ERROR_INVALID);
+  g_clear_error(&error);
+  /* nor fewer samples than GPUs */
+  o.quantity = DDP_SOLVE_BUCKET_CAP;
+  g_assert_null(ddp_solve(s, &o, &error));
+  g_assert_error(error, DDP_SOLVE_ERROR, DDP_SOLVE_ERROR_INVALID);
+}
+
 /* Accumulation K on 4 GPUs: T(1, K) = 570 719 + (K−1)·(150 000 + 300 000) (forward + plain
  * backward per extra micro-step), one AllReduce of 155 952 ns per optimizer step:
  *   K = 2: 1 020 719 / 1 176 671 = 0.8675;  K = 3: 1 470 719 / 1 626 671 = 0.9041.
@@ -367,6 +426,7 @@ main(int argc, char **argv)
   g_test_add_func("/solve/inter-bandwidth/unreachable", test_bandwidth_unreachable);
   g_test_add_func("/solve/gpus/closed-form", test_gpus_closed_form);
   g_test_add_func("/solve/gpus/non-monotone", test_gpus_non_monotone);
+  g_test_add_func("/solve/gpus/strong", test_gpus_strong);
   g_test_add_func("/solve/accumulate/closed-form", test_accumulate_closed_form);
   g_test_add_func("/solve/batch/closed-form", test_batch_closed_form);
   g_test_add_func("/solve/batch/memory", test_batch_memory);

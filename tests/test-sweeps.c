@@ -421,6 +421,8 @@ test_solve_cli(void)
     { "--for", "batch", "--target-efficiency:" },          /* no target */
     { "--target-efficiency", "1.2", "--target-efficiency:" },
     { "--min", "-1", "--min:" },
+    { "--max-batch", "8", "--max-batch:" },                 /* without --global-batch */
+    { "--global-batch", "0.5", "--global-batch:" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
     g_auto(Run) e = { 0 };
