@@ -1,8 +1,12 @@
 /* collective — what one NCCL AllReduce (or Broadcast) costs on a cluster (see collective.h).
  *
- * Two models, chosen by cluster->nccl.cost_model:
+ * Three models, chosen by cluster->nccl.cost_model:
  *
- *  NCCL (default) — NCCL's own tuning model, docs/model.md §2, from NVIDIA/nccl src/graph/tuning.cc
+ *  NCCL (default) — NCCL as nccl-tests measures it: the tuning model's latencies, enablement and
+ *    graphs below, plus a host issue floor, the channels NCCL really runs, pipeline fill and peaks
+ *    from the links' physics ("the nccl model" section below; docs/collective.md §10).
+ *
+ *  NCCL_TUNER — NCCL's own tuning model, docs/model.md §2, from NVIDIA/nccl src/graph/tuning.cc
  *    (ncclTopoTuneModel, ncclTopoGetAlgoTime and the ncclTunerConstantsDefaults table) and
  *    src/enqueue.cc (topoGetAlgoInfo: argmin of predicted time over algorithm × protocol):
  *        t(S) = lat[a][p] + S / (1000 · algBw[a][p])      µs, S in bytes, algBw in GB/s

@@ -1,6 +1,8 @@
 /* collective — cost of one NCCL collective on a cluster: AllReduce (and the small broadcasts DDP
- * issues), by NCCL's tuning model (docs/model.md §2: t = lat + S / algBw, argmin over algorithm ×
- * protocol) or by the plain ring alpha-beta closed form (docs/model.md §4).  Pure functions of
+ * issues), by the measured-physics nccl model (the default: host issue floor, launch, NCCL's per-hop
+ * latencies, runtime channel fill, pipeline fill, peaks from the links; docs/collective.md §10), by
+ * NCCL's tuning model (docs/model.md §2: t = lat + S / algBw, argmin over algorithm × protocol) or
+ * by the plain ring alpha-beta closed form (docs/model.md §4).  Pure functions of
  * (cluster, gpus, bytes): no engine, no state beyond what _new precomputes.  The formulas and
  * their derivations are in docs/collective.md; the constants come from NVIDIA/nccl
  * src/graph/tuning.cc, search.cc and topo.h. */
