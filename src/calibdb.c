@@ -289,7 +289,9 @@ sql_error(const DdpCalibDb *db, GError **error, int rc, const char *what)
   const char *msg = db->sql ? sqlite3_errmsg(db->sql) : sqlite3_errstr(rc);
   if ((rc & 0xff) == SQLITE_NOTADB)
     msg = "not an SQLite database (damaged, truncated or some other kind of file)";
-  g_set_error(error, DDP_CALIBDB_ERROR, code_for(rc), "%s: %s: %s", db->path, what, msg);
+  /* SQLite quotes the file's own text (a malformed schema): one line, escaped (fuzz-calibdb) */
+  g_autofree char *safe = ddp_range_quote_n(msg, 300);
+  g_set_error(error, DDP_CALIBDB_ERROR, code_for(rc), "%s: %s: %s", db->path, what, safe);
 }
 
 /* Resets @st after use so it can be bound again; keeps the first error. */
@@ -691,8 +693,9 @@ ddp_calibdb_open(const char *path, DdpCalibDbMode mode, GError **error)
     if (rc != SQLITE_OK) {
       /* our application_id and schema version, yet a statement of that schema does not compile:
        * a table or column was dropped or altered by hand */
+      g_autofree char *safe = ddp_range_quote_n(sqlite3_errmsg(db->sql), 300);
       g_set_error(error, DDP_CALIBDB_ERROR, (rc & 0xff) == SQLITE_ERROR ? DDP_CALIBDB_ERROR_CORRUPT : code_for(rc),
-                  "%s: damaged database: %s", db->path, sqlite3_errmsg(db->sql));
+                  "%s: damaged database: %s", db->path, safe);
       return NULL;
     }
   }

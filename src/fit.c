@@ -31,6 +31,8 @@
 #endif
 #include "fit.h"
 
+#include "ranges.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -576,9 +578,10 @@ ddp_fit_from_db(DdpCalibDb *db, const gint64 *run_ids, guint n_run_ids, const ch
       return NULL;
     }
     if (device && strcmp(device, run->gpu_name) != 0) {
+      g_autofree char *name = ddp_range_quote(run->gpu_name), *earlier = ddp_range_quote(device);   /* stored text */
       g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_MIXED_GPUS,
                   "%s: run %" G_GINT64_FORMAT " measured %s but an earlier run measured %s: fit them separately",
-                  ddp_calibdb_path(db), run->id, run->gpu_name, device);
+                  ddp_calibdb_path(db), run->id, name, earlier);
       g_string_free(runs, TRUE);
       return NULL;
     }

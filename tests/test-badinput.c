@@ -246,6 +246,7 @@ static const Case cases[] = {
   { "calibration-empty-file", NULL, NULL, 0, NULL, NULL, SETUP_DB_EMPTY, { "predict", "--calibration", "empty.db" }, "empty.db: empty file" },
   { "calibration-text-file", "t.db", "not a database at all, but long enough for SQLite to read a full header ......\n", 0, NULL, NULL, 0, { "predict", "--calibration", "t.db" }, "t.db:" },
   { "fit-text-file", "t.db", "not a database at all, but long enough for SQLite to read a full header ......\n", 0, NULL, NULL, 0, { "fit", "--db", "t.db" }, "t.db:" },
+  { "calibration-malformed-schema", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--calibration", DDP_SRCDIR "/tests/fuzz/corpus/calibdb/regress-malformed-schema-newline.db" }, "malformed database schema (fit\\x01\\x02" },
   { "calibration-directory", NULL, NULL, 0, NULL, NULL, SETUP_DIR, { "predict", "--calibration", "adir" }, "adir:" },
   { "allreduce-calibration-alpha", NULL, NULL, 0, NULL, NULL, SETUP_DB_HUGE_ALPHA, { "allreduce", "--calibration", "alpha.db" }, "alpha_us = 1e+308" },
 };
