@@ -63,8 +63,18 @@ struct _DdpCompute {
   double kernel_floor_ns;
 };
 
+/* H100 convolutions (see the file header): fitted to the H100 measurements in calibrate/data. */
+#define H100_CONV_FP32 1.30
+#define H100_CONV_TF32 0.60
+#define H100_CONV_HALF 0.50
+#define H100_CONV_RAMP_FP32 140.0
+#define H100_CONV_RAMP_TF32 60.0
+#define H100_CONV_RAMP_HALF 60.0
+#define H100_GROUPED_FP32 256.0
+#define H100_GROUPED_TC 8.0
+
 static const char *const optimizer_names[DDP_OPTIMIZER_COUNT] = { "sgd", "sgd-momentum", "adam", "adamw" };
-static const double optimizer_tensor_passes[DDP_OPTIMIZER_COUNT] = { 3, 5, 7, 7 };
+static const double optimizer_tensor_passes[DDP_OPTIMIZER_COUNT] = { 3, 8, 7, 7 };
 static const double optimizer_state_tensors[DDP_OPTIMIZER_COUNT] = { 0, 1, 2, 2 };
 
 const char *
@@ -84,16 +94,30 @@ ddp_optimizer_parse(const char *name)
 }
 
 /* Large-GEMM efficiency of dense peak by generation (rows) and precision (fp32, tf32, fp16,
- * bf16); see the file header.  V100 has no TF32/BF16 units: those run at its FP32 rate (gpu.c). */
+ * bf16), and the convolution factors and size ramps by precision; see the file header.  V100 has
+ * no TF32/BF16 units: those run at its FP32 rate (gpu.c), and so do its convolutions there. */
 static const struct {
   int sm_arch;
   double matmul[DDP_PRECISION_COUNT];
+  double conv[DDP_PRECISION_COUNT];
+  double conv_ramp_us[DDP_PRECISION_COUNT];
+  double grouped_conv_channels[DDP_PRECISION_COUNT];
 } generation_efficiency[] = {
-  { 70, { 0.90, 0.90, 0.85, 0.90 } },   /* V100: SGEMM ≈14 of 15.7, HGEMM ≈105 of 125 TFLOP/s */
-  { 80, { 0.90, 0.70, 0.80, 0.80 } },   /* A100: TF32 ≈110 of 156, FP16 ≈250 of 312 */
-  { 90, { 0.70, 0.55, 0.60, 0.60 } },   /* H100/H200: below the GEMM benchmarks (FP16 ≈700 of 989):
-                                           what PyTorch 2.11 steps reach on a real H100 (below) */
-  { 100, { 0.65, 0.50, 0.55, 0.55 } },  /* B200: least certain, scaled like H100 */
+  /* V100: SGEMM ≈14 of 15.7, HGEMM ≈105 of 125 TFLOP/s; conv factors fitted to ResNet-50's
+   * published throughput (tests/test-cli.c, training-2.csv), ramp as GEMMs */
+  { 70, { 0.90, 0.90, 0.85, 0.90 }, { 0.90, 0.90, 0.60, 0.90 }, { 2, 2, 2, 2 }, { 0, 0, 0, 0 } },
+  /* A100: TF32 ≈110 of 156, FP16 ≈250 of 312; conv as V100 (DeepLearningExamples, test-cli.c) */
+  { 80, { 0.90, 0.70, 0.80, 0.80 }, { 0.90, 0.40, 0.60, 0.60 }, { 2, 2, 2, 2 }, { 0, 0, 0, 0 } },
+  /* H100/H200: GEMMs below the GEMM benchmarks (FP16 ≈700 of 989): what PyTorch 2.11 steps reach on
+   * a real H100.  Convolutions: fitted to the H100 measurements in calibrate/data (file header,
+   * "H100 convolutions"): PyTorch's defaults (NCHW, cudnn.benchmark off) */
+  { 90, { 0.70, 0.55, 0.60, 0.60 }, { H100_CONV_FP32, H100_CONV_TF32, H100_CONV_HALF, H100_CONV_HALF },
+    { H100_CONV_RAMP_FP32, H100_CONV_RAMP_TF32, H100_CONV_RAMP_HALF, H100_CONV_RAMP_HALF },
+    { H100_GROUPED_FP32, H100_GROUPED_TC, H100_GROUPED_TC, H100_GROUPED_TC } },
+  /* B200: least certain, scaled like H100; convolutions as H100 (no measurement) */
+  { 100, { 0.65, 0.50, 0.55, 0.55 }, { H100_CONV_FP32, H100_CONV_TF32, H100_CONV_HALF, H100_CONV_HALF },
+    { H100_CONV_RAMP_FP32, H100_CONV_RAMP_TF32, H100_CONV_RAMP_HALF, H100_CONV_RAMP_HALF },
+    { H100_GROUPED_FP32, H100_GROUPED_TC, H100_GROUPED_TC, H100_GROUPED_TC } },
 };
 
 /**
@@ -107,11 +131,15 @@ ddp_compute_options_init_gpu(DdpComputeOptions *o, const DdpGpuSpec *gpu)
   for (guint i = 0; i < G_N_ELEMENTS(generation_efficiency); i++)
     if (gpu->sm_arch >= generation_efficiency[i].sm_arch)
       row = i;
-  for (int p = 0; p < DDP_PRECISION_COUNT; p++)
+  for (int p = 0; p < DDP_PRECISION_COUNT; p++) {
     o->matmul_efficiency[p] = generation_efficiency[row].matmul[p];
+    o->conv_factor[p] = generation_efficiency[row].conv[p];
+    o->conv_ramp_us[p] = generation_efficiency[row].conv_ramp_us[p];
+    o->grouped_conv_channels[p] = generation_efficiency[row].grouped_conv_channels[p];
+  }
   for (int k = 0; k < DDP_LAYER_KIND_COUNT; k++)
     o->kind_factor[k] = 1.0;
-  o->kind_factor[DDP_LAYER_CONV] = 0.90;   /* FP32; tensor-core precisions: conv_tensor_factor */
+  o->kind_factor[DDP_LAYER_CONV] = o->conv_factor[DDP_PRECISION_FP32];  /* unused: conv_factor */
   o->kind_factor[DDP_LAYER_ATTENTION] = 0.75;
   o->kind_factor[DDP_LAYER_NORM] = 0.9;
   o->kind_factor[DDP_LAYER_POOL] = 0.9;
@@ -132,11 +160,6 @@ ddp_compute_options_init(DdpComputeOptions *o)
   g_assert(found);
   ddp_compute_options_init_gpu(o, &a100);
 }
-
-/* cuDNN convolutions on tensor cores reach less of the (much higher) peak than at FP32, TF32 least
- * (see the file header): by precision, used instead of kind_factor[conv] where the precision has
- * tensor cores. */
-static const double conv_tensor_factor[DDP_PRECISION_COUNT] = { 0.90, 0.40, 0.60, 0.60 };
 
 static gboolean
 is_matmul(DdpLayerKind kind)
@@ -224,35 +247,74 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
   c->kernel_floor_ns = options->kernel_floor_us * 1e3;
   c->host_ns = options->host_layer_us * 1e3;
   c->backward_order = model->backward_layers;
-  gboolean tensor_cores = gpu->peak_tflops[precision] > gpu->peak_tflops[DDP_PRECISION_FP32];
   double matmul_flops_per_ns = gpu->peak_tflops[precision] * 1e3 * options->matmul_efficiency[precision];
   double vector_flops_per_ns = gpu->peak_tflops[DDP_PRECISION_FP32] * 1e3 * options->vector_efficiency;
-  double activation_scale = (precision == DDP_PRECISION_FP16 || precision == DDP_PRECISION_BF16) ? 0.5 : 1.0;
+  gboolean autocast = precision == DDP_PRECISION_FP16 || precision == DDP_PRECISION_BF16;
+  /* Attention on fp32 tensors (fp32 and tf32 runs) is PyTorch's memory-efficient SDPA kernel for
+   * float, FFMA on the FP32 cores whatever allow_tf32 says (FlashAttention needs fp16/bf16). */
+  DdpPrecision attention_precision = autocast ? precision : DDP_PRECISION_FP32;
+  double attention_flops_per_ns = gpu->peak_tflops[attention_precision] * 1e3 *
+                                  options->matmul_efficiency[attention_precision];
+  /* Under autocast, activations are 2 bytes where autocast runs the op in half precision: matmul
+   * outputs and what follows them in a BatchNorm network.  Norms stay 4 bytes (layer_norm is on
+   * autocast's fp32 list; cuDNN BatchNorm on bf16 NCHW is no faster than fp32 on the H100 trace),
+   * and in a network with attention (a transformer) LayerNorm's fp32 output makes the residual
+   * stream, and the elementwise ops on it, fp32 (type promotion). */
+  gboolean fp32_stream = FALSE;
+  for (guint i = 0; i < model->n_layers; i++)
+    fp32_stream = fp32_stream || model->layers[i].kind == DDP_LAYER_ATTENTION;
 
   for (guint i = 0; i < model->n_layers; i++) {
     const DdpLayer *layer = &model->layers[i];
     double kind = options->kind_factor[layer->kind];
-    if (layer->kind == DDP_LAYER_CONV && tensor_cores)
-      kind = conv_tensor_factor[precision];
-    double flops_per_ns = is_matmul(layer->kind) ? matmul_flops_per_ns * kind : vector_flops_per_ns;
+    double ramp_us = options->matmul_ramp_us;
+    double matmul_rate = layer->kind == DDP_LAYER_ATTENTION ? attention_flops_per_ns : matmul_flops_per_ns;
+    if (layer->kind == DDP_LAYER_CONV) {
+      kind = options->conv_factor[precision];
+      ramp_us = options->conv_ramp_us[precision];
+      if (layer->groups > 1 && layer->n_params > 0 && options->grouped_conv_channels[precision] > 0) {
+        double per_group = (double)model->params[layer->first_param].shape[1]; /* weight: out, in/groups, kh, kw */
+        kind *= per_group / (per_group + options->grouped_conv_channels[precision]);
+      }
+    }
+    double activation_scale = 1.0;
+    if (autocast) {
+      if (is_matmul(layer->kind) || layer->kind == DDP_LAYER_POOL || layer->kind == DDP_LAYER_EMBEDDING ||
+          (layer->kind == DDP_LAYER_ELEMENTWISE && !fp32_stream))
+        activation_scale = 0.5;
+    }
+    double flops_per_ns = is_matmul(layer->kind) ? matmul_rate * kind : vector_flops_per_ns;
     double bytes_per_ns = c->hbm_bytes_per_ns * (is_matmul(layer->kind) ? 1.0 : kind);
-    double flops_ramp = is_matmul(layer->kind) ? flops_per_ns * options->matmul_ramp_us * 1e3 : 0;
+    double flops_ramp = is_matmul(layer->kind) ? flops_per_ns * ramp_us * 1e3 : 0;
     double bytes_ramp = bytes_per_ns * options->memory_ramp_us * 1e3;
     double weights = layer_param_bytes(model, layer);
     double backward_kernels = layer->n_params > 0 ? 2 : 1;
+    /* Autocast's casts around a matmul layer, one elementwise kernel each: forward casts the fp32
+     * weights to half (read 4, write 2 bytes an element: 1.5 × their fp32 bytes) and, in a network
+     * with an fp32 stream, the input (≈ half of forward_bytes, fp32: 0.75 × that); backward casts
+     * the weight gradient and the input gradient back to fp32 (the same bytes). */
+    double cast_bytes = 0;
+    if (autocast && is_matmul(layer->kind) && layer->kind != DDP_LAYER_ATTENTION)
+      cast_bytes = 1.5 * weights + (fp32_stream ? 0.75 * 0.5 * layer->forward_bytes * batch : 0);
+    double cast_ns = cast_bytes > 0 ? pass_ns(0, cast_bytes, weights > 0 && fp32_stream ? 2 : 1, 1, 0,
+                                              c->hbm_bytes_per_ns, c->hbm_bytes_per_ns * options->memory_ramp_us * 1e3,
+                                              c->kernel_floor_ns)
+                                    : 0;
 
     if (layer->forward_us >= 0) {
       c->forward_ns[i] = layer->forward_us * 1e3 * batch / model->measured_batch;
     } else {
       c->forward_ns[i] = pass_ns(layer->forward_flops * batch, layer->forward_bytes * batch * activation_scale + weights,
-                                 1, flops_per_ns, flops_ramp, bytes_per_ns, bytes_ramp, c->kernel_floor_ns);
+                                 1, flops_per_ns, flops_ramp, bytes_per_ns, bytes_ramp, c->kernel_floor_ns) +
+                         cast_ns;
     }
     if (layer->backward_us >= 0) {
       c->backward_ns[i] = layer->backward_us * 1e3 * batch / model->measured_batch;
     } else {
       c->backward_ns[i] = pass_ns(layer->backward_flops * batch,
                                   layer->backward_bytes * batch * activation_scale + 2 * weights, backward_kernels,
-                                  flops_per_ns, flops_ramp, bytes_per_ns, bytes_ramp, c->kernel_floor_ns);
+                                  flops_per_ns, flops_ramp, bytes_per_ns, bytes_ramp, c->kernel_floor_ns) +
+                          cast_ns;
     }
   }
   double param_bytes = (double)ddp_model_param_bytes(model);
