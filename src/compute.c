@@ -74,7 +74,7 @@ struct _DdpCompute {
 #define H100_GROUPED_TC 8.0
 
 static const char *const optimizer_names[DDP_OPTIMIZER_COUNT] = { "sgd", "sgd-momentum", "adam", "adamw" };
-static const double optimizer_tensor_passes[DDP_OPTIMIZER_COUNT] = { 3, 8, 7, 7 };
+static const double optimizer_tensor_passes[DDP_OPTIMIZER_COUNT] = { 3, 5, 7, 7 };
 static const double optimizer_state_tensors[DDP_OPTIMIZER_COUNT] = { 0, 1, 2, 2 };
 
 const char *
@@ -256,10 +256,10 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
   double attention_flops_per_ns = gpu->peak_tflops[attention_precision] * 1e3 *
                                   options->matmul_efficiency[attention_precision];
   /* Under autocast, activations are 2 bytes where autocast runs the op in half precision: matmul
-   * outputs and what follows them in a BatchNorm network.  Norms stay 4 bytes (layer_norm is on
-   * autocast's fp32 list; cuDNN BatchNorm on bf16 NCHW is no faster than fp32 on the H100 trace),
-   * and in a network with attention (a transformer) LayerNorm's fp32 output makes the residual
-   * stream, and the elementwise ops on it, fp32 (type promotion). */
+   * outputs, and in a BatchNorm network (batch_norm is not on autocast's fp32 list) everything that
+   * follows them.  In a network with attention (a transformer), layer_norm and softmax are on
+   * autocast's fp32 list: LayerNorm reads and writes 4 bytes, and its fp32 output makes the
+   * residual stream, and the elementwise ops on it, fp32 (type promotion: fp32 + half = fp32). */
   gboolean fp32_stream = FALSE;
   for (guint i = 0; i < model->n_layers; i++)
     fp32_stream = fp32_stream || model->layers[i].kind == DDP_LAYER_ATTENTION;
@@ -280,7 +280,7 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
     double activation_scale = 1.0;
     if (autocast) {
       if (is_matmul(layer->kind) || layer->kind == DDP_LAYER_POOL || layer->kind == DDP_LAYER_EMBEDDING ||
-          (layer->kind == DDP_LAYER_ELEMENTWISE && !fp32_stream))
+          ((layer->kind == DDP_LAYER_ELEMENTWISE || layer->kind == DDP_LAYER_NORM) && !fp32_stream))
         activation_scale = 0.5;
     }
     double flops_per_ns = is_matmul(layer->kind) ? matmul_rate * kind : vector_flops_per_ns;

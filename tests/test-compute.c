@@ -36,9 +36,13 @@ test_roofline(void)
   /* A100 BF16 large-GEMM efficiency 0.80: 312e3 · 0.8 = 249 600 FLOP/ns; ramp 2 µs → F½ = 499.2e6.
    * big forward, one kernel of F = 8e9: (F + F½) / 249 600 = 34 051.28 ns (bytes 4.004e6 B at
    * 2039·0.75 = 1529.25 B/ns, + 1 µs ramp: 3 618 ns — compute-bound) */
-  g_assert_cmpint(ddp_compute_forward_ns(c, 0), ==, 34051);
-  /* big backward: two kernels (dX, dW) of 8e9 each: 2 · 34 051.28 = 68 102.56 */
-  g_assert_cmpint(ddp_compute_backward_ns(c, 0), ==, 68103);
+  /* + autocast's weight cast (no attention layer: no fp32 stream, no input cast): one kernel of
+   * 1.5 · 4e6 B = 6e6 B: (6e6 + 1 529 250) / 1529.25 = 4 923.5 ns → the 5 µs kernel floor:
+   * 34 051.28 + 5 000 = 39 051.28 */
+  g_assert_cmpint(ddp_compute_forward_ns(c, 0), ==, 39051);
+  /* big backward: two kernels (dX, dW) of 8e9 each: 2 · 34 051.28 = 68 102.56, + the weight
+   * gradient's cast back to fp32 (5 000, as forward) = 73 102.56 */
+  g_assert_cmpint(ddp_compute_backward_ns(c, 0), ==, 73103);
   /* norm forward: memory-bound at 1529.25 · 0.9 (norm) = 1376.325 B/ns with a 1 µs ramp of
    * 1 376 325 B: (8·1e8·0.5 + 4000 + 1 376 325) / 1376.325 = 291 631.9 ns */
   g_assert_cmpint(ddp_compute_forward_ns(c, 1), ==, 291632);
@@ -86,9 +90,10 @@ test_efficiency(void)
   /* attention (0.75): 10 597.5 FLOP/ns: 1e9 / 10 597.5 + 2000 = 96 362.4 ns */
   g_assert_cmpint(ddp_compute_forward_ns(c, 2), ==, 96362);
   /* conv on tensor cores at FP16 uses 0.6 instead of 0.9: 125e3 · 0.85 · 0.6 = 63 750 FLOP/ns;
-   * 1e9 / 63 750 + 2000 = 17 686.3 ns */
+   * 1e9 / 63 750 + 2000 = 17 686.3 ns; + autocast's casts: the model has attention (an fp32
+   * stream), so two cast kernels (weight, input), each (bytes + 1 µs ramp) ≈ 1 000.1 ns: 19 686.5 */
   g_autoptr(DdpCompute) h = ddp_compute_new(m, &v100, DDP_PRECISION_FP16, 1, DDP_OPTIMIZER_SGD, &o);
-  g_assert_cmpint(ddp_compute_forward_ns(h, 1), ==, 17686);
+  g_assert_cmpint(ddp_compute_forward_ns(h, 1), ==, 19686);
 
   /* A host issuing one pass per 10 µs, the GPU running each pass once issued and once free.
    * Issue order: forward g, c, s; backward s, c, g (reverse); optimizer.  GPU times: g 4 000 /
