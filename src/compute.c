@@ -72,6 +72,8 @@ struct _DdpCompute {
 #define H100_CONV_RAMP_HALF 60.0
 #define H100_GROUPED_FP32 256.0
 #define H100_GROUPED_TC 8.0
+#define ATTENTION_FP32_FACTOR 0.55
+#define ATTENTION_LAYOUT_COPIES 1.0
 
 static const char *const optimizer_names[DDP_OPTIMIZER_COUNT] = { "sgd", "sgd-momentum", "adam", "adamw" };
 static const double optimizer_tensor_passes[DDP_OPTIMIZER_COUNT] = { 3, 5, 7, 7 };
@@ -141,6 +143,8 @@ ddp_compute_options_init_gpu(DdpComputeOptions *o, const DdpGpuSpec *gpu)
     o->kind_factor[k] = 1.0;
   o->kind_factor[DDP_LAYER_CONV] = o->conv_factor[DDP_PRECISION_FP32];  /* unused: conv_factor */
   o->kind_factor[DDP_LAYER_ATTENTION] = 0.75;
+  o->attention_fp32_factor = ATTENTION_FP32_FACTOR;
+  o->attention_layout_copies = ATTENTION_LAYOUT_COPIES;
   o->kind_factor[DDP_LAYER_NORM] = 0.9;
   o->kind_factor[DDP_LAYER_POOL] = 0.9;
   o->kind_factor[DDP_LAYER_EMBEDDING] = 0.7;
@@ -268,7 +272,12 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
     const DdpLayer *layer = &model->layers[i];
     double kind = options->kind_factor[layer->kind];
     double ramp_us = options->matmul_ramp_us;
-    double matmul_rate = layer->kind == DDP_LAYER_ATTENTION ? attention_flops_per_ns : matmul_flops_per_ns;
+    double matmul_rate = matmul_flops_per_ns;
+    if (layer->kind == DDP_LAYER_ATTENTION) {
+      matmul_rate = attention_flops_per_ns;
+      if (!autocast)
+        kind = options->attention_fp32_factor;
+    }
     if (layer->kind == DDP_LAYER_CONV) {
       kind = options->conv_factor[precision];
       ramp_us = options->conv_ramp_us[precision];
@@ -296,6 +305,19 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
     double cast_bytes = 0;
     if (autocast && is_matmul(layer->kind) && layer->kind != DDP_LAYER_ATTENTION)
       cast_bytes = 1.5 * weights + (fp32_stream ? 0.75 * 0.5 * layer->forward_bytes * batch : 0);
+    /* Eager multi-head attention modules (HF BERT/GPT-2, torchvision's nn.MultiheadAttention) move
+     * q, k, v and the output between (batch, tokens, heads·dim) and (batch, heads, tokens, dim)
+     * with contiguous copies, and backward copies the gradients back: ≈ the fused kernel's own
+     * traffic once more each way (the H100 traces: 5.4 ms of copy kernels in a ViT-B/16 step).
+     * Two kernels a pass. */
+    double layout_fwd_ns = 0, layout_bwd_ns = 0;
+    if (layer->kind == DDP_LAYER_ATTENTION && options->attention_layout_copies > 0) {
+      double bytes_ramp_plain = c->hbm_bytes_per_ns * options->memory_ramp_us * 1e3;
+      layout_fwd_ns = pass_ns(0, options->attention_layout_copies * layer->forward_bytes * batch * activation_scale, 2, 1, 0,
+                              c->hbm_bytes_per_ns, bytes_ramp_plain, c->kernel_floor_ns);
+      layout_bwd_ns = pass_ns(0, options->attention_layout_copies * layer->backward_bytes * batch * activation_scale, 2, 1, 0,
+                              c->hbm_bytes_per_ns, bytes_ramp_plain, c->kernel_floor_ns);
+    }
     double cast_ns = cast_bytes > 0 ? pass_ns(0, cast_bytes, weights > 0 && fp32_stream ? 2 : 1, 1, 0,
                                               c->hbm_bytes_per_ns, c->hbm_bytes_per_ns * options->memory_ramp_us * 1e3,
                                               c->kernel_floor_ns)
@@ -306,7 +328,7 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
     } else {
       c->forward_ns[i] = pass_ns(layer->forward_flops * batch, layer->forward_bytes * batch * activation_scale + weights,
                                  1, flops_per_ns, flops_ramp, bytes_per_ns, bytes_ramp, c->kernel_floor_ns) +
-                         cast_ns;
+                         cast_ns + layout_fwd_ns;
     }
     if (layer->backward_us >= 0) {
       c->backward_ns[i] = layer->backward_us * 1e3 * batch / model->measured_batch;
@@ -314,7 +336,7 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
       c->backward_ns[i] = pass_ns(layer->backward_flops * batch,
                                   layer->backward_bytes * batch * activation_scale + 2 * weights, backward_kernels,
                                   flops_per_ns, flops_ramp, bytes_per_ns, bytes_ramp, c->kernel_floor_ns) +
-                          cast_ns;
+                          cast_ns + layout_bwd_ns;
     }
   }
   double param_bytes = (double)ddp_model_param_bytes(model);

@@ -20,6 +20,9 @@ typedef struct {
   double matmul_efficiency[DDP_PRECISION_COUNT]; /* of peak: a large GEMM (linear layer) */
   double kind_factor[DDP_LAYER_KIND_COUNT];      /* attention: × matmul_efficiency; memory-bound kinds:
                                                     × memory_efficiency; conv: see conv_factor */
+  double attention_fp32_factor;  /* attention on fp32 tensors (fp32/tf32 runs, FP32 cores): × the FP32
+                                    matmul efficiency instead of kind_factor[attention] */
+  double attention_layout_copies; /* head-layout copies around attention, × its own bytes (0: off) */
   double conv_factor[DDP_PRECISION_COUNT];       /* convolution: × matmul_efficiency, by precision */
   double conv_ramp_us[DDP_PRECISION_COUNT];      /* convolution's size ramp (as matmul_ramp_us) */
   double grouped_conv_channels[DDP_PRECISION_COUNT];  /* a grouped convolution with c input channels per group runs at

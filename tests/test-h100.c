@@ -72,9 +72,9 @@ predict_ms(const char *model, const char *precision, const char *batch)
 
 /* Every GPU-bound row of the H100 measurements.  With the defaults of src/compute.c (fitted to these
  * measurements where its comments say so) the errors are, per row (docs/validation-h100.md):
- * median 5.1 %, max 29.1 % (GPT-2 under autocast: its LM head's unaligned vocabulary GEMM and
+ * median 6.3 %, max 28.8 % (GPT-2 under autocast: its LM head's unaligned vocabulary GEMM and
  * unfused GELU are not modelled); before the H100 convolution/attention/autocast terms the median
- * was 28.7 % and the max 55.6 %.  Bounds: median ≤ 8 %, every row ≤ 32 %, convolution networks
+ * was 28.7 % and the max 55.6 %.  Bounds: median ≤ 7 %, every row ≤ 30 %, convolution networks
  * (the rows the conv terms were fitted on) ≤ 16 %. */
 static void
 test_rows(void)
@@ -108,13 +108,13 @@ test_rows(void)
     g_array_append_val(errors, e);
     if (g_str_has_prefix(model, "res") || g_str_has_prefix(model, "vgg") || g_str_has_prefix(model, "incep"))
       conv_max = MAX(conv_max, e);
-    g_assert_cmpfloat(e, <=, 0.32);
+    g_assert_cmpfloat(e, <=, 0.30);
   }
   g_assert_cmpuint(errors->len, ==, 24);
   g_array_sort(errors, compare_doubles);
   double median = (g_array_index(errors, double, 11) + g_array_index(errors, double, 12)) / 2;
   g_test_message("median |error| %.1f %%, max %.1f %%", 100 * median, 100 * g_array_index(errors, double, 23));
-  g_assert_cmpfloat(median, <=, 0.08);
+  g_assert_cmpfloat(median, <=, 0.07);
   g_assert_cmpfloat(conv_max, <=, 0.16);
   g_array_unref(errors);
 }
@@ -159,12 +159,13 @@ test_h100_conv(void)
   /* grouped, 4 input channels per group: rate × 4 / (4 + 256) = 938.0 FLOP/ns; the ramp is in
    * µs of full-speed work, so still 140 µs: 1e10 / 938.0 + 140 000 = 10 660 980.8 + 140 000 */
   g_assert_cmpint(ddp_compute_forward_ns(c, 1), ==, 10800981);
-  /* attention on fp32 tensors: FP32 cores at 0.70 · 0.75 = 35 175 FLOP/ns, ramp 2 µs:
-   * 1e10 / 35 175 + 2 000 = 286 292.8 ns — and the same at TF32 (allow_tf32 does not reach the
-   * memory-efficient SDPA kernel for float) */
-  g_assert_cmpint(ddp_compute_forward_ns(c, 2), ==, 286293);
+  /* attention on fp32 tensors: FP32 cores at 0.70 · 0.55 (attention_fp32_factor) = 25 795 FLOP/ns,
+   * ramp 2 µs: 1e10 / 25 795 + 2 000 = 389 672.0 ns, + the head-layout copies (two kernels of no
+   * bytes here: the 5 µs floor each) = 399 672.0 — and the same at TF32 (allow_tf32 does not reach
+   * the memory-efficient SDPA kernel for float) */
+  g_assert_cmpint(ddp_compute_forward_ns(c, 2), ==, 399672);
   g_autoptr(DdpCompute) t = ddp_compute_new(m, &h100, DDP_PRECISION_TF32, 1, DDP_OPTIMIZER_SGD, &o);
-  g_assert_cmpint(ddp_compute_forward_ns(t, 2), ==, 286293);
+  g_assert_cmpint(ddp_compute_forward_ns(t, 2), ==, 399672);
   /* TF32 dense conv: 494.7e3 · 0.55 · 0.60 = 163 251 FLOP/ns, ramp 60 µs: 61 255.4 + 60 000 */
   g_assert_cmpint(ddp_compute_forward_ns(t, 0), ==, 121255);
 }
