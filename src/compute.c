@@ -74,6 +74,7 @@ struct _DdpCompute {
 #define H100_GROUPED_TC 8.0
 #define ATTENTION_FP32_FACTOR 0.55
 #define ATTENTION_LAYOUT_COPIES 1.0
+#define UNALIGNED_GEMM_FACTOR 0.21
 
 static const char *const optimizer_names[DDP_OPTIMIZER_COUNT] = { "sgd", "sgd-momentum", "adam", "adamw" };
 static const double optimizer_tensor_passes[DDP_OPTIMIZER_COUNT] = { 3, 5, 7, 7 };
@@ -145,6 +146,7 @@ ddp_compute_options_init_gpu(DdpComputeOptions *o, const DdpGpuSpec *gpu)
   o->kind_factor[DDP_LAYER_ATTENTION] = 0.75;
   o->attention_fp32_factor = ATTENTION_FP32_FACTOR;
   o->attention_layout_copies = ATTENTION_LAYOUT_COPIES;
+  o->unaligned_gemm_factor = UNALIGNED_GEMM_FACTOR;
   o->kind_factor[DDP_LAYER_NORM] = 0.9;
   o->kind_factor[DDP_LAYER_POOL] = 0.9;
   o->kind_factor[DDP_LAYER_EMBEDDING] = 0.7;
@@ -169,6 +171,34 @@ static gboolean
 is_matmul(DdpLayerKind kind)
 {
   return kind == DDP_LAYER_CONV || kind == DDP_LAYER_LINEAR || kind == DDP_LAYER_ATTENTION;
+}
+
+/* Whether a linear layer's GEMM has a dimension that is not a multiple of @align elements.  A layer
+ * with a weight has its dims in the weight's shape; a weight-tied one (GPT-2's lm_head) has none,
+ * and its dims are recovered from its costs per sample of T = seq_len tokens: forward FLOPs
+ * 2·T·din·dout and forward bytes 4·T·(din + dout) (tools/gen-models.py, linear()), the roots of
+ * x² − (din + dout)·x + din·dout. */
+static gboolean
+linear_unaligned(const DdpModel *model, const DdpLayer *layer, gint64 align)
+{
+  if (layer->n_params > 0) {
+    const DdpParam *w = &model->params[layer->first_param];
+    for (int d = 0; d < w->ndim; d++)
+      if (w->shape[d] % align != 0)
+        return TRUE;
+    return FALSE;
+  }
+  if (model->seq_len <= 0 || layer->forward_flops <= 0 || layer->forward_bytes <= 0)
+    return FALSE;
+  double t = (double)model->seq_len;
+  double sum = layer->forward_bytes / (4 * t), product = layer->forward_flops / (2 * t);
+  double disc = sum * sum - 4 * product;
+  if (disc < 0)
+    return FALSE;
+  double a = llround((sum + sqrt(disc)) / 2), b = llround((sum - sqrt(disc)) / 2);
+  if (a < 1 || b < 1 || fabs(a * b - product) > 0.5 || fabs(a + b - sum) > 0.5)
+    return FALSE;   /* not a plain GEMM's costs: say nothing */
+  return (gint64)a % align != 0 || (gint64)b % align != 0;
 }
 
 static double
@@ -253,6 +283,7 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
   c->backward_order = model->backward_layers;
   double matmul_flops_per_ns = gpu->peak_tflops[precision] * 1e3 * options->matmul_efficiency[precision];
   double vector_flops_per_ns = gpu->peak_tflops[DDP_PRECISION_FP32] * 1e3 * options->vector_efficiency;
+  gboolean tensor_cores = gpu->peak_tflops[precision] > gpu->peak_tflops[DDP_PRECISION_FP32];
   gboolean autocast = precision == DDP_PRECISION_FP16 || precision == DDP_PRECISION_BF16;
   /* Attention on fp32 tensors (fp32 and tf32 runs) is PyTorch's memory-efficient SDPA kernel for
    * float, FFMA on the FP32 cores whatever allow_tf32 says (FlashAttention needs fp16/bf16). */
@@ -286,6 +317,15 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
         kind *= per_group / (per_group + options->grouped_conv_channels[precision]);
       }
     }
+    /* A GEMM with a dimension that is not a multiple of 16 bytes (8 fp16/bf16 or 4 tf32 elements)
+     * cannot use the aligned tensor-core kernels: cuBLAS falls back to alignment-1 kernels (the
+     * H100 GPT-2 bf16 trace: its lm_head, vocabulary 50 257, runs in cutlass_75 …align1 kernels at
+     * ≈120 TFLOP/s, 0.21 of the aligned GEMMs' rate; NVIDIA's "Matrix Multiplication Background"
+     * guide on alignment).  FP32 (FFMA) kernels do not care. */
+    if (layer->kind == DDP_LAYER_LINEAR && precision != DDP_PRECISION_FP32 && tensor_cores &&
+        options->unaligned_gemm_factor > 0 &&
+        linear_unaligned(model, layer, precision == DDP_PRECISION_TF32 ? 4 : 8))
+      kind *= options->unaligned_gemm_factor;
     double activation_scale = 1.0;
     if (autocast) {
       if (is_matmul(layer->kind) || layer->kind == DDP_LAYER_POOL || layer->kind == DDP_LAYER_EMBEDDING ||

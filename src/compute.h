@@ -23,6 +23,8 @@ typedef struct {
   double attention_fp32_factor;  /* attention on fp32 tensors (fp32/tf32 runs, FP32 cores): × the FP32
                                     matmul efficiency instead of kind_factor[attention] */
   double attention_layout_copies; /* head-layout copies around attention, × its own bytes (0: off) */
+  double unaligned_gemm_factor;   /* a tensor-core GEMM with a dimension not a multiple of 16 bytes:
+                                    × this (0: off) */
   double conv_factor[DDP_PRECISION_COUNT];       /* convolution: × matmul_efficiency, by precision */
   double conv_ramp_us[DDP_PRECISION_COUNT];      /* convolution's size ramp (as matmul_ramp_us) */
   double grouped_conv_channels[DDP_PRECISION_COUNT];  /* a grouped convolution with c input channels per group runs at

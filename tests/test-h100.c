@@ -72,9 +72,9 @@ predict_ms(const char *model, const char *precision, const char *batch)
 
 /* Every GPU-bound row of the H100 measurements.  With the defaults of src/compute.c (fitted to these
  * measurements where its comments say so) the errors are, per row (docs/validation-h100.md):
- * median 6.3 %, max 28.8 % (GPT-2 under autocast: its LM head's unaligned vocabulary GEMM and
- * unfused GELU are not modelled); before the H100 convolution/attention/autocast terms the median
- * was 28.7 % and the max 55.6 %.  Bounds: median ≤ 7 %, every row ≤ 30 %, convolution networks
+ * median 6.3 %, max 15.5 % (BERT-base TF32 batch 8, near host-bound: host issue 0.78 × the step);
+ * before the H100 convolution/attention/autocast terms the median
+ * was 28.7 % and the max 55.6 %.  Bounds: median ≤ 7 %, every row ≤ 17 %, convolution networks
  * (the rows the conv terms were fitted on) ≤ 16 %. */
 static void
 test_rows(void)
@@ -108,7 +108,7 @@ test_rows(void)
     g_array_append_val(errors, e);
     if (g_str_has_prefix(model, "res") || g_str_has_prefix(model, "vgg") || g_str_has_prefix(model, "incep"))
       conv_max = MAX(conv_max, e);
-    g_assert_cmpfloat(e, <=, 0.30);
+    g_assert_cmpfloat(e, <=, 0.17);
   }
   g_assert_cmpuint(errors->len, ==, 24);
   g_array_sort(errors, compare_doubles);
@@ -170,6 +170,37 @@ test_h100_conv(void)
   g_assert_cmpint(ddp_compute_forward_ns(t, 0), ==, 121255);
 }
 
+/* A weight-tied linear layer (GPT-2's lm_head: 768 → 50 257, no params key) has its GEMM dims
+ * recovered from its costs; 50 257 is not a multiple of 8, so at BF16 it runs at 0.21 of an aligned
+ * GEMM.  989.4e3 · 0.60 · 0.21 = 124 664.4 FLOP/ns: 79 047 426 048 / 124 664.4 + 2 000 (ramp)
+ * = 636 081.8 ns; the same costs with an aligned weight (768 × 50 256 elements would do; here the
+ * fp32 run, which does not care): FP32 at 67e3 · 0.70 = 46 900 FLOP/ns: 1 687 446.2 ns. */
+static void
+test_unaligned_gemm(void)
+{
+  DdpGpuSpec h100;
+  g_assert_true(ddp_gpu_lookup("h100", &h100, NULL));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("u.model",
+    "[model]\nname = u\nseq_len = 1024\n"
+    "[layer lm_head]\nkind = linear\nforward_flops = 79047426048\nbackward_flops = 158094852096\n"
+    "forward_bytes = 208998400\nbackward_bytes = 417996800\n"
+    "[layer norm]\nkind = norm\nforward_flops = 1\nbackward_flops = 1\nparams = norm.weight:768\n", &error);
+  g_assert_no_error(error);
+  g_autoptr(DdpModel) m = ddp_model_from_keyfile(kf, &error);
+  g_assert_no_error(error);
+  g_autoptr(DdpCompute) b = ddp_compute_new(m, &h100, DDP_PRECISION_BF16, 1, DDP_OPTIMIZER_SGD, NULL);
+  g_assert_cmpint(ddp_compute_forward_ns(b, 0), ==, 636082);
+  g_autoptr(DdpCompute) f = ddp_compute_new(m, &h100, DDP_PRECISION_FP32, 1, DDP_OPTIMIZER_SGD, NULL);
+  g_assert_cmpint(ddp_compute_forward_ns(f, 0), ==, 1687446);
+  /* off: the aligned rate, 989.4e3 · 0.60 = 593 640 FLOP/ns: 133 157.1 + 2 000 */
+  DdpComputeOptions o;
+  ddp_compute_options_init_gpu(&o, &h100);
+  o.unaligned_gemm_factor = 0;
+  g_autoptr(DdpCompute) a = ddp_compute_new(m, &h100, DDP_PRECISION_BF16, 1, DDP_OPTIMIZER_SGD, &o);
+  g_assert_cmpint(ddp_compute_forward_ns(a, 0), ==, 135157);
+}
+
 /* A bad groups value is one line naming file, group and key. */
 static void
 test_groups_errors(void)
@@ -190,6 +221,7 @@ main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/h100/conv-attention-closed-forms", test_h100_conv);
   g_test_add_func("/h100/groups-errors", test_groups_errors);
+  g_test_add_func("/h100/unaligned-gemm", test_unaligned_gemm);
   g_test_add_func("/h100/training-rows", test_rows);
   return g_test_run();
 }
