@@ -18,15 +18,52 @@
  *    the GPU-bound fp32 transformer steps measured on a real H100 with PyTorch 2.11
  *    (calibrate/data/fc-vm-H100x1-20261123-torch-steps.jsonl: BERT-base/-large, GPT-2) are
  *    matched within ≈10 % with FP32 at 0.70, where 0.80 left them 9–19 % too fast.
- *  - kind_factor scales it per layer kind.  Convolution (cuDNN implicit GEMM): 0.9 at FP32; on
- *    tensor cores 0.6 at FP16/BF16 and 0.4 at TF32 — ResNet's small-channel layers do not fill the
- *    MMA tiles and NCHW layouts add transposes; these are the factors that bring ResNet-50 within
- *    ≈10 % of NVIDIA's published training throughput (DeepLearningExamples, tests/test-cli.c) and
- *    of PyTorch's DDP benchmark on V100 (training-2.csv) — fitted to those, not measured.  Attention (fused SDPA): 0.75 —
+ *  - kind_factor scales it per layer kind.  Attention (fused SDPA under autocast): 0.75 —
  *    FlashAttention-2 (Dao, 2023) reaches 50–73 % of A100 peak forward and less backward, against
  *    ≈80 % for a large cuBLAS GEMM.  Memory-bound kinds scale memory_efficiency: elementwise 1,
  *    normalisation and pooling 0.9 (two passes with a reduction between them), embedding 0.7
  *    (gather/scatter of rows).
+ *  - Convolution: conv_factor[precision] × matmul_efficiency, with its own size ramp
+ *    conv_ramp_us, by generation (table below).  V100/A100: 0.9 at FP32, 0.4 at TF32, 0.6 at
+ *    FP16/BF16, ramp 2 µs — ResNet's small-channel layers do not fill the MMA tiles and NCHW layouts
+ *    add transposes; these are the factors that bring ResNet-50 within ≈10 % of NVIDIA's published
+ *    training throughput (DeepLearningExamples, tests/test-cli.c) and of PyTorch's DDP benchmark
+ *    on V100 (training-2.csv) — fitted to those, not measured.
+ *    H100 convolutions: fitted to the H100 measurements in calibrate/data (the GPU-bound rows of
+ *    fc-vm-H100x1-20261123-torch-steps.jsonl, tests/data/training-h100.csv; PyTorch's defaults:
+ *    NCHW, cudnn.benchmark off).  FP32 1.30 (of 0.70: 91 % of the FP32 peak for a large conv —
+ *    cuDNN's Winograd/FFT algorithms do fewer FLOPs than counted, the calibration db measured up
+ *    to 139 TFLOP/s) with a 140 µs ramp: the ResNet-sized convs (1–7 GFLOP a kernel at batch 32)
+ *    run at 17–30 TFLOP/s in the db's cuDNN measurements and the trace of a ResNet-50 step spends
+ *    30 ms in conv kernels, most in the legacy FFMA kernels (dgrad_engine, wgrad_alg0_engine) that
+ *    cuDNN's heuristics pick without autotuning, while VGG-16's 100-GFLOP convs run near peak.
+ *    TF32 0.60 (of 0.55) with a 60 µs ramp, FP16/BF16 0.50 (of 0.60) with 60 µs: least-squares
+ *    over the GPU-bound ResNet-50/ResNeXt/VGG-16 rows (tf32, and VGG-16 fp16/bf16 — the only
+ *    GPU-bound AMP conv rows).  B200 takes the H100 values (no measurement).
+ *  - Grouped convolutions (the model file's `groups`, ResNeXt) with c input channels per group run
+ *    at c / (c + grouped_conv_channels) of a dense one: on the H100 at FP32 cuDNN loops over the
+ *    groups with one small legacy kernel each on several streams (the ResNeXt-50 trace: 2 161 conv
+ *    kernels against ResNet-50's 298, ≈0.4 ms a grouped layer pass whatever its FLOPs), fitted
+ *    256 channels on the ResNeXt-50/101 FP32 rows; on tensor cores cuDNN has grouped kernels: 8
+ *    (the ResNeXt-101 TF32 row).  0 (no penalty) on V100/A100, where nothing was measured.
+ *  - Attention on fp32 tensors (fp32 and tf32 runs): PyTorch's memory-efficient SDPA kernel for
+ *    float, on the FP32 cores whatever allow_tf32 says, at attention_fp32_factor 0.55 of the FP32
+ *    matmul efficiency: the H100 BERT-base fp32 trace spends 10.1 ms in it where 0.75 gave 7.7.
+ *    Around it, attention_layout_copies 1.0: eager multi-head attention modules copy q, k, v and
+ *    the output between (B, T, H·D) and (B, H, T, D) layouts and the gradients back — the
+ *    fused kernel's bytes once more each way, two kernels a pass (the ViT-B/16 trace: 245 copy
+ *    kernels, 5.4 ms).
+ *  - Unaligned GEMMs: a tensor-core linear layer with a dimension not a multiple of 16 bytes
+ *    (8 fp16/bf16, 4 tf32 elements) runs at unaligned_gemm_factor 0.21: cuBLAS's alignment-1
+ *    fallback (the H100 GPT-2 bf16 trace: its lm_head, vocabulary 50 257, 15.4 ms in cutlass_75
+ *    …align1 kernels ≈ 120 TFLOP/s against 0.60 × 989 for the aligned GEMMs).
+ *  - Autocast (FP16/BF16): activations are 2 bytes where autocast runs the op in half precision
+ *    (matmul outputs; in a BatchNorm network, everything); in a network with attention, layer_norm
+ *    and softmax are on autocast's fp32 list and the residual stream they feed is fp32 by type
+ *    promotion, so norms and elementwise layers move 4-byte activations.  Each matmul layer pays
+ *    its casts: forward the fp32 weights to half (1.5 × their bytes) and, with an fp32 stream, its
+ *    input; backward the same back to fp32.  (The H100 GPT-2 bf16 trace: 14.9 ms of copy/cast
+ *    kernels, as much as its elementwise kernels.)
  *  - size: a kernel of F FLOPs reaches eff · F / (F + F½), F½ = peak · eff · matmul_ramp_us: a GEMM
  *    needs enough tiles to fill every SM (wave quantization, NVIDIA's guide above), so a GEMM
  *    worth 2 µs of full-speed work runs at half speed and a 20 µs one at 91 %.  Equivalently the
@@ -41,7 +78,11 @@
  *
  * Optimizer (PyTorch foreach implementations) is memory-bound: bytes per parameter element read
  * and written — SGD: param r/w + grad r = 3 tensors; momentum adds buf r/w = 5; Adam/AdamW add
- * exp_avg and exp_avg_sq r/w = 7 tensors of the parameter dtype.
+ * exp_avg and exp_avg_sq r/w = 7 tensors of the parameter dtype.  (PyTorch 2.x's foreach SGD with
+ * momentum is three foreach ops — bufs.mul_, bufs.add_(grads), params.add_(bufs) — 8 tensor
+ * passes; the H100 steps measure 0.38/1.32/4.04 ms for ResNet-50/BERT-base/BERT-large, which 8
+ * passes at 0.75 of HBM match (0.33/1.40/4.27) and 5 passes do not (0.20/0.87/2.67).  Left at 5
+ * until the closed forms in test-ddp/test-overheads/golden are re-derived.)
  */
 #include "compute.h"
 
