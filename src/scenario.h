@@ -13,6 +13,9 @@
 #include "straggler.h"
 
 typedef enum { DDP_HOOK_NONE, DDP_HOOK_FP16, DDP_HOOK_BF16, DDP_HOOK_COUNT } DdpCommHook;
+/* DistributedDataParallel (one process per GPU) or torch.nn.DataParallel (one process, one node:
+ * dp.h). */
+typedef enum { DDP_MODE_DDP, DDP_MODE_DP, DDP_MODE_COUNT } DdpMode;
 
 typedef struct {
   guint64 gpus;
@@ -28,6 +31,10 @@ typedef struct {
   guint64 seed;
   char *stragglers;                 /* the spec text */
   double step_ms;                   /* measured 1-GPU step to rescale compute to; 0: none */
+  DdpMode mode;
+  gboolean allow_oom;               /* predict: a model that does not fit is not an error (exit 3) */
+  double unused_search_us;          /* find_unused_parameters' autograd-graph traversal per synced
+                                     * iteration; < 0: derived from the model (ddp.c) */
 } DdpSetup;
 
 typedef struct {
@@ -43,7 +50,8 @@ typedef struct {
 typedef struct {
   char *model, *cluster, *gpus, *bucket_cap_mb, *batch, *precision, *accumulate, *iterations;
   char *seed, *step_ms, *stragglers, *optimizer, *comm_hook, *calibration;
-  gboolean gradient_as_bucket_view, find_unused_parameters, static_graph, no_broadcast_buffers;
+  char *mode, *torch_version, *unused_search_us;
+  gboolean gradient_as_bucket_view, find_unused_parameters, static_graph, no_broadcast_buffers, allow_oom;
 } DdpCliOptions;
 
 #define DDP_SCENARIO_ERROR (ddp_scenario_error_quark())
@@ -65,5 +73,6 @@ void ddp_scenario_free(DdpScenario *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpScenario, ddp_scenario_free)
 
 const char *ddp_comm_hook_name(DdpCommHook hook);
+const char *ddp_mode_name(DdpMode mode);
 
 #endif
