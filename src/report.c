@@ -3,6 +3,8 @@
  * batch (weak scaling); overlap = fraction of communication hidden behind compute. */
 #include "report.h"
 
+#include "dp.h"
+
 #include "collective.h"
 #include "jsonout.h"
 
@@ -63,7 +65,11 @@ ddp_report_predict_text(const DdpScenario *s, const DdpResult *r)
   g_string_append_printf(out, "  compute              %.3f ms per iteration\n", r->compute_ms);
   g_string_append_printf(out, "  communication        %.3f ms   exposed %.3f ms   overlap %.1f %%\n", r->comm_ms,
                          r->exposed_comm_ms, 100.0 * r->overlap);
-  g_string_append_printf(out, "  straggler wait       %.3f ms\n", r->straggler_wait_ms);
+  g_string_append_printf(out, r->dp ? "  host (GIL, replicate) %.3f ms\n" : "  straggler wait       %.3f ms\n",
+                         r->straggler_wait_ms);
+  if (r->unused_search_ms > 0 || r->unused_map_ms > 0)
+    g_string_append_printf(out, "  find_unused_params   graph search %.3f ms (host, after forward) + used-map AllReduce %.3f ms\n",
+                           r->unused_search_ms, r->unused_map_ms);
   g_string_append_printf(out, "  scaling efficiency   %.1f %%   (T(1 GPU) %.3f ms / T(%" G_GUINT64_FORMAT " GPUs); weak scaling, fixed per-GPU batch)\n",
                          100.0 * r->scaling_efficiency, r->single_gpu_ms, r->gpus);
   g_string_append_printf(out, "  throughput           %.1f samples/s\n", r->samples_per_s);
@@ -101,6 +107,7 @@ ddp_report_predict_json(const DdpScenario *s, const DdpResult *r)
   ddp_json_string(j, "precision", ddp_precision_name(s->setup.precision));
   ddp_json_double(j, "bucket_cap_mb", s->setup.buckets.bucket_cap_mb, 6);
   ddp_json_int(j, "accumulate", s->setup.accumulate);
+  ddp_json_string(j, "mode", ddp_mode_name(s->setup.mode));
   g_autofree char *stragglers = ddp_stragglers_to_string(s->stragglers);
   ddp_json_string(j, "stragglers", stragglers);
   ddp_json_begin_object(j, "iteration_ms");
@@ -117,6 +124,10 @@ ddp_report_predict_json(const DdpScenario *s, const DdpResult *r)
   ddp_json_double(j, "single_gpu_ms", r->single_gpu_ms, 6);
   ddp_json_double(j, "scaling_efficiency", r->scaling_efficiency, 6);
   ddp_json_double(j, "samples_per_s", r->samples_per_s, 3);
+  ddp_json_double(j, "unused_search_ms", r->unused_search_ms, 6);
+  ddp_json_double(j, "unused_map_ms", r->unused_map_ms, 6);
+  if (r->dp)
+    ddp_dp_json(j, r->dp);
   ddp_json_begin_object(j, "memory");
   ddp_json_int(j, "bytes_per_gpu", (gint64)llround(r->memory.total));
   ddp_json_bool(j, "fits", r->memory.fits);
