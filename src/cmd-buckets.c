@@ -1,5 +1,5 @@
 /* cmd-buckets — `ddpsim buckets [SCENARIO]`: PyTorch DDP's construction-time (iteration 0) and
- * rebuilt (iteration 1 on) bucket layouts, by parameter name (research §1.2–1.3). */
+ * rebuilt (from iteration 1 on; from iteration 2 under static_graph) bucket layouts, by parameter name (research §1.2–1.3). */
 #include "cmd.h"
 
 #include "bucket.h"
@@ -26,7 +26,9 @@ run(int argc, char **argv, BucketsOptions *opts)
   const char *scenario_path = NULL;
   if (!ddp_cmd_parse("buckets", "Show PyTorch DDP's bucket layouts.",
                      "Sizes are bytes; bucket_cap_mb is MiB as in PyTorch.  \"rebuilt\" equals \"initial\" when\n"
-                     "PyTorch does not rebuild (find_unused_parameters without static_graph).",
+                     "PyTorch does not rebuild (find_unused_parameters without static_graph).  The rebuild happens\n"
+                     "before iteration 1, or before iteration 2 under static_graph.  --torch-version picks the\n"
+                     "release's construction-time rules (docs/dp.md).",
                      own, &opts->cli, &argc, &argv, &scenario_path, &error))
     return ddp_cmd_fail("buckets", error);
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(scenario_path, &opts->cli, FALSE, &error);

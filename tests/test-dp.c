@@ -18,7 +18,9 @@
 
 #include "run-ddpsim.h"
 
+#include <glib/gstdio.h>
 #include <math.h>
+#include <string.h>
 
 static DdpScenario *
 scenario(const char *model_text_or_file, guint64 gpus)
@@ -210,6 +212,60 @@ test_oom_exit(void)
   g_assert_cmpstr(ok.err, ==, "");
 }
 
+/* The scenario keys this work added ([training] mode, torch_version, allow_oom, unused_search_us):
+ * read into the setup, and bad values refused naming file:line: group.key (exit 2 upstream). */
+static void
+test_scenario_keys(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-dp-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "s.scenario", NULL);
+  g_autofree char *model = g_test_build_filename(G_TEST_DIST, "data", "tiny.model", NULL);
+  DdpCliOptions cli = { 0 };
+  cli.model = model;
+  g_assert_true(g_file_set_contents(path, "[scenario]\ngpus = 4\n[training]\nmode = dp\ntorch_version = 1.13\n"
+                                    "allow_oom = true\nunused_search_us = 12.5\n", -1, NULL));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpScenario) good = ddp_scenario_load(path, &cli, TRUE, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(good->setup.mode, ==, DDP_MODE_DP);
+  g_assert_cmpuint(good->setup.buckets.torch_version, ==, 113);
+  g_assert_true(good->setup.allow_oom);
+  g_assert_cmpfloat(good->setup.unused_search_us, ==, 12.5);
+  /* the command line wins over the file */
+  cli.mode = (char *)"ddp";
+  cli.torch_version = (char *)"2.4";
+  g_autoptr(DdpScenario) flags = ddp_scenario_load(path, &cli, TRUE, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(flags->setup.mode, ==, DDP_MODE_DDP);
+  g_assert_cmpuint(flags->setup.buckets.torch_version, ==, 204);
+  cli.mode = cli.torch_version = NULL;
+  static const struct { const char *text, *message; } bad[] = {
+    { "[scenario]\n[training]\nmode = fsdp\n", "s.scenario:3: training.mode:" },
+    { "[scenario]\n[training]\n\ntorch_version = 2\n", "s.scenario:4: training.torch_version: \"2\" is not a PyTorch release X.Y from 1.8 to 2.99" },
+    { "[scenario]\n[training]\nunused_search_us = -1\n", "s.scenario:3: training.unused_search_us:" },
+    { "[scenario]\n[training]\nallow_oom = maybe\n", "s.scenario:3: training.allow_oom:" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_assert_true(g_file_set_contents(path, bad[i].text, -1, NULL));
+    g_autoptr(GError) e = NULL;
+    g_autoptr(DdpScenario) s = ddp_scenario_load(path, &cli, TRUE, &e);
+    g_assert_null(s);
+    g_assert_nonnull(e);
+    g_assert_true(g_str_has_prefix(e->message, path));
+    g_assert_true(g_str_has_prefix(e->message + strlen(path) - strlen("s.scenario"), bad[i].message));
+  }
+  g_unlink(path);
+  g_rmdir(dir);
+  g_auto(Run) r = { 0 };
+  run(&r, "buckets", "--torch-version", "3.1", NULL);
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_cmpstr(r.err, ==, "ddpsim buckets: --torch-version: \"3.1\" is not a PyTorch release X.Y from 1.8 to 2.99\n");
+  g_auto(Run) d = { 0 };
+  run(&d, "buckets", "--device", "tpu", NULL);
+  g_assert_cmpint(d.status, ==, 2);
+  g_assert_cmpstr(d.err, ==, "ddpsim buckets: --device: \"tpu\" is not one of cpu|cuda\n");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -221,5 +277,6 @@ main(int argc, char **argv)
   g_test_add_func("/dp/multi-node-refused", test_multi_node_refused);
   g_test_add_func("/dp/cli/mode", test_cli_mode);
   g_test_add_func("/predict/oom-exit", test_oom_exit);
+  g_test_add_func("/dp/scenario-keys", test_scenario_keys);
   return g_test_run();
 }
