@@ -160,7 +160,7 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
 
   int cost_model = DDP_COST_NCCL, algorithm = DDP_ALGO_AUTO, protocol = DDP_PROTO_AUTO;
   gint64 channels = 0;
-  /* per-call launch overhead on top of NCCL's latency model: "a few µs" (research §1.6) */
+  /* per-call launch overhead on top of NCCL's latency model: "a few µs" (docs/model.md §1.6) */
   c->nccl.launch_us = 5.0;
   c->nccl.nvls = TRUE;   /* NCCL_NVLS_ENABLE's default: on wherever the hardware supports it */
   if (ddp_keyfile_has_group(kf, "nccl") &&

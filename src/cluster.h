@@ -12,7 +12,7 @@
 typedef enum { DDP_INTRA_NVLINK, DDP_INTRA_NVSWITCH, DDP_INTRA_PCIE } DdpIntraFabric;
 typedef enum { DDP_INTER_IB, DDP_INTER_ROCE, DDP_INTER_ETHERNET } DdpInterFabric;
 
-/* NCCL algorithm and protocol (research §2).  AUTO lets the cost model pick the fastest.  NVLS is
+/* NCCL algorithm and protocol (docs/model.md §2).  AUTO lets the cost model pick the fastest.  NVLS is
  * NVLink SHARP (reduction in the NVSwitch, one node); NVLS_TREE is NVLS inside each node plus a
  * tree across nodes (docs/collective.md "NVLS"). */
 typedef enum {
@@ -48,7 +48,7 @@ typedef struct {
     DdpAlgorithm algorithm;
     DdpProtocol protocol;
     int channels;             /* 0: auto */
-    /* NCCL's per-channel graph bandwidths (research §2.5; NCCL_DEBUG=INFO "bw INTRA/INTER"),
+    /* NCCL's per-channel graph bandwidths (docs/model.md §2.5; NCCL_DEBUG=INFO "bw INTRA/INTER"),
      * 10^9 B/s; 0: derived from the fabric as docs/collective.md describes. */
     double bw_intra_GBs;
     double bw_inter_GBs;
@@ -57,7 +57,7 @@ typedef struct {
     gboolean nvls;            /* NVLS/NVLSTree allowed where the hardware has them (NCCL_NVLS_ENABLE);
                                * the loader defaults it to TRUE, a zeroed struct has them off */
   } nccl;
-  double overlap_slowdown;    /* fraction by which compute slows while a collective runs (research §5.8) */
+  double overlap_slowdown;    /* fraction by which compute slows while a collective runs (docs/model.md §5.8) */
 } DdpCluster;
 
 #define DDP_CLUSTER_ERROR (ddp_cluster_error_quark())

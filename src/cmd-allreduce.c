@@ -1,6 +1,6 @@
 /* cmd-allreduce — `ddpsim allreduce`: the collective model alone, as the table nccl-tests'
- * all_reduce_perf prints (size, count, type, time, algbw, busbw; research §3) plus the algorithm
- * and protocol NCCL's tuner would pick (research §2.4).  --explain shows why: the emulated topology
+ * all_reduce_perf prints (size, count, type, time, algbw, busbw; docs/model.md §3) plus the algorithm
+ * and protocol NCCL's tuner would pick (docs/model.md §2.4).  --explain shows why: the emulated topology
  * graphs, NCCL's tuning table, the choice by size and the latency/bandwidth crossover.  --compare
  * runs the model against measured nccl-tests curves (docs/collective.md "Validation"). */
 #include "cmd.h"
@@ -499,7 +499,7 @@ run(int argc, char **argv, AllreduceOptions *o)
     { "explain", 0, 0, G_OPTION_ARG_NONE, &o->explain, "Show graphs, NCCL's tuning table, choice by size and the crossover", NULL },
     { "compare", 0, 0, G_OPTION_ARG_FILENAME, &o->compare, "Predict every row of a measured nccl-tests CSV, side by side", "CSV" },
     { "calibration", 0, 0, G_OPTION_ARG_FILENAME, &o->calibration, "Use AllReduce costs measured by ddpsim-calibrate (fitted α and bandwidth)", "DB" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON (rows as DESIGN.md fixes them)", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON (fields: docs/json.md)", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &o->csv, "Print CSV", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };

@@ -1,5 +1,6 @@
 /* cmd-buckets — `ddpsim buckets [SCENARIO]`: PyTorch DDP's construction-time (iteration 0) and
- * rebuilt (from iteration 1 on; from iteration 2 under static_graph) bucket layouts, by parameter name (research §1.2–1.3). */
+ * rebuilt (from iteration 1 on; from iteration 2 under static_graph) bucket layouts, by parameter
+ * name (docs/model.md §1.2–1.3). */
 #include "cmd.h"
 
 #include "bucket.h"

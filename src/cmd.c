@@ -26,6 +26,7 @@ static const DdpCommand commands[] = {
   { "models", ddp_cmd_models, "list the shipped models: parameters, GFLOPs per sample" },
   { "clusters", ddp_cmd_clusters, "list the shipped clusters: GPU, fabrics" },
   { "timeline", ddp_cmd_timeline, "overlap timeline of one iteration: gnuplot PNG/SVG Gantt chart, Perfetto trace" },
+  { "sweep", ddp_cmd_sweep, "a grid of scenarios (models x clusters x GPUs x caps x seeds), one row each; threads, MPI" },
   { NULL, NULL, NULL },
 };
 

@@ -2,7 +2,7 @@
  *
  * Two models, chosen by cluster->nccl.cost_model:
  *
- *  NCCL (default) — NCCL's own tuning model, research §2, from NVIDIA/nccl src/graph/tuning.cc
+ *  NCCL (default) — NCCL's own tuning model, docs/model.md §2, from NVIDIA/nccl src/graph/tuning.cc
  *    (ncclTopoTuneModel, ncclTopoGetAlgoTime and the ncclTunerConstantsDefaults table) and
  *    src/enqueue.cc (topoGetAlgoInfo: argmin of predicted time over algorithm × protocol):
  *        t(S) = lat[a][p] + S / (1000 · algBw[a][p])      µs, S in bytes, algBw in GB/s
@@ -11,7 +11,7 @@
  *    on the fabric the cluster file describes: NVLink/PCIe per GPU, NICs per node, NIC speed,
  *    oversubscription (search_graph below; derivation in docs/collective.md "Channels").
  *
- *  ALPHA_BETA — the textbook closed forms (research §4; Thakur, Rabenseifner & Gropp 2005):
+ *  ALPHA_BETA — the textbook closed forms (docs/model.md §4; Thakur, Rabenseifner & Gropp 2005):
  *        ring  t = 2(N-1)/N · M/B + 2(N-1)·α
  *        tree  t = 2·M/B + 2·((ppn-1)·α_intra + ⌊log2 nodes⌋·α_inter)
  *    B = the slowest link the collective crosses, α = the slowest hop's latency (ring) or each
@@ -381,7 +381,7 @@ apply_overrides(const DdpCluster *cluster, Graph *g)
   g->channels = channels;
 }
 
-/* The NVLS and NVLSTree entries of ncclTopoTuneModel for AllReduce (tuning.cc; research §2.2–2.4),
+/* The NVLS and NVLSTree entries of ncclTopoTuneModel for AllReduce (tuning.cc; docs/model.md §2.2–2.4),
  * Simple only, from the NVLS graph (both algorithms use it):
  *    intraBw = bwIntra · nvlsEfficiency · (nCh-1)/nCh · 2   (AllReduce: reduce-scatter and all-gather
  *              through the switch overlap; one channel's worth goes to coordination)
@@ -421,7 +421,7 @@ tune_nvls(DdpCollective *c)
   }
 }
 
-/* ncclTopoTuneModel for AllReduce and Broadcast on the ring and tree graphs (tuning.cc; research
+/* ncclTopoTuneModel for AllReduce and Broadcast on the ring and tree graphs (tuning.cc; docs/model.md
  * §2.2–2.3); NVLS in tune_nvls. */
 static void
 tune_model(DdpCollective *c, const DdpCluster *cluster)
@@ -597,7 +597,7 @@ ddp_collective_nodes(const DdpCollective *c)
   return c->nodes;
 }
 
-/* Fills the bandwidth columns of @out from its time, as nccl-tests does (research §3). */
+/* Fills the bandwidth columns of @out from its time, as nccl-tests does (docs/model.md §3). */
 static void
 finish_cost(guint64 bytes, double bus_factor, DdpCollectiveCost *out)
 {
@@ -617,7 +617,7 @@ allreduce_bus_factor(const DdpCollective *c)
  * once each rank's slice of each channel reaches 64 B ("plateau effect of ring").  Plus the
  * cluster's launch_us, the one term not from NCCL: NCCL's base latencies are tuned to rank
  * algorithms against each other, and measured small-message times sit a few µs above them
- * (research §1.6; docs/collective.md "Launch overhead").  Being the same for every pair, it never
+ * (docs/model.md §1.6; docs/collective.md "Launch overhead").  Being the same for every pair, it never
  * changes the choice. */
 static void
 nccl_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtocol p, DdpCollectiveCost *out)
@@ -741,7 +741,7 @@ ddp_collective_use_calibration(DdpCollective *c, const DdpFit *fit)
   c->fit = fit;
 }
 
-/* Broadcast: NCCL runs it on the ring only (research §2.2–2.3); alpha-beta: a pipelined chain,
+/* Broadcast: NCCL runs it on the ring only (docs/model.md §2.2–2.3); alpha-beta: a pipelined chain,
  * (N-1)·α to fill it plus M/B to stream the buffer through the slowest link. */
 void
 ddp_collective_broadcast(const DdpCollective *c, guint64 bytes, DdpCollectiveCost *out)

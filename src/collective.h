@@ -1,6 +1,6 @@
 /* collective — cost of one NCCL collective on a cluster: AllReduce (and the small broadcasts DDP
- * issues), by NCCL's tuning model (research §2: t = lat + S / algBw, argmin over algorithm ×
- * protocol) or by the plain ring alpha-beta closed form (research §4).  Pure functions of
+ * issues), by NCCL's tuning model (docs/model.md §2: t = lat + S / algBw, argmin over algorithm ×
+ * protocol) or by the plain ring alpha-beta closed form (docs/model.md §4).  Pure functions of
  * (cluster, gpus, bytes): no engine, no state beyond what _new precomputes.  The formulas and
  * their derivations are in docs/collective.md; the constants come from NVIDIA/nccl
  * src/graph/tuning.cc, search.cc and topo.h. */
@@ -56,7 +56,7 @@ void ddp_collective_broadcast(const DdpCollective *c, guint64 bytes, DdpCollecti
 gboolean ddp_collective_allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorithm algorithm,
                                        DdpProtocol protocol, DdpCollectiveCost *out);
 
-/* What NCCL's topology search would have found for one algorithm (research §2.5), the numbers
+/* What NCCL's topology search would have found for one algorithm (docs/model.md §2.5), the numbers
  * NCCL_DEBUG=INFO prints as "nChannels N, bw INTRA/INTER". */
 typedef struct {
   int channels;

@@ -205,7 +205,7 @@ ddp_compute_scale_to_step(DdpCompute *c, gint64 step_ns)
 /**
  * ddp_compute_memory:
  * Per-GPU bytes of plain DDP: weights + gradients (model dtype) + DDP's flat buckets (the same
- * size again unless gradient_as_bucket_view makes .grad a view into them, research §1.7) +
+ * size again unless gradient_as_bucket_view makes .grad a view into them, docs/model.md §1.7) +
  * optimizer state (momentum: 1, Adam: 2 tensors per parameter, in the parameter dtype, as
  * torch.optim keeps them) + saved activations (× batch; halved under FP16/BF16 autocast) + a
  * 1 GiB runtime reserve (CUDA context, cuBLAS/cuDNN workspaces, NCCL buffers).  For FP32 Adam that

@@ -1,6 +1,6 @@
 /* ddp — DDP training iterations on the event kernel (see ddp.h).
  *
- * The facts this rests on (research/ddp-nccl-facts.md):
+ * The facts this rests on (docs/model.md, with their PyTorch sources):
  *  §1.4  a bucket is launched when its last gradient is ready AND every lower-index bucket has been
  *        launched (mark_bucket_ready); nothing waits for earlier buckets to *finish*;
  *  §1.6  all bucket AllReduces go to one NCCL stream, so they run one after another in launch
@@ -25,7 +25,7 @@
  * points), stretched by (1 + overlap_slowdown) where that work overlaps a running collective.  The
  * event kernel orders the global events — bucket launched by all ranks, collective finished — and
  * owns the clock; a handler computes the next launch point with one pass over the ranks.  Cost per
- * iteration: O(ranks × buckets), never one event per (rank, layer) (DESIGN.md "Scale").  When no
+ * iteration: O(ranks × buckets), never one event per (rank, layer).  When no
  * straggler term varies by rank every rank computes the same numbers, so one stands for all.
  */
 #include "ddp.h"
@@ -743,6 +743,7 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
     sum_exposed += (double)sim.exposed_ns / 1e6;
     if (sim.reporting) {
       result->reported_iteration_ns = end - start;
+      result->reported_exposed_comm_ns = sim.exposed_ns;
       for (guint w = 0; w < options->n_watch_ranks; w++)
         if (options->watch_ranks[w] < sim.gpus)
           result->timelines[w].factor = sim.factor[sim.collapsed ? 0 : options->watch_ranks[w]];

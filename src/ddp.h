@@ -1,10 +1,10 @@
-/* ddp — one DDP training run on the event kernel, as PyTorch implements it (research §1, §5):
+/* ddp — one DDP training run on the event kernel, as PyTorch implements it (docs/model.md §1, §5):
  * forward; backward layer by layer with gradient-ready hooks copying into buckets; buckets
  * launched strictly in index order on one FIFO comm stream, each collective starting when the last
  * rank has launched it and the stream is free; finalize waiting for the last bucket; optimizer.
  * Iteration 0 uses the construction-time bucket layout, later ones the rebuilt layout; gradient
  * accumulation runs K-1 micro-steps under no_sync.  Ranks are arrays, advanced at bucket
- * granularity (DESIGN.md "Scale"); identical ranks collapse to one. */
+ * granularity (131 072 ranks in well under a second: bench/); identical ranks collapse to one. */
 #ifndef DDP_DDP_H
 #define DDP_DDP_H
 
@@ -67,6 +67,8 @@ typedef struct {
   guint n_timelines;
   DdpRankTimeline *timelines;        /* for the watched ranks, last simulated iteration */
   gint64 reported_iteration_ns;      /* duration of that iteration */
+  gint64 reported_exposed_comm_ns;   /* that iteration's exposed communication: the figure
+                                      * exposed_comm_ms averages (timeline shows this one) */
   gint64 *backward_end_ns;           /* [collapsed_ranks ? 1 : gpus] when each rank finished its
                                       * synchronised backward in that iteration, ns from its start:
                                       * who was slow (timeline --ranks); the max is where the

@@ -1,6 +1,6 @@
 /* model — loads and validates a model file (format: models/README.md).
  *
- * What DDP needs from a model (research §1): the parameters in model.parameters() order (this is
+ * What DDP needs from a model (docs/model.md §1): the parameters in model.parameters() order (this is
  * the order the initial bucket assignment walks), their byte sizes and dtypes (buckets are per
  * dtype), and the order gradients become ready (the rebuild walks it).  What the compute model
  * needs: per-layer FLOPs and bytes, or measured times.  Backward runs the layers in reverse

@@ -1,7 +1,7 @@
 /* model — a neural network as DDP sees it: layers in forward order, each with its parameter
  * tensors (PyTorch names, shapes, dtypes, in registration order) and its per-sample forward and
  * backward FLOPs, bytes moved and saved activations; optionally measured times and the order in
- * which autograd makes gradients ready (research §1.3: the rebuild uses the observed ready order).
+ * which autograd makes gradients ready (docs/model.md §1.3: the rebuild uses the observed ready order).
  * File format: models/README.md.  Loaded and validated here only. */
 #ifndef DDP_MODEL_H
 #define DDP_MODEL_H
@@ -22,7 +22,7 @@ typedef struct {
   gint64 shape[8];
   int ndim;
   DdpDtype dtype;
-  gboolean sparse;     /* expects sparse gradients: always a bucket of its own (research §1.2) */
+  gboolean sparse;     /* expects sparse gradients: always a bucket of its own (docs/model.md §1.2) */
   guint layer;         /* index of the layer that owns it */
 } DdpParam;
 

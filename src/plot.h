@@ -1,4 +1,4 @@
-/* plot — gnuplot at the edge (STYLE.md rule 19): ddpsim writes data files and a small file of
+/* plot — gnuplot at the edge: ddpsim writes data files and a small file of
  * gnuplot variables, and runs a static script from plots/ on them, so users can restyle a plot by
  * editing the script (or a copy) and re-running it on the same data (`--plot-data DIR` keeps them).
  * The output is written atomically: gnuplot draws into a temporary file beside the output, which

@@ -1,5 +1,5 @@
 /* report — tables, JSON and CSV for predict and buckets (see report.h).  Definitions printed
- * here are the ones DESIGN.md fixes: scaling efficiency = T(1 GPU) / T(N GPUs) at fixed per-GPU
+ * here are the ones docs/json.md states: scaling efficiency = T(1 GPU) / T(N GPUs) at fixed per-GPU
  * batch (weak scaling); overlap = fraction of communication hidden behind compute. */
 #include "report.h"
 

@@ -1,6 +1,6 @@
 /* scenario — everything one prediction needs: model, cluster, training setup and stragglers,
- * from an optional scenario file with command-line flags overriding any key (DESIGN.md "Inputs").
- * The common flags (fixed names in DESIGN.md) are defined here once for every verb. */
+ * from an optional scenario file with command-line flags overriding any key.
+ * The common flags (the same names on every verb) are defined here once for every verb. */
 #ifndef DDP_SCENARIO_H
 #define DDP_SCENARIO_H
 

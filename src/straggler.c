@@ -1,5 +1,5 @@
-/* straggler — seeded per-rank, per-iteration slowdowns (see straggler.h; DESIGN.md `--stragglers
- * SPEC`, research/ddp-nccl-facts.md §1.4 and §5.4–5.5 for why they matter: every bucket's
+/* straggler — seeded per-rank, per-iteration slowdowns (see straggler.h; `--stragglers
+ * SPEC` in --help, docs/model.md §1.4 and §5.4–5.5 for why they matter: every bucket's
  * AllReduce starts only when the *last* rank launches it, so one slow rank delays all).
  *
  * A spec is comma-separated terms; each term multiplies every rank's compute factor or adds to
@@ -15,7 +15,7 @@
  *   hiccup:EVERY:MS   in iterations with iteration % EVERY == EVERY-1, one rank drawn uniformly
  *                     gets delay += MS ms (rounded to whole ns), e.g. a GC pause or a checkpoint.
  *
- * Determinism (STYLE.md rule 7): all randomness comes from the GRand the caller passes, consumed in
+ * Determinism (same input, same bytes): all randomness comes from the GRand the caller passes, consumed in
  * one fixed order per ddp_stragglers_sample() call: terms in spec order; inside a normal or
  * lognormal term one z per rank, ranks 0..n-1; a hiccup term in a hiccup iteration one
  * g_rand_int_range() draw; slow, none and hiccup terms outside their iterations draw nothing.  Each
@@ -24,7 +24,7 @@
  * (1 - u1 is in (0, 1], so the log is finite).  The sine twin is discarded: it would save half
  * the draws but tie each rank's value to its neighbour's and make the order harder to state.
  * Cost: O(terms × ranks) per iteration: about 13 ms for one lognormal term on 131 072 ranks
- * (one core, -O2), inside DESIGN.md's "well under a second" budget.
+ * (one core, -O2), inside the "well under a second" budget (bench/).
  */
 #include "straggler.h"
 

@@ -1,4 +1,4 @@
-/* straggler — seeded per-rank, per-iteration slowdown models (DESIGN.md `--stragglers SPEC`):
+/* straggler — seeded per-rank, per-iteration slowdown models (`--stragglers SPEC`):
  * none, normal:SIGMA, lognormal:SIGMA, slow:K:FACTOR, hiccup:EVERY:MS, comma-separated to combine. */
 #ifndef DDP_STRAGGLER_H
 #define DDP_STRAGGLER_H

@@ -1,5 +1,5 @@
 /* Tests for the collective cost models (src/collective.c; derivations in docs/collective.md):
- * the alpha-beta closed forms, NCCL's tuning table (research §2.1–2.3, tuning.cc), the emulated
+ * the alpha-beta closed forms, NCCL's tuning table (docs/model.md §2.1–2.3, tuning.cc), the emulated
  * topology search (§2.5, search.cc), the size-dependent corrections, NVLS and NVLSTree (§2.2–2.4:
  * graph, tuning entries, enablement, the nccl.nvls key), auto's choice and crossover on the shipped
  * dgx-a100 and dgx-h100, Broadcast, errors, and the validation against published nccl-tests
@@ -198,7 +198,7 @@ test_alpha_beta_tree(void)
   g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_RING);
 }
 
-/* NCCL's latency table on one 8-GPU NVLink node (research §2.3 worked example):
+/* NCCL's latency table on one 8-GPU NVLink node (docs/model.md §2.3 worked example):
  *   Ring:  base + 2(n-1)·hwLat[NVLINK][Ring]: LL 6.6 + 14·0.6 = 15.0, LL128 14 + 14·1.9 = 40.6,
  *          Simple 8.4 + 14·3.4 = 56.0
  *   Tree:  base + 2·(ppn-1)·hwLat[NVLINK][Tree]: LL 6.8 + 14·0.6 = 15.2, LL128 14 + 14·1.25 = 31.5,

@@ -163,7 +163,7 @@ test_fp16_hook(void)
 
 /* Bucket order rules launch order: the ready order says a (layer l0, the LAST to finish backward)
  * comes first, so the rebuild puts a in bucket 0 and b in bucket 1.  Bucket 1's gradients are ready
- * first, but it launches only when bucket 0 does (research §1.4 mark_bucket_ready). */
+ * first, but it launches only when bucket 0 does (docs/model.md §1.4 mark_bucket_ready). */
 static void
 test_in_order_launch(void)
 {

@@ -21,7 +21,7 @@ Sources of the definitions (read, not imported):
   transformers 4.48 models/bert/modeling_bert.py, gpt2/modeling_gpt2.py, llama/modeling_llama.py,
     with attn_implementation="sdpa" (the default when torch >= 2.1.1).
 
-Ready order (research §1.3: the bucket rebuild walks the order gradients become ready).  The
+Ready order (docs/model.md §1.3: the bucket rebuild walks the order gradients become ready).  The
 autograd engine pops ready nodes from a priority queue ordered by sequence number (the later a node
 was created in forward, the earlier it runs in backward); AccumulateGrad nodes have sequence number
 UINT64_MAX, so a parameter's gradient is accumulated as soon as the node that produced it finishes.
