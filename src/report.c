@@ -59,13 +59,14 @@ ddp_report_predict_text(const DdpScenario *s, const DdpResult *r)
   double slower = (r->first_iteration_ms / r->mean_ms - 1.0) * 100.0;
   g_string_append_printf(out, "  iteration time       mean %.3f ms   p50 %.3f ms   p99 %.3f ms   (%u steady iterations)\n",
                          r->mean_ms, r->p50_ms, r->p99_ms, r->iterations);
-  g_string_append_printf(out, "  iteration 0          %.3f ms (%+.1f %% vs steady: %u initial bucket%s%s)\n",
-                         r->first_iteration_ms, slower, r->n_initial_buckets, r->n_initial_buckets == 1 ? "" : "s",
-                         r->n_initial_buckets == 1 ? ", no overlap, then the bucket rebuild" : "");
+  if (!r->dp)   /* DataParallel has no buckets and no warm-up */
+    g_string_append_printf(out, "  iteration 0          %.3f ms (%+.1f %% vs steady: %u initial bucket%s%s)\n",
+                           r->first_iteration_ms, slower, r->n_initial_buckets, r->n_initial_buckets == 1 ? "" : "s",
+                           r->n_initial_buckets == 1 ? ", no overlap, then the bucket rebuild" : "");
   g_string_append_printf(out, "  compute              %.3f ms per iteration\n", r->compute_ms);
   g_string_append_printf(out, "  communication        %.3f ms   exposed %.3f ms   overlap %.1f %%\n", r->comm_ms,
                          r->exposed_comm_ms, 100.0 * r->overlap);
-  g_string_append_printf(out, r->dp ? "  host (GIL, replicate) %.3f ms\n" : "  straggler wait       %.3f ms\n",
+  g_string_append_printf(out, r->dp ? "  host overhead        %.3f ms   (GIL-serialised launches, replicate)\n" : "  straggler wait       %.3f ms\n",
                          r->straggler_wait_ms);
   if (r->unused_search_ms > 0 || r->unused_map_ms > 0)
     g_string_append_printf(out, "  find_unused_params   graph search %.3f ms (host, after forward) + used-map AllReduce %.3f ms\n",
@@ -79,6 +80,8 @@ ddp_report_predict_text(const DdpScenario *s, const DdpResult *r)
   g_string_append_printf(out, "                       weights %.2f, grads %.2f, buckets %.2f, optimizer %.2f, activations %.2f, runtime %.2f GB\n",
                          m->weights / 1e9, m->grads / 1e9, m->buckets / 1e9, m->optimizer_state / 1e9,
                          m->activations / 1e9, m->runtime_reserve / 1e9);
+  if (r->dp)
+    return g_string_free(out, FALSE);
   g_string_append_printf(out, "\nbucket schedule (steady state; ms from the iteration start)\n");
   g_string_append_printf(out, "  %5s %13s %6s %9s %9s %9s %9s %9s  %-5s %s\n", "index", "bytes", "params", "ready",
                          "launch", "start", "end", "allreduce", "algo", "proto");
