@@ -102,6 +102,7 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
 {
   g_autoptr(DdpCluster) c = g_new0(DdpCluster, 1);
   c->path = g_strdup(ddp_keyfile_path(kf));
+  c->overlap_slowdown = -1;   /* not given: the setup's default applies (scenario.c overheads) */
   if (!ddp_keyfile_has_group(kf, "cluster")) {
     g_set_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_MISSING,
                 "%s: [cluster]: required group is missing (is this a cluster file?)", ddp_keyfile_path(kf));

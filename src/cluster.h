@@ -57,7 +57,8 @@ typedef struct {
     gboolean nvls;            /* NVLS/NVLSTree allowed where the hardware has them (NCCL_NVLS_ENABLE);
                                * the loader defaults it to TRUE, a zeroed struct has them off */
   } nccl;
-  double overlap_slowdown;    /* fraction by which compute slows while a collective runs (docs/model.md §5.8) */
+  double overlap_slowdown;    /* fraction by which compute slows while a collective runs (docs/model.md §5.8);
+                               * < 0 when the file does not say (ddp_overheads_overlap_slowdown) */
 } DdpCluster;
 
 #define DDP_CLUSTER_ERROR (ddp_cluster_error_quark())

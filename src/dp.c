@@ -32,15 +32,16 @@
  *   T_replicate = N · M · r                                M modules (the model's layers), r the
  *                                                          Python cost of copying one module
  *   T_broadcast = Σ_chunks Bcast(c) + Σ Bcast(buffers)     the cluster's broadcast cost model
- *   T_forward   = F + max(F, N·L) − max(F, L)              DDP's own forward is F (its model
- *                                                          assumes one replica's launches keep up,
- *                                                          L ≤ F); what DP adds is GIL serialisation
+ *   T_forward   = the forward passes with the host issuing  compute.c's host pipeline, at
+ *                 each layer pass N·h instead of h           h = host_layer_us (docs/overheads.md): the
+ *                                                          GIL serialises N replicas' launches; about
+ *                                                          max(F, N·M·h) for M layers
  *   T_backward  = B                                        no DDP hooks (no bucket copies)
  *   T_reduce    = Σ_chunks Reduce(c) = Σ_chunks Bcast(c)   a ring Reduce moves the same bytes over
  *                                                          the same links as a Broadcast (nccl-tests
  *                                                          PERFORMANCE.md: bus factor 1 for both)
- *   T_step      = K · (T_scatter + T_replicate + T_broadcast + T_forward + T_backward + T_reduce)
- *                 + T_optimizer                            K micro-steps: DataParallel has no
+ *   T_step      = T_host + K · (T_scatter + T_replicate + T_broadcast + T_forward + T_backward
+ *                 + T_reduce) + T_optimizer                T_host = host_iteration_us, as in DDP;                           K micro-steps: DataParallel has no
  *                                                          no_sync, every micro-step reduces
  * Against DDP (ddp.c) the difference is therefore
  *   T_dp − T_ddp = T_scatter + T_replicate + T_broadcast + (GIL excess) + T_reduce
@@ -50,11 +51,12 @@
  * plus the host terms that grow with N.  With one GPU DataParallel calls the module directly
  * (data_parallel.py: a single device id short-cuts everything): T = F + B + T_optimizer.
  *
- * Measured host constants (this repository's build machine, a 2-core Xeon VM, torch 1.13 CPU):
- *   L = M · 56.6 µs: torchvision ResNet-50's forward on "meta" tensors (dispatch and Python, no
- *     kernels) takes 7.13 ms for 126 leaf modules; a CUDA launch per kernel (a few µs) would add
- *     to it, a faster host core subtract — it is the order of magnitude that matters here;
- *   r = 3.2 µs: Module._replicate_for_data_parallel over ResNet-50's 151 modules, 0.483 ms.
+ * Host constants.  h is the project's one figure for host dispatch per layer pass (default 10 µs,
+ * --host-layer-us; docs/overheads.md: 80–200 µs measured on an H100 VM).  For scale: on this
+ * repository's 2-core Xeon build VM (torch 1.13), torchvision ResNet-50's forward on "meta"
+ * tensors (dispatch and Python, no kernels) takes 7.13 ms for 126 leaf modules, 56.6 µs each.
+ *   r = 3.2 µs, measured there: Module._replicate_for_data_parallel over ResNet-50's 151
+ *   modules, 0.483 ms.
  * Not modelled: the host→GPU 0 copy of the global batch and the gather of outputs (both make
  * DataParallel slower still; DDP's input pipeline is not modelled either), stragglers (one
  * process: each phase waits for the slowest GPU), GPU 0's extra memory.
@@ -130,30 +132,32 @@ buffers_broadcast_ns(const DdpCollective *collective, guint64 bytes)
   return total;
 }
 
-/* The compute model of @scenario as ddp.c builds it: calibration, measured layers, --step-ms. */
+/* The compute model of @scenario as ddp.c's sim_init builds it (calibration, measured layers,
+ * --step-ms net of the host time per iteration), with the host issuing every layer pass
+ * @host_factor times (the GIL: N replicas' forward launches from one process). */
 static DdpCompute *
-compute_for(const DdpScenario *scenario, const DdpComputeOptions *options)
+compute_for(const DdpScenario *scenario, const DdpComputeOptions *options, double host_factor)
 {
   const DdpSetup *setup = &scenario->setup;
-  DdpComputeOptions calibrated;
-  if (scenario->calibration) {
-    if (options)
-      calibrated = *options;
-    else
-      ddp_compute_options_init(&calibrated);
-    ddp_fit_apply_compute_options(scenario->calibration, &calibrated);
-    options = &calibrated;
-  }
+  DdpComputeOptions o;
+  if (options)
+    o = *options;
+  else
+    ddp_compute_options_init_gpu(&o, &scenario->cluster->gpu);
+  o.host_layer_us = setup->overheads.host_layer_us * host_factor;
+  if (scenario->calibration)
+    ddp_fit_apply_compute_options(scenario->calibration, &o);
   DdpCompute *compute = ddp_compute_new(scenario->model, &scenario->cluster->gpu, setup->precision, setup->batch,
-                                        setup->optimizer, options);
+                                        setup->optimizer, &o);
   for (guint l = 0; scenario->calibration && l < scenario->model->n_layers; l++) {
     g_autofree char *signature = ddp_fit_layer_signature(scenario->model, l);
     double forward_us, backward_us;
     if (ddp_fit_layer_time(scenario->calibration, signature, setup->precision, setup->batch, &forward_us, &backward_us))
       ddp_compute_set_layer_us(compute, l, forward_us, backward_us);
   }
-  if (setup->step_ms > 0)
-    ddp_compute_scale_to_step(compute, (gint64)llround(setup->step_ms * 1e6));
+  gint64 step_ns = (gint64)llround(setup->step_ms * 1e6 - setup->overheads.host_iteration_us * 1e3);
+  if (setup->step_ms > 0 && step_ns > 0)   /* ddp.c refuses the other case (the DDP comparison run) */
+    ddp_compute_scale_to_step(compute, step_ns);
   return compute;
 }
 
@@ -182,15 +186,17 @@ ddp_dp_cost(const DdpScenario *scenario, const DdpComputeOptions *compute_option
   g_autoptr(DdpCollective) collective = ddp_collective_new(cluster, n, error);
   if (!collective)
     return FALSE;
-  g_autoptr(DdpCompute) compute = compute_for(scenario, compute_options);
-  gint64 forward = 0, backward = 0;
+  g_autoptr(DdpCompute) compute = compute_for(scenario, compute_options, 1.0);
+  g_autoptr(DdpCompute) gil = compute_for(scenario, compute_options, (double)n);
+  gint64 forward = 0, forward_dp = 0, backward = 0;
   for (guint l = 0; l < model->n_layers; l++) {
     forward += ddp_compute_forward_ns(compute, l);
+    forward_dp += ddp_compute_forward_ns(n > 1 ? gil : compute, l);
     backward += ddp_compute_backward_ns(compute, l);
   }
   double layers = model->n_layers;
-  gint64 host = (gint64)llround(layers * DDP_DP_HOST_US_PER_LAYER * 1e3);
-  gint64 scatter = 0, replicate = 0, broadcast = 0, reduce = 0, forward_dp = forward;
+  gint64 host = (gint64)llround(layers * setup->overheads.host_layer_us * 1e3);
+  gint64 scatter = 0, replicate = 0, broadcast = 0, reduce = 0;
   guint chunks = 0;
   if (n > 1) {
     double chunk = setup->batch * input_bytes_per_sample(model);
@@ -199,11 +205,11 @@ ddp_dp_cost(const DdpScenario *scenario, const DdpComputeOptions *compute_option
     gint64 params = coalesced_broadcast_ns(collective, model, &chunks);
     broadcast = params + buffers_broadcast_ns(collective, (guint64)MAX(model->buffer_bytes, 0));
     reduce = params;
-    forward_dp = forward + MAX(forward, (gint64)n * host) - MAX(forward, host);
   }
   gint64 optimizer = ddp_compute_optimizer_ns(compute);
+  gint64 host_iteration = (gint64)llround(setup->overheads.host_iteration_us * 1e3);
   gint64 micro = scatter + replicate + broadcast + forward_dp + backward + reduce;
-  gint64 step = (gint64)setup->accumulate * micro + optimizer;
+  gint64 step = host_iteration + (gint64)setup->accumulate * micro + optimizer;
   *out = (DdpDpCost){
     .gpus = n,
     .scatter_ms = (double)scatter / 1e6,
@@ -215,6 +221,7 @@ ddp_dp_cost(const DdpScenario *scenario, const DdpComputeOptions *compute_option
     .backward_ms = (double)backward / 1e6,
     .reduce_ms = (double)reduce / 1e6,
     .optimizer_ms = (double)optimizer / 1e6,
+    .host_iteration_ms = (double)host_iteration / 1e6,
     .iteration_ms = (double)step / 1e6,
     .chunks = chunks,
   };
@@ -236,8 +243,10 @@ static void
 record_timeline(const DdpScenario *scenario, const DdpDpCost *dp, const DdpComputeOptions *options, DdpRankTimeline *t)
 {
   const DdpModel *model = scenario->model;
-  g_autoptr(DdpCompute) compute = compute_for(scenario, options);
+  g_autoptr(DdpCompute) compute = compute_for(scenario, options, 1.0);
   gint64 at = 0;
+  if (dp->host_iteration_ms > 0)
+    add_segment(t, DDP_SEGMENT_WAIT, -1, 0, &at, (gint64)llround(dp->host_iteration_ms * 1e6));
   double stretch = dp->forward_gpu_ms > 0 ? dp->forward_ms / dp->forward_gpu_ms : 1;
   for (guint k = 0; k < scenario->setup.accumulate; k++) {
     gint64 setup_ns = (gint64)llround((dp->scatter_ms + dp->replicate_host_ms + dp->broadcast_ms) * 1e6);
@@ -291,16 +300,18 @@ ddp_dp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GErro
   r->mean_ms = r->p50_ms = r->p99_ms = r->first_iteration_ms = dp.iteration_ms;
   double K = setup->accumulate;
   r->compute_ms = K * (dp.forward_gpu_ms + dp.backward_ms) + dp.optimizer_ms;
+  r->host_iteration_ms = dp.host_iteration_ms;
   r->comm_ms = K * (dp.scatter_ms + dp.broadcast_ms + dp.reduce_ms);
   r->exposed_comm_ms = r->comm_ms;                      /* nothing overlaps */
   r->overlap = r->comm_ms > 0 ? 0.0 : 1.0;
-  r->straggler_wait_ms = MAX(0.0, r->mean_ms - r->compute_ms - r->exposed_comm_ms);  /* host: GIL, replicate */
+  r->straggler_wait_ms = MAX(0.0, r->mean_ms - r->compute_ms - r->exposed_comm_ms - r->host_iteration_ms);  /* host: GIL, replicate */
   r->samples_per_s = (double)setup->gpus * setup->batch * K / (r->mean_ms / 1e3);
   ddp_compute_memory(scenario->model, &scenario->cluster->gpu, setup->precision, setup->batch, setup->optimizer,
                      TRUE, &r->memory);
   r->collapsed_ranks = TRUE;
   r->backward_end_ns = g_new0(gint64, 1);
   r->backward_end_ns[0] = (gint64)llround((dp.iteration_ms - dp.optimizer_ms - K * dp.reduce_ms) * 1e6);
+  r->jitter_slowest = 1.0;
   r->reported_iteration_ns = (gint64)llround(dp.iteration_ms * 1e6);
   r->n_timelines = options->n_watch_ranks;
   r->timelines = g_new0(DdpRankTimeline, options->n_watch_ranks);

@@ -19,18 +19,18 @@ typedef struct DdpDpCost {
   double broadcast_ms;         /* broadcast_coalesced of parameters and buffers from GPU 0 */
   double forward_ms;           /* forward, GIL-serialised launches included */
   double forward_gpu_ms;       /* F: one replica's forward on its GPU */
-  double forward_host_ms;      /* L: host time to launch one replica's forward */
+  double forward_host_ms;      /* L: host time to launch one replica's forward (layers · host_layer_us) */
   double backward_ms;          /* replicas' backward, in parallel (autograd device threads) */
   double reduce_ms;            /* reduce_add_coalesced of the gradients onto GPU 0, after backward */
   double optimizer_ms;         /* on GPU 0 only */
+  double host_iteration_ms;    /* the step boundary on the host (host_iteration_us), as DDP */
   double iteration_ms;
   guint chunks;                /* 10 MiB coalescing buffers of the parameters */
   double ddp_iteration_ms;     /* DistributedDataParallel, same setup, for comparison */
 } DdpDpCost;
 
-/* Measured host costs the model uses (dp.c says where they come from). */
-#define DDP_DP_HOST_US_PER_LAYER 56.6        /* forward dispatch of one layer, one replica */
-#define DDP_DP_REPLICATE_US_PER_MODULE 3.2   /* Module._replicate_for_data_parallel, one replica */
+/* Measured (dp.c): Module._replicate_for_data_parallel, one module, one replica. */
+#define DDP_DP_REPLICATE_US_PER_MODULE 3.2
 
 /* The DataParallel iteration of @scenario (setup.mode is ignored).  Returns FALSE with
  * DDP_SCENARIO_ERROR_INVALID when the GPUs span more than one node (DataParallel is one process),
