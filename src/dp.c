@@ -57,9 +57,11 @@
  * tensors (dispatch and Python, no kernels) takes 7.13 ms for 126 leaf modules, 56.6 µs each.
  *   r = 3.2 µs, measured there: Module._replicate_for_data_parallel over ResNet-50's 151
  *   modules, 0.483 ms.
+ * The persistent rank-to-rank jitter of docs/overheads.md stretches forward and backward by the
+ * slowest GPU's factor, as in DDP: every phase waits for it.
  * Not modelled: the host→GPU 0 copy of the global batch and the gather of outputs (both make
- * DataParallel slower still; DDP's input pipeline is not modelled either), stragglers (one
- * process: each phase waits for the slowest GPU), GPU 0's extra memory.
+ * DataParallel slower still; DDP's input pipeline is not modelled either), the --stragglers specs,
+ * the overlap slowdown (nothing overlaps), GPU 0's extra memory.
  */
 #include "dp.h"
 
@@ -194,6 +196,10 @@ ddp_dp_cost(const DdpScenario *scenario, const DdpComputeOptions *compute_option
     forward_dp += ddp_compute_forward_ns(n > 1 ? gil : compute, l);
     backward += ddp_compute_backward_ns(compute, l);
   }
+  /* rank-to-rank jitter (docs/overheads.md): every phase waits for the slowest GPU, as in DDP */
+  double slowest = setup->overheads.jitter > 0 && n > 1 ? ddp_jitter_slowest(setup->overheads.jitter, n) : 1.0;
+  forward_dp = (gint64)llround(slowest * (double)forward_dp);
+  backward = (gint64)llround(slowest * (double)backward);
   double layers = model->n_layers;
   gint64 host = (gint64)llround(layers * setup->overheads.host_layer_us * 1e3);
   gint64 scatter = 0, replicate = 0, broadcast = 0, reduce = 0;
