@@ -1,0 +1,139 @@
+/* validate — the model against published measurements (issue 10 item 5, docs/validation.md): every
+ * CSV of a validation directory is read, each row predicted on the cluster its mapping column names,
+ * and the errors summarised per configuration (and, for AllReduce curves, per size regime) beside a
+ * trivial baseline, because a prediction is only worth what it beats:
+ *   - nccl-tests AllReduce curves (a `time_us` column): ddp_collective_compare_csv(); baseline
+ *     "constant busbw": every size predicted at the curve's own measured busbw at its largest size;
+ *   - DDP training step times (an `iteration_ms` column, PyTorch's DDP benchmark): ddp_simulate()
+ *     with --step-ms set from the same model's 1-GPU no-DDP row (the user's measured 1-GPU step),
+ *     and with built-in defaults; baseline "always 100 %" scaling efficiency;
+ *   - bucket_cap_mb comparisons (a `bucket_cap_mb` column): throughput at cap 1 over cap 25;
+ *     baseline "the cap does not matter" (ratio 1).
+ * Errors are fractions: predicted / published − 1 (for busbw: measured / predicted time − 1). */
+#ifndef DDP_VALIDATE_H
+#define DDP_VALIDATE_H
+
+#include <glib.h>
+#include "collective.h"
+
+#define DDP_VALIDATE_ERROR (ddp_validate_error_quark())
+GQuark ddp_validate_error_quark(void);
+typedef enum {
+  DDP_VALIDATE_ERROR_INPUT,    /* a file or row that does not parse, or names what cannot run */
+} DdpValidateError;
+
+/* Size regimes of the AllReduce statistics: latency-bound below 64 KiB, 64 KiB to 16 MiB inclusive,
+ * bandwidth-bound above 16 MiB; ALL pools every size.  (The same split as collective's per-regime
+ * statistics; see docs/validation.md.) */
+typedef enum {
+  DDP_VALIDATE_LATENCY, DDP_VALIDATE_MID, DDP_VALIDATE_BANDWIDTH, DDP_VALIDATE_ALL, DDP_VALIDATE_REGIMES
+} DdpValidateRegime;
+
+DdpValidateRegime ddp_validate_regime(guint64 bytes);
+/* "< 64 KiB", "64 KiB - 16 MiB", "> 16 MiB", "all". */
+const char *ddp_validate_regime_name(DdpValidateRegime regime);
+
+typedef struct {
+  guint points;                /* 0 leaves both errors NAN */
+  double median_abs_error;     /* of |error|, a fraction (0.1 = 10 %) */
+  double max_abs_error;
+} DdpValidateStats;
+
+/* Median and maximum of |@errors[i]| over @n values (NAN ones skipped). */
+void ddp_validate_stats(const double *errors, guint n, DdpValidateStats *out);
+
+/* ---- AllReduce curves ---- */
+
+typedef struct {
+  const DdpCompareCurve *curve;     /* borrowed from the file's compare array */
+  char *label;                      /* the cluster column's base name, without .cluster */
+  double baseline_busbw_GBs;        /* measured busbw at the curve's largest size */
+  DdpValidateStats model[DDP_VALIDATE_REGIMES];
+  DdpValidateStats baseline[DDP_VALIDATE_REGIMES];
+} DdpValidateCurve;
+
+typedef struct {
+  char *path;
+  GPtrArray *compare;               /* of DdpCompareCurve, from ddp_collective_compare_csv() */
+  GArray *curves;                   /* of DdpValidateCurve, one per compare curve */
+  DdpValidateStats model[DDP_VALIDATE_REGIMES];     /* every point of the file pooled */
+  DdpValidateStats baseline[DDP_VALIDATE_REGIMES];
+} DdpValidateAllreduce;
+
+/* ---- DDP training rows ---- */
+
+/* One prediction of a row: step time and scaling efficiency, and their errors. */
+typedef struct {
+  double step_ms, efficiency;
+  double step_error, efficiency_error;
+} DdpValidatePrediction;
+
+typedef struct {
+  guint line;
+  char *model;                      /* ddpsim model (the ddpsim_model column) */
+  char *cluster;
+  guint64 gpus, nodes;
+  double batch;
+  gboolean ddp;                     /* FALSE: the 1-GPU row without DDP */
+  double published_ms, published_efficiency;
+  char *skipped;                    /* why the row was not predicted (model not shipped), or NULL */
+  double step_ms_flag;              /* the --step-ms used: this model's no-DDP row; 0 when none */
+  DdpValidatePrediction with_step;  /* --step-ms (all zero when step_ms_flag is 0) */
+  DdpValidatePrediction defaults;   /* built-in compute defaults */
+  DdpValidatePrediction baseline;   /* "always 100 %": efficiency 1, step = the 1-GPU step */
+} DdpValidateTrainingRow;
+
+typedef struct {
+  char *path;
+  GArray *rows;                     /* of DdpValidateTrainingRow, in file order */
+  /* Over the predicted DDP rows (the no-DDP rows are the --step-ms input, not predictions): */
+  DdpValidateStats step_error, efficiency_error;                   /* --step-ms */
+  DdpValidateStats default_step_error, default_efficiency_error;   /* built-in defaults */
+  DdpValidateStats baseline_step_error, baseline_efficiency_error; /* always 100 % */
+} DdpValidateTraining;
+
+/* ---- bucket_cap_mb comparisons ---- */
+
+typedef struct {
+  guint line;
+  char *model, *cluster;
+  guint64 gpus;
+  double batch;
+  char *skipped;
+  double step_ms_flag;              /* from the training rows of the same model and cluster, or 0 */
+  double published_ratio;           /* throughput at cap 1 / at cap 25: 1 + the reported change */
+  double predicted_ratio;           /* step time at cap 25 / at cap 1 */
+  double error;                     /* predicted / published ratio − 1 */
+  double baseline_error;            /* 1 / published ratio − 1 */
+} DdpValidateBucketcapRow;
+
+typedef struct {
+  char *path;
+  GArray *rows;                     /* of DdpValidateBucketcapRow */
+  DdpValidateStats error, baseline_error;
+} DdpValidateBucketcap;
+
+typedef struct {
+  char *dir;                        /* what was validated (a folder, or NULL for a file list) */
+  GPtrArray *allreduce;             /* of DdpValidateAllreduce, files in name order */
+  GPtrArray *training;              /* of DdpValidateTraining */
+  GPtrArray *bucketcap;             /* of DdpValidateBucketcap */
+  DdpValidateStats allreduce_model[DDP_VALIDATE_REGIMES];    /* every AllReduce point pooled */
+  DdpValidateStats allreduce_baseline[DDP_VALIDATE_REGIMES];
+} DdpValidation;
+
+/* The shipped validation folder: $(pkgdatadir)/validation installed, tests/data uninstalled.
+ * NULL when neither exists; g_free(). */
+char *ddp_validation_default_dir(void);
+
+/* Validates every *.csv of @dir (sorted by name), recognised by header: `time_us` AllReduce curves,
+ * `iteration_ms` training rows, `bucket_cap_mb` comparisons.  Returns: (transfer full) or NULL with
+ * @error (domain DDP_VALIDATE_ERROR, or DDP_COLLECTIVE_ERROR from an AllReduce file) saying
+ * file:line: column: what. */
+DdpValidation *ddp_validation_run_dir(const char *dir, GError **error);
+/* The same for an explicit NULL-terminated list of CSV paths (in the order given). */
+DdpValidation *ddp_validation_run_files(const char *const *paths, GError **error);
+void ddp_validation_free(DdpValidation *v);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpValidation, ddp_validation_free)
+
+#endif
