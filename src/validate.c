@@ -268,7 +268,7 @@ field_nonempty(const Table *t, guint record, int col, const char *column, GError
 
 typedef struct {
   const char *model, *cluster, *precision;
-  guint64 gpus, nodes;                    /* nodes 0: not checked */
+  guint64 gpus;
   double batch, step_ms, bucket_cap_mb;   /* step_ms 0: defaults; bucket_cap_mb 0: PyTorch's 25 */
   gboolean ddp;
 } Config;
@@ -278,9 +278,10 @@ typedef struct {
 #define VALIDATE_ITERATIONS "5"
 
 /* Step time (p50 of the steady iterations, as the benchmark reports p50) and scaling efficiency of
- * @config.  A row without DDP is the 1-GPU step (ddp_simulate_one_gpu), efficiency 1. */
+ * @config, and the nodes its GPUs occupy.  A row without DDP is the 1-GPU step
+ * (ddp_simulate_one_gpu), efficiency 1. */
 static gboolean
-predict(const Config *config, DdpValidatePrediction *out, GError **error)
+predict(const Config *config, DdpValidatePrediction *out, guint64 *nodes, GError **error)
 {
   g_autofree char *gpus = g_strdup_printf("%" G_GUINT64_FORMAT, config->gpus);
   char batch[G_ASCII_DTOSTR_BUF_SIZE], step[G_ASCII_DTOSTR_BUF_SIZE], cap[G_ASCII_DTOSTR_BUF_SIZE];
@@ -297,6 +298,7 @@ predict(const Config *config, DdpValidatePrediction *out, GError **error)
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(NULL, &cli, TRUE, error);
   if (!scenario)
     return FALSE;
+  *nodes = 1;
   if (!config->ddp) {
     out->efficiency = 1.0;
     return ddp_simulate_one_gpu(scenario, config->batch, NULL, &out->step_ms, error);
@@ -305,12 +307,7 @@ predict(const Config *config, DdpValidatePrediction *out, GError **error)
   g_autoptr(DdpResult) result = ddp_simulate(scenario, &options, error);
   if (!result)
     return FALSE;
-  if (config->nodes && result->nodes != config->nodes) {
-    g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT,
-                "the cluster places %" G_GUINT64_FORMAT " GPUs on %" G_GUINT64_FORMAT " nodes, not %" G_GUINT64_FORMAT,
-                config->gpus, result->nodes, config->nodes);
-    return FALSE;
-  }
+  *nodes = result->nodes;
   out->step_ms = result->p50_ms;
   out->efficiency = result->single_gpu_ms / result->p50_ms;
   return TRUE;
@@ -326,11 +323,26 @@ row_failed(const Table *t, guint record, GError *cause, GError **error)
   return FALSE;
 }
 
+/* A model or cluster column as the loaders take it: a value with a '/' is a path, relative ones from
+ * the CSV's folder (as collective reads its cluster column); anything else a shipped name. */
+static char *
+resolve(const char *csv_path, const char *value)
+{
+  if (!strchr(value, '/') || g_path_is_absolute(value))
+    return g_strdup(value);
+  g_autofree char *dir = g_path_get_dirname(csv_path);
+  return g_build_filename(dir, value, NULL);
+}
+
+/* Why a row cannot run: its model is a bare name no data directory ships (another release's model,
+ * say).  A path that does not exist is bad input instead, reported by the loader. */
 static char *
 model_missing(const char *model)
 {
-  g_autofree char *path = ddp_datadir_find(model, "models", ".model");
-  if (path)
+  if (strchr(model, '/'))
+    return NULL;
+  g_autofree char *found = ddp_datadir_find(model, "models", ".model");
+  if (found)
     return NULL;
   return g_strdup_printf("model %s is not shipped (models/%s.model): skipped", model, model);
 }
@@ -416,13 +428,21 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
     g_autofree char *key = g_strdup_printf("%s\t%s", w->model, w->cluster);
     const double *step = g_hash_table_lookup(step_ms, key);
     w->step_ms_flag = step ? *step : 0;
-    Config config = { w->model, w->cluster, precision, w->gpus, w->nodes, w->batch, 0, 0, w->ddp };
+    g_autofree char *model = resolve(path, w->model), *cluster = resolve(path, w->cluster);
+    Config config = { model, cluster, precision, w->gpus, w->batch, 0, 0, w->ddp };
     GError *cause = NULL;
-    if (!predict(&config, &w->defaults, &cause))
+    guint64 nodes;
+    if (!predict(&config, &w->defaults, &nodes, &cause))
       return row_failed(&t, r, cause, error), NULL;
+    if (nodes != w->nodes) {
+      g_autofree char *what = g_strdup_printf("the cluster places %" G_GUINT64_FORMAT " GPUs on %" G_GUINT64_FORMAT
+                                              " node%s", w->gpus, nodes, nodes == 1 ? "" : "s");
+      field_error(&t, r, names[C_NODES], what, error);
+      return NULL;
+    }
     if (w->step_ms_flag > 0) {
       config.step_ms = w->step_ms_flag;
-      if (!predict(&config, &w->with_step, &cause))
+      if (!predict(&config, &w->with_step, &nodes, &cause))
         return row_failed(&t, r, cause, error), NULL;
       w->baseline.step_ms = w->step_ms_flag;
       w->baseline.efficiency = 1.0;
@@ -531,12 +551,14 @@ bucketcap_read(const char *path, GHashTable *step_ms, GError **error)
     const double *step = g_hash_table_lookup(step_ms, key);
     w->step_ms_flag = step ? *step : 0;
     const char *precision = field(&t, r, col[C_PRECISION]);
-    Config small = { w->model, w->cluster, precision, w->gpus, 0, w->batch, w->step_ms_flag, 1, TRUE };
+    g_autofree char *model = resolve(path, w->model), *cluster = resolve(path, w->cluster);
+    Config small = { model, cluster, precision, w->gpus, w->batch, w->step_ms_flag, 1, TRUE };
     Config large = small;
     large.bucket_cap_mb = 25;
     DdpValidatePrediction at_small = { 0 }, at_large = { 0 };
     GError *cause = NULL;
-    if (!predict(&small, &at_small, &cause) || !predict(&large, &at_large, &cause))
+    guint64 nodes;
+    if (!predict(&small, &at_small, &nodes, &cause) || !predict(&large, &at_large, &nodes, &cause))
       return row_failed(&t, r, cause, error), NULL;
     w->predicted_ratio = at_large.step_ms / at_small.step_ms;
     w->error = w->predicted_ratio / w->published_ratio - 1.0;
@@ -585,8 +607,35 @@ cluster_label(const char *cluster)
   return g_steal_pointer(&base);
 }
 
-/* Adds every point's model and baseline error to the per-curve statistics and to @file_model,
- * @file_baseline (the file's pool) and @all_model, @all_baseline (every file's). */
+/* The baseline collective for one curve: the textbook ring closed form on the curve's cluster,
+ * t = 2(n-1)·α + 2(n-1)/n · S/B with the cluster file's spec latency α and slowest per-GPU link
+ * bandwidth B (cost_model = alpha-beta, algorithm ring; docs/collective.md).  The cluster is named
+ * as collective's comparison reads it: a value with a '/' is a path, relative ones from the CSV's
+ * folder; anything else a shipped name.  @cluster_out keeps the cluster alive (freed by the caller). */
+static DdpCollective *
+baseline_collective(const char *csv_path, const DdpCompareCurve *curve, DdpCluster **cluster_out, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname(csv_path);
+  g_autofree char *where = strchr(curve->cluster, '/') && !g_path_is_absolute(curve->cluster)
+                             ? g_build_filename(dir, curve->cluster, NULL)
+                             : g_strdup(curve->cluster);
+  DdpCluster *cluster = ddp_cluster_load(where, error);
+  if (!cluster)
+    return NULL;
+  cluster->nccl.cost_model = DDP_COST_ALPHA_BETA;
+  cluster->nccl.algorithm = DDP_ALGO_RING;
+  cluster->nccl.protocol = DDP_PROTO_AUTO;
+  DdpCollective *model = ddp_collective_new(cluster, curve->gpus, error);
+  if (!model) {
+    ddp_cluster_free(cluster);
+    return NULL;
+  }
+  *cluster_out = cluster;
+  return model;
+}
+
+/* Adds every point's model and baseline error to the per-curve statistics, to the file's pool and
+ * to @all_model, @all_baseline (every file's). */
 static DdpValidateAllreduce *
 allreduce_read(const char *path, RegimeErrors *all_model, RegimeErrors *all_baseline, GError **error)
 {
@@ -601,24 +650,27 @@ allreduce_read(const char *path, RegimeErrors *all_model, RegimeErrors *all_base
   RegimeErrors file_model, file_baseline;
   regime_errors_init(&file_model);
   regime_errors_init(&file_baseline);
-  for (guint c = 0; c < compare->len; c++) {
+  gboolean ok = TRUE;
+  for (guint c = 0; ok && c < compare->len; c++) {
     const DdpCompareCurve *curve = compare->pdata[c];
-    DdpValidateCurve v = { .curve = curve, .label = cluster_label(curve->cluster) };
-    /* The baseline: the curve's own measured busbw at its largest size, for every size. */
-    guint64 largest = 0;
-    for (guint i = 0; i < curve->points->len; i++) {
-      const DdpComparePoint *p = &g_array_index(curve->points, DdpComparePoint, i);
-      if (p->bytes >= largest) {
-        largest = p->bytes;
-        v.baseline_busbw_GBs = p->measured_busbw_GBs;
-      }
+    DdpCluster *cluster = NULL;
+    g_autoptr(GError) cause = NULL;
+    g_autoptr(DdpCollective) baseline_model = baseline_collective(path, curve, &cluster, &cause);
+    if (!baseline_model) {
+      g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT, "%s: cluster: %s", path, cause->message);
+      ok = FALSE;
+      break;
     }
+    DdpValidateCurve v = { .curve = curve, .label = cluster_label(curve->cluster) };
     RegimeErrors model, baseline;
     regime_errors_init(&model);
     regime_errors_init(&baseline);
     for (guint i = 0; i < curve->points->len; i++) {
       const DdpComparePoint *p = &g_array_index(curve->points, DdpComparePoint, i);
-      double base = v.baseline_busbw_GBs / p->measured_busbw_GBs - 1.0;
+      DdpCollectiveCost cost;
+      ddp_collective_allreduce(baseline_model, p->bytes, &cost);
+      /* busbw ∝ 1/time: predicted / measured busbw = measured / predicted time, as collective's */
+      double base = p->measured_us / cost.time_us - 1.0;
       RegimeErrors *m[] = { &model, &file_model, all_model }, *b[] = { &baseline, &file_baseline, all_baseline };
       for (gsize k = 0; k < G_N_ELEMENTS(m); k++) {
         regime_errors_add(m[k], p->bytes, p->busbw_error);
@@ -628,9 +680,15 @@ allreduce_read(const char *path, RegimeErrors *all_model, RegimeErrors *all_base
     regime_errors_finish(&model, v.model);
     regime_errors_finish(&baseline, v.baseline);
     g_array_append_val(out->curves, v);
+    g_clear_pointer(&baseline_model, ddp_collective_free);
+    ddp_cluster_free(cluster);
   }
   regime_errors_finish(&file_model, out->model);
   regime_errors_finish(&file_baseline, out->baseline);
+  if (!ok) {
+    allreduce_free(out);
+    return NULL;
+  }
   return out;
 }
 

@@ -2,8 +2,9 @@
  * CSV of a validation directory is read, each row predicted on the cluster its mapping column names,
  * and the errors summarised per configuration (and, for AllReduce curves, per size regime) beside a
  * trivial baseline, because a prediction is only worth what it beats:
- *   - nccl-tests AllReduce curves (a `time_us` column): ddp_collective_compare_csv(); baseline
- *     "constant busbw": every size predicted at the curve's own measured busbw at its largest size;
+ *   - nccl-tests AllReduce curves (a `time_us` column): ddp_collective_compare_csv(); baseline the
+ *     textbook ring closed form with the cluster's spec latency and bandwidth (cost_model =
+ *     alpha-beta, algorithm = ring): t = 2(n-1)·α + 2(n-1)/n · S/B;
  *   - DDP training step times (an `iteration_ms` column, PyTorch's DDP benchmark): ddp_simulate()
  *     with --step-ms set from the same model's 1-GPU no-DDP row (the user's measured 1-GPU step),
  *     and with built-in defaults; baseline "always 100 %" scaling efficiency;
@@ -47,7 +48,6 @@ void ddp_validate_stats(const double *errors, guint n, DdpValidateStats *out);
 typedef struct {
   const DdpCompareCurve *curve;     /* borrowed from the file's compare array */
   char *label;                      /* the cluster column's base name, without .cluster */
-  double baseline_busbw_GBs;        /* measured busbw at the curve's largest size */
   DdpValidateStats model[DDP_VALIDATE_REGIMES];
   DdpValidateStats baseline[DDP_VALIDATE_REGIMES];
 } DdpValidateCurve;
