@@ -55,7 +55,17 @@ typedef struct {
   double comm_ms;                    /* collective time per iteration (comm stream busy) */
   double exposed_comm_ms;            /* communication the step had to wait for */
   double overlap;                    /* 1 - exposed/comm: fraction of communication hidden */
-  double straggler_wait_ms;          /* the rest: waiting on slower ranks, contention slowdown */
+  double straggler_wait_ms;          /* the rest: waiting on slower ranks beyond the terms below */
+  /* Overheads that are not collectives (docs/overheads.md), per iteration:
+   * mean ≈ compute_ms + jitter_ms + contention_ms + exposed_comm_ms + host_iteration_ms
+   *        + input_wait_ms + straggler_wait_ms */
+  double host_iteration_ms;          /* serial host time at the step boundary (host_iteration_us) */
+  double host_layer_ms;              /* part of compute_ms: layer passes bound by host dispatch */
+  double input_wait_ms;              /* waiting for the data loader (input_rate per node) */
+  double jitter_ms;                  /* the slowest rank's extra compute from rank-to-rank jitter */
+  double jitter_slowest;             /* that rank's speed factor (1: no jitter) */
+  double contention_ms;              /* backward stretched by overlapping collectives (overlap_slowdown) */
+  double overlap_slowdown;           /* the slowdown in force */
   double single_gpu_ms;              /* same setup on one GPU, no stragglers */
   double scaling_efficiency;         /* single_gpu_ms / mean_ms (weak scaling, fixed per-GPU batch) */
   double samples_per_s;
