@@ -75,10 +75,11 @@ text_allreduce(GString *out, const DdpValidation *v)
 {
   for (guint f = 0; f < v->allreduce->len; f++) {
     const DdpValidateAllreduce *a = v->allreduce->pdata[f];
-    g_string_append_printf(out, "\n## AllReduce curves: %s\n"
+    g_string_append_printf(out, "\n## AllReduce curves: %s%s\n"
                                 "# error = predicted / measured busbw - 1; baseline: ring closed form "
                                 "2(n-1)a + 2(n-1)/n S/B, spec a and B (cost_model = alpha-beta)\n%s",
-                           base_name(a->path), regime_header);
+                           base_name(a->path),
+                           a->behaviour_check ? " (behaviour check: not in the pooled figures)" : "", regime_header);
     for (guint c = 0; c < a->curves->len; c++) {
       const DdpValidateCurve *cv = &g_array_index(a->curves, DdpValidateCurve, c);
       text_regimes(out, cv->label, cv->curve->gpus, cv->curve->nodes, cv->model, cv->baseline);
@@ -86,7 +87,7 @@ text_allreduce(GString *out, const DdpValidation *v)
     text_regimes(out, "(this file)", 0, 0, a->model, a->baseline);
   }
   if (v->allreduce->len > 1) {
-    g_string_append_printf(out, "\n## AllReduce curves: every file pooled\n%s", regime_header);
+    g_string_append_printf(out, "\n## AllReduce curves: every file pooled but the behaviour checks\n%s", regime_header);
     text_regimes(out, "(all files)", 0, 0, v->allreduce_model, v->allreduce_baseline);
   }
 }
@@ -193,6 +194,9 @@ report_text(const DdpValidation *v)
   text_allreduce(out, v);
   text_training(out, v);
   text_bucketcap(out, v);
+  for (guint f = 0; f < v->unmapped->len; f++)
+    g_string_append_printf(out, "\n## not validated: %s (no cluster or ddpsim_model column to map its rows)\n",
+                           base_name(v->unmapped->pdata[f]));
   return g_string_free(out, FALSE);
 }
 
@@ -246,6 +250,7 @@ report_json(const DdpValidation *v)
     const DdpValidateAllreduce *a = v->allreduce->pdata[f];
     ddp_json_begin_object(j, NULL);
     ddp_json_string(j, "file", base_name(a->path));
+    ddp_json_bool(j, "behaviour_check", a->behaviour_check);
     ddp_json_begin_array(j, "curves");
     for (guint c = 0; c < a->curves->len; c++) {
       const DdpValidateCurve *cv = &g_array_index(a->curves, DdpValidateCurve, c);
@@ -336,6 +341,10 @@ report_json(const DdpValidation *v)
     json_stats(j, "baseline_error", &b->baseline_error);
     ddp_json_end_object(j);
   }
+  ddp_json_end_array(j);
+  ddp_json_begin_array(j, "unmapped");
+  for (guint f = 0; f < v->unmapped->len; f++)
+    ddp_json_string(j, NULL, base_name(v->unmapped->pdata[f]));
   ddp_json_end_array(j);
   ddp_json_end_object(j);
   return ddp_json_free_to_string(j);
@@ -507,11 +516,13 @@ report_markdown(const DdpValidation *v)
         const DdpValidateCurve *cv = &g_array_index(a->curves, DdpValidateCurve, c);
         md_regimes_row(out, cv->label, cv->curve->gpus, cv->curve->nodes, cv->model, cv->baseline);
       }
-      g_autofree char *label = g_strdup_printf("%s", base_name(a->path));
+      g_autofree char *label = g_strdup_printf("%s%s", base_name(a->path),
+                                               a->behaviour_check ? " (behaviour check, not pooled)" : "");
       md_regimes_row(out, label, 0, 0, a->model, a->baseline);
     }
     if (v->allreduce->len > 1)
-      md_regimes_row(out, "all files", 0, 0, v->allreduce_model, v->allreduce_baseline);
+      md_regimes_row(out, "all files pooled (behaviour checks excluded)", 0, 0, v->allreduce_model,
+                     v->allreduce_baseline);
   }
   for (guint f = 0; f < v->training->len; f++) {
     const DdpValidateTraining *t = v->training->pdata[f];
@@ -612,7 +623,7 @@ run(int argc, char **argv, ValidateOptions *o)
   } else if (!paths[1] && g_file_test(paths[0], G_FILE_TEST_IS_DIR)) {
     v = ddp_validation_run_dir(paths[0], &error);
   } else {
-    v = ddp_validation_run_files((const char *const *)paths, &error);
+    v = ddp_validation_run_files((const char *const *)paths, NULL, &error);
   }
   if (!v)
     return ddp_cmd_fail("validate", error);

@@ -5,6 +5,7 @@
 
 #include "datadir.h"
 #include "ddp.h"
+#include "keyfile.h"
 #include "scenario.h"
 
 #include <errno.h>
@@ -635,7 +636,7 @@ baseline_collective(const char *csv_path, const DdpCompareCurve *curve, DdpClust
 }
 
 /* Adds every point's model and baseline error to the per-curve statistics, to the file's pool and
- * to @all_model, @all_baseline (every file's). */
+ * to @all_model, @all_baseline (every file's; NULL for a behaviour check, kept out of the pool). */
 static DdpValidateAllreduce *
 allreduce_read(const char *path, RegimeErrors *all_model, RegimeErrors *all_baseline, GError **error)
 {
@@ -672,10 +673,11 @@ allreduce_read(const char *path, RegimeErrors *all_model, RegimeErrors *all_base
       /* busbw ∝ 1/time: predicted / measured busbw = measured / predicted time, as collective's */
       double base = p->measured_us / cost.time_us - 1.0;
       RegimeErrors *m[] = { &model, &file_model, all_model }, *b[] = { &baseline, &file_baseline, all_baseline };
-      for (gsize k = 0; k < G_N_ELEMENTS(m); k++) {
-        regime_errors_add(m[k], p->bytes, p->busbw_error);
-        regime_errors_add(b[k], p->bytes, base);
-      }
+      for (gsize k = 0; k < G_N_ELEMENTS(m); k++)
+        if (m[k]) {
+          regime_errors_add(m[k], p->bytes, p->busbw_error);
+          regime_errors_add(b[k], p->bytes, base);
+        }
     }
     regime_errors_finish(&model, v.model);
     regime_errors_finish(&baseline, v.baseline);
@@ -694,21 +696,24 @@ allreduce_read(const char *path, RegimeErrors *all_model, RegimeErrors *all_base
 
 /* ---- the whole folder ---- */
 
-typedef enum { TABLE_ALLREDUCE, TABLE_TRAINING, TABLE_BUCKETCAP } TableKind;
+typedef enum { TABLE_ALLREDUCE, TABLE_TRAINING, TABLE_BUCKETCAP, TABLE_UNMAPPED } TableKind;
 
-/* What a CSV holds, from its header line. */
+/* What a CSV holds, from its header line.  A table with no mapping column at all (no cluster, no
+ * ddpsim_model: a plain copy of a public file) is UNMAPPED, listed rather than an error; one with
+ * some mapping but not all it needs is bad input (the readers name the missing column). */
 static gboolean
 table_kind(const char *path, TableKind *kind, GError **error)
 {
   Table t = { 0 };
   gboolean ok = table_read(&t, path, error);
   if (ok) {
+    gboolean mapped = table_column(&t, "cluster") >= 0 || table_column(&t, "ddpsim_model") >= 0;
     if (table_column(&t, "time_us") >= 0)
-      *kind = TABLE_ALLREDUCE;
+      *kind = mapped ? TABLE_ALLREDUCE : TABLE_UNMAPPED;
     else if (table_column(&t, "iteration_ms") >= 0)
-      *kind = TABLE_TRAINING;
+      *kind = mapped ? TABLE_TRAINING : TABLE_UNMAPPED;
     else if (table_column(&t, "bucket_cap_mb") >= 0)
-      *kind = TABLE_BUCKETCAP;
+      *kind = mapped ? TABLE_BUCKETCAP : TABLE_UNMAPPED;
     else {
       g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT,
                   "%s:1: header: not a validation table (no time_us, iteration_ms or bucket_cap_mb column)", path);
@@ -734,22 +739,26 @@ ddp_validation_free(DdpValidation *v)
   g_ptr_array_unref(v->allreduce);
   g_ptr_array_unref(v->training);
   g_ptr_array_unref(v->bucketcap);
+  g_ptr_array_unref(v->unmapped);
   g_free(v);
 }
 
 /**
  * ddp_validation_run_files:
- * Validates the CSVs @paths (NULL-terminated).  Training tables run before bucket_cap_mb tables,
- * whatever the order, so that the latter find the 1-GPU steps for --step-ms.  Returns: (transfer
- * full) the validation, or NULL with @error naming file:line: column.
+ * Validates the CSVs @paths (NULL-terminated); AllReduce files whose base name is in
+ * @behaviour_checks (NULL-terminated, or NULL) are reported but left out of the pooled statistics.
+ * Training tables run before bucket_cap_mb tables, whatever the order, so that the latter find the
+ * 1-GPU steps for --step-ms.  Returns: (transfer full) the validation, or NULL with @error naming
+ * file:line: column.
  */
 DdpValidation *
-ddp_validation_run_files(const char *const *paths, GError **error)
+ddp_validation_run_files(const char *const *paths, const char *const *behaviour_checks, GError **error)
 {
   g_autoptr(DdpValidation) v = g_new0(DdpValidation, 1);
   v->allreduce = g_ptr_array_new_with_free_func(allreduce_free);
   v->training = g_ptr_array_new_with_free_func(training_free);
   v->bucketcap = g_ptr_array_new_with_free_func(bucketcap_free);
+  v->unmapped = g_ptr_array_new_with_free_func(g_free);
   g_autoptr(GHashTable) step_ms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   RegimeErrors all_model, all_baseline;
   regime_errors_init(&all_model);
@@ -763,15 +772,21 @@ ddp_validation_run_files(const char *const *paths, GError **error)
       break;
     g_array_append_val(kinds, kind);
     if (kind == TABLE_ALLREDUCE) {
-      DdpValidateAllreduce *a = allreduce_read(paths[i], &all_model, &all_baseline, error);
+      g_autofree char *name = g_path_get_basename(paths[i]);
+      gboolean check = behaviour_checks && g_strv_contains(behaviour_checks, name);
+      DdpValidateAllreduce *a = allreduce_read(paths[i], check ? NULL : &all_model, check ? NULL : &all_baseline,
+                                               error);
       if (!(ok = a != NULL))
         break;
+      a->behaviour_check = check;
       g_ptr_array_add(v->allreduce, a);
     } else if (kind == TABLE_TRAINING) {
       DdpValidateTraining *t = training_read(paths[i], step_ms, error);
       if (!(ok = t != NULL))
         break;
       g_ptr_array_add(v->training, t);
+    } else if (kind == TABLE_UNMAPPED) {
+      g_ptr_array_add(v->unmapped, g_strdup(paths[i]));
     }
   }
   for (guint i = 0; ok && i < kinds->len; i++)
@@ -792,9 +807,52 @@ compare_strings(gconstpointer a, gconstpointer b)
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* The folder's optional validate.ini: [validate] behaviour_checks = CSV names (separated by ';',
+ * ',' or spaces) reported on their own, outside the pooled figures.  Every name must be a CSV of
+ * the folder; no other group or key is allowed. */
+static gboolean
+read_manifest(const char *dir, char ***behaviour_checks, GError **error)
+{
+  g_autofree char *path = g_build_filename(dir, "validate.ini", NULL);
+  if (!g_file_test(path, G_FILE_TEST_EXISTS))
+    return TRUE;
+  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load(path, error);
+  if (!kf)
+    return FALSE;
+  static const char *const keys[] = { "behaviour_checks", NULL };
+  gsize n_groups;
+  const char *const *groups = ddp_keyfile_groups(kf, &n_groups);
+  for (gsize i = 0; i < n_groups; i++)
+    if (strcmp(groups[i], "validate") != 0) {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_UNKNOWN, groups[i], NULL, "unknown group (only [validate])");
+      return FALSE;
+    }
+  g_autofree char *list = NULL;
+  if (!ddp_keyfile_check_keys(kf, "validate", keys, error) ||
+      !ddp_keyfile_get_string(kf, "validate", "behaviour_checks", FALSE, &list, error))
+    return FALSE;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+  g_auto(GStrv) parts = list ? g_strsplit_set(list, ";, \t", -1) : NULL;
+  for (guint i = 0; parts && parts[i]; i++) {
+    if (!*parts[i])
+      continue;
+    g_autofree char *csv = g_build_filename(dir, parts[i], NULL);
+    if (!g_str_has_suffix(parts[i], ".csv") || strchr(parts[i], '/') || !g_file_test(csv, G_FILE_TEST_IS_REGULAR)) {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "validate", "behaviour_checks",
+                            "\"%s\" is not a CSV of this folder", parts[i]);
+      return FALSE;
+    }
+    g_ptr_array_add(names, g_strdup(parts[i]));
+  }
+  g_ptr_array_add(names, NULL);
+  *behaviour_checks = (char **)g_ptr_array_free(g_steal_pointer(&names), FALSE);
+  return TRUE;
+}
+
 /**
  * ddp_validation_run_dir:
- * Validates every *.csv directly in @dir, in name order.  Returns: (transfer full) or NULL with
+ * Validates every *.csv directly in @dir, in name order, with the behaviour checks its optional
+ * validate.ini names (see read_manifest).  Returns: (transfer full) or NULL with
  * @error (a folder that cannot be read or holds no CSV is an input error too).
  */
 DdpValidation *
@@ -817,7 +875,11 @@ ddp_validation_run_dir(const char *dir, GError **error)
   }
   g_ptr_array_sort(paths, compare_strings);
   g_ptr_array_add(paths, NULL);
-  DdpValidation *v = ddp_validation_run_files((const char *const *)paths->pdata, error);
+  g_auto(GStrv) behaviour_checks = NULL;
+  if (!read_manifest(dir, &behaviour_checks, error))
+    return NULL;
+  DdpValidation *v = ddp_validation_run_files((const char *const *)paths->pdata,
+                                              (const char *const *)behaviour_checks, error);
   if (v)
     v->dir = g_strdup(dir);
   return v;

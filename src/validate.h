@@ -54,6 +54,7 @@ typedef struct {
 
 typedef struct {
   char *path;
+  gboolean behaviour_check;         /* reported on its own, outside the pooled figures */
   GPtrArray *compare;               /* of DdpCompareCurve, from ddp_collective_compare_csv() */
   GArray *curves;                   /* of DdpValidateCurve, one per compare curve */
   DdpValidateStats model[DDP_VALIDATE_REGIMES];     /* every point of the file pooled */
@@ -118,7 +119,10 @@ typedef struct {
   GPtrArray *allreduce;             /* of DdpValidateAllreduce, files in name order */
   GPtrArray *training;              /* of DdpValidateTraining */
   GPtrArray *bucketcap;             /* of DdpValidateBucketcap */
-  DdpValidateStats allreduce_model[DDP_VALIDATE_REGIMES];    /* every AllReduce point pooled */
+  GPtrArray *unmapped;              /* of char*: tables of a known kind without any mapping column
+                                     * (cluster, ddpsim_model), not validated */
+  DdpValidateStats allreduce_model[DDP_VALIDATE_REGIMES];    /* every AllReduce point pooled, but
+                                                              * the behaviour checks' */
   DdpValidateStats allreduce_baseline[DDP_VALIDATE_REGIMES];
 } DdpValidation;
 
@@ -127,12 +131,17 @@ typedef struct {
 char *ddp_validation_default_dir(void);
 
 /* Validates every *.csv of @dir (sorted by name), recognised by header: `time_us` AllReduce curves,
- * `iteration_ms` training rows, `bucket_cap_mb` comparisons.  Returns: (transfer full) or NULL with
+ * `iteration_ms` training rows, `bucket_cap_mb` comparisons; one with neither a `cluster` nor a
+ * `ddpsim_model` column is listed in unmapped.  An optional @dir/validate.ini ([validate]
+ * behaviour_checks = CSV names) marks AllReduce files reported outside the pooled figures (a
+ * cluster known to under-perform).  Returns: (transfer full) or NULL with
  * @error (domain DDP_VALIDATE_ERROR, or DDP_COLLECTIVE_ERROR from an AllReduce file) saying
  * file:line: column: what. */
 DdpValidation *ddp_validation_run_dir(const char *dir, GError **error);
-/* The same for an explicit NULL-terminated list of CSV paths (in the order given). */
-DdpValidation *ddp_validation_run_files(const char *const *paths, GError **error);
+/* The same for an explicit NULL-terminated list of CSV paths (in the order given); AllReduce files
+ * whose base name is in @behaviour_checks (NULL-terminated, or NULL) stay out of the pooled figures. */
+DdpValidation *ddp_validation_run_files(const char *const *paths, const char *const *behaviour_checks,
+                                        GError **error);
 void ddp_validation_free(DdpValidation *v);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpValidation, ddp_validation_free)
 

@@ -108,7 +108,7 @@ run_one(const char *path)
 {
   const char *paths[] = { path, NULL };
   g_autoptr(GError) error = NULL;
-  DdpValidation *v = ddp_validation_run_files(paths, &error);
+  DdpValidation *v = ddp_validation_run_files(paths, NULL, &error);
   g_assert_no_error(error);
   g_assert_nonnull(v);
   return v;
@@ -181,6 +181,58 @@ test_allreduce_fixture(Folder *f, gconstpointer data)
                                  ddp_compare_median_abs_error(a->compare), EPS);
 }
 
+/* validate.ini's behaviour checks are reported but kept out of the pooled figures: the same curve
+ * twice, once as a behaviour check, pools 6 points, not 12.  A plain table without any mapping
+ * column is listed as unmapped, not an error. */
+static void
+test_manifest(Folder *f, gconstpointer data)
+{
+  (void)data;
+  g_free(write_file(f, "tree4.cluster", tree4_cluster));
+  g_free(write_file(f, "allreduce-a.csv", allreduce_fixture));
+  g_free(write_file(f, "allreduce-b.csv", allreduce_fixture));
+  g_free(write_file(f, "plain.csv", "source,gpus,bucket_cap_mb,metric,value\nx,8,1,p75 sec/iter,0.1\n"));
+  g_free(write_file(f, "validate.ini", "[validate]\nbehaviour_checks = allreduce-b.csv\n"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpValidation) v = ddp_validation_run_dir(f->dir, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(v->allreduce->len, ==, 2);
+  const DdpValidateAllreduce *a = v->allreduce->pdata[0], *b = v->allreduce->pdata[1];
+  g_assert_false(a->behaviour_check);
+  g_assert_true(b->behaviour_check);
+  assert_stats(&b->model[DDP_VALIDATE_ALL], 6, 0.1, 0.3);
+  assert_stats(&v->allreduce_model[DDP_VALIDATE_ALL], 6, 0.1, 0.3);
+  g_assert_cmpuint(v->unmapped->len, ==, 1);
+  g_assert_true(g_str_has_suffix(v->unmapped->pdata[0], "/plain.csv"));
+  g_assert_cmpuint(v->bucketcap->len, ==, 0);
+}
+
+static void
+test_manifest_bad(Folder *f, gconstpointer data)
+{
+  (void)data;
+  g_free(write_file(f, "tree4.cluster", tree4_cluster));
+  g_free(write_file(f, "allreduce-a.csv", allreduce_fixture));
+  static const struct {
+    const char *text, *message;
+  } cases[] = {
+    { "[validate]\nbehaviour_checks = nowhere.csv\n",
+      "validate.ini:2: validate.behaviour_checks: \"nowhere.csv\" is not a CSV of this folder" },
+    { "[validate]\npooled = no\n", "validate.ini:2: validate.pooled: " },
+    { "[other]\n", "validate.ini:1: [other]: unknown group (only [validate])" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *ini = write_file(f, "validate.ini", cases[i].text);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(DdpValidation) v = ddp_validation_run_dir(f->dir, &error);
+    g_assert_null(v);
+    g_assert_nonnull(error);
+    g_autofree char *expected = g_strdup_printf("%s/%s", f->dir, cases[i].message);
+    if (!g_str_has_prefix(error->message, expected))
+      g_error("case %zu: \"%s\" does not start with \"%s\"", i, error->message, expected);
+  }
+}
+
 /* ---- training rows and bucket_cap_mb ---- */
 
 /* resnet50 on the shipped dgx1-v100; the no-DDP row's 100 ms is --step-ms.  The "always 100 %"
@@ -212,7 +264,7 @@ test_training_fixture(Folder *f, gconstpointer data)
   /* bucket_cap_mb first: the training table still runs first and lends it --step-ms */
   const char *paths[] = { bucketcap, training, NULL };
   g_autoptr(GError) error = NULL;
-  g_autoptr(DdpValidation) v = ddp_validation_run_files(paths, &error);
+  g_autoptr(DdpValidation) v = ddp_validation_run_files(paths, NULL, &error);
   g_assert_no_error(error);
   g_assert_cmpuint(v->training->len, ==, 1);
   const DdpValidateTraining *t = v->training->pdata[0];
@@ -314,7 +366,7 @@ test_bad_input(Folder *f, gconstpointer data)
     g_autofree char *path = write_file(f, c->name, text);
     const char *paths[] = { path, NULL };
     g_autoptr(GError) error = NULL;
-    g_autoptr(DdpValidation) v = ddp_validation_run_files(paths, &error);
+    g_autoptr(DdpValidation) v = ddp_validation_run_files(paths, NULL, &error);
     g_assert_null(v);
     g_assert_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT);
     g_autofree char *expected = g_strdup_printf("%s:%d: %s", path, c->line, c->message);
@@ -337,7 +389,7 @@ test_bad_model_and_cluster(Folder *f, gconstpointer data)
     g_autofree char *path = write_file(f, "t.csv", text);
     const char *paths[] = { path, NULL };
     g_autoptr(GError) error = NULL;
-    g_autoptr(DdpValidation) v = ddp_validation_run_files(paths, &error);
+    g_autoptr(DdpValidation) v = ddp_validation_run_files(paths, NULL, &error);
     g_assert_null(v);
     g_assert_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT);
     g_autofree char *expected = g_strdup_printf("%s:2: ddpsim_model: cannot predict: ", path);
@@ -364,7 +416,7 @@ test_bad_folder(Folder *f, gconstpointer data)
   g_clear_error(&error);
   g_autofree char *curve = write_file(f, "allreduce-bad.csv", "gpus,bytes,time_us,cluster\n8,1024,-1,dgx-a100\n");
   const char *paths[] = { curve, NULL };
-  g_autoptr(DdpValidation) bad = ddp_validation_run_files(paths, &error);
+  g_autoptr(DdpValidation) bad = ddp_validation_run_files(paths, NULL, &error);
   g_assert_null(bad);
   g_assert_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_CSV);
   g_autofree char *where = g_strdup_printf("%s:2: ", curve);
@@ -543,7 +595,7 @@ test_acceptance_allreduce(void)
   g_autofree char *more = g_test_build_filename(G_TEST_DIST, "data", "allreduce-2.csv", NULL);
   const char *paths[] = { pub, g_file_test(more, G_FILE_TEST_EXISTS) ? more : NULL, NULL };
   g_autoptr(GError) error = NULL;
-  g_autoptr(DdpValidation) v = ddp_validation_run_files(paths, &error);
+  g_autoptr(DdpValidation) v = ddp_validation_run_files(paths, NULL, &error);
   g_assert_no_error(error);
   GString *missed = g_string_new(NULL);
   check_threshold(missed, "AllReduce median |busbw error|, all sizes",
@@ -577,6 +629,8 @@ main(int argc, char **argv)
   g_test_add_func("/validate/regimes", test_regimes);
   g_test_add_func("/validate/stats", test_stats);
   g_test_add("/validate/allreduce/fixture", Folder, NULL, folder_setup, test_allreduce_fixture, folder_teardown);
+  g_test_add("/validate/manifest", Folder, NULL, folder_setup, test_manifest, folder_teardown);
+  g_test_add("/validate/bad-input/manifest", Folder, NULL, folder_setup, test_manifest_bad, folder_teardown);
   g_test_add("/validate/training/fixture", Folder, NULL, folder_setup, test_training_fixture, folder_teardown);
   g_test_add("/validate/bad-input/tables", Folder, NULL, folder_setup, test_bad_input, folder_teardown);
   g_test_add("/validate/bad-input/model-cluster", Folder, NULL, folder_setup, test_bad_model_and_cluster,
