@@ -48,15 +48,15 @@ base_name(const char *path)
 /* ---- text ---- */
 
 static void
-text_regimes(GString *out, const char *label, guint64 gpus, guint64 nodes, const DdpValidateStats *model,
-             const DdpValidateStats *baseline)
+text_regimes(GString *out, const char *label, guint64 gpus, guint64 nodes, const DdpCompareStats *model,
+             const DdpCompareStats *baseline)
 {
-  for (int k = 0; k < DDP_VALIDATE_REGIMES; k++) {
+  for (int k = 0; k < DDP_REGIME_COUNT; k++) {
     if (k == 0 && gpus)
       g_string_append_printf(out, "%-24s %5" G_GUINT64_FORMAT " %5" G_GUINT64_FORMAT, label, gpus, nodes);
     else
       g_string_append_printf(out, "%-24s %5s %5s", k == 0 ? label : "", "", "");
-    g_string_append_printf(out, "  %-16s %6u", ddp_validate_regime_name(k), model[k].points);
+    g_string_append_printf(out, "  %-16s %6u", ddp_size_regime_name(k), model[k].points);
     append_percent(out, " %8.1f", model[k].median_abs_error);
     append_percent(out, " %8.1f", model[k].max_abs_error);
     g_string_append(out, "  |");
@@ -105,7 +105,7 @@ text_prediction(GString *out, const DdpValidatePrediction *p)
 }
 
 static void
-text_stats_line(GString *out, const char *label, const DdpValidateStats *step, const DdpValidateStats *eff)
+text_stats_line(GString *out, const char *label, const DdpCompareStats *step, const DdpCompareStats *eff)
 {
   g_string_append_printf(out, "# %-34s %2u rows: median |step error|", label, step->points);
   append_percent(out, " %5.1f %%", step->median_abs_error);
@@ -203,7 +203,7 @@ report_text(const DdpValidation *v)
 /* ---- JSON ---- */
 
 static void
-json_stats(DdpJson *j, const char *key, const DdpValidateStats *s)
+json_stats(DdpJson *j, const char *key, const DdpCompareStats *s)
 {
   ddp_json_begin_object(j, key);
   ddp_json_int(j, "points", s->points);
@@ -213,13 +213,13 @@ json_stats(DdpJson *j, const char *key, const DdpValidateStats *s)
 }
 
 static void
-json_regimes(DdpJson *j, const DdpValidateStats *model, const DdpValidateStats *baseline)
+json_regimes(DdpJson *j, const DdpCompareStats *model, const DdpCompareStats *baseline)
 {
-  static const char *const keys[DDP_VALIDATE_REGIMES] = { "latency", "mid", "bandwidth", "all" };
+  static const char *const keys[DDP_REGIME_COUNT] = { "latency", "mid", "bandwidth", "all" };
   ddp_json_begin_object(j, "regimes");
-  for (int k = 0; k < DDP_VALIDATE_REGIMES; k++) {
+  for (int k = 0; k < DDP_REGIME_COUNT; k++) {
     ddp_json_begin_object(j, keys[k]);
-    ddp_json_string(j, "sizes", ddp_validate_regime_name(k));
+    ddp_json_string(j, "sizes", ddp_size_regime_name(k));
     json_stats(j, "model", &model[k]);
     json_stats(j, "baseline", &baseline[k]);
     ddp_json_end_object(j);
@@ -377,7 +377,7 @@ csv_number(GString *out, double value)
  * baseline_median_abs_error,baseline_max_abs_error */
 static void
 csv_stats(GString *out, const char *section, const char *file, const char *configuration, guint64 gpus,
-          const char *regime, const DdpValidateStats *model, const DdpValidateStats *baseline)
+          const char *regime, const DdpCompareStats *model, const DdpCompareStats *baseline)
 {
   g_string_append_printf(out, "%s,", section);
   csv_text(out, file);
@@ -402,16 +402,16 @@ report_csv(const DdpValidation *v)
     const DdpValidateAllreduce *a = v->allreduce->pdata[f];
     for (guint c = 0; c < a->curves->len; c++) {
       const DdpValidateCurve *cv = &g_array_index(a->curves, DdpValidateCurve, c);
-      for (int k = 0; k < DDP_VALIDATE_REGIMES; k++)
-        csv_stats(out, "allreduce", base_name(a->path), cv->label, cv->curve->gpus, ddp_validate_regime_name(k),
+      for (int k = 0; k < DDP_REGIME_COUNT; k++)
+        csv_stats(out, "allreduce", base_name(a->path), cv->label, cv->curve->gpus, ddp_size_regime_name(k),
                   &cv->model[k], &cv->baseline[k]);
     }
-    for (int k = 0; k < DDP_VALIDATE_REGIMES; k++)
-      csv_stats(out, "allreduce", base_name(a->path), "(this file)", 0, ddp_validate_regime_name(k), &a->model[k],
+    for (int k = 0; k < DDP_REGIME_COUNT; k++)
+      csv_stats(out, "allreduce", base_name(a->path), "(this file)", 0, ddp_size_regime_name(k), &a->model[k],
                 &a->baseline[k]);
   }
-  for (int k = 0; k < DDP_VALIDATE_REGIMES; k++)
-    csv_stats(out, "allreduce", "", "(all files)", 0, ddp_validate_regime_name(k), &v->allreduce_model[k],
+  for (int k = 0; k < DDP_REGIME_COUNT; k++)
+    csv_stats(out, "allreduce", "", "(all files)", 0, ddp_size_regime_name(k), &v->allreduce_model[k],
               &v->allreduce_baseline[k]);
   for (guint f = 0; f < v->training->len; f++) {
     const DdpValidateTraining *t = v->training->pdata[f];
@@ -428,7 +428,7 @@ report_csv(const DdpValidation *v)
       static const char *const what[] = { "step time, --step-ms", "efficiency, --step-ms", "step time, defaults",
                                           "efficiency, defaults" };
       for (gsize k = 0; k < G_N_ELEMENTS(what); k++) {
-        DdpValidateStats m, b;
+        DdpCompareStats m, b;
         ddp_validate_stats(&e[k][0], 1, &m);
         ddp_validate_stats(&e[k][1], 1, &b);
         csv_stats(out, "training", file, config, row->gpus, what[k], &m, &b);
@@ -449,7 +449,7 @@ report_csv(const DdpValidation *v)
       if (row->skipped)
         continue;
       g_autofree char *config = g_strdup_printf("%s line %u", row->model, row->line);
-      DdpValidateStats m, s;
+      DdpCompareStats m, s;
       ddp_validate_stats(&row->error, 1, &m);
       ddp_validate_stats(&row->baseline_error, 1, &s);
       csv_stats(out, "bucketcap", base_name(b->path), config, row->gpus, "throughput ratio cap 1 / 25", &m, &s);
@@ -463,7 +463,7 @@ report_csv(const DdpValidation *v)
 /* ---- Markdown: the README's accuracy section ---- */
 
 static void
-md_cell(GString *out, const DdpValidateStats *s)
+md_cell(GString *out, const DdpCompareStats *s)
 {
   if (s->points == 0)
     g_string_append(out, " – |");
@@ -472,17 +472,17 @@ md_cell(GString *out, const DdpValidateStats *s)
 }
 
 static void
-md_regimes_row(GString *out, const char *label, guint64 gpus, guint64 nodes, const DdpValidateStats *model,
-               const DdpValidateStats *baseline)
+md_regimes_row(GString *out, const char *label, guint64 gpus, guint64 nodes, const DdpCompareStats *model,
+               const DdpCompareStats *baseline)
 {
   if (gpus)
     g_string_append_printf(out, "| %s | %" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT " | %u |", label, gpus, nodes,
-                           model[DDP_VALIDATE_ALL].points);
+                           model[DDP_REGIME_ALL].points);
   else
-    g_string_append_printf(out, "| **%s** | | %u |", label, model[DDP_VALIDATE_ALL].points);
-  for (int k = 0; k < DDP_VALIDATE_REGIMES; k++)
+    g_string_append_printf(out, "| **%s** | | %u |", label, model[DDP_REGIME_ALL].points);
+  for (int k = 0; k < DDP_REGIME_COUNT; k++)
     md_cell(out, &model[k]);
-  md_cell(out, &baseline[DDP_VALIDATE_ALL]);
+  md_cell(out, &baseline[DDP_REGIME_ALL]);
   g_string_append_c(out, '\n');
 }
 
@@ -533,7 +533,7 @@ report_markdown(const DdpValidation *v)
       "efficiency (step time = the 1-GPU step).\n\n"
       "| | DDP rows | median \\|step-time error\\| | median \\|efficiency error\\| |\n|---|---:|---:|---:|\n",
       base_name(t->path));
-    struct { const char *label; const DdpValidateStats *step, *eff; } lines[] = {
+    struct { const char *label; const DdpCompareStats *step, *eff; } lines[] = {
       { "ddpsim, `--step-ms` from the 1-GPU row", &t->step_error, &t->efficiency_error },
       { "always 100 % (baseline)", &t->baseline_step_error, &t->baseline_efficiency_error },
       { "ddpsim, built-in defaults", &t->default_step_error, &t->default_efficiency_error },

@@ -16,25 +16,6 @@ G_DEFINE_QUARK(ddp-validate-error-quark, ddp_validate_error)
 
 /* ---- statistics ---- */
 
-#define KIB ((guint64)1024)
-#define MIB (KIB * KIB)
-
-DdpValidateRegime
-ddp_validate_regime(guint64 bytes)
-{
-  if (bytes < 64 * KIB)
-    return DDP_VALIDATE_LATENCY;
-  return bytes <= 16 * MIB ? DDP_VALIDATE_MID : DDP_VALIDATE_BANDWIDTH;
-}
-
-const char *
-ddp_validate_regime_name(DdpValidateRegime regime)
-{
-  static const char *const names[DDP_VALIDATE_REGIMES] = { "< 64 KiB", "64 KiB - 16 MiB", "> 16 MiB", "all" };
-  g_return_val_if_fail(regime < DDP_VALIDATE_REGIMES, NULL);
-  return names[regime];
-}
-
 static int
 compare_doubles(gconstpointer a, gconstpointer b)
 {
@@ -48,7 +29,7 @@ compare_doubles(gconstpointer a, gconstpointer b)
  * of an even count is the mean of the two middle values; with no value both are NAN.
  */
 void
-ddp_validate_stats(const double *errors, guint n, DdpValidateStats *out)
+ddp_validate_stats(const double *errors, guint n, DdpCompareStats *out)
 {
   g_autoptr(GArray) abs_errors = g_array_sized_new(FALSE, FALSE, sizeof(double), n);
   for (guint i = 0; i < n; i++)
@@ -70,28 +51,28 @@ ddp_validate_stats(const double *errors, guint n, DdpValidateStats *out)
 
 /* Errors collected per size regime (ALL gets every one), then summarised. */
 typedef struct {
-  GArray *errors[DDP_VALIDATE_REGIMES];
+  GArray *errors[DDP_REGIME_COUNT];
 } RegimeErrors;
 
 static void
 regime_errors_init(RegimeErrors *r)
 {
-  for (int k = 0; k < DDP_VALIDATE_REGIMES; k++)
+  for (int k = 0; k < DDP_REGIME_COUNT; k++)
     r->errors[k] = g_array_new(FALSE, FALSE, sizeof(double));
 }
 
 static void
 regime_errors_add(RegimeErrors *r, guint64 bytes, double error)
 {
-  g_array_append_val(r->errors[ddp_validate_regime(bytes)], error);
-  g_array_append_val(r->errors[DDP_VALIDATE_ALL], error);
+  g_array_append_val(r->errors[ddp_size_regime(bytes)], error);
+  g_array_append_val(r->errors[DDP_REGIME_ALL], error);
 }
 
 /* Summarises into @out and frees the arrays. */
 static void
-regime_errors_finish(RegimeErrors *r, DdpValidateStats out[DDP_VALIDATE_REGIMES])
+regime_errors_finish(RegimeErrors *r, DdpCompareStats out[DDP_REGIME_COUNT])
 {
-  for (int k = 0; k < DDP_VALIDATE_REGIMES; k++) {
+  for (int k = 0; k < DDP_REGIME_COUNT; k++) {
     ddp_validate_stats((const double *)r->errors[k]->data, r->errors[k]->len, &out[k]);
     g_array_unref(r->errors[k]);
   }
@@ -279,7 +260,7 @@ typedef struct {
 #define VALIDATE_ITERATIONS "5"
 
 /* Step time (p50 of the steady iterations, as the benchmark reports p50) and scaling efficiency of
- * @config, and the nodes its GPUs occupy.  A row without DDP is the 1-GPU step
+ * @config (see below), and the nodes its GPUs occupy.  A row without DDP is the 1-GPU step
  * (ddp_simulate_one_gpu), efficiency 1. */
 static gboolean
 predict(const Config *config, DdpValidatePrediction *out, guint64 *nodes, GError **error)
@@ -310,7 +291,10 @@ predict(const Config *config, DdpValidatePrediction *out, guint64 *nodes, GError
     return FALSE;
   *nodes = result->nodes;
   out->step_ms = result->p50_ms;
-  out->efficiency = result->single_gpu_ms / result->p50_ms;
+  /* As the benchmark derives it: the 1-GPU step without DDP over this step.  With --step-ms that
+   * step is the measured one the user gave; otherwise the model's 1-GPU prediction (single_gpu_ms,
+   * which is also what the model predicts for the no-DDP row). */
+  out->efficiency = (config->step_ms > 0 ? config->step_ms : result->single_gpu_ms) / result->p50_ms;
   return TRUE;
 }
 
@@ -468,7 +452,7 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
     for (int k = 0; k < 6; k++)
       g_array_append_val(e[k], v[k]);
   }
-  DdpValidateStats *s[6] = { &out->step_error, &out->efficiency_error, &out->default_step_error,
+  DdpCompareStats *s[6] = { &out->step_error, &out->efficiency_error, &out->default_step_error,
                              &out->default_efficiency_error, &out->baseline_step_error,
                              &out->baseline_efficiency_error };
   for (int k = 0; k < 6; k++) {
@@ -635,10 +619,11 @@ baseline_collective(const char *csv_path, const DdpCompareCurve *curve, DdpClust
   return model;
 }
 
-/* Adds every point's model and baseline error to the per-curve statistics, to the file's pool and
- * to @all_model, @all_baseline (every file's; NULL for a behaviour check, kept out of the pool). */
+/* Statistics of the model's errors come from collective (ddp_compare_curve_stats, ddp_compare_stats);
+ * the baseline's are collected here per regime, for the curve, the file's pool, and @all_baseline
+ * (every file's; NULL for a behaviour check, kept out of the pool). */
 static DdpValidateAllreduce *
-allreduce_read(const char *path, RegimeErrors *all_model, RegimeErrors *all_baseline, GError **error)
+allreduce_read(const char *path, RegimeErrors *all_baseline, GError **error)
 {
   GPtrArray *compare = ddp_collective_compare_csv(path, error);
   if (!compare)
@@ -648,8 +633,7 @@ allreduce_read(const char *path, RegimeErrors *all_model, RegimeErrors *all_base
   out->compare = compare;
   out->curves = g_array_new(FALSE, TRUE, sizeof(DdpValidateCurve));
   g_array_set_clear_func(out->curves, curve_clear);
-  RegimeErrors file_model, file_baseline;
-  regime_errors_init(&file_model);
+  RegimeErrors file_baseline;
   regime_errors_init(&file_baseline);
   gboolean ok = TRUE;
   for (guint c = 0; ok && c < compare->len; c++) {
@@ -663,8 +647,7 @@ allreduce_read(const char *path, RegimeErrors *all_model, RegimeErrors *all_base
       break;
     }
     DdpValidateCurve v = { .curve = curve, .label = cluster_label(curve->cluster) };
-    RegimeErrors model, baseline;
-    regime_errors_init(&model);
+    RegimeErrors baseline;
     regime_errors_init(&baseline);
     for (guint i = 0; i < curve->points->len; i++) {
       const DdpComparePoint *p = &g_array_index(curve->points, DdpComparePoint, i);
@@ -672,20 +655,18 @@ allreduce_read(const char *path, RegimeErrors *all_model, RegimeErrors *all_base
       ddp_collective_allreduce(baseline_model, p->bytes, &cost);
       /* busbw ∝ 1/time: predicted / measured busbw = measured / predicted time, as collective's */
       double base = p->measured_us / cost.time_us - 1.0;
-      RegimeErrors *m[] = { &model, &file_model, all_model }, *b[] = { &baseline, &file_baseline, all_baseline };
-      for (gsize k = 0; k < G_N_ELEMENTS(m); k++)
-        if (m[k]) {
-          regime_errors_add(m[k], p->bytes, p->busbw_error);
+      RegimeErrors *b[] = { &baseline, &file_baseline, all_baseline };
+      for (gsize k = 0; k < G_N_ELEMENTS(b); k++)
+        if (b[k])
           regime_errors_add(b[k], p->bytes, base);
-        }
     }
-    regime_errors_finish(&model, v.model);
+    ddp_compare_curve_stats(curve, v.model);
     regime_errors_finish(&baseline, v.baseline);
     g_array_append_val(out->curves, v);
     g_clear_pointer(&baseline_model, ddp_collective_free);
     ddp_cluster_free(cluster);
   }
-  regime_errors_finish(&file_model, out->model);
+  ddp_compare_stats(compare, out->model);
   regime_errors_finish(&file_baseline, out->baseline);
   if (!ok) {
     allreduce_free(out);
@@ -760,9 +741,9 @@ ddp_validation_run_files(const char *const *paths, const char *const *behaviour_
   v->bucketcap = g_ptr_array_new_with_free_func(bucketcap_free);
   v->unmapped = g_ptr_array_new_with_free_func(g_free);
   g_autoptr(GHashTable) step_ms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-  RegimeErrors all_model, all_baseline;
-  regime_errors_init(&all_model);
+  RegimeErrors all_baseline;
   regime_errors_init(&all_baseline);
+  g_autoptr(GPtrArray) pooled = g_ptr_array_new();   /* borrowed DdpCompareCurve of the pooled files */
   gboolean ok = TRUE;
   /* pass 0: kinds, AllReduce and training; pass 1: bucket_cap_mb */
   g_autoptr(GArray) kinds = g_array_new(FALSE, FALSE, sizeof(TableKind));
@@ -774,11 +755,12 @@ ddp_validation_run_files(const char *const *paths, const char *const *behaviour_
     if (kind == TABLE_ALLREDUCE) {
       g_autofree char *name = g_path_get_basename(paths[i]);
       gboolean check = behaviour_checks && g_strv_contains(behaviour_checks, name);
-      DdpValidateAllreduce *a = allreduce_read(paths[i], check ? NULL : &all_model, check ? NULL : &all_baseline,
-                                               error);
+      DdpValidateAllreduce *a = allreduce_read(paths[i], check ? NULL : &all_baseline, error);
       if (!(ok = a != NULL))
         break;
       a->behaviour_check = check;
+      for (guint c = 0; !check && c < a->compare->len; c++)
+        g_ptr_array_add(pooled, a->compare->pdata[c]);
       g_ptr_array_add(v->allreduce, a);
     } else if (kind == TABLE_TRAINING) {
       DdpValidateTraining *t = training_read(paths[i], step_ms, error);
@@ -796,7 +778,7 @@ ddp_validation_run_files(const char *const *paths, const char *const *behaviour_
         break;
       g_ptr_array_add(v->bucketcap, b);
     }
-  regime_errors_finish(&all_model, v->allreduce_model);
+  ddp_compare_stats(pooled, v->allreduce_model);
   regime_errors_finish(&all_baseline, v->allreduce_baseline);
   return ok ? g_steal_pointer(&v) : NULL;
 }

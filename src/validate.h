@@ -23,33 +23,20 @@ typedef enum {
   DDP_VALIDATE_ERROR_INPUT,    /* a file or row that does not parse, or names what cannot run */
 } DdpValidateError;
 
-/* Size regimes of the AllReduce statistics: latency-bound below 64 KiB, 64 KiB to 16 MiB inclusive,
- * bandwidth-bound above 16 MiB; ALL pools every size.  (The same split as collective's per-regime
- * statistics; see docs/validation.md.) */
-typedef enum {
-  DDP_VALIDATE_LATENCY, DDP_VALIDATE_MID, DDP_VALIDATE_BANDWIDTH, DDP_VALIDATE_ALL, DDP_VALIDATE_REGIMES
-} DdpValidateRegime;
-
-DdpValidateRegime ddp_validate_regime(guint64 bytes);
-/* "< 64 KiB", "64 KiB - 16 MiB", "> 16 MiB", "all". */
-const char *ddp_validate_regime_name(DdpValidateRegime regime);
-
-typedef struct {
-  guint points;                /* 0 leaves both errors NAN */
-  double median_abs_error;     /* of |error|, a fraction (0.1 = 10 %) */
-  double max_abs_error;
-} DdpValidateStats;
+/* Statistics come as collective's DdpCompareStats, per DdpSizeRegime (collective.h: < 64 KiB,
+ * 64 KiB - 16 MiB, > 16 MiB, all), so that `ddpsim validate` and `ddpsim allreduce --compare` give
+ * the same figures from one definition. */
 
 /* Median and maximum of |@errors[i]| over @n values (NAN ones skipped). */
-void ddp_validate_stats(const double *errors, guint n, DdpValidateStats *out);
+void ddp_validate_stats(const double *errors, guint n, DdpCompareStats *out);
 
 /* ---- AllReduce curves ---- */
 
 typedef struct {
   const DdpCompareCurve *curve;     /* borrowed from the file's compare array */
   char *label;                      /* the cluster column's base name, without .cluster */
-  DdpValidateStats model[DDP_VALIDATE_REGIMES];
-  DdpValidateStats baseline[DDP_VALIDATE_REGIMES];
+  DdpCompareStats model[DDP_REGIME_COUNT];     /* ddp_compare_curve_stats() */
+  DdpCompareStats baseline[DDP_REGIME_COUNT];
 } DdpValidateCurve;
 
 typedef struct {
@@ -57,13 +44,16 @@ typedef struct {
   gboolean behaviour_check;         /* reported on its own, outside the pooled figures */
   GPtrArray *compare;               /* of DdpCompareCurve, from ddp_collective_compare_csv() */
   GArray *curves;                   /* of DdpValidateCurve, one per compare curve */
-  DdpValidateStats model[DDP_VALIDATE_REGIMES];     /* every point of the file pooled */
-  DdpValidateStats baseline[DDP_VALIDATE_REGIMES];
+  DdpCompareStats model[DDP_REGIME_COUNT];     /* every point of the file pooled */
+  DdpCompareStats baseline[DDP_REGIME_COUNT];
 } DdpValidateAllreduce;
 
 /* ---- DDP training rows ---- */
 
-/* One prediction of a row: step time and scaling efficiency, and their errors. */
+/* One prediction of a row: step time and scaling efficiency, and their errors.  Efficiency is
+ * defined as the benchmark derives its published column: the 1-GPU step without DDP over the N-GPU
+ * step (per-GPU throughput ratio at a fixed per-GPU batch).  With --step-ms that 1-GPU step is the
+ * measured one given (the no-DDP row's); with defaults it is the model's 1-GPU prediction. */
 typedef struct {
   double step_ms, efficiency;
   double step_error, efficiency_error;
@@ -88,9 +78,9 @@ typedef struct {
   char *path;
   GArray *rows;                     /* of DdpValidateTrainingRow, in file order */
   /* Over the predicted DDP rows (the no-DDP rows are the --step-ms input, not predictions): */
-  DdpValidateStats step_error, efficiency_error;                   /* --step-ms */
-  DdpValidateStats default_step_error, default_efficiency_error;   /* built-in defaults */
-  DdpValidateStats baseline_step_error, baseline_efficiency_error; /* always 100 % */
+  DdpCompareStats step_error, efficiency_error;                   /* --step-ms */
+  DdpCompareStats default_step_error, default_efficiency_error;   /* built-in defaults */
+  DdpCompareStats baseline_step_error, baseline_efficiency_error; /* always 100 % */
 } DdpValidateTraining;
 
 /* ---- bucket_cap_mb comparisons ---- */
@@ -111,7 +101,7 @@ typedef struct {
 typedef struct {
   char *path;
   GArray *rows;                     /* of DdpValidateBucketcapRow */
-  DdpValidateStats error, baseline_error;
+  DdpCompareStats error, baseline_error;
 } DdpValidateBucketcap;
 
 typedef struct {
@@ -121,9 +111,9 @@ typedef struct {
   GPtrArray *bucketcap;             /* of DdpValidateBucketcap */
   GPtrArray *unmapped;              /* of char*: tables of a known kind without any mapping column
                                      * (cluster, ddpsim_model), not validated */
-  DdpValidateStats allreduce_model[DDP_VALIDATE_REGIMES];    /* every AllReduce point pooled, but
+  DdpCompareStats allreduce_model[DDP_REGIME_COUNT];    /* every AllReduce point pooled, but
                                                               * the behaviour checks' */
-  DdpValidateStats allreduce_baseline[DDP_VALIDATE_REGIMES];
+  DdpCompareStats allreduce_baseline[DDP_REGIME_COUNT];
 } DdpValidation;
 
 /* The shipped validation folder: $(pkgdatadir)/validation installed, tests/data uninstalled.
