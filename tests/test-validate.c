@@ -548,7 +548,7 @@ test_default_dir(void)
   g_assert_true(g_file_test(csv, G_FILE_TEST_IS_REGULAR));
 }
 
-/* ---- issue 10's acceptance thresholds (see ACCEPTANCE_ENFORCED) ---- */
+/* ---- issue 10's acceptance thresholds ---- */
 
 /* One acceptance threshold: the figure is printed (TAP comment) whether or not it holds. */
 static void
