@@ -70,11 +70,27 @@ static const char regime_header[] =
   "# curve                     gpus nodes  regime           points   median      max  |   median      max\n"
   "#                                                                model |error| (%)   |  baseline |error| (%)\n";
 
+/* The AllReduce files in report order: pooled ones first, behaviour checks after them (each group
+ * in name order).  Returns: (transfer container) borrowed DdpValidateAllreduce pointers. */
+static GPtrArray *
+allreduce_report_order(const DdpValidation *v)
+{
+  GPtrArray *order = g_ptr_array_new();
+  for (int check = 0; check <= 1; check++)
+    for (guint f = 0; f < v->allreduce->len; f++) {
+      DdpValidateAllreduce *a = v->allreduce->pdata[f];
+      if (a->behaviour_check == check)
+        g_ptr_array_add(order, a);
+    }
+  return order;
+}
+
 static void
 text_allreduce(GString *out, const DdpValidation *v)
 {
-  for (guint f = 0; f < v->allreduce->len; f++) {
-    const DdpValidateAllreduce *a = v->allreduce->pdata[f];
+  g_autoptr(GPtrArray) order = allreduce_report_order(v);
+  for (guint f = 0; f < order->len; f++) {
+    const DdpValidateAllreduce *a = order->pdata[f];
     g_string_append_printf(out, "\n## AllReduce curves: %s%s\n"
                                 "# error = predicted / measured busbw - 1; baseline: ring closed form "
                                 "2(n-1)a + 2(n-1)/n S/B, spec a and B (cost_model = alpha-beta)\n%s",
@@ -510,8 +526,9 @@ report_markdown(const DdpValidation *v)
                          "(`cost_model = alpha-beta`).\n\n"
                          "| curve | GPUs / nodes | points | < 64 KiB | 64 KiB – 16 MiB | > 16 MiB | all | baseline, "
                          "all |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
-    for (guint f = 0; f < v->allreduce->len; f++) {
-      const DdpValidateAllreduce *a = v->allreduce->pdata[f];
+    g_autoptr(GPtrArray) order = allreduce_report_order(v);
+    for (guint f = 0; f < order->len; f++) {
+      const DdpValidateAllreduce *a = order->pdata[f];
       for (guint c = 0; c < a->curves->len; c++) {
         const DdpValidateCurve *cv = &g_array_index(a->curves, DdpValidateCurve, c);
         md_regimes_row(out, cv->label, cv->curve->gpus, cv->curve->nodes, cv->model, cv->baseline);
