@@ -460,12 +460,24 @@ simulate_iteration(Sim *sim, const Plan *plan, guint64 iteration)
       gint64 t0 = sim->time[r];
       sim->time[r] += scaled(sim->factor[r], sim->forward_work[nl]);
       record_pass(sim, r, DDP_SEGMENT_FORWARD, sim->forward_work, NULL, t0);
-      if (k + 1 < setup->accumulate) {
+      if (k + 1 < setup->accumulate || sim->options->plain_module) {
         t0 = sim->time[r];
         sim->time[r] += scaled(sim->factor[r], sim->backward_work_plain[nl]);
         record_pass(sim, r, DDP_SEGMENT_BACKWARD, sim->backward_work_plain, m->backward_layers, t0);
       }
     }
+  }
+  if (sim->options->plain_module) {
+    /* no DDP: the optimizer follows the last backward directly */
+    gint64 end = G_MININT64;
+    for (guint64 r = 0; r < sim->ranks; r++) {
+      gint64 t0 = sim->time[r];
+      sim->time[r] += scaled(sim->factor[r], sim->optimizer_ns);
+      record(sim, r, DDP_SEGMENT_OPTIMIZER, -1, t0, sim->time[r]);
+      end = MAX(end, sim->time[r]);
+    }
+    sim->exposed_ns = 0;
+    return end;
   }
   /* the synced backward: each rank from its own start, hiccups first */
   for (guint64 r = 0; r < sim->ranks; r++) {
@@ -533,6 +545,8 @@ prefix_sums(Sim *sim)
       hooks += ddp_compute_memory_pass_ns(sim->compute, bytes);
     }
     /* world size 1 still copies into buckets: PyTorch runs the Reducer the same way */
+    if (sim->options->plain_module)
+      hooks = 0;
     gint64 bwd = ddp_compute_backward_ns(sim->compute, l);
     sim->backward_work_plain[k + 1] = sim->backward_work_plain[k] + bwd;
     sim->backward_work_hooked[k + 1] = sim->backward_work_hooked[k] + bwd + hooks;
@@ -834,8 +848,10 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
  * @batch: samples on that one GPU (the per-GPU batch for weak scaling, the global batch for strong)
  * @iteration_ms: (out): its steady iteration time
  *
- * T(1): the same setup on one GPU of the same cluster, without stragglers — the baseline of every
- * scaling efficiency.  Returns FALSE with @error set when the setup cannot be simulated.
+ * T(1): the same model, batch and precision on one GPU of the same cluster without DDP (no
+ * reducer hooks, bucket copies or collectives) and without stragglers — the baseline of every
+ * scaling efficiency, as PyTorch's own DDP benchmark defines it ("1 GPU, no DDP"): at N = 1 the
+ * efficiency is below 1 by the reducer's own cost.  Returns FALSE with @error set when the setup cannot be simulated.
  */
 gboolean
 ddp_simulate_one_gpu(const DdpScenario *scenario, double batch, const DdpComputeOptions *compute,
@@ -847,7 +863,7 @@ ddp_simulate_one_gpu(const DdpScenario *scenario, double batch, const DdpCompute
   one.setup.iterations = 1;
   g_autoptr(DdpStragglers) none = ddp_stragglers_parse("none", NULL);
   one.stragglers = none;
-  DdpRunOptions options = { .skip_single_gpu = TRUE, .compute = compute };
+  DdpRunOptions options = { .skip_single_gpu = TRUE, .plain_module = TRUE, .compute = compute };
   g_autoptr(DdpResult) single = ddp_simulate(&one, &options, error);
   if (!single)
     return FALSE;

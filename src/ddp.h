@@ -94,6 +94,8 @@ typedef struct {
   guint n_watch_ranks;
   gboolean exact_ranks;              /* never collapse identical ranks (for equivalence tests) */
   gboolean skip_single_gpu;          /* do not compute the 1-GPU baseline (efficiency left 0) */
+  gboolean plain_module;             /* the model without DDP: no reducer hooks or copies, no
+                                      * communication (the baseline T(1) of scaling efficiency) */
   const DdpComputeOptions *compute;  /* NULL: defaults */
 } DdpRunOptions;
 
@@ -101,8 +103,8 @@ typedef struct {
  * @error set when the setup does not fit the cluster. */
 DdpResult *ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError **error);
 
-/* T(1), the baseline of scaling efficiency: @scenario on one GPU with @batch samples, no
- * stragglers.  @compute NULL: defaults (or the scenario's calibration). */
+/* T(1), the baseline of scaling efficiency: @scenario's model trained on one GPU with @batch
+ * samples WITHOUT DDP (as PyTorch's DDP benchmark and users measure it), no stragglers.  @compute NULL: defaults (or the scenario's calibration). */
 gboolean ddp_simulate_one_gpu(const DdpScenario *scenario, double batch, const DdpComputeOptions *compute,
                               double *iteration_ms, GError **error);
 

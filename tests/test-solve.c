@@ -5,8 +5,10 @@
  * forward 100/50 µs, backward 200/100 µs; gradients M = 8 396 800 B) on tests/data/ab4.cluster
  * (alpha-beta ring, 4 GPUs/node, intra 100 GB/s and α 5 µs, inter 1 NIC per node and α 10 µs),
  * one bucket for the whole model, so that nothing overlaps:
- *   T(1) = F + B + finalize + optimizer = 150 000 + 332 370 + 32 370 + 55 979 = 570 719 ns
- *   T(N) = T(1) + AllReduce(N),  AllReduce = 2(N-1)/N · M / bw + 2(N-1) · α   (ns, bw in B/ns)
+ *   T_DDP = F + B + finalize + optimizer = 150 000 + 332 370 + 32 370 + 55 979 = 570 719 ns
+ *   T(N) = T_DDP + AllReduce(N),  AllReduce = 2(N-1)/N · M / bw + 2(N-1) · α   (ns, bw in B/ns)
+ * and the efficiency baseline is the plain module on one GPU, without DDP's hook and finalize
+ * copies: T(1) = 150 000 + 300 000 + 55 979 = 505 979 ns, E(N) = T(1) / T(N).
  * where bw is the slowest link (intra 100 GB/s; across nodes min(100, NIC Gb/s / 8 / 4 GPUs)) and
  * α the largest hop latency.  The bandwidth tests force the ring (the alpha-beta model's tree,
  * 2·M/bw + 2·(3·5 + 1·10) µs, would win above 23 GB/s). */
@@ -16,7 +18,8 @@
 
 #include <math.h>
 
-static const double T1_NS = 570719;
+static const double T1_NS = 505979;     /* the plain module, no DDP */
+static const double TDDP_NS = 570719;   /* DDP's compute and copies, before any AllReduce */
 
 static DdpScenario *
 scenario_from(const char *model_text, guint64 gpus)
@@ -76,37 +79,37 @@ efficiency_at_bandwidth(const DdpScenario *s, double gbps)
   return r->scaling_efficiency;
 }
 
-/* 8 GPUs = 2 nodes, target 60 %:
- *   T(1)/(T(1) + AR) >= 0.6  ⇔  AR <= T(1)·(1/0.6 − 1) = 380 479.33 ns
+/* 8 GPUs = 2 nodes, target 55 %:
+ *   T(1)/(T_DDP + AR) >= 0.55  ⇔  AR <= T(1)/0.55 − T_DDP = 349 242.82 ns
  *   AR = 2·7/8 · M / bw + 2·7 · 10 000 = 14 694 400 / bw + 140 000
- *   ⇒ bw >= 14 694 400 / 240 479.33 = 61.1046 B/ns per GPU, below the 100 GB/s intra link
- *   bw = NIC Gb/s / 8 / 4  ⇒  NIC >= 32 · 61.1046 = 1 955.35 Gb/s. */
+ *   ⇒ bw >= 14 694 400 / 209 242.82 = 70.2266 B/ns per GPU, below the 100 GB/s intra link
+ *   bw = NIC Gb/s / 8 / 4  ⇒  NIC >= 32 · 70.2266 = 2 247.25 Gb/s. */
 static void
 test_bandwidth_closed_form(void)
 {
   g_autoptr(DdpScenario) s = scenario_from(NULL, 8);
   s->cluster->nccl.algorithm = DDP_ALGO_RING;
-  g_autoptr(DdpSolveResult) r = solve(s, DDP_SOLVE_INTER_BANDWIDTH, 0.6, 0);
-  double bw = 32 * 14694400 / (T1_NS * (1 / 0.6 - 1) - 140000);
-  g_assert_cmpfloat_with_epsilon(bw, 1955.35, 0.01);
+  g_autoptr(DdpSolveResult) r = solve(s, DDP_SOLVE_INTER_BANDWIDTH, 0.55, 0);
+  double bw = 32 * 14694400 / (T1_NS / 0.55 - TDDP_NS - 140000);
+  g_assert_cmpfloat_with_epsilon(bw, 2247.25, 0.01);
   g_assert_cmpint(r->status, ==, DDP_SOLVE_FOUND);
   g_assert_true(r->monotone);
   /* the answer is the passing end of a bracket of relative width <= tolerance (+ 1 ns rounding) */
   g_assert_cmpfloat(r->answer.value, >=, bw * (1 - 1e-5));
   g_assert_cmpfloat(r->answer.value, <=, bw * (1 + r->tolerance) * (1 + 1e-5));
-  g_assert_cmpfloat(r->answer.efficiency, >=, 0.6);
+  g_assert_cmpfloat(r->answer.efficiency, >=, 0.55);
   g_assert_cmpint(r->answer.limit, ==, DDP_LIMIT_EXPOSED_COMM);
   g_assert_true(r->has_neighbour);
-  g_assert_cmpfloat(r->neighbour.efficiency, <, 0.6);
+  g_assert_cmpfloat(r->neighbour.efficiency, <, 0.55);
   g_assert_cmpfloat(r->answer.value / r->neighbour.value, <=, 1 + r->tolerance);
   /* fed back: the answer reaches the target, a value below the bracket does not */
-  g_assert_cmpfloat(efficiency_at_bandwidth(s, r->answer.value), >=, 0.6);
-  g_assert_cmpfloat(efficiency_at_bandwidth(s, r->answer.value * (1 - 1.5 * r->tolerance)), <, 0.6);
+  g_assert_cmpfloat(efficiency_at_bandwidth(s, r->answer.value), >=, 0.55);
+  g_assert_cmpfloat(efficiency_at_bandwidth(s, r->answer.value * (1 - 1.5 * r->tolerance)), <, 0.55);
   g_assert_cmpfloat(r->current, ==, 100);
 }
 
 /* Target 75 %: with an infinite NIC the ring runs at the 100 GB/s intra link:
- *   AR = 14 694 400 / 100 + 140 000 = 286 944 ns, E = 570 719 / 857 663 = 0.665436 < 0.75.
+ *   AR = 14 694 400 / 100 + 140 000 = 286 944 ns, E = 505 979 / 857 663 = 0.589951 < 0.75.
  * The bandwidth stops mattering once NIC/32 >= 100 GB/s, i.e. 3 200 Gb/s: the first grid value
  * at or above it (1, 3.16, 10, … 3 162, 10 000) is 10 000. */
 static void
@@ -116,7 +119,7 @@ test_bandwidth_unreachable(void)
   s->cluster->nccl.algorithm = DDP_ALGO_RING;
   g_autoptr(DdpSolveResult) r = solve(s, DDP_SOLVE_INTER_BANDWIDTH, 0.75, 0);
   g_assert_cmpint(r->status, ==, DDP_SOLVE_UNREACHABLE);
-  g_assert_cmpfloat_with_epsilon(r->answer.efficiency, T1_NS / (T1_NS + 286944), 1e-6);
+  g_assert_cmpfloat_with_epsilon(r->answer.efficiency, T1_NS / (TDDP_NS + 286944), 1e-6);
   g_assert_cmpfloat_with_epsilon(r->saturates_at, 10000, 1e-6);
   g_assert_cmpint(r->answer.limit, ==, DDP_LIMIT_EXPOSED_COMM);
   g_assert_cmpfloat_with_epsilon(r->answer.exposed_comm_ms, 0.286944, 1e-9);
@@ -124,24 +127,25 @@ test_bandwidth_unreachable(void)
 }
 
 /* One node, intra 100 GB/s, α 5 µs: AR(N) = 2(N−1)/N · 83 968 + 2(N−1) · 5 000
- *   N = 3: 111 957 + 20 000 = 131 957 → E = 570 719 / 702 676 = 0.8122
- *   N = 4: 125 952 + 30 000 = 155 952 → E = 0.7854
- *   N = 8 (2 nodes, NIC 100 Gb/s = 3.125 GB/s per GPU): E ≈ 0.105.
- * Most GPUs at 80 %: 3; 4 is the failing neighbour. */
+ *   N = 1: E = 505 979 / 570 719 = 0.8866 (the reducer's copies)
+ *   N = 3: 111 957 + 20 000 = 131 957 → E = 505 979 / 702 676 = 0.7201
+ *   N = 4: 125 952 + 30 000 = 155 952 → E = 505 979 / 726 671 = 0.6963
+ *   N = 8 (2 nodes, NIC 100 Gb/s = 3.125 GB/s per GPU): E ≈ 0.09.
+ * Most GPUs at 70 %: 3; 4 is the failing neighbour. */
 static void
 test_gpus_closed_form(void)
 {
   g_autoptr(DdpScenario) s = scenario_from(NULL, 4);
-  g_autoptr(DdpSolveResult) r = solve(s, DDP_SOLVE_GPUS, 0.8, 64);
+  g_autoptr(DdpSolveResult) r = solve(s, DDP_SOLVE_GPUS, 0.7, 64);
   g_assert_cmpint(r->status, ==, DDP_SOLVE_FOUND);
   g_assert_cmpfloat(r->answer.value, ==, 3);
-  g_assert_cmpfloat_with_epsilon(r->answer.efficiency, T1_NS / (T1_NS + 131957), 1e-5);
+  g_assert_cmpfloat_with_epsilon(r->answer.efficiency, T1_NS / (TDDP_NS + 131957), 1e-5);
   g_assert_cmpfloat(r->neighbour.value, ==, 4);
-  g_assert_cmpfloat_with_epsilon(r->neighbour.efficiency, T1_NS / (T1_NS + 155952), 1e-9);
+  g_assert_cmpfloat_with_epsilon(r->neighbour.efficiency, T1_NS / (TDDP_NS + 155952), 1e-9);
   g_assert_true(r->monotone);
   /* grid: 1, 2, 4, 8, 16, 32, 64 */
   g_assert_cmpuint(r->grid->len, ==, 7);
-  g_assert_cmpfloat(g_array_index(r->grid, DdpSolvePoint, 0).efficiency, ==, 1.0);
+  g_assert_cmpfloat_with_epsilon(g_array_index(r->grid, DdpSolvePoint, 0).efficiency, T1_NS / TDDP_NS, 1e-9);
 
   /* beyond one node only whole nodes: at 1 % everything up to 64 passes */
   g_autoptr(DdpSolveResult) all = solve(s, DDP_SOLVE_GPUS, 0.01, 64);
@@ -194,10 +198,10 @@ test_gpus_non_monotone(void)
  * batch 32: on ab4 the hook copy, the finalize copy and the SGD-momentum step are each below the
  * 5 µs kernel floor, so T(b) = 10 000·b/32 + 800 000·b/32 + 15 000 ns (layer times rounded to ns),
  * and the one AllReduce (intra ring) is all exposed:
- *   T(1, 128) = 40 000 + 3 200 000 + 15 000 = 3 255 000
- *   N = 2, b = 64:     1 635 000 + (2 621 + 10 000)      = 1 647 621 → E = 0.987788
- *   N = 3, b = 42.67:  13 333 + 1 066 667 + 15 000 + (3 495 + 20 000) = 1 118 495 → E = 0.970054
- *   N = 4, b = 32:       825 000 + (3 932 + 30 000)      =   858 932 → E = 0.947397
+ *   T(1, 128), the plain module (no hook or finalize copy) = 40 000 + 3 200 000 + 5 000 = 3 245 000
+ *   N = 2, b = 64:     1 635 000 + (2 621 + 10 000)      = 1 647 621 → E = 0.984753
+ *   N = 3, b = 42.67:  13 333 + 1 066 667 + 15 000 + (3 495 + 20 000) = 1 118 495 → E = 0.967073
+ *   N = 4, b = 32:       825 000 + (3 932 + 30 000)      =   858 932 → E = 0.944487
  * Most GPUs at 96 %: 3 (4 fails).  With a global batch of 2, 4 GPUs would get half a sample each:
  * not feasible (efficiency 0), so the most GPUs at any target is 2. */
 static void
@@ -219,12 +223,12 @@ test_gpus_strong(void)
   g_assert_no_error(error);
   g_assert_cmpint(r->status, ==, DDP_SOLVE_FOUND);
   g_assert_cmpfloat(r->answer.value, ==, 3);
-  g_assert_cmpfloat_with_epsilon(r->answer.efficiency, 3255000.0 / (3 * 1118495.0), 1e-9);
+  g_assert_cmpfloat_with_epsilon(r->answer.efficiency, 3245000.0 / (3 * 1118495.0), 1e-9);
   g_assert_cmpfloat_with_epsilon(r->answer.iteration_ms, 1.118495, 1e-9);
-  g_assert_cmpfloat_with_epsilon(r->answer.single_gpu_ms, 3.255 / 3, 1e-9);   /* the ideal T(1)/N */
+  g_assert_cmpfloat_with_epsilon(r->answer.single_gpu_ms, 3.245 / 3, 1e-9);   /* the ideal T(1)/N */
   g_assert_cmpfloat(r->neighbour.value, ==, 4);
-  g_assert_cmpfloat_with_epsilon(r->neighbour.efficiency, 3255000.0 / (4 * 858932.0), 1e-9);
-  g_assert_cmpfloat_with_epsilon(g_array_index(r->grid, DdpSolvePoint, 1).efficiency, 3255000.0 / (2 * 1647621.0), 1e-9);
+  g_assert_cmpfloat_with_epsilon(r->neighbour.efficiency, 3245000.0 / (4 * 858932.0), 1e-9);
+  g_assert_cmpfloat_with_epsilon(g_array_index(r->grid, DdpSolvePoint, 1).efficiency, 3245000.0 / (2 * 1647621.0), 1e-9);
   g_assert_true(isinf(r->max_batch));   /* no activations: any batch fits */
 
   o.global_batch = 2;
@@ -249,43 +253,46 @@ test_gpus_strong(void)
   g_assert_error(error, DDP_SOLVE_ERROR, DDP_SOLVE_ERROR_INVALID);
 }
 
-/* Accumulation K on 4 GPUs: T(1, K) = 570 719 + (K−1)·(150 000 + 300 000) (forward + plain
- * backward per extra micro-step), one AllReduce of 155 952 ns per optimizer step:
- *   K = 2: 1 020 719 / 1 176 671 = 0.8675;  K = 3: 1 470 719 / 1 626 671 = 0.9041.
- * Least K for 90 %: 3. */
+/* Accumulation K on 4 GPUs: T(N, K) = 570 719 + (K−1)·(150 000 + 300 000) (forward + plain
+ * backward per extra micro-step) + one AllReduce of 155 952 ns per optimizer step; the plain
+ * module's T(1, K) = K·450 000 + 55 979:
+ *   K = 3: 1 405 979 / 1 626 671 = 0.8643;  K = 4: 1 855 979 / 2 076 671 = 0.8937;
+ *   K = 5: 2 305 979 / 2 526 671 = 0.9127.
+ * Least K for 90 %: 5. */
 static void
 test_accumulate_closed_form(void)
 {
   g_autoptr(DdpScenario) s = scenario_from(NULL, 4);
   g_autoptr(DdpSolveResult) r = solve(s, DDP_SOLVE_ACCUMULATE, 0.9, 64);
   g_assert_cmpint(r->status, ==, DDP_SOLVE_FOUND);
-  g_assert_cmpfloat(r->answer.value, ==, 3);
-  g_assert_cmpfloat_with_epsilon(r->answer.efficiency, 1470719.0 / 1626671.0, 1e-9);
-  g_assert_cmpfloat(r->neighbour.value, ==, 2);
-  g_assert_cmpfloat_with_epsilon(r->neighbour.efficiency, 1020719.0 / 1176671.0, 1e-9);
+  g_assert_cmpfloat(r->answer.value, ==, 5);
+  g_assert_cmpfloat_with_epsilon(r->answer.efficiency, 2305979.0 / 2526671.0, 1e-9);
+  g_assert_cmpfloat(r->neighbour.value, ==, 4);
+  g_assert_cmpfloat_with_epsilon(r->neighbour.efficiency, 1855979.0 / 2076671.0, 1e-9);
 }
 
 /* Batch b on 4 GPUs: the measured layer times scale with b/32, the copies and the optimizer do not:
- *   T(1, b) = 450 000·b/32 + 32 370 (hook copies) + 32 370 (finalize) + 55 979 = 14 062.5·b + 120 719
- *   E >= 0.9 ⇔ T(1, b) >= 9 · 155 952 = 1 403 568 ⇔ b >= 91.2:  b = 92 (E = 0.90070), 91 fails
- *   (E = 1 400 407 / 1 556 359 = 0.89980, layer times rounded to ns). */
+ *   T(1, b) = 450 000·b/32 + 55 979 = 14 062.5·b + 55 979 (the plain module)
+ *   T(4, b) = T(1, b) + 32 370 (hook copies) + 32 370 (finalize) + 155 952 (AllReduce)
+ *   E >= 0.9 ⇔ T(1, b) >= 9 · 220 692 = 1 986 228 ⇔ b >= 137.26:  b = 138 (E = 1 996 604 / 2 217 296
+ *   = 0.90047), 137 fails (E = 1 982 541.5 / 2 203 233.5 = 0.89983; layer times rounded to ns). */
 static void
 test_batch_closed_form(void)
 {
   g_autoptr(DdpScenario) s = scenario_from(NULL, 4);
   g_autoptr(DdpSolveResult) r = solve(s, DDP_SOLVE_BATCH, 0.9, 0);
   g_assert_cmpint(r->status, ==, DDP_SOLVE_FOUND);
-  g_assert_cmpfloat(r->answer.value, ==, 92);
-  g_assert_cmpfloat_with_epsilon(r->answer.efficiency, 1414469.0 / 1570421.0, 1e-9);
-  g_assert_cmpfloat(r->neighbour.value, ==, 91);
-  g_assert_cmpfloat_with_epsilon(r->neighbour.efficiency, 1400407.0 / 1556359.0, 1e-9);
+  g_assert_cmpfloat(r->answer.value, ==, 138);
+  g_assert_cmpfloat_with_epsilon(r->answer.efficiency, 1996604.0 / 2217296.0, 2e-7);
+  g_assert_cmpfloat(r->neighbour.value, ==, 137);
+  g_assert_cmpfloat_with_epsilon(r->neighbour.efficiency, 1982541.5 / 2203233.5, 2e-7);
   g_assert_true(r->answer.fits);
 }
 
 /* The same with 10^9 B of fp32 activations per sample per layer: fixed memory = weights, grads,
  * buckets and momentum (4 · 8 396 800) + 1 GiB = 1 107 329 024 B; 2·10^9 B per sample; the A100
  * holds 85.09 GB: the largest batch that fits is (85.09e9 − 1 107 329 024) / 2e9 = 41.991.
- * Batch 92 would reach 90 % but does not fit: the answer is "memory". */
+ * Batch 138 would reach 90 % but does not fit: the answer is "memory". */
 static void
 test_batch_memory(void)
 {
@@ -299,7 +306,7 @@ test_batch_memory(void)
   g_assert_cmpfloat_with_epsilon(ddp_solve_max_fitting_batch(s), (85.09e9 - 1107329024) / 2e9, 1e-9);
   g_autoptr(DdpSolveResult) r = solve(s, DDP_SOLVE_BATCH, 0.9, 0);
   g_assert_cmpint(r->status, ==, DDP_SOLVE_MEMORY);
-  g_assert_cmpfloat(r->answer.value, ==, 92);
+  g_assert_cmpfloat(r->answer.value, ==, 138);
   g_assert_false(r->answer.fits);
   g_assert_cmpint(r->answer.limit, ==, DDP_LIMIT_MEMORY);
   g_assert_cmpfloat_with_epsilon(r->max_fitting_batch, 41.99, 0.01);
@@ -335,7 +342,8 @@ test_bucket_cap(void)
   g_autoptr(DdpSolveResult) one = ddp_solve(s, &o, NULL);
   g_assert_cmpint(one->status, ==, DDP_SOLVE_KEEP_DEFAULT);
   g_assert_cmpfloat(one->answer.value, ==, 25);
-  g_assert_cmpint(one->answer.limit, ==, DDP_LIMIT_NONE);
+  /* one GPU: nothing to communicate; what it loses against the plain module is the reducer's copies */
+  g_assert_cmpint(one->answer.limit, ==, DDP_LIMIT_COMPUTE);
 }
 
 static void
@@ -364,12 +372,12 @@ test_progress(void)
   g_assert_nonnull(r);
   g_assert_cmpuint(calls, ==, r->simulations);
   /* grid: 64^(i/13) rounded, duplicates dropped = 1, 2, 3, 4, 5, 7, 9, 13, 18, 25, 34, 46, 64; the
-   * answer 3 and its failing neighbour 2 are adjacent grid points, so no bisection follows */
+   * answer 5 and its failing neighbour 4 are adjacent grid points, so no bisection follows */
   g_assert_cmpuint(r->grid->len, ==, 13);
   g_assert_cmpfloat(g_array_index(r->grid, DdpSolvePoint, 5).value, ==, 7);
   g_assert_cmpfloat(g_array_index(r->grid, DdpSolvePoint, 11).value, ==, 46);
   g_assert_cmpuint(r->simulations, ==, 13);
-  g_assert_cmpfloat(r->answer.value, ==, 3);
+  g_assert_cmpfloat(r->answer.value, ==, 5);
 }
 
 static void

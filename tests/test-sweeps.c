@@ -87,8 +87,8 @@ test_scale_monotone(void)
     JsonObject *row = json_array_get_object_element(rows, i);
     double eff = json_object_get_double_member(row, "scaling_efficiency");
     g_assert_cmpint(json_object_get_int_member(row, "gpus"), ==, 1 << i);
-    if (i == 0)
-      g_assert_cmpfloat(eff, ==, 1.0);
+    if (i == 0)   /* one GPU under DDP against the plain module: below 1 by the reducer's copies */
+      g_assert_cmpfloat(eff, <, 1.0);
     g_assert_cmpfloat(eff, <=, previous);
     g_assert_cmpfloat(eff, >, 0);
     previous = eff;
@@ -106,13 +106,15 @@ test_scale_monotone(void)
  *   T(b) = (10 + 800)·b/32 µs + 15 µs = 25 312.5·b + 15 000 ns
  *   AllReduce, alpha-beta ring in one node: 2(N−1)/N · 262 144 B / 100 B/ns + 2(N−1) · 5 000 ns
  *     (the tree, 2·262 144/100 + 2(N−1)·5 000, never wins here)
+ *   The baseline T(1, B) is the plain module without DDP: no hook or finalize copy, so
+ *   T_plain(128) = 25 312.5·128 + 5 000 = 3 245 000 ns.
  *   global batch 128:
- *     N = 1: T(1) = 25 312.5·128 + 15 000 = 3 255 000 ns
- *     N = 2: b = 64:  1 635 000 + 2 621 + 10 000 = 1 647 621 → E = 3 255 000 / (2 · 1 647 621) = 0.987788
- *     N = 4: b = 32:    825 000 + 3 932 + 30 000 =   858 932 → E = 3 255 000 / (4 ·   858 932) = 0.947397
+ *     N = 1: T(1) = 25 312.5·128 + 15 000 = 3 255 000 ns → E = 3 245 000 / 3 255 000 = 0.996928
+ *     N = 2: b = 64:  1 635 000 + 2 621 + 10 000 = 1 647 621 → E = 3 245 000 / (2 · 1 647 621) = 0.984753
+ *     N = 4: b = 32:    825 000 + 3 932 + 30 000 =   858 932 → E = 3 245 000 / (4 ·   858 932) = 0.944487
  *     N = 8 (2 nodes; per-GPU NIC share 100 Gb/s / 8 / 4 = 3.125 GB/s, α 5 µs): ring
  *       1.75·262 144/3.125 + 70 000 = 216 801; tree 2·262 144/3.125 + 2·(3·5 + 1·5) µs = 207 772
- *       wins; b = 16: 420 000 + 207 772 = 627 772 → E = 3 255 000 / (8 · 627 772) = 0.648125
+ *       wins; b = 16: 420 000 + 207 772 = 627 772 → E = 3 245 000 / (8 · 627 772) = 0.646134
  *     N = 256: b = 0.5 < 1 sample: not feasible.
  * With --max-batch 64 one GPU runs 2 micro-steps of 64: 2·20 000 + 1 600 000 + 1 605 000 + 10 000
  * = 3 255 000 ns, the same T(1) (the layer times are linear in the batch). */
@@ -124,7 +126,7 @@ test_scale_strong(void)
   g_autofree char *cluster = write_cluster(dir, "c", 100, 5);
   static const double expected_ms[] = { 3.255, 1.647621, 0.858932, 0.627772 };
   static const double expected_exposed_ms[] = { 0, 0.012621, 0.033932, 0.207772 };
-  static const double expected_eff[] = { 1.0, 0.987788, 0.947397, 0.648125 };
+  static const double expected_eff[] = { 0.996928, 0.984753, 0.944487, 0.646134 };
   const char *max_batch[] = { NULL, "64" };
   for (guint m = 0; m < G_N_ELEMENTS(max_batch); m++) {
     g_autoptr(JsonParser) parser = json_parser_new();
