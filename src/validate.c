@@ -362,8 +362,16 @@ parse_yes_no(const char *text, gboolean *out)
   return FALSE;
 }
 
-/* Reads a training table; the no-DDP rows' step times go into @step_ms ("model\tcluster" → double*)
- * for --step-ms, then every row is predicted. */
+/* What a measured 1-GPU step is the --step-ms of: the same model, cluster, batch and precision. */
+static char *
+step_key(const char *model, const char *cluster, double batch, const char *precision)
+{
+  char text[G_ASCII_DTOSTR_BUF_SIZE];
+  return g_strdup_printf("%s\t%s\t%s\t%s", model, cluster, g_ascii_dtostr(text, sizeof text, batch), precision);
+}
+
+/* Reads a training table; the no-DDP rows' step times go into @step_ms (step_key → double*) for
+ * --step-ms, then every row is predicted. */
 static DdpValidateTraining *
 training_read(const char *path, GHashTable *step_ms, GError **error)
 {
@@ -400,8 +408,13 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
     w->model = g_strdup(field(&t, r, col[C_MODEL]));
     w->cluster = g_strdup(field(&t, r, col[C_CLUSTER]));
     if (!w->ddp) {
-      g_hash_table_insert(step_ms, g_strdup_printf("%s\t%s", w->model, w->cluster),
-                          g_memdup2(&w->published_ms, sizeof(double)));
+      char *key = step_key(w->model, w->cluster, w->batch, field(&t, r, col[C_PRECISION]));
+      if (g_hash_table_contains(step_ms, key)) {
+        g_free(key);
+        field_error(&t, r, names[C_DDP], "a second no-DDP row for this model, cluster, batch and precision", error);
+        return NULL;
+      }
+      g_hash_table_insert(step_ms, key, g_memdup2(&w->published_ms, sizeof(double)));
     }
   }
 
@@ -410,7 +423,7 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
     if ((w->skipped = model_missing(w->model)))
       continue;
     const char *precision = field(&t, r, col[C_PRECISION]);
-    g_autofree char *key = g_strdup_printf("%s\t%s", w->model, w->cluster);
+    g_autofree char *key = step_key(w->model, w->cluster, w->batch, precision);
     const double *step = g_hash_table_lookup(step_ms, key);
     w->step_ms_flag = step ? *step : 0;
     g_autofree char *model = resolve(path, w->model), *cluster = resolve(path, w->cluster);
@@ -532,10 +545,10 @@ bucketcap_read(const char *path, GHashTable *step_ms, GError **error)
     DdpValidateBucketcapRow *w = &g_array_index(rows, DdpValidateBucketcapRow, rows->len - 1);
     if ((w->skipped = model_missing(w->model)))
       continue;
-    g_autofree char *key = g_strdup_printf("%s\t%s", w->model, w->cluster);
+    const char *precision = field(&t, r, col[C_PRECISION]);
+    g_autofree char *key = step_key(w->model, w->cluster, w->batch, precision);
     const double *step = g_hash_table_lookup(step_ms, key);
     w->step_ms_flag = step ? *step : 0;
-    const char *precision = field(&t, r, col[C_PRECISION]);
     g_autofree char *model = resolve(path, w->model), *cluster = resolve(path, w->cluster);
     Config small = { model, cluster, precision, w->gpus, w->batch, w->step_ms_flag, 1, TRUE };
     Config large = small;

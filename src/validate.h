@@ -68,7 +68,8 @@ typedef struct {
   gboolean ddp;                     /* FALSE: the 1-GPU row without DDP */
   double published_ms, published_efficiency;
   char *skipped;                    /* why the row was not predicted (model not shipped), or NULL */
-  double step_ms_flag;              /* the --step-ms used: this model's no-DDP row; 0 when none */
+  double step_ms_flag;              /* the --step-ms used: the no-DDP row of this model, cluster,
+                                     * batch and precision; 0 when none */
   DdpValidatePrediction with_step;  /* --step-ms (all zero when step_ms_flag is 0) */
   DdpValidatePrediction defaults;   /* built-in compute defaults */
   DdpValidatePrediction baseline;   /* "always 100 %": efficiency 1, step = the 1-GPU step */
@@ -91,7 +92,8 @@ typedef struct {
   guint64 gpus;
   double batch;
   char *skipped;
-  double step_ms_flag;              /* from the training rows of the same model and cluster, or 0 */
+  double step_ms_flag;              /* a training table's no-DDP row of the same model, cluster,
+                                     * batch and precision, or 0 */
   double published_ratio;           /* throughput at cap 1 / at cap 25: 1 + the reported change */
   double predicted_ratio;           /* step time at cap 25 / at cap 1 */
   double error;                     /* predicted / published ratio − 1 */

@@ -325,6 +325,8 @@ static const BadCase bad_cases[] = {
   { "t.csv", "%s1,1,32,100,1,resnet50,dgx1-v100,maybe,fp32\n", 2, "ddp: expected yes or no" },
   { "t.csv", "%s8,1,32,100,1,resnet50,dgx1-v100,no,fp32\n", 2, "gpus: a row without DDP runs on 1 GPU" },
   { "t.csv", "%s1,1,32,100,1,,dgx1-v100,no,fp32\n", 2, "ddpsim_model: empty" },
+  { "t.csv", "%s1,1,32,100,1,resnet50,dgx1-v100,no,fp32\n1,1,32,90,1,resnet50,dgx1-v100,no,fp32\n", 3,
+    "ddp: a second no-DDP row for this model, cluster, batch and precision" },
   { "t.csv", "%s1,1,32,100,1,resnet50,dgx1-v100,no\n", 2, "record: not as many fields as the header has columns" },
   { "t.csv", "%s1,1,32,100,1,\"resnet50,dgx1-v100,no,fp32\n", 2, "record: unterminated quote" },
   { "t.csv", "%s16,1,32,100,1,resnet50,dgx1-v100,yes,fp32\n", 2, "nodes: the cluster places 16 GPUs on 2 nodes" },
