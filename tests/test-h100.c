@@ -94,7 +94,7 @@ test_rows(void)
   g_assert_true(g_file_get_contents(path, &text, NULL, &error));
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
   g_autoptr(GPtrArray) header = csv_fields(lines[0]);
-  g_assert_cmpuint(header->len, ==, 16);
+  g_assert_cmpuint(header->len, ==, 20);
   g_assert_cmpstr(g_ptr_array_index(header, 1), ==, "model");
   g_assert_cmpstr(g_ptr_array_index(header, 3), ==, "precision");
   g_assert_cmpstr(g_ptr_array_index(header, 4), ==, "per_gpu_batch");
@@ -105,7 +105,7 @@ test_rows(void)
     if (!*lines[i])
       continue;
     g_autoptr(GPtrArray) f = csv_fields(lines[i]);
-    g_assert_cmpuint(f->len, ==, 16);
+    g_assert_cmpuint(f->len, ==, 20);
     const char *model = g_ptr_array_index(f, 1);
     g_autofree char *precision = g_ascii_strdown(g_ptr_array_index(f, 3), 4);
     double measured = g_ascii_strtod(g_ptr_array_index(f, 13), NULL);
