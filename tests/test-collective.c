@@ -1210,13 +1210,15 @@ test_validation_public(void)
 
 /* The newer public curves (tests/data/allreduce-2.csv: 2x p4d over EFA, 2x1 V100 over TCP,
  * 8x RTX 4090 PCIe with peer-to-peer off and on) pooled with the three above: 199 points.
- * Measured: 18.8 % over all; < 64 KiB 24.5 %, 64 KiB–16 MiB 17.4 %, > 16 MiB 7.7 %; per curve p4d
- * 25.7 %, V100/TCP 26.6 %, RTX 4090 p2p off 25.7 %, on 21.3 %.  This misses issue 10's target
- * (10 % / 15 %) in the two small-size regimes: the floors of these curves are set by constants no
- * spec gives (the host's issue time with -g 8 is 4.9 µs per GPU on the RTX 4090 server against 4.0
- * on the A100 one; the one-way TCP latency on GKE; EFA's per-hop cost in NCCL 2.23), which
- * calibration measures and a spec-only model cannot (docs/collective.md "Validation").  Asserted
- * as measured, with half a point of room. */
+ * Measured: 17.9 % over all; < 64 KiB 24.3 %, 64 KiB–16 MiB 17.6 %, > 16 MiB 7.7 %; per curve p4d
+ * 25.7 %, V100/TCP 17.6 % (26.6 % before its one-way latency was taken from a published
+ * same-zone n1 measurement, 36 µs, instead of a 30 µs estimate), RTX 4090 p2p off 25.7 %, on
+ * 21.3 %.  This misses issue 10's target (10 % / 15 %) in the two small-size regimes: the floors
+ * of these curves are set by constants no spec gives (the host's issue time with -g 8 is 4.9 µs
+ * per GPU on the RTX 4090 server against 4.0 on the A100 one, same CPU, so the software stack;
+ * EFA's per-hop cost in NCCL 2.23 + aws-ofi-nccl 1.13, ~40 µs where the plugin's own cost model
+ * says 23), which calibration measures and a spec-only model cannot (docs/collective.md
+ * "Validation").  Asserted as measured, with half a point of room. */
 static void
 test_validation_extended(void)
 {
@@ -1235,12 +1237,12 @@ test_validation_extended(void)
                  100 * st[DDP_REGIME_MID].median_abs_error, 100 * st[DDP_REGIME_BANDWIDTH].median_abs_error,
                  st[DDP_REGIME_ALL].points);
   g_assert_cmpuint(st[DDP_REGIME_ALL].points, ==, 199);
-  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.193);
-  g_assert_cmpfloat(st[DDP_REGIME_LATENCY].median_abs_error, <, 0.250);
+  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.184);
+  g_assert_cmpfloat(st[DDP_REGIME_LATENCY].median_abs_error, <, 0.248);
   g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.179);
   g_assert_cmpfloat(st[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.082);
   g_assert_cmpfloat(curve_median(curves, 0), <, 0.262);
-  g_assert_cmpfloat(curve_median(curves, 1), <, 0.271);
+  g_assert_cmpfloat(curve_median(curves, 1), <, 0.181);
   g_assert_cmpfloat(curve_median(curves, 2), <, 0.262);
   g_assert_cmpfloat(curve_median(curves, 3), <, 0.218);
 }
