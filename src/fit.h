@@ -30,6 +30,9 @@
 #include "gpu.h"
 #include "model.h"
 
+/* kernel_points.probe of layer times imported from a torch.profiler trace (profimport.h). */
+#define DDP_FIT_PROBE_PROFILER "torch-profiler"
+
 #define DDP_FIT_ERROR (ddp_fit_error_quark())
 GQuark ddp_fit_error_quark(void);
 typedef enum {
@@ -90,7 +93,9 @@ typedef struct {
   const char *protocol;
   DdpAlgorithm algo;      /* the enum when there is one, else DDP_ALGO_AUTO ("auto", CollNet) */
   DdpProtocol proto;
-  DdpFitAlphaBeta params; /* what the time was computed from */
+  DdpFitAlphaBeta params; /* the fitted line of the variant (α, bandwidth) */
+  gboolean from_curve;    /* TRUE: the time interpolates the measured curve at exactly these
+                             ranks and nodes (commcurve.h); FALSE: the line (extrapolated) */
 } DdpFitAllreduceCost;
 
 gboolean ddp_fit_allreduce_cost(const DdpFit *fit, guint64 gpus, guint64 nodes, guint64 bytes,
@@ -117,6 +122,10 @@ void ddp_fit_apply_compute_options(const DdpFit *fit, DdpComputeOptions *options
 char *ddp_fit_layer_signature(const DdpModel *model, guint layer);
 gboolean ddp_fit_layer_time(const DdpFit *fit, const char *signature, DdpPrecision precision, double batch,
                             double *forward_us, double *backward_us);
+
+/* One-line warnings (GPU model differs; GPU or node count outside the measured range) for using
+ * @fit on this cluster and job size.  (transfer full) (element-type utf8), possibly empty. */
+GPtrArray *ddp_fit_coverage_warnings(const DdpFit *fit, const DdpGpuSpec *gpu, guint64 gpus, guint64 nodes);
 
 /* ---- the least-squares core (exposed for tests and for calibrate's progress lines) -------- */
 
