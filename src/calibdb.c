@@ -17,6 +17,8 @@
  */
 #include "calibdb.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <sqlite3.h>
 #include <math.h>
 #include <string.h>
@@ -1047,6 +1049,30 @@ ddp_calibdb_batch_commit(DdpCalibDb *db, const char *note, GError **error)
     return FALSE;
   }
   return commit(db, "committing the batch", error);
+}
+
+/**
+ * ddp_calib_import_describe:
+ * @out: (out caller-allocates): strings owned by it (ddp_calib_import_clear()); gpus_per_process
+ *   and note are left for the importer
+ */
+gboolean
+ddp_calib_import_describe(const char *path, const char *data, gsize length, const char *format, DdpCalibImport *out,
+                          GError **error)
+{
+  GStatBuf st;
+  if (g_stat(path, &st) != 0) {
+    int saved = errno;
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "%s: %s", path, g_strerror(saved));
+    return FALSE;
+  }
+  g_autoptr(GDateTime) mtime = g_date_time_new_from_unix_utc(st.st_mtime);
+  out->format = g_strdup(format);
+  out->source = g_strdup(path);
+  out->sha256 = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)data, length);
+  out->mtime = g_date_time_format(mtime, "%Y-%m-%dT%H:%M:%SZ");
+  out->size_bytes = (gint64)length;
+  return TRUE;
 }
 
 /**

@@ -204,6 +204,7 @@ typedef struct {
 
 void ddp_calib_curve_point_clear(DdpCalibCurvePoint *p);
 void ddp_calib_import_clear(DdpCalibImport *i);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(DdpCalibImport, ddp_calib_import_clear)
 void ddp_calib_allreduce_fit_clear(DdpCalibAllreduceFit *f);
 void ddp_calib_kernel_fit_clear(DdpCalibKernelFit *f);
 void ddp_calib_layer_fit_clear(DdpCalibLayerFit *f);
@@ -252,6 +253,10 @@ gboolean ddp_calibdb_batch_commit(DdpCalibDb *db, const char *note, GError **err
 /* Abandons the open batch; harmless when none is open. */
 void ddp_calibdb_batch_rollback(DdpCalibDb *db);
 
+/* Fills @out's format, source, sha256 (of @data), mtime and size (of the file @path) — the
+ * provenance of an import.  FALSE with G_FILE_ERROR when @path cannot be stat()ed. */
+gboolean ddp_calib_import_describe(const char *path, const char *data, gsize length, const char *format,
+                                   DdpCalibImport *out, GError **error);
 /* Records where the open batch's run was imported from (one row per run). */
 gboolean ddp_calibdb_batch_add_import(DdpCalibDb *db, const DdpCalibImport *import, GError **error);
 /* The run an earlier import of the same bytes (@sha256) in @format created; 0 when none (not an

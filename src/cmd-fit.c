@@ -1,11 +1,17 @@
 /* cmd-fit — `ddpsim fit --db calib.db`: fits AllReduce latency/bandwidth per algorithm × protocol
  * and per-kind kernel efficiencies to what ddpsim-calibrate measured (fit.c), prints them with
- * their residuals and stores them in the same database, where `--calibration DB` finds them. */
+ * their residuals and stores them in the same database, where `--calibration DB` finds them.
+ * `--import FILE` first reads files users already have into the database as runs of their own —
+ * nccl-tests all_reduce_perf output (ncclimport.h) and torch.profiler Chrome traces
+ * (profimport.h) — and then fits those runs. */
 #include "cmd.h"
 #include "calibdb.h"
 #include "fit.h"
 #include "jsonout.h"
+#include "ncclimport.h"
+#include "profimport.h"
 
+#include <glib/gstdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +21,10 @@ typedef struct {
   char **runs;
   char *gpu;
   gboolean no_store, json, csv, residuals;
+  char **imports;
+  char *algo, *proto, *model, *precision;
+  int nodes;
+  double batch;
 } FitOptions;
 
 static void
@@ -23,6 +33,11 @@ fit_options_clear(FitOptions *o)
   g_free(o->db);
   g_strfreev(o->runs);
   g_free(o->gpu);
+  g_strfreev(o->imports);
+  g_free(o->algo);
+  g_free(o->proto);
+  g_free(o->model);
+  g_free(o->precision);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(FitOptions, fit_options_clear)
 
@@ -219,6 +234,17 @@ fit_csv(const DdpFit *fit)
   return g_string_free(s, FALSE);
 }
 
+/* Removes a database file and its WAL companions. */
+static void
+remove_database(const char *path)
+{
+  static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
+  for (gsize i = 0; i < G_N_ELEMENTS(suffixes); i++) {
+    g_autofree char *p = g_strconcat(path, suffixes[i], NULL);
+    g_remove(p);
+  }
+}
+
 /* Parses the --run values into ids; FALSE with DDP_CMD_ERROR on a malformed one. */
 static gboolean
 parse_runs(char **runs, GArray *ids, GError **error)
@@ -238,11 +264,87 @@ parse_runs(char **runs, GArray *ids, GError **error)
   return TRUE;
 }
 
+/* A profiler trace is JSON (an object or an array); anything else is taken for nccl-tests text. */
+static gboolean
+looks_like_json(const char *path)
+{
+  g_autofree char *text = NULL;
+  gsize length = 0;
+  if (!g_file_get_contents(path, &text, &length, NULL))
+    return FALSE; /* the importer reports the read error */
+  const char *p = text;
+  while (p < text + length && g_ascii_isspace(*p))
+    p++;
+  return p < text + length && (*p == '{' || *p == '[');
+}
+
+/* Imports every --import file; appends the new (or earlier identical) runs to @ids and says what
+ * was imported on stderr (stdout stays the fit, parseable with --json/--csv). */
+static gboolean
+import_files(const FitOptions *o, DdpCalibDb *db, GArray *ids, GError **error)
+{
+  for (guint i = 0; o->imports && o->imports[i]; i++) {
+    const char *path = o->imports[i];
+    gboolean again = FALSE;
+    gint64 run;
+    const char *what;
+    if (looks_like_json(path)) {
+      if (!o->model) {
+        g_set_error(error, DDP_CMD_ERROR, 0, "--import %s: a profiler trace needs --model (the network it "
+                    "profiled) to map its backward ops to layers", path);
+        return FALSE;
+      }
+      DdpProfImportOptions po = { o->model, o->batch, o->precision };
+      run = ddp_prof_import(db, path, &po, &again, error);
+      what = "torch.profiler trace";
+    } else {
+      DdpNcclImportOptions no = { o->algo, o->proto, o->nodes };
+      run = ddp_nccl_tests_import(db, path, &no, &again, error);
+      what = "nccl-tests output";
+    }
+    if (run == 0)
+      return FALSE;
+    g_printerr("ddpsim fit: %s: %s %s as run %" G_GINT64_FORMAT "\n", path, what,
+               again ? "already imported" : "imported", run);
+    g_array_append_val(ids, run);
+  }
+  return TRUE;
+}
+
+/* With --import and no --run, each import adds to what was fitted before: the runs of the newest
+ * stored fit join the imported ones when they measured the same GPU model (or an unnamed one), so
+ * importing a one-node and then a two-node curve gives one fit that answers both. */
+static gboolean
+add_previous_runs(DdpCalibDb *db, GArray *ids, GError **error)
+{
+  g_autoptr(GError) local = NULL;
+  g_autoptr(DdpCalibFit) previous = ddp_calibdb_fit_get(db, 0, &local);
+  if (!previous)
+    return g_error_matches(local, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_NOT_FOUND) ||
+           (g_propagate_error(error, g_steal_pointer(&local)), FALSE);
+  g_autoptr(DdpCalibRun) imported = ddp_calibdb_run_get(db, g_array_index(ids, gint64, 0), error);
+  if (!imported)
+    return FALSE;
+  g_auto(GStrv) parts = g_strsplit(previous->runs, ",", -1);
+  for (guint i = 0; parts[i]; i++) {
+    gint64 id = g_ascii_strtoll(parts[i], NULL, 10);
+    gboolean present = FALSE;
+    for (guint j = 0; j < ids->len; j++)
+      present |= g_array_index(ids, gint64, j) == id;
+    g_autoptr(DdpCalibRun) run = present ? NULL : ddp_calibdb_run_get(db, id, NULL);
+    if (run && (!*run->gpu_name || !*imported->gpu_name || strcmp(run->gpu_name, imported->gpu_name) == 0))
+      g_array_append_val(ids, id);
+  }
+  return TRUE;
+}
+
 /**
  * ddp_cmd_fit:
- * `ddpsim fit --db FILE [--run ID]… [--gpu NAME] [--no-store] [--residuals] [--json|--csv]`.
- * Returns: the exit status (0; 2 for a missing, foreign, corrupt or empty database, a bad option
- * or an unknown run; 1 for a failure to write).
+ * `ddpsim fit --db FILE [--import FILE]… [--run ID]… [--gpu NAME] [--no-store] [--residuals]
+ * [--json|--csv]`.  With --import the database is created when missing, the files become runs,
+ * and those runs (plus any --run) are fitted.
+ * Returns: the exit status (0; 2 for a missing, foreign, corrupt or empty database, a bad option,
+ * an unknown run or a file that cannot be imported; 1 for a failure to write).
  */
 int
 ddp_cmd_fit(int argc, char **argv)
@@ -256,11 +358,20 @@ ddp_cmd_fit(int argc, char **argv)
     { "residuals", 0, 0, G_OPTION_ARG_NONE, &o.residuals, "list each point against its fitted value", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "JSON output", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &o.csv, "CSV output (AllReduce table, empty line, kernel table)", NULL },
+    { "import", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.imports, "import nccl-tests all_reduce_perf output or a torch.profiler Chrome trace first (repeatable)", "FILE" },
+    { "nodes", 0, 0, G_OPTION_ARG_INT, &o.nodes, "nccl-tests: nodes of the run, when its output names no hosts (default: from the rank lines, else 1)", "N" },
+    { "algo", 0, 0, G_OPTION_ARG_STRING, &o.algo, "nccl-tests: the NCCL_ALGO the run was forced to (default: auto, NCCL's own choice)", "A" },
+    { "proto", 0, 0, G_OPTION_ARG_STRING, &o.proto, "nccl-tests: the NCCL_PROTO the run was forced to (default: auto)", "P" },
+    { "model", 0, 0, G_OPTION_ARG_STRING, &o.model, "trace: the profiled network (model name or file)", "M" },
+    { "batch", 0, 0, G_OPTION_ARG_DOUBLE, &o.batch, "trace: samples per step of the profiled run (required with a trace)", "B" },
+    { "precision", 0, 0, G_OPTION_ARG_STRING, &o.precision, "trace: fp32|tf32|fp16|bf16 of the profiled run (default fp32)", "P" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   g_autoptr(GError) error = NULL;
   if (!ddp_cmd_parse("fit", "Fit latency/bandwidth and efficiencies to calibration measurements.",
-                     "The fit is stored in the database; `--calibration FILE` on any verb uses the newest one.",
+                     "The fit is stored in the database; `--calibration FILE` on any verb uses the newest one.\n"
+                     "--import reads nccl-tests output and torch.profiler traces into the database first\n"
+                     "(docs/calibration.md).",
                      entries, NULL, &argc, &argv, NULL, &error))
     return ddp_cmd_fail("fit", error);
   if (!o.db) {
@@ -271,16 +382,35 @@ ddp_cmd_fit(int argc, char **argv)
     g_set_error(&error, DDP_CMD_ERROR, 0, "--json and --csv exclude each other");
     return ddp_cmd_fail("fit", error);
   }
+  if (o.imports && o.no_store) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--import writes the database: it excludes --no-store");
+    return ddp_cmd_fail("fit", error);
+  }
+  if (o.nodes < 0) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--nodes: %d must be at least 1", o.nodes);
+    return ddp_cmd_fail("fit", error);
+  }
   g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
   if (!parse_runs(o.runs, ids, &error))
     return ddp_cmd_fail("fit", error);
-  /* Never create a database here: a typo would leave an empty file behind. */
-  if (!g_file_test(o.db, G_FILE_TEST_EXISTS)) {
+  /* Without --import never create a database: a typo would leave an empty file behind. */
+  if (!o.imports && !g_file_test(o.db, G_FILE_TEST_EXISTS)) {
     g_set_error(&error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_OPEN, "%s: no such file", o.db);
     return ddp_cmd_fail("fit", error);
   }
+  gboolean existed = g_file_test(o.db, G_FILE_TEST_EXISTS);
   g_autoptr(DdpCalibDb) db = ddp_calibdb_open(o.db, o.no_store ? DDP_CALIBDB_READ : DDP_CALIBDB_WRITE, &error);
   if (!db)
+    return ddp_cmd_fail("fit", error);
+  if (o.imports && !import_files(&o, db, ids, &error)) {
+    /* a database this call created and nothing was imported into: leave no empty file behind */
+    if (!existed && ids->len == 0) {
+      g_clear_pointer(&db, ddp_calibdb_close);
+      remove_database(o.db);
+    }
+    return ddp_cmd_fail("fit", error);
+  }
+  if (o.imports && !o.runs && !add_previous_runs(db, ids, &error))
     return ddp_cmd_fail("fit", error);
   g_autoptr(DdpFit) fit = ddp_fit_from_db(db, (const gint64 *)(void *)ids->data, ids->len, o.gpu, &error);
   if (!fit)

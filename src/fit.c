@@ -551,7 +551,9 @@ fit_layers(DdpFit *fit, GArray *points)
   g_autoptr(GPtrArray) order = g_ptr_array_new_with_free_func(layer_acc_free);
   for (guint i = 0; i < points->len; i++) {
     const DdpCalibKernelPoint *p = &g_array_index(points, DdpCalibKernelPoint, i);
-    if (!p->signature || !*p->signature || kind_index(p->layer_kind) < 0 || !(p->time_us > 0))
+    /* a profiler import stores 0 for a layer whose ops it folded into a neighbour (profimport.h) */
+    gboolean folded = p->time_us == 0 && g_strcmp0(p->probe, DDP_FIT_PROBE_PROFILER) == 0;
+    if (!p->signature || !*p->signature || kind_index(p->layer_kind) < 0 || !(p->time_us > 0 || folded))
       continue;
     char batch[G_ASCII_DTOSTR_BUF_SIZE];
     g_ascii_dtostr(batch, sizeof batch, p->batch_size);

@@ -39,6 +39,8 @@ typedef enum {
   DDP_FIT_ERROR_NO_DATA,     /* the chosen runs hold no measurements */
   DDP_FIT_ERROR_MIXED_GPUS,  /* runs from different GPU models cannot be fitted together */
   DDP_FIT_ERROR_UNKNOWN_GPU, /* --gpu names no built-in spec */
+  DDP_FIT_ERROR_IMPORT,      /* an imported file (nccl-tests output, profiler trace) is unreadable,
+                                malformed or foreign (ncclimport.h, profimport.h) */
 } DdpFitError;
 
 typedef struct _DdpFit DdpFit;
