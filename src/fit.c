@@ -1320,10 +1320,10 @@ ddp_fit_coverage_warnings(const DdpFit *fit, const DdpGpuSpec *gpu, guint64 gpus
   GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
   const DdpCalibFit *h = fit->header;
   const char *measured = h->gpu_name && *h->gpu_name ? h->gpu_name : "an unnamed GPU";
-  if (gpu && h->gpu_spec && *h->gpu_spec && g_ascii_strcasecmp(h->gpu_spec, gpu->name) != 0)
+  if (gpu && fit->have_spec && strcmp(fit->spec.name, gpu->name) != 0)
     g_ptr_array_add(lines, g_strdup_printf("warning: calibration measured %s (%s) but the cluster's GPU is %s: "
                                            "its measured times are used unchanged", measured, h->gpu_spec, gpu->name));
-  else if (gpu && !(h->gpu_spec && *h->gpu_spec))
+  else if (gpu && !fit->have_spec)
     g_ptr_array_add(lines, g_strdup_printf("warning: calibration measured %s, which ddpsim cannot match to a "
                                            "built-in GPU: it cannot check that the cluster's %s is the same model",
                                            measured, gpu->name));

@@ -8,9 +8,9 @@
  *   for E events; a ResNet-50 step has ~10⁴.
  * - Trace ids (pid, tid) are numbers in some Kineto versions and strings in others; both are read
  *   as text.  Timestamps are µs as doubles (Kineto writes fractional µs).
- * - The alignment is the textbook LCS table (|T|+1)×(|M|+1); |M| is below 500 for every shipped
- *   model.  Backtracking prefers matching, then skipping a trace op, so ties resolve the same way
- *   every time.
+ * - The alignment is the textbook LCS table (|T|+1)×(|M|+1), weighted (pair_score) so that a
+ *   linear op's bias breaks ties; |M| is below 500 for every shipped model.  Backtracking prefers
+ *   matching, then skipping a trace op, so ties resolve the same way every time.
  */
 #include "profimport.h"
 #include "fit.h"
@@ -30,6 +30,7 @@ typedef struct {
   double ts, end;
   double gpu_us;
   OpClass op;
+  int bias;          /* linear ops: 1 AddmmBackward (with bias), 0 MmBackward (without), -1 unknown */
 } Node;
 
 typedef struct {
@@ -210,7 +211,21 @@ typedef struct {
   guint n_order;
   const guint *order;       /* backward order: positions → layer indices */
   OpClass *order_anchor;    /* anchor class by position */
+  int *order_bias;          /* linear layers by position: 1 with a bias parameter, 0 without */
 } Mapping;
+
+/* Score of pairing trace anchor @node with the model anchor at position @p: 0 when the kinds
+ * differ; a match counts 10, plus 1 when a linear op's bias agrees with the layer's (AddmmBackward
+ * ↔ weight and bias, MmBackward ↔ weight only).  Maximising the sum keeps the most matches first
+ * and uses the bias only to break ties — torch versions that lower Linear on 3-D inputs to
+ * matmul + add make MmBackward for biased layers too. */
+static guint
+pair_score(const Mapping *m, const Node *node, guint p)
+{
+  if (node->op != m->order_anchor[p])
+    return 0;
+  return 10 + (node->op == OP_LINEAR && node->bias >= 0 && node->bias == m->order_bias[p]);
+}
 
 /* Gives @us to the unmatched layers at backward positions (from, to) exclusive, in proportion to
  * their backward_bytes (equally when all are 0); FALSE when there is none. */
@@ -253,14 +268,15 @@ map_pass(const Mapping *m, const Node *nodes, guint n, double *acc, gboolean *an
   for (guint p = 0; p < m->n_order; p++)
     if (m->order_anchor[p] != OP_OTHER)
       m_pos[nm++] = p;
-  /* LCS table, L[i][j] = LCS of T[i..] and M[j..] */
+  /* alignment table (weighted LCS), L[i][j] = best score of T[i..] against M[j..] */
   guint cols = nm + 1;
   g_autofree guint *L = g_new0(guint, (gsize)(nt + 1) * cols);
   for (int i = (int)nt - 1; i >= 0; i--)
-    for (int j = (int)nm - 1; j >= 0; j--)
-      L[i * cols + j] = nodes[t_idx[i]].op == m->order_anchor[m_pos[j]]
-                          ? 1 + L[(i + 1) * cols + j + 1]
-                          : MAX(L[(i + 1) * cols + j], L[i * cols + j + 1]);
+    for (int j = (int)nm - 1; j >= 0; j--) {
+      guint score = pair_score(m, &nodes[t_idx[i]], m_pos[j]);
+      guint skip = MAX(L[(i + 1) * cols + j], L[i * cols + j + 1]);
+      L[i * cols + j] = score ? MAX(score + L[(i + 1) * cols + j + 1], skip) : skip;
+    }
   /* node index → matched backward position, -1 otherwise */
   g_autofree int *node_pos = g_new(int, MAX(n, 1));
   for (guint i = 0; i < n; i++)
@@ -268,7 +284,8 @@ map_pass(const Mapping *m, const Node *nodes, guint n, double *acc, gboolean *an
   g_autofree gboolean *matched = g_new0(gboolean, MAX(m->n_order, 1));
   guint i = 0, j = 0, k = 0;
   while (i < nt && j < nm) {
-    if (nodes[t_idx[i]].op == m->order_anchor[m_pos[j]] && L[i * cols + j] == 1 + L[(i + 1) * cols + j + 1]) {
+    guint score = pair_score(m, &nodes[t_idx[i]], m_pos[j]);
+    if (score && L[i * cols + j] == score + L[(i + 1) * cols + j + 1]) {
       node_pos[t_idx[i]] = (int)m_pos[j];
       matched[m_pos[j]] = TRUE;
       anchored[m->order[m_pos[j]]] = TRUE;
@@ -385,8 +402,9 @@ ddp_prof_trace_parse(const char *path, const char *text, gsize length, const Ddp
     if (g_str_has_prefix(name, BACKWARD_PREFIX)) {
       g_autofree char *pid = member_text(ev, "pid"), *tid = member_text(ev, "tid");
       Node n = { g_strdup(name + strlen(BACKWARD_PREFIX)), g_strdup_printf("%s/%s", pid, tid), ts, ts + dur, 0,
-                 OP_OTHER };
+                 OP_OTHER, -1 };
       n.op = classify(n.name);
+      n.bias = g_str_has_prefix(n.name, "AddmmBackward") ? 1 : g_str_has_prefix(n.name, "MmBackward") ? 0 : -1;
       g_array_append_val(nodes, n);
     } else if (g_str_has_prefix(name, "ProfilerStep#")) {
       double end = ts + dur;
@@ -425,9 +443,12 @@ ddp_prof_trace_parse(const char *path, const char *text, gsize length, const Ddp
    * one pass */
   guint n_steps = steps->len / 2;
   qsort(steps->data, n_steps, 2 * sizeof(double), compare_double);
-  Mapping m = { model, model->n_layers, model->backward_layers, g_new(OpClass, MAX(model->n_layers, 1)) };
-  for (guint p = 0; p < model->n_layers; p++)
+  Mapping m = { model, model->n_layers, model->backward_layers, g_new(OpClass, MAX(model->n_layers, 1)),
+                g_new(int, MAX(model->n_layers, 1)) };
+  for (guint p = 0; p < model->n_layers; p++) {
     m.order_anchor[p] = layer_anchor(&model->layers[model->backward_layers[p]]);
+    m.order_bias[p] = model->layers[model->backward_layers[p]].n_params >= 2;
+  }
   guint anchors_model = 0;
   for (guint p = 0; p < model->n_layers; p++)
     anchors_model += m.order_anchor[p] != OP_OTHER;
@@ -456,6 +477,7 @@ ddp_prof_trace_parse(const char *path, const char *text, gsize length, const Ddp
     }
     if (2 * matched < anchors_model || matched == 0) {
       g_free(m.order_anchor);
+      g_free(m.order_bias);
       FAIL("only %u of %s's %u weight-bearing layers match the trace's %u weight-bearing backward ops "
            "(AddmmBackward0, ConvolutionBackward0, …): is this a trace of %s, one step of it?",
            matched, model->name, anchors_model, n_trace, model->name);
@@ -469,6 +491,7 @@ ddp_prof_trace_parse(const char *path, const char *text, gsize length, const Ddp
     start = stop;
   }
   g_free(m.order_anchor);
+  g_free(m.order_bias);
   t->steps = passes;
   t->backward_nodes = nodes_in_passes / passes;
   t->total_backward_us = pass_total / passes;

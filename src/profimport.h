@@ -22,7 +22,8 @@
  *   embedding  EmbeddingBackward, EmbeddingDenseBackward, EmbeddingBagBackward
  * (any numeric suffix: Backward0, Backward1).  The model's anchors are its layers of those kinds
  * that own parameters, in the order backward runs them (model.h backward_layers: reverse forward
- * order).  The two kind sequences are aligned by a longest common subsequence, so an extra
+ * order).  The two kind sequences are aligned by a longest common subsequence (ties broken by
+ * AddmmBackward ↔ a layer with a bias, MmBackward ↔ one without), so an extra
  * weight-bearing op (a tied LM head's MmBackward) or a layer implemented without one (an RMSNorm
  * written in Python) is skipped rather than shifting everything after it.  Then, in execution
  * order:
