@@ -1,7 +1,7 @@
 /* bench-ddp — speed of the simulator on fixed workloads (run on demand: `make bench`; never part
  * of `make check`, where timing would make tests flaky).
  *
- * Workloads (DESIGN.md "Scale"; issue 4): one steady iteration of a 48-layer model (gpt2-xl) on
+ * Workloads (the README's speed figures): one steady iteration of a 48-layer model (gpt2-xl) on
  * dgx-h100 at 8, 512, 8 192 and 131 072 GPUs with per-rank lognormal stragglers; a 64-point
  * bucket_cap_mb sweep and a 15-point scale sweep (8 … 131 072 GPUs).  Each is run 5 times; the
  * median wall time and event-kernel events per second are printed. */

@@ -1,6 +1,6 @@
 /* allreduce — the AllReduce probe: NCCL float SUM AllReduce over the GPUs this process drives, as
  * nccl-tests' all_reduce_perf -g N (one process, a group call over its GPUs), or over every GPU of
- * an MPI job (ranks from ncclCommInitRank, one unique id broadcast by rank 0) — research §3.
+ * an MPI job (ranks from ncclCommInitRank, one unique id broadcast by rank 0) — docs/model.md §3.
  *
  * Timing: events on each GPU's stream, one between consecutive launches; a launch is the group
  * call enqueuing one AllReduce on every local GPU.  The mean of a GPU is (last − first) /

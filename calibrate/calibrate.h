@@ -1,5 +1,5 @@
 /* calibrate — the plain-C contract of `ddpsim-calibrate`, the program that measures a GPU machine
- * for ddpsim (issue 7; DESIGN.md "calibration"; STYLE.md habits 14–15).
+ * for ddpsim (calibrate/README.md).
  *
  * The CUDA wall.  Everything that includes a CUDA, NCCL, cuBLAS or cuDNN header lives in a .cu
  * file (device.cu, allreduce.cu, gemm.cu, conv.cu, kernels.cu) behind the functions declared here;

@@ -6,7 +6,7 @@
  * Timings are deterministic functions of the work, so that tests can check what `ddpsim fit`
  * recovers from a full calibrate → fit round trip:
  *   AllReduce  t = α + S / algbw, α and algbw per NCCL_ALGO × NCCL_PROTO from the table below
- *              (Ring Simple: 56 µs and 180 GB/s at 8 ranks, as research §2.3's worked example),
+ *              (Ring Simple: 56 µs and 180 GB/s at 8 ranks, as docs/model.md §2.3's worked example),
  *              busbw held constant across rank counts; one rank: 6 µs whatever the size.
  *   kernels    t = 5 µs + FLOPs / 500 TFLOP/s (GEMM, convolution), 3 µs + bytes / 2500 GB/s
  *              (row and elementwise kernels), 2 µs + bytes / 3000 GB/s (copies).

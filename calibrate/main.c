@@ -379,7 +379,7 @@ measure_point(Measure *m, DdpCalComm *comm, const DdpCalBatch *b, gboolean in_pl
   p->min_us = t.min_us;
   p->max_us = t.max_us;
   p->algbw_GBs = (double)b->bytes / (1000.0 * t.mean_us);
-  /* nccl-tests: busbw = algbw · 2(n−1)/n (research §3) */
+  /* nccl-tests: busbw = algbw · 2(n−1)/n (docs/model.md §3) */
   p->busbw_GBs = b->ranks > 1 ? p->algbw_GBs * 2.0 * (b->ranks - 1) / b->ranks : 0;
   return TRUE;
 }

@@ -764,7 +764,7 @@ plan_allreduce(const DdpCalOptions *o, int local_devices, int n_ranks, int nodes
       /* one rank: no algorithm runs; only NCCL's launch path is measured, once */
       if (ranks == 1 && strcmp(algorithm, "auto") != 0)
         continue;
-      /* NCCL disables NVLSTree on a single node (research §2.4): nothing to ask it */
+      /* NCCL disables NVLSTree on a single node (docs/model.md §2.4): nothing to ask it */
       if (nodes == 1 && strcmp(algorithm, "NVLSTree") == 0)
         continue;
       for (gint64 bytes = o->min_bytes; bytes <= o->max_bytes; bytes *= o->step_factor) {

@@ -8,7 +8,9 @@
 #   plot_title   string (may hold "\n")
 #   data (file)  one row per GPU count, ascending:
 #                gpus nodes iteration_ms scaling_efficiency exposed_comm_ms
-#                (scaling_efficiency as a fraction: T(1 GPU) / T(N GPUs))
+#                (scaling_efficiency as a fraction, by the definition the title states)
+#   efficiency_label  optional: the left axis label naming the definition, e.g.
+#                "weak-scaling efficiency T(1)/T(N) (%)" or "strong-scaling efficiency T(1)/(N·T(N)) (%)"
 #   output_file, output_format ("png" or "svg"; from output_file's extension when unset)
 
 if (!exists("output_format")) output_format = (output_file[strlen(output_file)-2:] eq "svg") ? "svg" : "png"
@@ -27,7 +29,8 @@ set output output_file
 set title plot_title font ",13"
 set logscale x 2
 set xlabel "GPUs (log scale)"
-set ylabel "scaling efficiency (%)" tc rgb "#2b6cb0"
+if (!exists("efficiency_label")) efficiency_label = "scaling efficiency (%)"
+set ylabel efficiency_label tc rgb "#2b6cb0"
 set y2label "time per iteration (ms)" tc rgb "#c0392b"
 set yrange [0:105]
 set y2range [0:*]

@@ -11,8 +11,11 @@
 #   x_min_ms          where the x axis starts (<= 0 when a fast rank started early)
 #   iteration_ms      end of the iteration (the slowest rank's optimizer step)
 #   exposed_start_ms, exposed_end_ms
-#                     the exposed-communication tail: the slowest rank finished backward, the
-#                     last AllReduce finished (equal when communication was all hidden)
+#                     the exposed-communication tail, shaded: the slowest rank finished backward,
+#                     the last AllReduce finished (equal when communication was all hidden)
+#   exposed_comm_ms   this iteration's exposed communication: the tail plus the buffer broadcast
+#   exposed_label     its annotation, the very text the title shows (one computation, in
+#                     cmd-timeline.c; tests/test-timeline.c checks the two agree)
 #   segments (file)   lane start_ms end_ms "kind" layer "name"
 #   buckets (file)    index start_ms end_ms ready_ms launch_ms bytes "label"
 #   output_file, output_format ("png" or "svg"; from output_file's extension when unset)
@@ -70,7 +73,7 @@ set xtics nomirror
 set mxtics 5
 set grid xtics mxtics lc rgb "#ececec" lw 1, lc rgb "#f6f6f6" lw 1
 set border 3
-set tmargin 5
+set tmargin 6
 set rmargin 14
 set key outside below center horizontal maxrows 2 samplen 2 spacing 1.2
 set style fill solid 1.0 noborder
@@ -84,8 +87,9 @@ exposed_ms = exposed_end_ms - exposed_start_ms
 if (exposed_ms > 0) {
   set object 1 rect from exposed_start_ms, graph 0 to exposed_end_ms, graph 1 behind \
       fc rgb "#fbd3d3" fs solid 1.0 noborder
-  set label 1 sprintf("exposed communication %.3f ms", exposed_ms) at exposed_end_ms, graph 1 right \
-      offset 0, 0.8 tc rgb "#c0392b"
+}
+if (exposed_comm_ms > 0) {
+  set label 1 exposed_label at exposed_end_ms, graph 1 right offset 0, 0.8 tc rgb "#c0392b"
 } else {
   set label 1 "communication fully hidden" at iteration_ms, graph 1 right offset 0, 0.8 tc rgb "#2b6cb0"
 }

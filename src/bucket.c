@@ -1,5 +1,5 @@
 /* bucket — PyTorch DDP's gradient bucket assignment (see bucket.h), reproduced rule for rule from
- * PyTorch 2.x (../shared/research/ddp-nccl-facts.md §1.1–1.3, §5.1–5.3):
+ * PyTorch 2.x (docs/model.md §1.1–1.3, §5.1–5.3):
  *   torch/csrc/distributed/c10d/reducer.cpp   compute_bucket_assignment_by_size,
  *                                             Reducer::rebuild_buckets, Reducer::initialize_buckets
  *   torch/nn/parallel/distributed.py          DistributedDataParallel.__init__ (bucket_cap_mb),

@@ -1,4 +1,4 @@
-/* bucket — PyTorch DDP's gradient bucket assignment, exactly (research §1.1–1.3):
+/* bucket — PyTorch DDP's gradient bucket assignment, exactly (docs/model.md §1.1–1.3):
  * compute_bucket_assignment_by_size with per-(dtype) limit sequences, close-after-add overshoot,
  * sparse tensors alone; the construction-time layout and the one-time rebuild in gradient-ready
  * order before iteration 1. */

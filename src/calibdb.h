@@ -5,7 +5,7 @@
  *   runs              one row per calibration run, with provenance (host, GPU, driver, CUDA, NCCL,
  *                     cuBLAS, cuDNN versions, start/finish time, the arguments that --resume replays);
  *   batches           one row per committed measurement batch: the unit of atomicity and of --resume;
- *   allreduce_points  NCCL AllReduce timings (nccl-tests conventions, research §3: algbw = S/t,
+ *   allreduce_points  NCCL AllReduce timings (nccl-tests conventions, docs/model.md §3: algbw = S/t,
  *                     busbw = algbw·2(n−1)/n, GB = 10^9 B);
  *   kernel_points     backward/forward kernel timings (cuBLAS GEMMs, cuDNN convolutions, our own
  *                     norm/softmax/elementwise kernels, device copies) with FLOPs and bytes;

@@ -19,15 +19,17 @@ static const char *const cluster_keys[] = { "name", "description", "gpu", "gpus_
                                             "overlap_slowdown", NULL };
 static const char *const gpu_keys[] = { "name", "sm_arch", "fp32_tflops", "tf32_tflops", "fp16_tflops",
                                         "bf16_tflops", "hbm_GBs", "memory_GB", "sms", NULL };
-static const char *const intra_keys[] = { "fabric", "bandwidth_GBs", "latency_us", NULL };
+static const char *const intra_keys[] = { "fabric", "bandwidth_GBs", "latency_us", "efficiency", "p2p", NULL };
 static const char *const inter_keys[] = { "fabric", "nics_per_node", "nic_bandwidth_Gbps", "latency_us",
-                                          "oversubscription", "rail_optimized", NULL };
+                                          "oversubscription", "rail_optimized", "efficiency", NULL };
 static const char *const nccl_keys[] = { "cost_model", "algorithm", "protocol", "channels", "bw_intra_GBs",
-                                         "bw_inter_GBs", "amd_cpu", "launch_us", "nvls", NULL };
+                                         "bw_inter_GBs", "amd_cpu", "launch_us", "nvls", "host_launch_us", NULL };
 
 static const char *const intra_fabrics[] = { "nvlink", "nvswitch", "pcie", NULL };
-static const char *const inter_fabrics[] = { "ib", "roce", "ethernet", NULL };
-static const char *const cost_models[] = { "nccl", "alpha-beta", NULL };
+/* Index = DdpInterFabric; the last, "tcp", is another name for "ethernet" (parse_transport maps it). */
+static const char *const inter_fabrics[] = { "ib", "roce", "ethernet", "efa", "tcpxo", "tcp", NULL };
+/* Index = DdpCostModel. */
+static const char *const cost_models[] = { "nccl", "alpha-beta", "nccl-tuner", NULL };
 /* Index = DdpAlgorithm / DdpProtocol value. */
 static const char *const algorithm_choices[] = { "auto", "ring", "tree", "nvls", "nvlstree", NULL };
 static const char *const protocol_choices[] = { "auto", "LL", "LL128", "Simple", NULL };
@@ -92,6 +94,35 @@ parse_gpu(const DdpKeyFile *kf, DdpCluster *c, GError **error)
   return TRUE;
 }
 
+/* The transport keys of the nccl cost model (docs/collective.md "Cluster keys"), read after the
+ * rest so that their defaults can depend on it:
+ *   [intra] efficiency  share of bandwidth_GBs NCCL reaches, (0, 1]; default by fabric
+ *   [intra] p2p         GPU peer-to-peer (NCCL's P2P transport); false = staged through host memory
+ *   [inter] efficiency  share of the NIC line rate NCCL's transport reaches, (0, 1]; default by fabric
+ *   [nccl] host_launch_us  host time to issue one collective on one GPU, µs; default 4 */
+static gboolean
+parse_transport(const DdpKeyFile *kf, DdpCluster *c, GError **error)
+{
+  gboolean p2p = TRUE;
+  if (ddp_keyfile_has_group(kf, "intra") &&
+      (!ddp_keyfile_get_double(kf, "intra", "efficiency", FALSE, 1e-3, 1.0, &c->intra.efficiency, error) ||
+       !ddp_keyfile_get_bool(kf, "intra", "p2p", FALSE, &p2p, error)))
+    return FALSE;
+  c->intra.p2p_off = !p2p;
+  if ((int)c->inter.fabric == DDP_INTER_FABRIC_COUNT)   /* "tcp" */
+    c->inter.fabric = DDP_INTER_ETHERNET;
+  if (ddp_keyfile_has_group(kf, "inter") &&
+      !ddp_keyfile_get_double(kf, "inter", "efficiency", FALSE, 1e-3, 1.0, &c->inter.efficiency, error))
+    return FALSE;
+  /* ≈ one cudaLaunchKernel plus NCCL's enqueue per GPU: nccl-tests -g 8 (one thread issuing eight
+   * GPUs' calls) floors at 32 µs on the public DGX A100 curve (docs/collective.md "Host floor") */
+  c->nccl.host_launch_us = 4.0;
+  if (ddp_keyfile_has_group(kf, "nccl") &&
+      !ddp_keyfile_get_double(kf, "nccl", "host_launch_us", FALSE, 0, 1e4, &c->nccl.host_launch_us, error))
+    return FALSE;
+  return TRUE;
+}
+
 /**
  * ddp_cluster_from_keyfile:
  * Reads the cluster groups of @kf (a .cluster file or a scenario file).  Other groups are the
@@ -102,6 +133,7 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
 {
   g_autoptr(DdpCluster) c = g_new0(DdpCluster, 1);
   c->path = g_strdup(ddp_keyfile_path(kf));
+  c->overlap_slowdown = -1;   /* not given: the setup's default applies (scenario.c overheads) */
   if (!ddp_keyfile_has_group(kf, "cluster")) {
     g_set_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_MISSING,
                 "%s: [cluster]: required group is missing (is this a cluster file?)", ddp_keyfile_path(kf));
@@ -160,7 +192,7 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
 
   int cost_model = DDP_COST_NCCL, algorithm = DDP_ALGO_AUTO, protocol = DDP_PROTO_AUTO;
   gint64 channels = 0;
-  /* per-call launch overhead on top of NCCL's latency model: "a few µs" (research §1.6) */
+  /* per-call launch overhead on top of NCCL's latency model: "a few µs" (docs/model.md §1.6) */
   c->nccl.launch_us = 5.0;
   c->nccl.nvls = TRUE;   /* NCCL_NVLS_ENABLE's default: on wherever the hardware supports it */
   if (ddp_keyfile_has_group(kf, "nccl") &&
@@ -179,6 +211,8 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
   c->nccl.algorithm = algorithm;
   c->nccl.protocol = protocol;
   c->nccl.channels = (int)channels;
+  if (!parse_transport(kf, c, error))
+    return NULL;
   return g_steal_pointer(&c);
 }
 
@@ -257,4 +291,53 @@ ddp_cluster_inter_GBs_per_gpu(const DdpCluster *cluster)
 {
   return cluster->inter.nics_per_node * cluster->inter.nic_bandwidth_Gbps / 8.0 /
          cluster->gpus_per_node / cluster->inter.oversubscription;
+}
+
+/* Intra-node: what NCCL's topology counts per link of the raw rate (topo.h): NVLink 2/3 at 20 of
+ * 25 GB/s, NVLink 4 at 20.6 of 25 (SM90_NVLINK_BW), NVLink 5 at 40.1 of 50 (SM100_NVLINK_BW);
+ * PCIe at 12 GB/s per Gen3 x16 (PCI_BW) of its 15.75 raw, the same share for Gen4/Gen5. */
+double
+ddp_cluster_intra_efficiency(const DdpCluster *cluster)
+{
+  if (cluster->intra.efficiency > 0)
+    return cluster->intra.efficiency;
+  if (cluster->intra.fabric == DDP_INTRA_PCIE)
+    return 12.0 / 15.75;
+  int sm = cluster->gpu.sm_arch;
+  return sm >= 100 ? 40.1 / 50.0 : sm >= 90 ? 20.6 / 25.0 : 20.0 / 25.0;
+}
+
+/* Inter-node, by transport (docs/collective.md "Transport efficiency"):
+ *  IB, RoCE — 0.96: NCCL's search rates a 400 Gb/s NIC (50 GB/s) at 48 GB/s and a 200 Gb/s one at
+ *    24 (search.cc speedArrayInter, net_ib reporting the link speed); RoCE runs the same IB verbs
+ *    transport;
+ *  EFA — 0.85: SRD through libfabric and the aws-ofi-nccl plugin; AWS publishes only the line
+ *    rate, so this is an estimate (an assumption, not a spec);
+ *  TCPXO — 0.75: GPUDirect-TCPXO moves payload GPU-direct but over TCP with a receive-side
+ *    header split; Google publishes only the line rate: an assumption;
+ *  TCP sockets — 0.4: NCCL's socket transport copies through host memory in the proxy thread over
+ *    a few TCP flows, and cloud VMs cap a single flow well below the NIC (AWS EC2 documents 5 Gb/s
+ *    per flow outside a placement group, 10 inside, on 25–100 Gb/s instances): an assumption. */
+double
+ddp_cluster_inter_efficiency(const DdpCluster *cluster)
+{
+  if (cluster->inter.efficiency > 0)
+    return cluster->inter.efficiency;
+  switch (cluster->inter.fabric) {
+  case DDP_INTER_EFA:
+    return 0.85;
+  case DDP_INTER_TCPXO:
+    return 0.75;
+  case DDP_INTER_ETHERNET:
+    return 0.4;
+  default:
+    return 0.96;
+  }
+}
+
+const char *
+ddp_inter_fabric_name(DdpInterFabric fabric)
+{
+  g_return_val_if_fail(fabric < DDP_INTER_FABRIC_COUNT, "?");
+  return inter_fabrics[fabric];
 }

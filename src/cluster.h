@@ -10,18 +10,26 @@
 #include "keyfile.h"
 
 typedef enum { DDP_INTRA_NVLINK, DDP_INTRA_NVSWITCH, DDP_INTRA_PCIE } DdpIntraFabric;
-typedef enum { DDP_INTER_IB, DDP_INTER_ROCE, DDP_INTER_ETHERNET } DdpInterFabric;
+/* ETHERNET is plain TCP over Ethernet: NCCL's socket transport ("tcp" in a cluster file is the same
+ * fabric).  EFA is AWS's Elastic Fabric Adapter (aws-ofi-nccl plugin); TCPXO is Google's
+ * GPUDirect-TCPXO (A3 Mega).  Each has its own default transport efficiency (cluster.c). */
+typedef enum {
+  DDP_INTER_IB, DDP_INTER_ROCE, DDP_INTER_ETHERNET, DDP_INTER_EFA, DDP_INTER_TCPXO, DDP_INTER_FABRIC_COUNT
+} DdpInterFabric;
 
-/* NCCL algorithm and protocol (research §2).  AUTO lets the cost model pick the fastest.  NVLS is
+/* NCCL algorithm and protocol (docs/model.md §2).  AUTO lets the cost model pick the fastest.  NVLS is
  * NVLink SHARP (reduction in the NVSwitch, one node); NVLS_TREE is NVLS inside each node plus a
  * tree across nodes (docs/collective.md "NVLS"). */
 typedef enum {
   DDP_ALGO_AUTO, DDP_ALGO_RING, DDP_ALGO_TREE, DDP_ALGO_NVLS, DDP_ALGO_NVLS_TREE, DDP_ALGO_COUNT
 } DdpAlgorithm;
 typedef enum { DDP_PROTO_AUTO, DDP_PROTO_LL, DDP_PROTO_LL128, DDP_PROTO_SIMPLE, DDP_PROTO_COUNT } DdpProtocol;
-/* NCCL: NCCL's tuning model (tuning.cc); ALPHA_BETA: plain ring 2(N-1)/N·M/B + 2(N-1)·α over the
- * slowest link, protocol effects off (for closed-form checks and what-if studies). */
-typedef enum { DDP_COST_NCCL, DDP_COST_ALPHA_BETA } DdpCostModel;
+/* NCCL: the measured-physics model of NCCL as nccl-tests measures it (docs/collective.md "The nccl
+ * model": host issue floor, launch, NCCL's per-hop latencies, runtime channel fill, pipeline fill,
+ * peaks from the links' physics); NCCL_TUNER: NCCL's own tuning table (tuning.cc), the numbers NCCL
+ * ranks algorithms by; ALPHA_BETA: plain ring 2(N-1)/N·M/B + 2(N-1)·α over the slowest link,
+ * protocol effects off (for closed-form checks and what-if studies). */
+typedef enum { DDP_COST_NCCL, DDP_COST_ALPHA_BETA, DDP_COST_NCCL_TUNER } DdpCostModel;
 
 typedef struct {
   char *name;
@@ -34,6 +42,10 @@ typedef struct {
     DdpIntraFabric fabric;
     double bandwidth_GBs;     /* per GPU, one direction, 10^9 B/s */
     double latency_us;        /* per hop */
+    /* Share of bandwidth_GBs that NCCL's data reaches; 0: the fabric's default
+     * (ddp_cluster_intra_efficiency). */
+    double efficiency;
+    gboolean p2p_off;         /* GPU peer-to-peer disabled ([intra] p2p = false): staged through host memory */
   } intra;
   struct {
     DdpInterFabric fabric;
@@ -42,13 +54,16 @@ typedef struct {
     double latency_us;        /* per hop */
     double oversubscription;  /* >= 1: fabric bisection is 1/oversubscription of the NIC total */
     gboolean rail_optimized;
+    /* Share of the NIC line rate NCCL's transport reaches; 0: the fabric's default
+     * (ddp_cluster_inter_efficiency). */
+    double efficiency;
   } inter;
   struct {
     DdpCostModel cost_model;
     DdpAlgorithm algorithm;
     DdpProtocol protocol;
     int channels;             /* 0: auto */
-    /* NCCL's per-channel graph bandwidths (research §2.5; NCCL_DEBUG=INFO "bw INTRA/INTER"),
+    /* NCCL's per-channel graph bandwidths (docs/model.md §2.5; NCCL_DEBUG=INFO "bw INTRA/INTER"),
      * 10^9 B/s; 0: derived from the fabric as docs/collective.md describes. */
     double bw_intra_GBs;
     double bw_inter_GBs;
@@ -56,8 +71,11 @@ typedef struct {
     double launch_us;         /* per call on top of NCCL's latency model (kernel launch, stream gap) */
     gboolean nvls;            /* NVLS/NVLSTree allowed where the hardware has them (NCCL_NVLS_ENABLE);
                                * the loader defaults it to TRUE, a zeroed struct has them off */
+    double host_launch_us;    /* host time to issue one collective on one GPU (enqueue + kernel launch):
+                               * the nccl model's floor is gpus_per_process × this; loader default 4 */
   } nccl;
-  double overlap_slowdown;    /* fraction by which compute slows while a collective runs (research §5.8) */
+  double overlap_slowdown;    /* fraction by which compute slows while a collective runs (docs/model.md §5.8);
+                               * < 0 when the file does not say (ddp_overheads_overlap_slowdown) */
 } DdpCluster;
 
 #define DDP_CLUSTER_ERROR (ddp_cluster_error_quark())
@@ -77,6 +95,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpCluster, ddp_cluster_free)
 gboolean ddp_cluster_check_gpus(const DdpCluster *cluster, guint64 gpus, guint64 *nodes, GError **error);
 /* Per-GPU share of inter-node bandwidth, 10^9 B/s: NICs × NIC bandwidth / 8 / gpus_per_node / oversubscription. */
 double ddp_cluster_inter_GBs_per_gpu(const DdpCluster *cluster);
+
+/* Effective transport efficiencies: the cluster's own value, or the fabric's default (cluster.c
+ * derives each default).  Intra: NVLink/NVSwitch 20/25 (NVLink 2–3), 20.6/25 (NVLink 4), 40.1/50
+ * (NVLink 5); PCIe 12/15.75.  Inter: IB and RoCE 0.96, EFA 0.85, TCPXO 0.75, TCP sockets 0.4. */
+double ddp_cluster_intra_efficiency(const DdpCluster *cluster);
+double ddp_cluster_inter_efficiency(const DdpCluster *cluster);
+const char *ddp_inter_fabric_name(DdpInterFabric fabric);
 
 /* ddp_algorithm_name/parse and ddp_protocol_name/parse are in collective.h. */
 

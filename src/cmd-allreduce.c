@@ -1,6 +1,6 @@
 /* cmd-allreduce — `ddpsim allreduce`: the collective model alone, as the table nccl-tests'
- * all_reduce_perf prints (size, count, type, time, algbw, busbw; research §3) plus the algorithm
- * and protocol NCCL's tuner would pick (research §2.4).  --explain shows why: the emulated topology
+ * all_reduce_perf prints (size, count, type, time, algbw, busbw; docs/model.md §3) plus the algorithm
+ * and protocol NCCL's tuner would pick (docs/model.md §2.4).  --explain shows why: the emulated topology
  * graphs, NCCL's tuning table, the choice by size and the latency/bandwidth crossover.  --compare
  * runs the model against measured nccl-tests curves (docs/collective.md "Validation"). */
 #include "cmd.h"
@@ -14,6 +14,7 @@
 
 typedef struct {
   char *cluster, *gpus, *min_bytes, *max_bytes, *step_factor, *step_bytes, *datatype, *algo, *proto, *compare, *calibration;
+  char *per_process;      /* -g */
   gboolean json, csv, explain;
 } AllreduceOptions;
 
@@ -23,6 +24,7 @@ typedef struct {
   guint64 min_bytes, max_bytes, step_factor, step_bytes;
   const char *type_name;
   guint64 type_size;
+  guint64 per_process;    /* -g: GPUs one host thread issues for (nccl-tests), 1 by default */
 } Sweep;
 
 /* The choice search runs to 1 TiB, so the crossover does not depend on -e. */
@@ -32,9 +34,12 @@ static const char allreduce_description[] =
   "Sizes take K, M, G suffixes (2^10, 2^20, 2^30) as in nccl-tests; sizes are rounded down to\n"
   "whole elements of the -d type.  algbw = size / time and busbw = algbw * 2(n-1)/n, in\n"
   "10^9 bytes/s, as nccl-tests reports them.  Defaults: --cluster dgx-a100, one node of GPUs,\n"
-  "-b 8 -e 128M -f 2 -d float, algorithm and protocol from the cluster file (auto).\n"
+  "-b 8 -e 128M -f 2 -g 1 -d float, algorithm and protocol from the cluster file (auto).\n"
+  "-g N models nccl-tests' -g N: one thread issues every call for N GPUs, so small sizes are\n"
+  "bound by N x nccl.host_launch_us (the nccl cost model's host floor).\n"
   "--compare CSV predicts every row of a file of measured nccl-tests points (columns source,\n"
-  "system, cluster, gpus, bytes, time_us) and prints model and measurement side by side.";
+  "system, cluster, gpus, bytes, time_us, optional gpus_per_process) and prints model and\n"
+  "measurement side by side, with the median and largest |error| per size regime.";
 
 static gboolean
 fail(GError **error, const char *format, const char *value)
@@ -74,7 +79,14 @@ parse_sweep(const AllreduceOptions *o, Sweep *s, GError **error)
     const char *name;
     guint64 size;
   } types[] = { { "float", 4 }, { "half", 2 }, { "bfloat16", 2 }, { "double", 8 } };
-  *s = (Sweep){ 0, 8, 128 << 20, 2, 0, "float", 4 };
+  *s = (Sweep){ 0, 8, 128 << 20, 2, 0, "float", 4, 1 };
+  if (o->per_process) {
+    char *end;
+    errno = 0;
+    s->per_process = g_ascii_strtoull(o->per_process, &end, 10);
+    if (errno || end == o->per_process || *end || s->per_process == 0 || s->per_process > 1024)
+      return fail(error, "-g: \"%s\" is not a whole number of GPUs from 1 to 1024", o->per_process);
+  }
   if (o->gpus) {
     char *end;
     errno = 0;
@@ -166,7 +178,7 @@ average_busbw(const GArray *rows)
 static const char *
 cost_model_name(DdpCostModel m)
 {
-  return m == DDP_COST_ALPHA_BETA ? "alpha-beta" : "nccl";
+  return m == DDP_COST_ALPHA_BETA ? "alpha-beta" : m == DDP_COST_NCCL_TUNER ? "nccl-tuner" : "nccl";
 }
 
 /* "ring/Simple" */
@@ -189,6 +201,14 @@ explain_text(GString *out, const DdpCluster *cluster, const DdpCollective *model
     g_string_append_printf(out, "# alpha-beta: B = %.2f GB/s (slowest link crossed), protocol effects off\n",
                            ring.bw_intra_GBs);
   } else {
+    if (cluster->nccl.cost_model == DDP_COST_NCCL)
+      g_string_append_printf(out,
+                             "# nccl model: time = max(host floor, launch %.1f us + latency + transfer + fill); the\n"
+                             "# latency is NCCL's table below plus [inter] latency_us %.1f us per network hop; peaks\n"
+                             "# from the links (intra efficiency %.3f, inter %.3f); columns ch..host below\n",
+                             cluster->nccl.launch_us, ddp_collective_nodes(model) > 1 ? cluster->inter.latency_us : 0.0,
+                             ddp_cluster_intra_efficiency(cluster),
+                             ddp_collective_nodes(model) > 1 ? ddp_cluster_inter_efficiency(cluster) : 0.0);
     g_string_append_printf(out,
                            "# graphs (NCCL topology search, emulated): ring %d channels x %.1f/%.1f GB/s, "
                            "tree %d channels x %.1f/%.1f GB/s",
@@ -317,14 +337,23 @@ sweep_text(const DdpCluster *cluster, const DdpCollective *model, const Sweep *s
                          ddp_protocol_name(cluster->nccl.protocol));
   if (explain)
     explain_text(out, cluster, model);
-  g_string_append(out, "#\n"
-                       "#         size          count      type        time     algbw     busbw  algorithm  protocol\n"
-                       "#          (B)     (elements)                  (us)    (GB/s)    (GB/s)\n");
+  /* --explain under the nccl model: the terms of each row (channels in use, latency, transfer,
+   * pipeline fill, and the host floor where it binds) */
+  gboolean terms = explain && cluster->nccl.cost_model == DDP_COST_NCCL;
+  g_string_append_printf(out, "#\n"
+                              "#         size          count      type        time     algbw     busbw  algorithm  protocol%s\n"
+                              "#          (B)     (elements)                  (us)    (GB/s)    (GB/s)%s\n",
+                         terms ? "  ch   latency  transfer      fill   host" : "",
+                         terms ? "                          (us)      (us)      (us)   (us)" : "");
   for (guint i = 0; i < rows->len; i++) {
     const Row *r = &g_array_index(rows, Row, i);
-    g_string_append_printf(out, "%14" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT " %9s %11.2f %9.2f %9.2f %10s %9s\n",
+    g_string_append_printf(out, "%14" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT " %9s %11.2f %9.2f %9.2f %10s %9s",
                            r->bytes, r->count, s->type_name, r->cost.time_us, r->cost.algbw_GBs, r->cost.busbw_GBs,
                            ddp_algorithm_name(r->cost.algorithm), ddp_protocol_name(r->cost.protocol));
+    if (terms)
+      g_string_append_printf(out, " %3d %9.2f %9.2f %9.2f %6.1f", r->cost.channels, r->cost.latency_us,
+                             r->cost.transfer_us, r->cost.fill_us, r->cost.host_floor_us);
+    g_string_append_c(out, '\n');
   }
   g_string_append_printf(out, "# Avg bus bandwidth    : %.3f\n", average_busbw(rows));
   return g_string_free(out, FALSE);
@@ -377,6 +406,16 @@ sweep_json(const DdpCluster *cluster, const DdpCollective *model, const Sweep *s
 
 /* ---- --compare ---- */
 
+/* "#   < 64 KiB: median 1.2 %, max 3.4 % (10 points)" for each size regime with points. */
+static void
+regime_lines(GString *out, const DdpCompareStats stats[DDP_REGIME_COUNT])
+{
+  for (int r = 0; r < DDP_REGIME_ALL; r++)
+    if (stats[r].points > 0)
+      g_string_append_printf(out, "#   %-16s median %5.1f %%, max %6.1f %% (%u points)\n", ddp_size_regime_name(r),
+                             100.0 * stats[r].median_abs_error, 100.0 * stats[r].max_abs_error, stats[r].points);
+}
+
 static char *
 compare_text(const char *path, const GPtrArray *curves)
 {
@@ -388,8 +427,9 @@ compare_text(const char *path, const GPtrArray *curves)
   for (guint c = 0; c < curves->len; c++) {
     const DdpCompareCurve *cv = curves->pdata[c];
     g_string_append_printf(out, "#\n# curve %u: %s\n#   %" G_GUINT64_FORMAT " GPUs, %" G_GUINT64_FORMAT
-                                " node%s, cluster %s; source: %s\n",
-                           c + 1, cv->system, cv->gpus, cv->nodes, cv->nodes == 1 ? "" : "s", cv->cluster, cv->source);
+                                " node%s, %u GPU%s per process, cluster %s; source: %s\n",
+                           c + 1, cv->system, cv->gpus, cv->nodes, cv->nodes == 1 ? "" : "s", cv->gpus_per_process,
+                           cv->gpus_per_process == 1 ? "" : "s", cv->cluster, cv->source);
     g_string_append(out, "#         size   meas time   pred time  meas busbw  pred busbw    error  algorithm  protocol\n"
                          "#          (B)        (us)        (us)      (GB/s)      (GB/s)      (%)\n");
     for (guint i = 0; i < cv->points->len; i++) {
@@ -401,10 +441,16 @@ compare_text(const char *path, const GPtrArray *curves)
     }
     g_string_append_printf(out, "# curve %u: median |error| %.1f %% over %u points\n", c + 1,
                            100.0 * cv->median_abs_error, cv->points->len);
+    DdpCompareStats stats[DDP_REGIME_COUNT];
+    ddp_compare_curve_stats(cv, stats);
+    regime_lines(out, stats);
     points += cv->points->len;
   }
   g_string_append_printf(out, "#\n# all curves: median |error| %.1f %% over %u points\n",
                          100.0 * ddp_compare_median_abs_error(curves), points);
+  DdpCompareStats stats[DDP_REGIME_COUNT];
+  ddp_compare_stats(curves, stats);
+  regime_lines(out, stats);
   return g_string_free(out, FALSE);
 }
 
@@ -443,6 +489,22 @@ compare_csv(const GPtrArray *curves)
   return g_string_free(out, FALSE);
 }
 
+/* "regimes": [{"regime": "< 64 KiB", "points": 10, "median_abs_error": .., "max_abs_error": ..}, ...] */
+static void
+regimes_json(DdpJson *j, const DdpCompareStats stats[DDP_REGIME_COUNT])
+{
+  ddp_json_begin_array(j, "regimes");
+  for (int r = 0; r < DDP_REGIME_COUNT; r++) {
+    ddp_json_begin_object(j, NULL);
+    ddp_json_string(j, "regime", ddp_size_regime_name(r));
+    ddp_json_int(j, "points", stats[r].points);
+    ddp_json_double(j, "median_abs_error", stats[r].median_abs_error, 4);
+    ddp_json_double(j, "max_abs_error", stats[r].max_abs_error, 4);
+    ddp_json_end_object(j);
+  }
+  ddp_json_end_array(j);
+}
+
 static char *
 compare_json(const GPtrArray *curves)
 {
@@ -457,7 +519,11 @@ compare_json(const GPtrArray *curves)
     ddp_json_string(j, "cluster", cv->cluster);
     ddp_json_int(j, "gpus", (gint64)cv->gpus);
     ddp_json_int(j, "nodes", (gint64)cv->nodes);
+    ddp_json_int(j, "gpus_per_process", cv->gpus_per_process);
     ddp_json_double(j, "median_abs_error", cv->median_abs_error, 4);
+    DdpCompareStats stats[DDP_REGIME_COUNT];
+    ddp_compare_curve_stats(cv, stats);
+    regimes_json(j, stats);
     ddp_json_begin_array(j, "points");
     for (guint i = 0; i < cv->points->len; i++) {
       const DdpComparePoint *p = &g_array_index(cv->points, DdpComparePoint, i);
@@ -477,6 +543,9 @@ compare_json(const GPtrArray *curves)
   }
   ddp_json_end_array(j);
   ddp_json_double(j, "median_abs_error", ddp_compare_median_abs_error(curves), 4);
+  DdpCompareStats stats[DDP_REGIME_COUNT];
+  ddp_compare_stats(curves, stats);
+  regimes_json(j, stats);
   ddp_json_end_object(j);
   return ddp_json_free_to_string(j);
 }
@@ -494,12 +563,13 @@ run(int argc, char **argv, AllreduceOptions *o)
     { "stepfactor", 'f', 0, G_OPTION_ARG_STRING, &o->step_factor, "Multiply the size by this each row (default 2)", "F" },
     { "stepbytes", 'i', 0, G_OPTION_ARG_STRING, &o->step_bytes, "Add this to the size each row instead", "SIZE" },
     { "datatype", 'd', 0, G_OPTION_ARG_STRING, &o->datatype, "Element type for the count column: float, half, bfloat16, double", "TYPE" },
+    { "ngpus", 'g', 0, G_OPTION_ARG_STRING, &o->per_process, "GPUs per process, as nccl-tests -g: one thread issues every call for them (default 1)", "N" },
     { "algo", 0, 0, G_OPTION_ARG_STRING, &o->algo, "ring, tree, nvls, nvlstree or auto (overrides the cluster file)", "ALGO" },
     { "proto", 0, 0, G_OPTION_ARG_STRING, &o->proto, "LL, LL128, Simple or auto (overrides the cluster file)", "PROTO" },
     { "explain", 0, 0, G_OPTION_ARG_NONE, &o->explain, "Show graphs, NCCL's tuning table, choice by size and the crossover", NULL },
     { "compare", 0, 0, G_OPTION_ARG_FILENAME, &o->compare, "Predict every row of a measured nccl-tests CSV, side by side", "CSV" },
     { "calibration", 0, 0, G_OPTION_ARG_FILENAME, &o->calibration, "Use AllReduce costs measured by ddpsim-calibrate (fitted α and bandwidth)", "DB" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON (rows as DESIGN.md fixes them)", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON (fields: docs/json.md)", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &o->csv, "Print CSV", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
@@ -513,8 +583,8 @@ run(int argc, char **argv, AllreduceOptions *o)
   }
   g_autofree char *text = NULL;
   if (o->compare) {
-    if (o->cluster || o->gpus || o->algo || o->proto || o->explain) {
-      fail(&error, "%s", "--compare takes clusters and GPU counts from the CSV; drop --cluster, --gpus, --algo, --proto, --explain");
+    if (o->cluster || o->gpus || o->algo || o->proto || o->explain || o->per_process) {
+      fail(&error, "%s", "--compare takes clusters and GPU counts from the CSV; drop --cluster, --gpus, --algo, --proto, -g, --explain");
       return ddp_cmd_fail("allreduce", error);
     }
     g_autoptr(GPtrArray) curves = ddp_collective_compare_csv(o->compare, &error);
@@ -532,6 +602,11 @@ run(int argc, char **argv, AllreduceOptions *o)
     g_autoptr(DdpCollective) model = ddp_collective_new(cluster, gpus, &error);
     if (!model)
       return ddp_cmd_fail("allreduce", error);
+    if (sweep.per_process > gpus) {
+      fail(&error, "-g: %s GPUs per process is more than the communicator's GPUs", o->per_process);
+      return ddp_cmd_fail("allreduce", error);
+    }
+    ddp_collective_set_gpus_per_process(model, (guint)sweep.per_process);
     g_autoptr(DdpFit) calibration = NULL;
     if (o->calibration) {
       if (!(calibration = ddp_fit_open(o->calibration, &error)))
@@ -562,6 +637,7 @@ options_clear(AllreduceOptions *o)
   g_free(o->proto);
   g_free(o->compare);
   g_free(o->calibration);
+  g_free(o->per_process);
 }
 
 int

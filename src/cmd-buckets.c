@@ -1,5 +1,5 @@
 /* cmd-buckets — `ddpsim buckets [SCENARIO]`: PyTorch DDP's construction-time (iteration 0) and
- * rebuilt (iteration 1 on) bucket layouts, by parameter name (research §1.2–1.3). */
+ * rebuilt (iteration 1 on) bucket layouts, by parameter name (docs/model.md §1.2–1.3). */
 #include "cmd.h"
 
 #include "bucket.h"

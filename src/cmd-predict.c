@@ -20,7 +20,7 @@ static int
 run(int argc, char **argv, PredictOptions *opts)
 {
   GOptionEntry own[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &opts->json, "Print JSON (fields fixed in DESIGN.md)", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &opts->json, "Print JSON (fields: docs/json.md)", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &opts->csv, "Print the bucket schedule as CSV", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };

@@ -1,12 +1,15 @@
 /* cmd-scale — `ddpsim scale [SCENARIO] --gpus 8,16,...,131072`: one prediction per GPU count;
- * weak scaling (fixed per-GPU batch) always, strong scaling (fixed global batch) with
- * --global-batch.  Definitions are printed by --help and in the README. */
+ * weak scaling (fixed per-GPU batch) by default, strong scaling (fixed global batch, each count
+ * simulated at its own per-GPU batch, accumulating when that exceeds what fits) with
+ * --global-batch.  Definitions are printed by --help, named in the JSON (scaling_definition) and
+ * the plot, and documented in docs/solve.md. */
 #include "cmd.h"
 
 #include "ddp.h"
 #include "jsonout.h"
 #include "plot.h"
 #include "report.h"
+#include "solve.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,22 +18,32 @@
 typedef struct {
   DdpCliOptions cli;
   gboolean json, csv;
-  char *global_batch, *plot, *plot_data;
+  char *global_batch, *max_batch, *plot, *plot_data;
 } ScaleOptions;
 
+/* One GPU count.  Weak scaling: the scenario's batch per GPU.  Strong scaling: batch_per_gpu =
+ * B/N, run as @accumulate micro-steps of @micro_batch; feasible only when B/N >= 1 sample. */
 typedef struct {
   guint64 gpus, nodes;
-  double batch_per_gpu;
-  DdpResult *result;
-  double strong_efficiency;   /* NAN without --global-batch or when batch_per_gpu < 1 */
+  double batch_per_gpu, micro_batch;
+  guint accumulate;
+  gboolean feasible;
+  DdpResult *result;          /* NULL when not feasible */
+  double efficiency;          /* weak: T(1)/T(N); strong: T(1, B)/(N·T(N, B/N)) */
 } ScaleRow;
+
+static const char weak_definition[] = "T(1 GPU) / T(N GPUs) at the same per-GPU batch";
+static const char strong_definition[] = "T(1 GPU, global batch B) / (N * T(N GPUs, B/N per GPU))";
 
 static const char scale_description[] =
   "--gpus takes a comma-separated list; \"A,B,...,C\" continues the progression of A and B\n"
   "(doubling when B = 2A) up to C.  Default: 1, 2, 4, … GPUs up to one node, then 2, 4, … 128 nodes.\n\n"
-  "Weak-scaling efficiency = T(1 GPU) / T(N GPUs) at the same per-GPU batch.\n"
-  "Strong-scaling efficiency (--global-batch B) = T(1 GPU, batch B) / (N · T(N GPUs, batch B/N)),\n"
-  "i.e. speed-up over one GPU divided by N; rows where B/N < 1 sample are not feasible (null).";
+  "Weak scaling (default): every GPU keeps the scenario's batch; efficiency = T(1 GPU) / T(N GPUs).\n"
+  "Strong scaling (--global-batch B): the optimizer step always sees B samples; each GPU count runs\n"
+  "B/N per GPU, split into K micro-steps (no_sync accumulation) when B/N exceeds --max-batch (default:\n"
+  "the largest per-GPU batch that fits in GPU memory); T(1) is one GPU doing all B the same way, and\n"
+  "efficiency = T(1) / (N · T(N)), the speed-up over one GPU divided by N.  Counts with B/N < 1 sample\n"
+  "are not feasible (reported, not simulated).  Times are per optimizer step.";
 
 /**
  * ddp_parse_gpu_list:
@@ -97,62 +110,81 @@ progress_wanted(void)
 }
 
 static char *
-scale_text(const DdpScenario *s, const ScaleRow *rows, guint n, gboolean strong)
+scale_text(const DdpScenario *s, const ScaleRow *rows, guint n, double global_batch)
 {
   GString *out = g_string_new(NULL);
+  gboolean strong = global_batch > 0;
   g_autofree char *stragglers = ddp_stragglers_to_string(s->stragglers);
-  g_string_append_printf(out, "%s on %s, batch %g/GPU, %s, bucket_cap_mb %g, stragglers %s\n\n", s->model->name,
-                         s->cluster->name, s->setup.batch, ddp_precision_name(s->setup.precision),
-                         s->setup.buckets.bucket_cap_mb, stragglers);
-  g_string_append_printf(out, "%8s %6s %12s %12s %11s %12s %10s %8s", "gpus", "nodes", "iter_ms", "p99_ms",
-                         "compute_ms", "exposed_ms", "wait_ms", "weak_eff");
+  g_string_append_printf(out, "%s on %s, ", s->model->name, s->cluster->name);
   if (strong)
-    g_string_append_printf(out, " %10s %9s", "batch/GPU", "strong_eff");
-  g_string_append_c(out, '\n');
+    g_string_append_printf(out, "strong scaling at global batch %g", global_batch);
+  else
+    g_string_append_printf(out, "weak scaling at batch %g/GPU", s->setup.batch);
+  g_string_append_printf(out, ", %s, bucket_cap_mb %g, stragglers %s\nefficiency = %s\n\n",
+                         ddp_precision_name(s->setup.precision), s->setup.buckets.bucket_cap_mb, stragglers,
+                         strong ? strong_definition : weak_definition);
+  g_string_append_printf(out, "%8s %6s", "gpus", "nodes");
+  if (strong)
+    g_string_append_printf(out, " %10s %12s", "batch/GPU", "micro x K");
+  g_string_append_printf(out, " %12s %12s %11s %12s %10s %10s\n", "iter_ms", "p99_ms", "compute_ms", "exposed_ms",
+                         "wait_ms", strong ? "strong_eff" : "weak_eff");
   for (guint i = 0; i < n; i++) {
-    const DdpResult *r = rows[i].result;
-    g_string_append_printf(out, "%8" G_GUINT64_FORMAT " %6" G_GUINT64_FORMAT " %12.3f %12.3f %11.3f %12.3f %10.3f %7.1f%%",
-                           rows[i].gpus, rows[i].nodes, r->mean_ms, r->p99_ms, r->compute_ms, r->exposed_comm_ms,
-                           r->straggler_wait_ms, 100 * r->scaling_efficiency);
+    const ScaleRow *row = &rows[i];
+    g_string_append_printf(out, "%8" G_GUINT64_FORMAT " %6" G_GUINT64_FORMAT, row->gpus, row->nodes);
     if (strong) {
-      if (isnan(rows[i].strong_efficiency))
-        g_string_append_printf(out, " %10.4g %9s", rows[i].batch_per_gpu, "n/a");
-      else
-        g_string_append_printf(out, " %10.4g %8.1f%%", rows[i].batch_per_gpu, 100 * rows[i].strong_efficiency);
+      g_autofree char *micro = g_strdup_printf("%g x %u", row->micro_batch, row->accumulate);
+      g_string_append_printf(out, " %10.4g %12s", row->batch_per_gpu, row->feasible ? micro : "-");
     }
-    g_string_append_c(out, '\n');
+    if (!row->feasible) {
+      g_string_append(out, "   not feasible: fewer than 1 sample per GPU\n");
+      continue;
+    }
+    const DdpResult *r = row->result;
+    g_string_append_printf(out, " %12.3f %12.3f %11.3f %12.3f %10.3f %9.1f%%\n", r->mean_ms, r->p99_ms, r->compute_ms,
+                           r->exposed_comm_ms, r->straggler_wait_ms, 100 * row->efficiency);
   }
   return g_string_free(out, FALSE);
 }
 
 static char *
-scale_json(const DdpScenario *s, const ScaleRow *rows, guint n, gboolean strong, double global_batch)
+scale_json(const DdpScenario *s, const ScaleRow *rows, guint n, double global_batch, double max_batch)
 {
+  gboolean strong = global_batch > 0;
   DdpJson *j = ddp_json_new();
   ddp_json_begin_object(j, NULL);
   ddp_json_string(j, "model", s->model->name);
   ddp_json_string(j, "cluster", s->cluster->name);
-  ddp_json_double(j, "batch", s->setup.batch, 6);
-  if (strong)
+  ddp_json_string(j, "scaling_definition", strong ? "strong" : "weak");
+  ddp_json_string(j, "efficiency_definition", strong ? strong_definition : weak_definition);
+  if (strong) {
     ddp_json_double(j, "global_batch", global_batch, 6);
+    ddp_json_double(j, "max_batch_per_gpu", max_batch, 6);   /* null: no memory limit */
+  } else {
+    ddp_json_double(j, "batch", s->setup.batch, 6);
+  }
   ddp_json_begin_array(j, "rows");
   for (guint i = 0; i < n; i++) {
-    const DdpResult *r = rows[i].result;
+    const ScaleRow *row = &rows[i];
+    const DdpResult *r = row->result;
     ddp_json_begin_object(j, NULL);
-    ddp_json_int(j, "gpus", (gint64)rows[i].gpus);
-    ddp_json_int(j, "nodes", (gint64)rows[i].nodes);
-    ddp_json_double(j, "iteration_ms", r->mean_ms, 6);
-    ddp_json_double(j, "p99_ms", r->p99_ms, 6);
-    ddp_json_double(j, "compute_ms", r->compute_ms, 6);
-    ddp_json_double(j, "comm_ms", r->comm_ms, 6);
-    ddp_json_double(j, "exposed_comm_ms", r->exposed_comm_ms, 6);
-    ddp_json_double(j, "straggler_wait_ms", r->straggler_wait_ms, 6);
-    ddp_json_double(j, "scaling_efficiency", r->scaling_efficiency, 6);
-    ddp_json_double(j, "samples_per_s", r->samples_per_s, 3);
+    ddp_json_int(j, "gpus", (gint64)row->gpus);
+    ddp_json_int(j, "nodes", (gint64)row->nodes);
     if (strong) {
-      ddp_json_double(j, "batch_per_gpu", rows[i].batch_per_gpu, 6);
-      ddp_json_double(j, "strong_scaling_efficiency", rows[i].strong_efficiency, 6);
+      ddp_json_bool(j, "feasible", row->feasible);
+      ddp_json_double(j, "batch_per_gpu", row->batch_per_gpu, 6);
+      ddp_json_double(j, "micro_batch", row->feasible ? row->micro_batch : NAN, 6);
+      ddp_json_int(j, "accumulate", row->feasible ? row->accumulate : 0);
     }
+    ddp_json_double(j, "iteration_ms", r ? r->mean_ms : NAN, 6);
+    ddp_json_double(j, "p99_ms", r ? r->p99_ms : NAN, 6);
+    ddp_json_double(j, "compute_ms", r ? r->compute_ms : NAN, 6);
+    ddp_json_double(j, "comm_ms", r ? r->comm_ms : NAN, 6);
+    ddp_json_double(j, "exposed_comm_ms", r ? r->exposed_comm_ms : NAN, 6);
+    ddp_json_double(j, "straggler_wait_ms", r ? r->straggler_wait_ms : NAN, 6);
+    ddp_json_double(j, "scaling_efficiency", r ? row->efficiency : NAN, 6);
+    ddp_json_double(j, "samples_per_s", r ? r->samples_per_s : NAN, 3);
+    if (r)
+      ddp_json_bool(j, "fits_memory", r->memory.fits);
     ddp_json_end_object(j);
   }
   ddp_json_end_array(j);
@@ -163,37 +195,46 @@ scale_json(const DdpScenario *s, const ScaleRow *rows, guint n, gboolean strong,
 static char *
 scale_csv(const ScaleRow *rows, guint n, gboolean strong)
 {
-  GString *out = g_string_new("gpus,nodes,iteration_ms,p99_ms,compute_ms,comm_ms,exposed_comm_ms,straggler_wait_ms,scaling_efficiency,samples_per_s");
-  g_string_append(out, strong ? ",batch_per_gpu,strong_scaling_efficiency\n" : "\n");
+  GString *out = g_string_new("gpus,nodes,");
+  if (strong)
+    g_string_append(out, "batch_per_gpu,micro_batch,accumulate,");
+  g_string_append(out, "iteration_ms,p99_ms,compute_ms,comm_ms,exposed_comm_ms,straggler_wait_ms,scaling_efficiency,samples_per_s\n");
   for (guint i = 0; i < n; i++) {
-    const DdpResult *r = rows[i].result;
-    g_string_append_printf(out, "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f", rows[i].gpus,
-                           rows[i].nodes, r->mean_ms, r->p99_ms, r->compute_ms, r->comm_ms, r->exposed_comm_ms,
-                           r->straggler_wait_ms, r->scaling_efficiency, r->samples_per_s);
-    if (strong) {
-      if (isnan(rows[i].strong_efficiency))
-        g_string_append_printf(out, ",%.6f,\n", rows[i].batch_per_gpu);
-      else
-        g_string_append_printf(out, ",%.6f,%.6f\n", rows[i].batch_per_gpu, rows[i].strong_efficiency);
-    } else {
-      g_string_append_c(out, '\n');
+    const ScaleRow *row = &rows[i];
+    const DdpResult *r = row->result;
+    g_string_append_printf(out, "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",", row->gpus, row->nodes);
+    if (strong && !row->feasible) {
+      g_string_append_printf(out, "%.6f,,,,,,,,,,\n", row->batch_per_gpu);
+      continue;
     }
+    if (strong)
+      g_string_append_printf(out, "%.6f,%.6f,%u,", row->batch_per_gpu, row->micro_batch, row->accumulate);
+    g_string_append_printf(out, "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f\n", r->mean_ms, r->p99_ms, r->compute_ms,
+                           r->comm_ms, r->exposed_comm_ms, r->straggler_wait_ms, row->efficiency, r->samples_per_s);
   }
   return g_string_free(out, FALSE);
 }
 
 static gboolean
-draw(const DdpScenario *s, const ScaleRow *rows, guint n, const ScaleOptions *o, GError **error)
+draw(const DdpScenario *s, const ScaleRow *rows, guint n, double global_batch, const ScaleOptions *o, GError **error)
 {
   GString *data = g_string_new("# gpus nodes iteration_ms scaling_efficiency exposed_comm_ms\n");
   for (guint i = 0; i < n; i++)
-    g_string_append_printf(data, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %.6f %.6f %.6f\n", rows[i].gpus, rows[i].nodes,
-                           rows[i].result->mean_ms, rows[i].result->scaling_efficiency, rows[i].result->exposed_comm_ms);
+    if (rows[i].feasible)
+      g_string_append_printf(data, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %.6f %.6f %.6f\n", rows[i].gpus,
+                             rows[i].nodes, rows[i].result->mean_ms, rows[i].efficiency, rows[i].result->exposed_comm_ms);
   g_autofree char *text = g_string_free(data, FALSE);
-  g_autofree char *title = g_strdup_printf("%s on %s: weak scaling, batch %g/GPU, %s", s->model->name, s->cluster->name,
-                                           s->setup.batch, ddp_precision_name(s->setup.precision));
+  g_autofree char *title = NULL;
+  if (global_batch > 0)
+    title = g_strdup_printf("%s on %s: strong scaling, global batch %g, %s\nefficiency = %s", s->model->name,
+                            s->cluster->name, global_batch, ddp_precision_name(s->setup.precision), strong_definition);
+  else
+    title = g_strdup_printf("%s on %s: weak scaling, batch %g/GPU, %s\nefficiency = %s", s->model->name, s->cluster->name,
+                            s->setup.batch, ddp_precision_name(s->setup.precision), weak_definition);
   g_autoptr(DdpPlot) plot = ddp_plot_new("scaling");
   ddp_plot_set_string(plot, "plot_title", title);
+  ddp_plot_set_string(plot, "efficiency_label", global_batch > 0 ? "strong-scaling efficiency T(1)/(N·T(N)) (%)"
+                                                                 : "weak-scaling efficiency T(1)/T(N) (%)");
   ddp_plot_set_data(plot, "data", text);
   return ddp_plot_render(plot, o->plot, o->plot_data, error);
 }
@@ -202,8 +243,9 @@ static int
 run(int argc, char **argv, ScaleOptions *o)
 {
   GOptionEntry own[] = {
-    { "global-batch", 0, 0, G_OPTION_ARG_STRING, &o->global_batch, "Also strong scaling at this fixed global batch", "B" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON: rows [{gpus, nodes, iteration_ms, scaling_efficiency, exposed_comm_ms, …}]", NULL },
+    { "global-batch", 0, 0, G_OPTION_ARG_STRING, &o->global_batch, "Strong scaling at this fixed global batch (samples per optimizer step)", "B" },
+    { "max-batch", 0, 0, G_OPTION_ARG_STRING, &o->max_batch, "Strong scaling: most samples per GPU per micro-step (default: what fits in memory)", "M" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON: scaling_definition, rows [{gpus, nodes, iteration_ms, scaling_efficiency, exposed_comm_ms, …}]", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &o->csv, "Print CSV", NULL },
     { "plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot, "Draw efficiency and iteration time vs GPUs (.png or .svg)", "FILE" },
     { "plot-data", 0, 0, G_OPTION_ARG_FILENAME, &o->plot_data, "Keep the plot's data and gnuplot variables in DIR", "DIR" },
@@ -217,20 +259,32 @@ run(int argc, char **argv, ScaleOptions *o)
   g_autoptr(GArray) gpus = NULL;
   if (o->cli.gpus && !(gpus = parse_gpu_list(o->cli.gpus, &error)))
     return ddp_cmd_fail("scale", error);
+  double global_batch = 0, max_batch = INFINITY;
+  if (o->global_batch) {
+    char *end = NULL;
+    global_batch = g_ascii_strtod(o->global_batch, &end);
+    if (end == o->global_batch || *end != '\0' || !(global_batch >= 1) || !isfinite(global_batch)) {
+      g_set_error(&error, DDP_CMD_ERROR, 0, "--global-batch: \"%s\" must be a number of at least 1", o->global_batch);
+      return ddp_cmd_fail("scale", error);
+    }
+  }
+  if (o->max_batch) {
+    char *end = NULL;
+    max_batch = g_ascii_strtod(o->max_batch, &end);
+    if (!o->global_batch || end == o->max_batch || *end != '\0' || !(max_batch >= 1) || !isfinite(max_batch)) {
+      g_set_error(&error, DDP_CMD_ERROR, 0, o->global_batch ? "--max-batch: \"%s\" must be a number of at least 1"
+                                                            : "--max-batch: \"%s\" applies to strong scaling only (give --global-batch)",
+                  o->max_batch);
+      return ddp_cmd_fail("scale", error);
+    }
+  }
   g_autoptr(DdpScenario) s = ddp_scenario_load(scenario_path, &o->cli, FALSE, &error);
   if (!s)
     return ddp_cmd_fail("scale", error);
   if (!gpus)
     gpus = default_gpu_list(s->cluster);
-  double global_batch = 0;
-  if (o->global_batch) {
-    char *end = NULL;
-    global_batch = g_ascii_strtod(o->global_batch, &end);
-    if (end == o->global_batch || *end != '\0' || !(global_batch >= 1)) {
-      g_set_error(&error, DDP_CMD_ERROR, 0, "--global-batch: \"%s\" must be a number of at least 1", o->global_batch);
-      return ddp_cmd_fail("scale", error);
-    }
-  }
+  if (global_batch > 0 && !o->max_batch)
+    max_batch = ddp_solve_max_fitting_batch(s);
   DdpPlotFormat format;
   g_autofree char *gnuplot = NULL;
   if (o->plot && (!ddp_plot_format_from_path(o->plot, "--plot", &format, &error) || !(gnuplot = ddp_plot_find_gnuplot(&error))))
@@ -242,42 +296,47 @@ run(int argc, char **argv, ScaleOptions *o)
   gboolean progress = progress_wanted();
   g_autofree ScaleRow *rows = g_new0(ScaleRow, gpus->len);
   double strong_base_ms = 0;
-  if (global_batch > 0 && !ddp_simulate_one_gpu(s, global_batch, NULL, &strong_base_ms, &error))
-    return ddp_cmd_fail("scale", error);
+  if (global_batch > 0) {
+    DdpScenario one = *s;
+    one.setup.accumulate = ddp_solve_micro_steps(global_batch, max_batch, s->setup.accumulate);
+    if (!ddp_simulate_one_gpu(&one, global_batch / one.setup.accumulate, NULL, &strong_base_ms, &error))
+      return ddp_cmd_fail("scale", error);
+  }
   int status = DDP_EXIT_OK;
   guint done = 0;
   for (; done < gpus->len; done++) {
     ScaleRow *row = &rows[done];
     DdpScenario at = *s;
     at.setup.gpus = row->gpus = g_array_index(gpus, guint64, done);
-    row->batch_per_gpu = s->setup.batch;
-    row->strong_efficiency = NAN;
-    if (progress)
-      fprintf(stderr, "\rddpsim scale: %u/%u (%" G_GUINT64_FORMAT " GPUs)   ", done + 1, gpus->len, row->gpus);
-    if (!(row->result = ddp_simulate(&at, NULL, &error)))
-      break;
-    row->nodes = row->result->nodes;
+    ddp_cluster_check_gpus(s->cluster, row->gpus, &row->nodes, NULL);
+    row->batch_per_gpu = row->micro_batch = s->setup.batch;
+    row->accumulate = s->setup.accumulate;
+    row->feasible = TRUE;
+    DdpRunOptions options = { .skip_single_gpu = global_batch > 0 };
     if (global_batch > 0) {
       row->batch_per_gpu = global_batch / (double)row->gpus;
-      if (row->batch_per_gpu >= 1) {
-        at.setup.batch = row->batch_per_gpu;
-        DdpRunOptions options = { .skip_single_gpu = TRUE };
-        g_autoptr(DdpResult) strong = ddp_simulate(&at, &options, &error);
-        if (!strong)
-          break;
-        row->strong_efficiency = strong_base_ms / ((double)row->gpus * strong->mean_ms);
-      }
+      row->feasible = row->batch_per_gpu >= 1;
+      if (!row->feasible)
+        continue;
+      at.setup.accumulate = row->accumulate = ddp_solve_micro_steps(row->batch_per_gpu, max_batch, s->setup.accumulate);
+      at.setup.batch = row->micro_batch = row->batch_per_gpu / row->accumulate;
     }
+    if (progress)
+      fprintf(stderr, "\rddpsim scale: %u/%u (%" G_GUINT64_FORMAT " GPUs)   ", done + 1, gpus->len, row->gpus);
+    if (!(row->result = ddp_simulate(&at, &options, &error)))
+      break;
+    row->efficiency = global_batch > 0 ? strong_base_ms / ((double)row->gpus * row->result->mean_ms)
+                                       : row->result->scaling_efficiency;
   }
   if (progress)
     fprintf(stderr, "\r%60s\r", "");
   if (error)
     status = ddp_cmd_fail("scale", error);
   else {
-    g_autofree char *text = o->json  ? scale_json(s, rows, done, global_batch > 0, global_batch)
+    g_autofree char *text = o->json  ? scale_json(s, rows, done, global_batch, max_batch)
                             : o->csv ? scale_csv(rows, done, global_batch > 0)
-                                     : scale_text(s, rows, done, global_batch > 0);
-    if (o->plot && !draw(s, rows, done, o, &error))
+                                     : scale_text(s, rows, done, global_batch);
+    if (o->plot && !draw(s, rows, done, global_batch, o, &error))
       status = ddp_cmd_fail("scale", error);
     else if (!ddp_cmd_print(text, &error))
       status = ddp_cmd_fail("scale", error);
@@ -294,6 +353,7 @@ ddp_cmd_scale(int argc, char **argv)
   int status = run(argc, argv, &options);
   ddp_cli_options_clear(&options.cli);
   g_free(options.global_batch);
+  g_free(options.max_batch);
   g_free(options.plot);
   g_free(options.plot_data);
   return status;

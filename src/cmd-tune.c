@@ -1,7 +1,11 @@
 /* cmd-tune — `ddpsim tune [SCENARIO]`: sweeps DDP's bucket_cap_mb (MiB, as PyTorch) over a log
- * grid plus PyTorch's default 25, simulates each, and recommends the fastest.  Every cap runs
- * with the same seed, so straggler draws are common to all of them (common random numbers) and
- * differences come from the buckets, not from luck. */
+ * grid plus PyTorch's default 25 — and, with --first-bucket-mb, the first bucket's size
+ * (dist._DEFAULT_FIRST_BUCKET_BYTES, 1 MiB; research §1.1) as a second knob — simulates each, and
+ * recommends the fastest only when it beats the default (25 MiB, first bucket 1 MiB) by more than
+ * --min-gain (default 1 %): a smaller predicted gain is within what the model and a real run's
+ * noise can tell apart, and the answer is "keep 25".  Every point runs with the same seed, so
+ * straggler draws are common to all of them (common random numbers) and differences come from the
+ * buckets, not from luck. */
 #include "cmd.h"
 
 #include "ddp.h"
@@ -15,13 +19,23 @@
 typedef struct {
   DdpCliOptions cli;
   gboolean json, csv;
-  char *range, *points, *plot, *plot_data;
+  char *range, *points, *first_bucket, *min_gain, *plot, *plot_data;
 } TuneOptions;
 
 typedef struct {
-  double cap_mb;
+  double first_mb, cap_mb;
   DdpResult *result;
 } TuneRow;
+
+/* What the rows say: the fastest point, PyTorch's default, and whether the gain is worth it. */
+typedef struct {
+  guint best, dflt;
+  double gain, min_gain;
+  gboolean recommended;
+  guint n_first;             /* first-bucket sizes swept */
+} TuneVerdict;
+
+#define PYTORCH_FIRST_BUCKET_MB 1.0   /* dist._DEFAULT_FIRST_BUCKET_BYTES = 1 MiB */
 
 static int
 compare_double(const void *a, const void *b)
@@ -66,53 +80,92 @@ cap_grid(const char *range, const char *points_text, GError **error)
   return caps;
 }
 
-static guint
-best_row(const TuneRow *rows, guint n)
+/* First-bucket sizes, MiB: a comma-separated list; PyTorch's 1 MiB is always added. */
+static GArray *
+first_bucket_list(const char *text, GError **error)
 {
-  guint best = 0;
-  for (guint i = 1; i < n; i++)
-    if (rows[i].result->mean_ms < rows[best].result->mean_ms)
-      best = i;
-  return best;
+  GArray *list = g_array_new(FALSE, FALSE, sizeof(double));
+  double pytorch_default = PYTORCH_FIRST_BUCKET_MB;
+  g_array_append_val(list, pytorch_default);
+  g_auto(GStrv) items = g_strsplit(text ? text : "", ",", -1);
+  for (guint i = 0; text && items[i]; i++) {
+    char *end = NULL;
+    const char *item = g_strstrip(items[i]);
+    double v = g_ascii_strtod(item, &end);
+    if (end == item || *end != '\0' || !(v > 0) || !(v <= 1e6)) {
+      g_set_error(error, DDP_CMD_ERROR, 0, "--first-bucket-mb: \"%s\" is not a size in MiB (0 < size <= 1e6)", item);
+      g_array_free(list, TRUE);
+      return NULL;
+    }
+    g_array_append_val(list, v);
+  }
+  g_array_sort(list, compare_double);
+  for (guint i = 1; i < list->len;)
+    if (g_array_index(list, double, i) == g_array_index(list, double, i - 1))
+      g_array_remove_index(list, i);
+    else
+      i++;
+  return list;
 }
 
-static guint
-default_row(const TuneRow *rows, guint n)
+static TuneVerdict
+verdict(const TuneRow *rows, guint n, guint n_first, double min_gain)
 {
-  for (guint i = 0; i < n; i++)
-    if (rows[i].cap_mb == 25)
-      return i;
-  g_assert_not_reached();
+  TuneVerdict v = { .min_gain = min_gain, .n_first = n_first, .dflt = n };
+  for (guint i = 0; i < n; i++) {
+    if (rows[i].result->mean_ms < rows[v.best].result->mean_ms)
+      v.best = i;
+    if (rows[i].cap_mb == DDP_DEFAULT_BUCKET_CAP_MB && rows[i].first_mb == PYTORCH_FIRST_BUCKET_MB)
+      v.dflt = i;
+  }
+  g_assert(v.dflt < n);
+  double d = rows[v.dflt].result->mean_ms;
+  v.gain = (d - rows[v.best].result->mean_ms) / d;
+  v.recommended = v.gain > min_gain;
+  return v;
 }
 
 static char *
-tune_text(const DdpScenario *s, const TuneRow *rows, guint n)
+tune_text(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict *v)
 {
   GString *out = g_string_new(NULL);
   g_autofree char *stragglers = ddp_stragglers_to_string(s->stragglers);
   g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, batch %g/GPU, %s, stragglers %s\n\n", s->model->name,
                          s->cluster->name, s->setup.gpus, s->setup.batch, ddp_precision_name(s->setup.precision), stragglers);
+  if (v->n_first > 1)
+    g_string_append_printf(out, "%15s ", "first_bucket_mb");
   g_string_append_printf(out, "%14s %8s %12s %12s %10s %12s\n", "bucket_cap_mb", "buckets", "iter_ms", "p99_ms", "comm_ms",
                          "exposed_ms");
-  guint best = best_row(rows, n), dflt = default_row(rows, n);
   for (guint i = 0; i < n; i++) {
     const DdpResult *r = rows[i].result;
+    if (v->n_first > 1)
+      g_string_append_printf(out, "%15g ", rows[i].first_mb);
     g_string_append_printf(out, "%14g %8u %12.3f %12.3f %10.3f %12.3f%s\n", rows[i].cap_mb, r->n_buckets, r->mean_ms,
                            r->p99_ms, r->comm_ms, r->exposed_comm_ms,
-                           i == best ? "   <- best" : i == dflt ? "   (PyTorch default)" : "");
+                           i == v->best ? "   <- fastest" : i == v->dflt ? "   (PyTorch default)" : "");
   }
-  const DdpResult *b = rows[best].result, *d = rows[dflt].result;
-  g_string_append_printf(out, "\nbest bucket_cap_mb %g: %.3f ms per iteration, %.1f %% faster than the default 25 (%.3f ms).\n",
-                         rows[best].cap_mb, b->mean_ms, 100 * (d->mean_ms - b->mean_ms) / d->mean_ms, d->mean_ms);
-  g_string_append_printf(out, "  %u buckets: %.3f ms of AllReduce, %.3f ms exposed after backward (default: %u buckets, %.3f ms, %.3f ms exposed).\n",
-                         b->n_buckets, b->comm_ms, b->exposed_comm_ms, d->n_buckets, d->comm_ms, d->exposed_comm_ms);
+  const DdpResult *b = rows[v->best].result, *d = rows[v->dflt].result;
+  g_autofree char *where = v->n_first > 1 ? g_strdup_printf("bucket_cap_mb %g with a %g MiB first bucket", rows[v->best].cap_mb,
+                                                            rows[v->best].first_mb)
+                                          : g_strdup_printf("bucket_cap_mb %g", rows[v->best].cap_mb);
+  if (v->recommended) {
+    g_string_append_printf(out, "\nrecommendation: %s: %.3f ms per iteration, %.1f %% faster than the default 25 (%.3f ms),\n"
+                                "  above the %.1f %% threshold (--min-gain).\n",
+                           where, b->mean_ms, 100 * v->gain, d->mean_ms, 100 * v->min_gain);
+    g_string_append_printf(out, "  %u buckets: %.3f ms of AllReduce, %.3f ms exposed after backward (default: %u buckets, %.3f ms, %.3f ms exposed).\n",
+                           b->n_buckets, b->comm_ms, b->exposed_comm_ms, d->n_buckets, d->comm_ms, d->exposed_comm_ms);
+  } else {
+    g_string_append_printf(out, "\nrecommendation: keep 25 (PyTorch's default).\n"
+                                "  The fastest, %s, is only %.2f %% faster (%.3f vs %.3f ms):\n"
+                                "  not more than the %.1f %% threshold (--min-gain), within the model's and a real run's noise.\n",
+                           where, 100 * v->gain, b->mean_ms, d->mean_ms, 100 * v->min_gain);
+  }
   return g_string_free(out, FALSE);
 }
 
 static char *
-tune_json(const DdpScenario *s, const TuneRow *rows, guint n)
+tune_json(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict *v)
 {
-  guint best = best_row(rows, n), dflt = default_row(rows, n);
   DdpJson *j = ddp_json_new();
   ddp_json_begin_object(j, NULL);
   ddp_json_string(j, "model", s->model->name);
@@ -122,6 +175,7 @@ tune_json(const DdpScenario *s, const TuneRow *rows, guint n)
   for (guint i = 0; i < n; i++) {
     const DdpResult *r = rows[i].result;
     ddp_json_begin_object(j, NULL);
+    ddp_json_double(j, "first_bucket_mb", rows[i].first_mb, 6);
     ddp_json_double(j, "bucket_cap_mb", rows[i].cap_mb, 6);
     ddp_json_double(j, "iteration_ms", r->mean_ms, 6);
     ddp_json_double(j, "p99_ms", r->p99_ms, 6);
@@ -131,10 +185,17 @@ tune_json(const DdpScenario *s, const TuneRow *rows, guint n)
     ddp_json_end_object(j);
   }
   ddp_json_end_array(j);
-  ddp_json_double(j, "best_bucket_cap_mb", rows[best].cap_mb, 6);
-  ddp_json_double(j, "best_iteration_ms", rows[best].result->mean_ms, 6);
-  ddp_json_double(j, "default_iteration_ms", rows[dflt].result->mean_ms, 6);
-  ddp_json_double(j, "gain_over_default", (rows[dflt].result->mean_ms - rows[best].result->mean_ms) / rows[dflt].result->mean_ms, 6);
+  ddp_json_double(j, "best_bucket_cap_mb", rows[v->best].cap_mb, 6);
+  ddp_json_double(j, "best_first_bucket_mb", rows[v->best].first_mb, 6);
+  ddp_json_double(j, "best_iteration_ms", rows[v->best].result->mean_ms, 6);
+  ddp_json_double(j, "default_iteration_ms", rows[v->dflt].result->mean_ms, 6);
+  ddp_json_double(j, "gain_over_default", v->gain, 6);
+  ddp_json_double(j, "min_gain", v->min_gain, 6);
+  ddp_json_bool(j, "recommended", v->recommended);
+  /* what to set: the fastest point when its gain is above the threshold, else PyTorch's defaults */
+  guint use = v->recommended ? v->best : v->dflt;
+  ddp_json_double(j, "recommended_bucket_cap_mb", rows[use].cap_mb, 6);
+  ddp_json_double(j, "recommended_first_bucket_mb", rows[use].first_mb, 6);
   ddp_json_end_object(j);
   return ddp_json_free_to_string(j);
 }
@@ -142,28 +203,44 @@ tune_json(const DdpScenario *s, const TuneRow *rows, guint n)
 static char *
 tune_csv(const TuneRow *rows, guint n)
 {
-  GString *out = g_string_new("bucket_cap_mb,iteration_ms,p99_ms,buckets,comm_ms,exposed_comm_ms\n");
+  GString *out = g_string_new("first_bucket_mb,bucket_cap_mb,iteration_ms,p99_ms,buckets,comm_ms,exposed_comm_ms\n");
   for (guint i = 0; i < n; i++) {
     const DdpResult *r = rows[i].result;
-    g_string_append_printf(out, "%g,%.6f,%.6f,%u,%.6f,%.6f\n", rows[i].cap_mb, r->mean_ms, r->p99_ms, r->n_buckets, r->comm_ms,
-                           r->exposed_comm_ms);
+    g_string_append_printf(out, "%g,%g,%.6f,%.6f,%u,%.6f,%.6f\n", rows[i].first_mb, rows[i].cap_mb, r->mean_ms, r->p99_ms,
+                           r->n_buckets, r->comm_ms, r->exposed_comm_ms);
   }
   return g_string_free(out, FALSE);
 }
 
+/* buckets.gp's data: one block per first-bucket size (gnuplot index 0, 1, …), caps ascending. */
 static gboolean
-draw(const DdpScenario *s, const TuneRow *rows, guint n, const TuneOptions *o, GError **error)
+draw(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict *v, const TuneOptions *o, GError **error)
 {
-  GString *data = g_string_new("# bucket_cap_mb iteration_ms\n");
-  for (guint i = 0; i < n; i++)
-    g_string_append_printf(data, "%.6f %.6f\n", rows[i].cap_mb, rows[i].result->mean_ms);
+  GString *data = g_string_new("# first_bucket_mb bucket_cap_mb iteration_ms\n");
+  GString *firsts = g_string_new(NULL);
+  for (guint i = 0; i < n; i++) {
+    if (i > 0 && rows[i].first_mb != rows[i - 1].first_mb)
+      g_string_append(data, "\n\n");
+    if (i == 0 || rows[i].first_mb != rows[i - 1].first_mb)
+      g_string_append_printf(firsts, "%s%g", firsts->len ? " " : "", rows[i].first_mb);
+    g_string_append_printf(data, "%g %g %.6f\n", rows[i].first_mb, rows[i].cap_mb, rows[i].result->mean_ms);
+  }
   g_autofree char *text = g_string_free(data, FALSE);
-  g_autofree char *title = g_strdup_printf("%s on %s, %" G_GUINT64_FORMAT " GPUs: iteration time vs bucket_cap_mb",
-                                           s->model->name, s->cluster->name, s->setup.gpus);
+  g_autofree char *first_list = g_string_free(firsts, FALSE);
+  g_autofree char *first_text = v->n_first > 1 ? g_strdup_printf(", first bucket %g MiB", rows[v->best].first_mb) : g_strdup("");
+  g_autofree char *verdict_text =
+    v->recommended ? g_strdup_printf("recommendation: bucket_cap_mb %g%s (%.1f %% faster than 25)", rows[v->best].cap_mb,
+                                     first_text, 100 * v->gain)
+                   : g_strdup_printf("recommendation: keep 25 (the fastest is only %.2f %% faster; threshold %.1f %%)",
+                                     100 * v->gain, 100 * v->min_gain);
+  g_autofree char *title = g_strdup_printf("%s on %s, %" G_GUINT64_FORMAT " GPUs: iteration time vs bucket_cap_mb\n%s",
+                                           s->model->name, s->cluster->name, s->setup.gpus, verdict_text);
   g_autoptr(DdpPlot) plot = ddp_plot_new("buckets");
   ddp_plot_set_string(plot, "plot_title", title);
   ddp_plot_set_data(plot, "data", text);
-  ddp_plot_set_number(plot, "best_bucket_cap_mb", rows[best_row(rows, n)].cap_mb);
+  ddp_plot_set_string(plot, "first_bucket_mbs", first_list);
+  ddp_plot_set_number(plot, "best_bucket_cap_mb", rows[v->best].cap_mb);
+  ddp_plot_set_number(plot, "best_first_bucket_mb", rows[v->best].first_mb);
   return ddp_plot_render(plot, o->plot, o->plot_data, error);
 }
 
@@ -173,7 +250,10 @@ run(int argc, char **argv, TuneOptions *o)
   GOptionEntry own[] = {
     { "range", 0, 0, G_OPTION_ARG_STRING, &o->range, "Caps to sweep, MiB (default 1:256)", "MIN:MAX" },
     { "points", 0, 0, G_OPTION_ARG_STRING, &o->points, "Caps on the log grid (default one per power of two)", "N" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON: rows [{bucket_cap_mb, iteration_ms}], best_bucket_cap_mb", NULL },
+    { "first-bucket-mb", 0, 0, G_OPTION_ARG_STRING, &o->first_bucket,
+      "Also sweep the first bucket's size (dist._DEFAULT_FIRST_BUCKET_BYTES), MiB; 1 is always included", "A,B,..." },
+    { "min-gain", 0, 0, G_OPTION_ARG_STRING, &o->min_gain, "Recommend a change only above this gain over the default (default 0.01 = 1%)", "G" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON: rows, best_*, gain_over_default, recommended, recommended_bucket_cap_mb", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &o->csv, "Print CSV", NULL },
     { "plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot, "Draw iteration time vs bucket_cap_mb (.png or .svg)", "FILE" },
     { "plot-data", 0, 0, G_OPTION_ARG_FILENAME, &o->plot_data, "Keep the plot's data and gnuplot variables in DIR", "DIR" },
@@ -181,10 +261,28 @@ run(int argc, char **argv, TuneOptions *o)
   };
   g_autoptr(GError) error = NULL;
   const char *scenario_path = NULL;
-  if (!ddp_cmd_parse("tune", "Sweep bucket_cap_mb and recommend the best.",
-                     "The recommendation is the cap with the least mean iteration time over --iterations steady\n"
-                     "iterations, stragglers included when configured; PyTorch's default 25 is always simulated.",
+  if (!ddp_cmd_parse("tune", "Sweep bucket_cap_mb (and the first bucket's size) and recommend the best.",
+                     "The fastest point is the least mean iteration time over --iterations steady iterations,\n"
+                     "stragglers included when configured; PyTorch's defaults (bucket_cap_mb 25, first bucket\n"
+                     "1 MiB) are always simulated.  A change is recommended only when it is faster than the\n"
+                     "default by more than --min-gain (default 1 %); otherwise the answer is \"keep 25\".\n"
+                     "The first bucket is set in PyTorch by assigning dist._DEFAULT_FIRST_BUCKET_BYTES before\n"
+                     "constructing DDP.  See docs/solve.md.",
                      own, &o->cli, &argc, &argv, &scenario_path, &error))
+    return ddp_cmd_fail("tune", error);
+  double min_gain = 0.01;
+  if (o->min_gain) {
+    char *end = NULL;
+    min_gain = g_ascii_strtod(o->min_gain, &end);
+    if (end != o->min_gain && *end == '%' && end[1] == '\0')
+      min_gain /= 100, end++;
+    if (end == o->min_gain || *end != '\0' || !(min_gain >= 0 && min_gain < 1)) {
+      g_set_error(&error, DDP_CMD_ERROR, 0, "--min-gain: \"%s\" must be a fraction in [0, 1) (0.01 or 1%%)", o->min_gain);
+      return ddp_cmd_fail("tune", error);
+    }
+  }
+  g_autoptr(GArray) firsts = first_bucket_list(o->first_bucket, &error);
+  if (!firsts)
     return ddp_cmd_fail("tune", error);
   g_autoptr(DdpScenario) s = ddp_scenario_load(scenario_path, &o->cli, TRUE, &error);
   if (!s)
@@ -198,31 +296,37 @@ run(int argc, char **argv, TuneOptions *o)
     return ddp_cmd_fail("tune", error);
 
   gboolean progress = isatty(STDERR_FILENO);
-  g_autofree TuneRow *rows = g_new0(TuneRow, caps->len);
+  guint total = firsts->len * caps->len;
+  g_autofree TuneRow *rows = g_new0(TuneRow, total);
   DdpRunOptions options = { .skip_single_gpu = TRUE };
   guint done = 0;
-  for (; done < caps->len; done++) {
+  for (; done < total; done++) {
     DdpScenario at = *s;
-    rows[done].cap_mb = at.setup.buckets.bucket_cap_mb = g_array_index(caps, double, done);
+    TuneRow *row = &rows[done];
+    row->first_mb = g_array_index(firsts, double, done / caps->len);
+    row->cap_mb = at.setup.buckets.bucket_cap_mb = g_array_index(caps, double, done % caps->len);
     at.setup.buckets.bucket_cap_given = TRUE;
+    at.setup.buckets.first_bucket_bytes = (guint64)(row->first_mb * DDP_MIB);
     if (progress)
-      fprintf(stderr, "\rddpsim tune: %u/%u (bucket_cap_mb %g)   ", done + 1, caps->len, rows[done].cap_mb);
-    if (!(rows[done].result = ddp_simulate(&at, &options, &error)))
+      fprintf(stderr, "\rddpsim tune: %u/%u (first bucket %g MiB, bucket_cap_mb %g)   ", done + 1, total, row->first_mb,
+              row->cap_mb);
+    if (!(row->result = ddp_simulate(&at, &options, &error)))
       break;
   }
   if (progress)
-    fprintf(stderr, "\r%60s\r", "");
+    fprintf(stderr, "\r%80s\r", "");
   int status = DDP_EXIT_OK;
   if (error) {
     status = ddp_cmd_fail("tune", error);
   } else {
-    g_autofree char *text = o->json ? tune_json(s, rows, done) : o->csv ? tune_csv(rows, done) : tune_text(s, rows, done);
-    if (o->plot && !draw(s, rows, done, o, &error))
+    TuneVerdict v = verdict(rows, done, firsts->len, min_gain);
+    g_autofree char *text = o->json ? tune_json(s, rows, done, &v) : o->csv ? tune_csv(rows, done) : tune_text(s, rows, done, &v);
+    if (o->plot && !draw(s, rows, done, &v, o, &error))
       status = ddp_cmd_fail("tune", error);
     else if (!ddp_cmd_print(text, &error))
       status = ddp_cmd_fail("tune", error);
   }
-  for (guint i = 0; i < caps->len; i++)
+  for (guint i = 0; i < total; i++)
     ddp_result_free(rows[i].result);
   return status;
 }
@@ -235,6 +339,8 @@ ddp_cmd_tune(int argc, char **argv)
   ddp_cli_options_clear(&options.cli);
   g_free(options.range);
   g_free(options.points);
+  g_free(options.first_bucket);
+  g_free(options.min_gain);
   g_free(options.plot);
   g_free(options.plot_data);
   return status;

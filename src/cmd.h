@@ -43,5 +43,7 @@ int ddp_cmd_buckets(int argc, char **argv);
 int ddp_cmd_allreduce(int argc, char **argv);
 int ddp_cmd_scale(int argc, char **argv);
 int ddp_cmd_tune(int argc, char **argv);
+int ddp_cmd_solve(int argc, char **argv);
+int ddp_cmd_sweep(int argc, char **argv);
 
 #endif

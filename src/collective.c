@@ -1,8 +1,12 @@
 /* collective — what one NCCL AllReduce (or Broadcast) costs on a cluster (see collective.h).
  *
- * Two models, chosen by cluster->nccl.cost_model:
+ * Three models, chosen by cluster->nccl.cost_model:
  *
- *  NCCL (default) — NCCL's own tuning model, research §2, from NVIDIA/nccl src/graph/tuning.cc
+ *  NCCL (default) — NCCL as nccl-tests measures it: the tuning model's latencies, enablement and
+ *    graphs below, plus a host issue floor, the channels NCCL really runs, pipeline fill and peaks
+ *    from the links' physics ("the nccl model" section below; docs/collective.md §10).
+ *
+ *  NCCL_TUNER — NCCL's own tuning model, docs/model.md §2, from NVIDIA/nccl src/graph/tuning.cc
  *    (ncclTopoTuneModel, ncclTopoGetAlgoTime and the ncclTunerConstantsDefaults table) and
  *    src/enqueue.cc (topoGetAlgoInfo: argmin of predicted time over algorithm × protocol):
  *        t(S) = lat[a][p] + S / (1000 · algBw[a][p])      µs, S in bytes, algBw in GB/s
@@ -11,7 +15,7 @@
  *    on the fabric the cluster file describes: NVLink/PCIe per GPU, NICs per node, NIC speed,
  *    oversubscription (search_graph below; derivation in docs/collective.md "Channels").
  *
- *  ALPHA_BETA — the textbook closed forms (research §4; Thakur, Rabenseifner & Gropp 2005):
+ *  ALPHA_BETA — the textbook closed forms (docs/model.md §4; Thakur, Rabenseifner & Gropp 2005):
  *        ring  t = 2(N-1)/N · M/B + 2(N-1)·α
  *        tree  t = 2·M/B + 2·((ppn-1)·α_intra + ⌊log2 nodes⌋·α_inter)
  *    B = the slowest link the collective crosses, α = the slowest hop's latency (ring) or each
@@ -318,6 +322,15 @@ struct _DdpCollective {
   double launch_us;                  /* cluster nccl.launch_us, added to every call */
   Tuning allreduce[DDP_ALGO_COUNT][DDP_PROTO_COUNT];
   Tuning broadcast[DDP_PROTO_COUNT]; /* Ring only */
+  /* nccl (measured-physics) model, physics_setup() */
+  guint gpus_per_process;            /* GPUs one host thread issues for (nccl-tests -g); 1 by default */
+  double host_launch_us;             /* h: host issue time per GPU per call */
+  double intra_bus_GBs;              /* peak busbw inside a node (efficiency × link; host path when no P2P) */
+  double net_GBs;                    /* per node across nodes: NICs × efficiency × line rate (0: one node) */
+  double inter_latency_us;           /* the cluster's [inter] latency_us, added to every network hop */
+  double ll_cap_GBs;                 /* NCCL's llMaxBw for this communicator (busbw) */
+  int nvls_channels;                 /* NVLS kernels' channels (nvls.cc), 0 without NVLS */
+  double nvls_intra_algbw_GBs;       /* NVLS inside one node of ppn GPUs, algbw (tuner formula) */
   /* alpha-beta model */
   double ab_bw_GBs;                  /* slowest link crossed, 10^9 B/s */
   double ab_alpha_us;                /* slowest hop */
@@ -381,7 +394,7 @@ apply_overrides(const DdpCluster *cluster, Graph *g)
   g->channels = channels;
 }
 
-/* The NVLS and NVLSTree entries of ncclTopoTuneModel for AllReduce (tuning.cc; research §2.2–2.4),
+/* The NVLS and NVLSTree entries of ncclTopoTuneModel for AllReduce (tuning.cc; docs/model.md §2.2–2.4),
  * Simple only, from the NVLS graph (both algorithms use it):
  *    intraBw = bwIntra · nvlsEfficiency · (nCh-1)/nCh · 2   (AllReduce: reduce-scatter and all-gather
  *              through the switch overlap; one channel's worth goes to coordination)
@@ -421,7 +434,7 @@ tune_nvls(DdpCollective *c)
   }
 }
 
-/* ncclTopoTuneModel for AllReduce and Broadcast on the ring and tree graphs (tuning.cc; research
+/* ncclTopoTuneModel for AllReduce and Broadcast on the ring and tree graphs (tuning.cc; docs/model.md
  * §2.2–2.3); NVLS in tune_nvls. */
 static void
 tune_model(DdpCollective *c, const DdpCluster *cluster)
@@ -435,6 +448,10 @@ tune_model(DdpCollective *c, const DdpCluster *cluster)
   /* LL128 only where NCCL enables it by default: intra path NVLink (≤ NVB), inter path through a
    * PCIe switch (≤ PXB, as on every GPU–NIC pairing we describe), compute capability ≥ 7.0. */
   gboolean ll128 = (cluster->intra.fabric != DDP_INTRA_PCIE || ppn == 1) && c->sm_arch >= 70;
+  /* NCCL's socket transport goes through host memory: the GPU–NIC path is not a PCIe-switch path
+   * (typeInter > PXB), so LL128 stays off across nodes (tuning.cc LL128 enablement). */
+  if (nodes > 1 && cluster->inter.fabric == DDP_INTER_ETHERNET)
+    ll128 = FALSE;
   /* getNetOverhead: the proxy thread posts each network send; ×3 for Simple. */
   double net_overhead_us = nodes > 1 ? (cluster->nccl.amd_cpu ? 2.0 : 1.0) : 0.0;
 
@@ -503,6 +520,140 @@ alpha_beta_model(DdpCollective *c, const DdpCluster *cluster)
   c->ab_alpha_inter_us = crosses_inter ? cluster->inter.latency_us : 0;
 }
 
+/* ---- the nccl model: NCCL as nccl-tests measures it (docs/collective.md "The nccl model") ----
+ *
+ *   t(S)   = max(g·h, t_k + min over enabled (a, p) of T_ap(S))
+ *   T_ap   = L_ap + S / (1000 · A_ap · nc(S)/NC) + F_ap(S)
+ *
+ * g·h    host issue floor: nccl-tests times back-to-back calls, and one host thread issuing g GPUs'
+ *        calls (-g g) spends h per GPU per call (enqueue + kernel launch);
+ * t_k    the cluster's nccl.launch_us: kernel launch to first flag, and completion;
+ * L_ap   NCCL's latency for the pair (tuning.cc, tune_model above) plus the cluster's [inter]
+ *        latency_us for every network hop, × NCCL's ring plateau factor where NCCL applies it;
+ * A_ap   peak algbw from the links' physics (physics_peak), not NCCL's per-channel caps;
+ * nc(S)  the channels NCCL actually runs: enqueue.cc topoGetAlgoInfo drops channels while
+ *        S < nc · nthreads · threadThreshold (comm.h), down to 1;
+ * F_ap   pipeline fill: the first chunk c(S) crosses the algorithm's hops one after another, each at
+ *        its own link's per-channel rate, before the last one arrives. */
+
+/* NCCL_LL_THREAD_THRESHOLD 8 (× nRanks for Ring), NCCL_LL128_THREAD_THRESHOLD 8,
+ * NCCL_SIMPLE_THREAD_THRESHOLD 64 bytes per thread (comm.h); threads per channel: LL 512
+ * (NCCL_LL_MAX_NTHREADS), LL128 640 (NCCL_LL128_MAX_NTHREADS), Simple 512 (NCCL_SIMPLE_MAX_NTHREADS). */
+static const double thread_threshold[DDP_PROTO_COUNT] = { 0, 8, 8, 64 };
+static const double proto_threads[DDP_PROTO_COUNT] = { 0, 512, 640, 512 };
+/* Data per pipeline step and channel (init.cc buffSizes / NCCL_STEPS = 8):
+ *   LL     512 KiB of 16-byte lines (8 lines × 512 threads × 8 steps × 16 B), half of it flags: 32 KiB;
+ *   LL128  120 × 640 threads × 8 steps × 8 B = 4 915 200 B, 120 of every 128 B data: 576 000 B;
+ *   Simple NCCL_BUFFSIZE 4 MiB / 8 = 512 KiB;  NVLS: nvlsChunkSize 128 KiB (collectives.h). */
+static const double step_bytes[DDP_PROTO_COUNT] = { 0, 32768, 576000, 524288 };
+enum { NVLS_CHUNK_BYTES = 131072 };
+/* Payload per byte on the wire: LL 8-byte words of 4 B data + 4 B flag; LL128 120 of 128 B. */
+static const double proto_payload[DDP_PROTO_COUNT] = { 0, 0.5, 120.0 / 128.0, 1.0 };
+
+/* NVLS busbw by NCCL's tuning formula (tune_nvls) on graph @g. */
+static double
+nvls_busbw(const Graph *g, int arch)
+{
+  if (g->channels < 2)
+    return 0;
+  double intra_bw = g->bw_intra * nvls_efficiency[arch] * (g->channels - 1) / g->channels * 2.0;
+  return g->channels * MIN(intra_bw, g->bw_inter);
+}
+
+/* The per-communicator inputs of the nccl model.  Peaks (docs/collective.md "Peaks"):
+ *  inside a node, busbw ≤ intra efficiency × the per-GPU link rate (NCCL's own accounting of NVLink
+ *    and PCIe, ddp_cluster_intra_efficiency); without GPU peer-to-peer the data goes GPU → host
+ *    memory → GPU and is also bound by NCCL's CPU-node rate (topo.h AMD_BW 16 GB/s, SKL_QPI_BW 10);
+ *  across nodes, every byte a node sends or receives crosses its NICs: NICs × efficiency × line
+ *    rate / 8 / oversubscription, each NIC also bound by its PCIe path (pcie_path_GBs);
+ *  LL is capped by NCCL's llMaxBw as NCCL reads it (tune_model: the GPU row on one node, the
+ *    host CPU's row across nodes). */
+static void
+physics_setup(DdpCollective *c, const DdpCluster *cluster)
+{
+  c->gpus_per_process = 1;
+  c->host_launch_us = cluster->nccl.host_launch_us;
+  c->inter_latency_us = c->nodes > 1 ? cluster->inter.latency_us : 0;
+  int arch = arch_index(c->sm_arch);
+  int scale = c->nodes <= 2 ? (int)c->nodes - 1 : 2;
+  c->ll_cap_GBs = ll_max_bw[c->nodes == 1 ? arch : cluster->nccl.amd_cpu ? 1 : 0][scale];
+  c->intra_bus_GBs = G_MAXDOUBLE;
+  if (c->ppn > 1) {
+    c->intra_bus_GBs = ddp_cluster_intra_efficiency(cluster) * cluster->intra.bandwidth_GBs;
+    if (cluster->intra.p2p_off)
+      c->intra_bus_GBs = MIN(c->intra_bus_GBs, cluster->nccl.amd_cpu ? 16.0 : 10.0);
+  }
+  c->net_GBs = 0;
+  if (c->nodes > 1) {
+    double nic = cluster->inter.nic_bandwidth_Gbps / 8.0 * ddp_cluster_inter_efficiency(cluster);
+    c->net_GBs = cluster->inter.nics_per_node * MIN(nic, pcie_path_GBs(c->sm_arch)) / cluster->inter.oversubscription;
+  }
+  /* NVLS runs on comm->nvlsChannels (nvls.cc ncclNvlsInit / ncclNvlsTuning): 16 on Hopper; on
+   * Blackwell 24 on one node, 32 across nodes.  Its intra-node peak is NCCL's own NVLS figure for
+   * one node of ppn GPUs: no spec gives NVLink SHARP's throughput (docs/collective.md "NVLS"). */
+  c->nvls_channels = 0;
+  if (c->graph[DDP_ALGO_NVLS].channels >= 2) {
+    c->nvls_channels = c->sm_arch >= 100 ? (c->nodes == 1 ? 24 : 32) : 16;
+    Fabric one = fabric_of(cluster, 1, c->ppn);
+    Graph g1 = search_nvls_graph(&one, (int)c->ppn);
+    double ppn = (double)c->ppn;
+    c->nvls_intra_algbw_GBs = nvls_busbw(&g1, arch) * ppn / (2.0 * (ppn - 1));
+  }
+}
+
+/* Peak algbw of @a × @p, and the per-channel rates of its intra-node and network hops (busbw
+ * terms, the rate one channel's chunk crosses one link at). */
+static double
+physics_peak(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p, int channels, double *hop_intra, double *hop_net)
+{
+  double n = (double)c->gpus, e = proto_payload[p];
+  double net = c->nodes > 1 ? c->net_GBs : G_MAXDOUBLE;
+  double link = MIN(c->intra_bus_GBs, net);
+  double algbw;
+  if (a == DDP_ALGO_RING) {
+    /* every link of the ring carries busbw = algbw · 2(n-1)/n, the network links included */
+    double bus = link * e;
+    if (p == DDP_PROTO_LL)
+      bus = MIN(bus, c->ll_cap_GBs);
+    algbw = bus * n / (2.0 * (n - 1));
+    /* a hop runs at its own link's rate: the first chunk is not held back by the bottleneck */
+    double cap = p == DDP_PROTO_LL ? c->ll_cap_GBs : G_MAXDOUBLE;
+    *hop_intra = MIN(c->intra_bus_GBs * e, cap) / channels;
+    *hop_net = MIN(net * e, cap) / channels;
+  } else if (a == DDP_ALGO_TREE) {
+    /* the reduce goes up and the broadcast down, each moving all S through every node's NICs and
+     * along the chain inside the node: algbw ≤ the slowest of them */
+    double cap = p == DDP_PROTO_LL ? c->ll_cap_GBs / 2.0 : G_MAXDOUBLE;
+    algbw = MIN(link * e, cap);
+    /* One node: NCCL's tree is a single chain, which its own table rates below the ring; auto never
+     * picks it here (ddp_collective_allreduce) and a forced one gets the ring's throughput. */
+    if (c->nodes == 1)
+      algbw = MIN(link * e, 2.0 * cap) * n / (2.0 * (n - 1));
+    *hop_intra = MIN(c->intra_bus_GBs * e, cap) / channels;
+    *hop_net = MIN(net * e, cap) / channels;
+  } else if (a == DDP_ALGO_NVLS) {
+    algbw = c->allreduce[DDP_ALGO_NVLS][DDP_PROTO_SIMPLE].algbw_GBs;
+    *hop_intra = *hop_net = 2.0 * algbw / channels;
+  } else {
+    /* NVLSTree: NVLS inside each node, a tree through the NICs across them */
+    algbw = MIN(c->nvls_intra_algbw_GBs, net);
+    *hop_intra = 2.0 * c->nvls_intra_algbw_GBs / channels;
+    *hop_net = net / channels;
+  }
+  return algbw;
+}
+
+/* Network hops of one call of @a (the [inter] latency_us is paid on each). */
+static double
+network_hops(const DdpCollective *c, DdpAlgorithm a)
+{
+  if (c->nodes == 1)
+    return 0;
+  if (a == DDP_ALGO_RING)
+    return 2.0 * (double)(c->nodes - 1);
+  return 2.0 * log2_floor(c->nodes);
+}
+
 static gboolean allowed(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p);
 
 /**
@@ -528,6 +679,7 @@ ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error)
   c->nodes = nodes;
   c->ppn = gpus / nodes;
   c->sm_arch = cluster->gpu.sm_arch;
+  c->gpus_per_process = 1;
   if (gpus == 1)
     return g_steal_pointer(&c);
 
@@ -556,6 +708,7 @@ ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error)
   c->comm_channels = MIN(MAX_CHANNELS, 2 * MIN(c->graph[DDP_ALGO_RING].channels, c->graph[DDP_ALGO_TREE].channels));
   c->launch_us = cluster->nccl.launch_us;
   tune_model(c, cluster);
+  physics_setup(c, cluster);
 
   if (c->protocol != DDP_PROTO_AUTO && !c->allreduce[DDP_ALGO_RING][c->protocol].enabled) {
     g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_INVALID,
@@ -585,6 +738,13 @@ ddp_collective_free(DdpCollective *c)
   g_free(c);
 }
 
+void
+ddp_collective_set_gpus_per_process(DdpCollective *c, guint gpus_per_process)
+{
+  g_return_if_fail(gpus_per_process >= 1);
+  c->gpus_per_process = gpus_per_process;
+}
+
 guint64
 ddp_collective_gpus(const DdpCollective *c)
 {
@@ -597,7 +757,7 @@ ddp_collective_nodes(const DdpCollective *c)
   return c->nodes;
 }
 
-/* Fills the bandwidth columns of @out from its time, as nccl-tests does (research §3). */
+/* Fills the bandwidth columns of @out from its time, as nccl-tests does (docs/model.md §3). */
 static void
 finish_cost(guint64 bytes, double bus_factor, DdpCollectiveCost *out)
 {
@@ -617,7 +777,7 @@ allreduce_bus_factor(const DdpCollective *c)
  * once each rank's slice of each channel reaches 64 B ("plateau effect of ring").  Plus the
  * cluster's launch_us, the one term not from NCCL: NCCL's base latencies are tuned to rank
  * algorithms against each other, and measured small-message times sit a few µs above them
- * (research §1.6; docs/collective.md "Launch overhead").  Being the same for every pair, it never
+ * (docs/model.md §1.6; docs/collective.md "Launch overhead").  Being the same for every pair, it never
  * changes the choice. */
 static void
 nccl_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtocol p, DdpCollectiveCost *out)
@@ -637,6 +797,66 @@ nccl_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtoco
   out->protocol = p;
   out->latency_us = c->launch_us + lat;
   out->time_us = out->latency_us + (double)bytes / (1000.0 * bw);
+}
+
+/* The nccl model's time for one algorithm × protocol (without the host floor, which
+ * ddp_collective_allreduce applies; see physics_setup for the terms). */
+static void
+physics_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtocol p, DdpCollectiveCost *out)
+{
+  double S = (double)bytes, n = (double)c->gpus;
+  gboolean nvls = a == DDP_ALGO_NVLS || a == DDP_ALGO_NVLS_TREE;
+  int NC = nvls ? c->nvls_channels : c->comm_channels;
+  int nc = NC;
+  if (!nvls) {
+    double per_channel = proto_threads[p] * thread_threshold[p] * (a == DDP_ALGO_RING && p == DDP_PROTO_LL ? n : 1.0);
+    nc = (int)CLAMP(floor(S / per_channel), 1, NC);
+  }
+  double hop_intra, hop_net;
+  double algbw = physics_peak(c, a, p, NC, &hop_intra, &hop_net) * nc / NC;
+  /* the chunk one channel moves per step: a ring cuts each channel's share in n */
+  double chunk = nvls ? MIN((double)NVLS_CHUNK_BYTES, S / nc)
+                      : MIN(step_bytes[p], a == DDP_ALGO_RING ? S / (nc * n) : S / nc);
+  double intra_hops, net_hops;
+  if (a == DDP_ALGO_RING) {
+    /* n-1 hops to bring the first chunk round; nodes-1 of them leave a node */
+    net_hops = (double)(c->nodes - 1);
+    intra_hops = n - 1 - net_hops;
+  } else if (a == DDP_ALGO_TREE) {
+    /* up the chain inside the node, then up and down the tree across nodes */
+    intra_hops = (double)(c->ppn - 1);
+    net_hops = 2.0 * log2_floor(c->nodes);
+  } else {
+    /* reduce into the switch and multicast back; NVLSTree adds the tree's network hops */
+    intra_hops = 2.0;
+    net_hops = a == DDP_ALGO_NVLS_TREE ? 2.0 * log2_floor(c->nodes) : 0.0;
+  }
+  double fill = (intra_hops > 0 ? intra_hops * chunk / (1000.0 * hop_intra) : 0) +
+                (net_hops > 0 ? net_hops * chunk / (1000.0 * hop_net) : 0);
+  double lat = c->allreduce[a][p].latency_us + network_hops(c, a) * c->inter_latency_us;
+  /* tuning.cc ncclTopoGetAlgoTime: "plateau effect of ring" across nodes */
+  if (a == DDP_ALGO_RING && p == DDP_PROTO_SIMPLE && c->nodes > 1 && bytes / ((guint64)c->comm_channels * c->gpus) >= 64)
+    lat *= c->sm_arch < 80 ? 1.9 : 1.4;
+  *out = (DdpCollectiveCost){ 0 };
+  out->algorithm = a;
+  out->protocol = p;
+  out->latency_us = c->launch_us + lat;
+  out->transfer_us = S / (1000.0 * algbw);
+  out->fill_us = fill;
+  out->channels = nc;
+  out->time_us = out->latency_us + out->transfer_us + fill;
+}
+
+/* The host issue floor of the nccl model: nccl-tests reports back-to-back throughput, so a call
+ * takes at least what its host thread needs to issue it. */
+static void
+apply_host_floor(const DdpCollective *c, DdpCollectiveCost *out)
+{
+  double floor_us = c->gpus_per_process * c->host_launch_us;
+  if (c->cost_model == DDP_COST_NCCL && floor_us > out->time_us) {
+    out->host_floor_us = floor_us;
+    out->time_us = floor_us;
+  }
 }
 
 /* The alpha-beta closed forms (file comment). */
@@ -659,8 +879,11 @@ alpha_beta_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpC
 static void
 zero_cost(DdpCollectiveCost *out)
 {
-  *out = (DdpCollectiveCost){ 0, 0, 0, DDP_ALGO_RING, DDP_PROTO_SIMPLE, 0 };
+  *out = (DdpCollectiveCost){ .algorithm = DDP_ALGO_RING, .protocol = DDP_PROTO_SIMPLE };
 }
+
+static gboolean allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorithm algorithm, DdpProtocol protocol,
+                               DdpCollectiveCost *out);
 
 gboolean
 ddp_collective_allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorithm algorithm, DdpProtocol protocol,
@@ -672,6 +895,17 @@ ddp_collective_allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorith
     zero_cost(out);
     return TRUE;
   }
+  DdpCollectiveCost cost = { 0 };   /* every model fills the fields it has; the rest stay 0 */
+  if (!allreduce_with(c, bytes, algorithm, protocol, &cost))
+    return FALSE;
+  *out = cost;
+  return TRUE;
+}
+
+static gboolean
+allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorithm algorithm, DdpProtocol protocol,
+               DdpCollectiveCost *out)
+{
   if (c->cost_model == DDP_COST_ALPHA_BETA) {
     if (algorithm != DDP_ALGO_RING && algorithm != DDP_ALGO_TREE)
       return FALSE;
@@ -679,7 +913,12 @@ ddp_collective_allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorith
   } else {
     if (!c->allreduce[algorithm][protocol].enabled)
       return FALSE;
-    nccl_allreduce(c, bytes, algorithm, protocol, out);
+    if (c->cost_model == DDP_COST_NCCL) {
+      physics_allreduce(c, bytes, algorithm, protocol, out);
+      apply_host_floor(c, out);
+    } else {
+      nccl_allreduce(c, bytes, algorithm, protocol, out);
+    }
   }
   finish_cost(bytes, allreduce_bus_factor(c), out);
   return TRUE;
@@ -695,6 +934,12 @@ allowed(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p)
   if (c->cost_model == DDP_COST_ALPHA_BETA)
     return p == DDP_PROTO_SIMPLE && (a == DDP_ALGO_RING || a == DDP_ALGO_TREE);
   return c->protocol == DDP_PROTO_AUTO || c->protocol == p;
+}
+
+static double
+gpu_time(const DdpCollectiveCost *cost)
+{
+  return cost->host_floor_us > 0 ? cost->latency_us + cost->transfer_us + cost->fill_us : cost->time_us;
 }
 
 /* topoGetAlgoInfo: the least predicted time among the allowed pairs, Tree before Ring before NVLS
@@ -721,8 +966,12 @@ ddp_collective_allreduce(const DdpCollective *c, guint64 bytes, DdpCollectiveCos
     for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
       if (!allowed(c, order[i], p))
         continue;
+      /* the host floor is the same for every pair: choose on the time without it */
       DdpCollectiveCost cost;
-      if (ddp_collective_allreduce_with(c, bytes, order[i], p, &cost) && (!found || cost.time_us < out->time_us)) {
+      if (c->cost_model == DDP_COST_NCCL && order[i] == DDP_ALGO_TREE && c->nodes == 1)
+        continue;   /* the nccl model offers no one-node tree (physics_offers) */
+      if (ddp_collective_allreduce_with(c, bytes, order[i], p, &cost) &&
+          (!found || gpu_time(&cost) < gpu_time(out))) {
         *out = cost;
         found = TRUE;
       }
@@ -741,7 +990,7 @@ ddp_collective_use_calibration(DdpCollective *c, const DdpFit *fit)
   c->fit = fit;
 }
 
-/* Broadcast: NCCL runs it on the ring only (research §2.2–2.3); alpha-beta: a pipelined chain,
+/* Broadcast: NCCL runs it on the ring only (docs/model.md §2.2–2.3); alpha-beta: a pipelined chain,
  * (N-1)·α to fill it plus M/B to stream the buffer through the slowest link. */
 void
 ddp_collective_broadcast(const DdpCollective *c, guint64 bytes, DdpCollectiveCost *out)
@@ -760,10 +1009,11 @@ ddp_collective_broadcast(const DdpCollective *c, guint64 bytes, DdpCollectiveCos
         continue;
       double lat = c->launch_us + t->latency_us, time = lat + (double)bytes / (1000.0 * t->algbw_GBs);
       if (!found || time < out->time_us) {
-        *out = (DdpCollectiveCost){ time, 0, 0, DDP_ALGO_RING, p, lat };
+        *out = (DdpCollectiveCost){ .time_us = time, .algorithm = DDP_ALGO_RING, .protocol = p, .latency_us = lat };
         found = TRUE;
       }
     }
+    apply_host_floor(c, out);
   }
   finish_cost(bytes, 1.0, out);
 }
@@ -787,7 +1037,7 @@ ddp_collective_tuning(const DdpCollective *c, DdpAlgorithm algorithm, DdpProtoco
   g_return_if_fail(algorithm != DDP_ALGO_AUTO && algorithm < DDP_ALGO_COUNT);
   g_return_if_fail(protocol != DDP_PROTO_AUTO && protocol < DDP_PROTO_COUNT);
   *out = (DdpCollectiveTuning){ 0 };
-  if (c->cost_model == DDP_COST_NCCL && c->gpus > 1) {
+  if (c->cost_model != DDP_COST_ALPHA_BETA && c->gpus > 1) {
     const Tuning *t = &c->allreduce[algorithm][protocol];
     *out = (DdpCollectiveTuning){ t->enabled, t->latency_us, t->algbw_GBs };
   }
@@ -825,6 +1075,40 @@ append_choice(GArray *out, const DdpCollective *c, guint64 bytes)
   g_array_append_val(out, choice);
 }
 
+static int
+compare_sizes(const void *a, const void *b)
+{
+  guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
+  return (x > y) - (x < y);
+}
+
+/* The sizes where a term of the nccl model changes slope: the channel count nc(S) steps at
+ * multiples of nthreads · threadThreshold, and the chunk stops growing at step · nc · (n for a
+ * ring).  Between them every pair's time is affine in S. */
+static void
+physics_breaks(const DdpCollective *c, guint64 max_bytes, GArray *breaks)
+{
+  for (DdpAlgorithm a = DDP_ALGO_RING; a < DDP_ALGO_COUNT; a++) {
+    for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
+      if (!allowed(c, a, p) || !c->allreduce[a][p].enabled)
+        continue;
+      gboolean nvls = a == DDP_ALGO_NVLS || a == DDP_ALGO_NVLS_TREE;
+      int NC = nvls ? c->nvls_channels : c->comm_channels;
+      double per_channel = proto_threads[p] * thread_threshold[p] * (a == DDP_ALGO_RING && p == DDP_PROTO_LL ? (double)c->gpus : 1.0);
+      double step = nvls ? NVLS_CHUNK_BYTES : step_bytes[p] * (a == DDP_ALGO_RING ? (double)c->gpus : 1.0);
+      for (int k = 1; k <= NC; k++) {
+        double at[2] = { nvls ? 0 : k * per_channel, ceil(step * k) };
+        for (int i = 0; i < 2; i++) {
+          if (at[i] >= 1 && at[i] <= (double)max_bytes) {
+            guint64 b = (guint64)at[i];
+            g_array_append_val(breaks, b);
+          }
+        }
+      }
+    }
+  }
+}
+
 /**
  * ddp_collective_choices:
  * Exact, by segments.  Every predicted time is affine in S between the sizes where a correction
@@ -845,13 +1129,16 @@ ddp_collective_choices(const DdpCollective *c, guint64 max_bytes)
       break;
   }
   guint64 plateau = (guint64)c->comm_channels * c->gpus * 64;
-  if (c->cost_model == DDP_COST_NCCL && c->nodes > 1 && plateau > 1 && plateau <= max_bytes) {
-    guint i = 0;
-    while (i < breaks->len && g_array_index(breaks, guint64, i) < plateau)
-      i++;
-    if (i == breaks->len || g_array_index(breaks, guint64, i) != plateau)
-      g_array_insert_val(breaks, i, plateau);
-  }
+  if (c->cost_model != DDP_COST_ALPHA_BETA && c->nodes > 1 && plateau > 1 && plateau <= max_bytes)
+    g_array_append_val(breaks, plateau);
+  if (c->cost_model == DDP_COST_NCCL)
+    physics_breaks(c, max_bytes, breaks);
+  g_array_sort(breaks, compare_sizes);
+  guint kept = 0;
+  for (guint i = 0; i < breaks->len; i++)
+    if (kept == 0 || g_array_index(breaks, guint64, i) != g_array_index(breaks, guint64, kept - 1))
+      g_array_index(breaks, guint64, kept++) = g_array_index(breaks, guint64, i);
+  g_array_set_size(breaks, kept);
   append_choice(out, c, 1);
   for (guint i = 0; i < breaks->len; i++) {
     guint64 start = g_array_index(breaks, guint64, i);
@@ -1040,6 +1327,63 @@ ddp_compare_median_abs_error(const GPtrArray *curves)
   return median(errors);
 }
 
+DdpSizeRegime
+ddp_size_regime(guint64 bytes)
+{
+  return bytes < 64 * 1024 ? DDP_REGIME_LATENCY : bytes <= 16 * 1024 * 1024 ? DDP_REGIME_MID : DDP_REGIME_BANDWIDTH;
+}
+
+const char *
+ddp_size_regime_name(DdpSizeRegime regime)
+{
+  static const char *const names[DDP_REGIME_COUNT] = { "< 64 KiB", "64 KiB - 16 MiB", "> 16 MiB", "all" };
+  g_return_val_if_fail(regime < DDP_REGIME_COUNT, "?");
+  return names[regime];
+}
+
+static void
+stats_add(GArray *errors[DDP_REGIME_COUNT], const DdpCompareCurve *curve)
+{
+  for (guint i = 0; i < curve->points->len; i++) {
+    const DdpComparePoint *pt = &g_array_index(curve->points, DdpComparePoint, i);
+    double e = fabs(pt->busbw_error);
+    g_array_append_val(errors[ddp_size_regime(pt->bytes)], e);
+    g_array_append_val(errors[DDP_REGIME_ALL], e);
+  }
+}
+
+static void
+stats_finish(GArray *errors[DDP_REGIME_COUNT], DdpCompareStats out[DDP_REGIME_COUNT])
+{
+  for (int r = 0; r < DDP_REGIME_COUNT; r++) {
+    out[r].points = errors[r]->len;
+    out[r].median_abs_error = median(errors[r]);   /* sorts: the largest is last */
+    out[r].max_abs_error = errors[r]->len ? g_array_index(errors[r], double, errors[r]->len - 1) : NAN;
+    g_array_unref(errors[r]);
+  }
+}
+
+void
+ddp_compare_curve_stats(const DdpCompareCurve *curve, DdpCompareStats out[DDP_REGIME_COUNT])
+{
+  GArray *errors[DDP_REGIME_COUNT];
+  for (int r = 0; r < DDP_REGIME_COUNT; r++)
+    errors[r] = g_array_new(FALSE, FALSE, sizeof(double));
+  stats_add(errors, curve);
+  stats_finish(errors, out);
+}
+
+void
+ddp_compare_stats(const GPtrArray *curves, DdpCompareStats out[DDP_REGIME_COUNT])
+{
+  GArray *errors[DDP_REGIME_COUNT];
+  for (int r = 0; r < DDP_REGIME_COUNT; r++)
+    errors[r] = g_array_new(FALSE, FALSE, sizeof(double));
+  for (guint c = 0; c < curves->len; c++)
+    stats_add(errors, curves->pdata[c]);
+  stats_finish(errors, out);
+}
+
 /* A positive whole number of the CSV ("1024", "8"): FALSE otherwise. */
 static gboolean
 parse_count(const char *text, guint64 *out)
@@ -1073,14 +1417,16 @@ typedef struct {
 } CompareContext;
 
 static DdpCollective *
-compare_model(CompareContext *ctx, const char *cluster_name, guint64 gpus, guint line, GError **error)
+compare_model(CompareContext *ctx, const char *cluster_name, guint64 gpus, guint per_process, guint line,
+              GError **error)
 {
-  g_autofree char *key = g_strdup_printf("%s\t%" G_GUINT64_FORMAT, cluster_name, gpus);
+  g_autofree char *key = g_strdup_printf("%s\t%" G_GUINT64_FORMAT "\t%u", cluster_name, gpus, per_process);
   DdpCollective *model = g_hash_table_lookup(ctx->models, key);
   if (model)
     return model;
-  g_autofree char *where = strchr(cluster_name, '/') ? g_build_filename(ctx->dir, cluster_name, NULL)
-                                                     : g_strdup(cluster_name);
+  g_autofree char *where = strchr(cluster_name, '/') && !g_path_is_absolute(cluster_name)
+                             ? g_build_filename(ctx->dir, cluster_name, NULL)
+                             : g_strdup(cluster_name);
   g_autoptr(GError) local = NULL;
   DdpCluster *cluster = ddp_cluster_load(where, &local);
   if (cluster) {
@@ -1092,6 +1438,7 @@ compare_model(CompareContext *ctx, const char *cluster_name, guint64 gpus, guint
                 local->message);
     return NULL;
   }
+  ddp_collective_set_gpus_per_process(model, per_process);
   g_hash_table_insert(ctx->models, g_steal_pointer(&key), model);
   return model;
 }
@@ -1099,9 +1446,10 @@ compare_model(CompareContext *ctx, const char *cluster_name, guint64 gpus, guint
 static GPtrArray *
 compare_read(CompareContext *ctx, char **lines, GError **error)
 {
-  enum { COL_SOURCE, COL_SYSTEM, COL_CLUSTER, COL_GPUS, COL_BYTES, COL_TIME, N_COLS };
-  static const char *const names[N_COLS] = { "source", "system", "cluster", "gpus", "bytes", "time_us" };
-  static const gboolean required[N_COLS] = { FALSE, FALSE, TRUE, TRUE, TRUE, TRUE };
+  enum { COL_SOURCE, COL_SYSTEM, COL_CLUSTER, COL_GPUS, COL_BYTES, COL_TIME, COL_PER_PROCESS, N_COLS };
+  static const char *const names[N_COLS] = { "source", "system", "cluster", "gpus", "bytes", "time_us",
+                                             "gpus_per_process" };
+  static const gboolean required[N_COLS] = { FALSE, FALSE, TRUE, TRUE, TRUE, TRUE, FALSE };
   int col[N_COLS];
   g_autoptr(GPtrArray) header = lines[0] ? csv_split(lines[0]) : NULL;
   if (!header) {
@@ -1143,16 +1491,26 @@ compare_read(CompareContext *ctx, char **lines, GError **error)
                   "%s:%u: gpus, bytes and time_us must be positive numbers", ctx->path, line);
       return NULL;
     }
-    DdpCollective *model = compare_model(ctx, value[COL_CLUSTER], gpus, line, error);
+    /* nccl-tests -g: optional, 1 where the column is absent or empty */
+    guint64 per_process = 1;
+    if (*value[COL_PER_PROCESS] && (!parse_count(value[COL_PER_PROCESS], &per_process) || per_process > gpus)) {
+      g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_CSV,
+                  "%s:%u: gpus_per_process must be a whole number from 1 to gpus (got \"%s\")", ctx->path, line,
+                  value[COL_PER_PROCESS]);
+      return NULL;
+    }
+    DdpCollective *model = compare_model(ctx, value[COL_CLUSTER], gpus, (guint)per_process, line, error);
     if (!model)
       return NULL;
-    if (!curve || curve->gpus != gpus || strcmp(curve->source, value[COL_SOURCE]) ||
+    if (!curve || curve->gpus != gpus || curve->gpus_per_process != per_process ||
+        strcmp(curve->source, value[COL_SOURCE]) ||
         strcmp(curve->system, value[COL_SYSTEM]) || strcmp(curve->cluster, value[COL_CLUSTER])) {
       curve = g_new0(DdpCompareCurve, 1);
       curve->source = g_strdup(value[COL_SOURCE]);
       curve->system = g_strdup(value[COL_SYSTEM]);
       curve->cluster = g_strdup(value[COL_CLUSTER]);
       curve->gpus = gpus;
+      curve->gpus_per_process = (guint)per_process;
       curve->nodes = ddp_collective_nodes(model);
       curve->points = g_array_new(FALSE, FALSE, sizeof(DdpComparePoint));
       g_ptr_array_add(curves, curve);

@@ -1,6 +1,8 @@
 /* collective — cost of one NCCL collective on a cluster: AllReduce (and the small broadcasts DDP
- * issues), by NCCL's tuning model (research §2: t = lat + S / algBw, argmin over algorithm ×
- * protocol) or by the plain ring alpha-beta closed form (research §4).  Pure functions of
+ * issues), by the measured-physics nccl model (the default: host issue floor, launch, NCCL's per-hop
+ * latencies, runtime channel fill, pipeline fill, peaks from the links; docs/collective.md §10), by
+ * NCCL's tuning model (docs/model.md §2: t = lat + S / algBw, argmin over algorithm × protocol) or
+ * by the plain ring alpha-beta closed form (docs/model.md §4).  Pure functions of
  * (cluster, gpus, bytes): no engine, no state beyond what _new precomputes.  The formulas and
  * their derivations are in docs/collective.md; the constants come from NVIDIA/nccl
  * src/graph/tuning.cc, search.cc and topo.h. */
@@ -24,6 +26,12 @@ typedef struct {
   DdpAlgorithm algorithm;   /* never AUTO */
   DdpProtocol protocol;     /* never AUTO; SIMPLE under the alpha-beta model */
   double latency_us;        /* the size-independent part of time_us */
+  /* The nccl model's other terms (docs/collective.md "The nccl model"); zero under the others.
+   * time_us = MAX(host_floor_us, latency_us + transfer_us + fill_us). */
+  double transfer_us;       /* S over the bandwidth of the channels in use */
+  double fill_us;           /* pipeline fill: the first chunk crossing the algorithm's hops */
+  double host_floor_us;     /* gpus_per_process × host_launch_us when that bounds the call, else 0 */
+  int channels;             /* channels NCCL runs at this size (0: not modelled) */
 } DdpCollectiveCost;
 
 typedef struct _DdpCollective DdpCollective;
@@ -41,6 +49,12 @@ typedef struct _DdpFit DdpFit;
 void ddp_collective_use_calibration(DdpCollective *c, const DdpFit *fit);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpCollective, ddp_collective_free)
 
+/* GPUs one host thread issues collectives for: nccl-tests' -g (its default 1, as PyTorch DDP with
+ * one process per GPU).  A measurement property, not the cluster's: with -g 8 one thread launches
+ * eight kernels per call and small calls are bound by that (the nccl model's host floor).  Only
+ * the nccl cost model uses it; @gpus_per_process >= 1. */
+void ddp_collective_set_gpus_per_process(DdpCollective *c, guint gpus_per_process);
+
 guint64 ddp_collective_gpus(const DdpCollective *c);
 guint64 ddp_collective_nodes(const DdpCollective *c);
 
@@ -56,7 +70,7 @@ void ddp_collective_broadcast(const DdpCollective *c, guint64 bytes, DdpCollecti
 gboolean ddp_collective_allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorithm algorithm,
                                        DdpProtocol protocol, DdpCollectiveCost *out);
 
-/* What NCCL's topology search would have found for one algorithm (research §2.5), the numbers
+/* What NCCL's topology search would have found for one algorithm (docs/model.md §2.5), the numbers
  * NCCL_DEBUG=INFO prints as "nChannels N, bw INTRA/INTER". */
 typedef struct {
   int channels;
@@ -113,19 +127,41 @@ typedef struct {
   char *system;
   char *cluster;               /* as written in the cluster column */
   guint64 gpus, nodes;
+  guint gpus_per_process;      /* the optional gpus_per_process column (nccl-tests -g), 1 without it */
   GArray *points;              /* of DdpComparePoint, in file order */
   double median_abs_error;     /* of busbw_error */
 } DdpCompareCurve;
 
 /* Reads an nccl-tests comparison CSV (header names the columns; needed: gpus, bytes, time_us,
- * cluster; source and system label the curves) and predicts every row with ddp_collective_allreduce
- * on its cluster.  A cluster value with a '/' is a path relative to the CSV's folder, anything else
+ * cluster; source and system label the curves; optional gpus_per_process, nccl-tests' -g, default
+ * 1: see ddp_collective_set_gpus_per_process) and predicts every row with ddp_collective_allreduce
+ * on its cluster.  A cluster value with a '/' is a path (relative ones from the CSV's folder), anything else
  * a name for ddp_cluster_load().  Consecutive rows with the same source, system, cluster and gpus
  * form one curve.  Returns: (transfer full) a GPtrArray of DdpCompareCurve (freeing the array frees
  * them), or NULL with @error naming file:line. */
 GPtrArray *ddp_collective_compare_csv(const char *path, GError **error);
 /* Median of |busbw_error| over every point of @curves. */
 double ddp_compare_median_abs_error(const GPtrArray *curves);
+
+/* Size regimes of the validation statistics: latency-bound below 64 KiB, the mid range from 64 KiB
+ * to 16 MiB inclusive, bandwidth-bound above 16 MiB; ALL is every size. */
+typedef enum {
+  DDP_REGIME_LATENCY, DDP_REGIME_MID, DDP_REGIME_BANDWIDTH, DDP_REGIME_ALL, DDP_REGIME_COUNT
+} DdpSizeRegime;
+
+typedef struct {
+  guint points;                /* in the regime; 0 leaves the two errors NAN */
+  double median_abs_error;     /* of |busbw_error|, a fraction (0.1 = 10 %) */
+  double max_abs_error;
+} DdpCompareStats;
+
+DdpSizeRegime ddp_size_regime(guint64 bytes);
+/* "< 64 KiB", "64 KiB - 16 MiB", "> 16 MiB", "all". */
+const char *ddp_size_regime_name(DdpSizeRegime regime);
+/* Per-regime statistics of one curve, and of every point of @curves pooled (out[DDP_REGIME_ALL] of
+ * the latter is ddp_compare_median_abs_error's median).  @out has DDP_REGIME_COUNT elements. */
+void ddp_compare_curve_stats(const DdpCompareCurve *curve, DdpCompareStats out[DDP_REGIME_COUNT]);
+void ddp_compare_stats(const GPtrArray *curves, DdpCompareStats out[DDP_REGIME_COUNT]);
 
 /* Names are "auto", "ring", "tree", "nvls", "nvlstree" and "auto", "LL", "LL128", "Simple" (as
  * NCCL_ALGO/NCCL_PROTO, case-insensitive: "NVLSTree" parses). */

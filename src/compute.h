@@ -1,7 +1,11 @@
 /* compute — per-layer forward and backward times on one GPU: a roofline (FLOPs at a fraction of
- * peak vs bytes at a fraction of HBM bandwidth, whichever is longer), floored by a per-kernel
- * launch cost, or measured times where the model file has them; optimizer and memory-pass costs;
- * and the per-GPU memory footprint.  Pure functions of (model, GPU, precision, batch). */
+ * peak vs bytes at a fraction of HBM bandwidth, whichever is longer) whose efficiencies depend on
+ * the layer kind, the GPU generation, the precision and the kernel's size (small kernels are far
+ * from peak), floored by a per-kernel launch cost, behind a host that issues one layer pass at a
+ * time (the GPU idles when it gets ahead), or measured
+ * times where the model file has them; optimizer and memory-pass costs; and the per-GPU memory
+ * footprint.  Pure functions of (model, GPU, precision, batch).  Defaults and sources: compute.c
+ * and docs/overheads.md. */
 #ifndef DDP_COMPUTE_H
 #define DDP_COMPUTE_H
 
@@ -13,18 +17,25 @@ typedef enum { DDP_OPTIMIZER_SGD, DDP_OPTIMIZER_SGD_MOMENTUM, DDP_OPTIMIZER_ADAM
                DDP_OPTIMIZER_COUNT } DdpOptimizer;
 
 typedef struct {
-  double matmul_efficiency[DDP_PRECISION_COUNT]; /* of peak, for conv/linear/attention FLOPs */
+  double matmul_efficiency[DDP_PRECISION_COUNT]; /* of peak: a large GEMM (linear layer) */
+  double kind_factor[DDP_LAYER_KIND_COUNT];      /* conv/attention: × matmul_efficiency; others: × memory */
   double vector_efficiency;   /* of FP32 peak, for norm/elementwise/pool/embedding FLOPs */
-  double memory_efficiency;   /* of HBM bandwidth */
+  double memory_efficiency;   /* of HBM bandwidth, a large streaming kernel */
+  double matmul_ramp_us;      /* a GEMM-like kernel of this many µs of work at full efficiency runs at
+                                 half of it: efficiency(F) = eff · F / (F + F½); 0: no size effect */
+  double memory_ramp_us;      /* the same for bytes of memory-bound kernels */
   double kernel_floor_us;     /* no kernel takes less (launch + PyTorch eager dispatch) */
+  double host_layer_us;       /* no layer pass takes less: host dispatch per layer (0: off) */
 } DdpComputeOptions;
 
-/* Defaults documented in compute.c. */
+/* Defaults for @gpu's generation (documented in compute.c). */
+void ddp_compute_options_init_gpu(DdpComputeOptions *options, const DdpGpuSpec *gpu);
+/* Generation-independent defaults (those of an A100), for callers without a GPU at hand. */
 void ddp_compute_options_init(DdpComputeOptions *options);
 
 typedef struct _DdpCompute DdpCompute;
 
-/* Times for @batch samples per GPU.  @options NULL means defaults.  Free with ddp_compute_free(). */
+/* Times for @batch samples per GPU.  @options NULL means ddp_compute_options_init_gpu(@gpu).  Free with ddp_compute_free(). */
 DdpCompute *ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision precision,
                             double batch, DdpOptimizer optimizer, const DdpComputeOptions *options);
 void ddp_compute_free(DdpCompute *c);
@@ -39,6 +50,8 @@ gint64 ddp_compute_step_ns(const DdpCompute *c);
 gint64 ddp_compute_memory_pass_ns(const DdpCompute *c, double bytes);
 /* Replaces one layer's times with measured ones (calibration); a negative value keeps the model's. */
 void ddp_compute_set_layer_us(DdpCompute *c, guint layer, double forward_us, double backward_us);
+/* Idle time the host pipeline added to the step (GPU waiting for the host), in ns. */
+double ddp_compute_host_bound_ns(const DdpCompute *c);
 /* Rescales forward, backward and optimizer so that ddp_compute_step_ns() == @step_ns (--step-ms). */
 void ddp_compute_scale_to_step(DdpCompute *c, gint64 step_ns);
 

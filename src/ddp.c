@@ -1,6 +1,6 @@
 /* ddp — DDP training iterations on the event kernel (see ddp.h).
  *
- * The facts this rests on (research/ddp-nccl-facts.md):
+ * The facts this rests on (docs/model.md, with their PyTorch sources):
  *  §1.4  a bucket is launched when its last gradient is ready AND every lower-index bucket has been
  *        launched (mark_bucket_ready); nothing waits for earlier buckets to *finish*;
  *  §1.6  all bucket AllReduces go to one NCCL stream, so they run one after another in launch
@@ -16,7 +16,10 @@
  *        adds an AllReduce of an int32 map of length #params after the last bucket;
  *  §1.8  fp16/bf16 compression hooks cast the bucket (and divide) before the AllReduce and copy
  *        back after it; the wire carries 2 bytes per element;
- *  §5.8  NCCL kernels slow overlapped compute (cluster overlap_slowdown, 0 by default).
+ *  §5.8  NCCL kernels slow overlapped compute (§1.6 c; overlap_slowdown, docs/overheads.md).
+ * Overheads that are not collectives (docs/overheads.md): host time at each step boundary, a host
+ * dispatch floor per layer pass (in compute), the data loader's rate per node as a floor on the
+ * iteration, and rank-to-rank jitter as persistent per-rank speed factors (straggler.h).
  *
  * How time advances.  A collective is a synchronisation: it starts when the LAST rank launches it
  * and the comm stream is free.  Between collectives ranks run independently, so each rank's time
@@ -25,7 +28,7 @@
  * points), stretched by (1 + overlap_slowdown) where that work overlaps a running collective.  The
  * event kernel orders the global events — bucket launched by all ranks, collective finished — and
  * owns the clock; a handler computes the next launch point with one pass over the ranks.  Cost per
- * iteration: O(ranks × buckets), never one event per (rank, layer) (DESIGN.md "Scale").  When no
+ * iteration: O(ranks × buckets), never one event per (rank, layer).  When no
  * straggler term varies by rank every rank computes the same numbers, so one stands for all.
  */
 #include "ddp.h"
@@ -95,6 +98,9 @@ typedef struct {
   gint64 *backward_work_plain;    /* [n_layers+1] under no_sync */
   gint64 *forward_work;           /* [n_layers+1] in forward order */
   gint64 finalize_ns, optimizer_ns, broadcast_ns, rebuild_ns, unused_map_ns;
+  gint64 host_iteration_ns;     /* serial host time before each iteration's forward */
+  double *jitter;               /* [ranks] persistent jitter factors, or NULL */
+  gint64 contention_ns;         /* this iteration: stretch of the slowest rank's backward */
 
   Plan initial, steady;
 
@@ -436,8 +442,16 @@ simulate_iteration(Sim *sim, const Plan *plan, guint64 iteration)
   const DdpSetup *setup = &sim->scenario->setup;
   const DdpModel *m = sim->model;
   guint nl = m->n_layers;
-  if (!sim->collapsed)
+  if (!sim->collapsed) {
     ddp_stragglers_sample(sim->scenario->stragglers, sim->rng, iteration, sim->gpus, sim->factor, sim->delay);
+    for (guint64 r = 0; sim->jitter && r < sim->ranks; r++)
+      sim->factor[r] *= sim->jitter[r];
+  }
+  /* the step boundary on the host: the GPU has nothing queued (zero_grad, loss.item(), next batch) */
+  for (guint64 r = 0; sim->host_iteration_ns > 0 && r < sim->ranks; r++) {
+    record(sim, r, DDP_SEGMENT_WAIT, -1, sim->time[r], sim->time[r] + sim->host_iteration_ns);
+    sim->time[r] += sim->host_iteration_ns;
+  }
   for (guint k = 0; k < setup->accumulate; k++) {
     sim->micro_step = k;
     if (sim->broadcast_ns > 0)
@@ -446,12 +460,24 @@ simulate_iteration(Sim *sim, const Plan *plan, guint64 iteration)
       gint64 t0 = sim->time[r];
       sim->time[r] += scaled(sim->factor[r], sim->forward_work[nl]);
       record_pass(sim, r, DDP_SEGMENT_FORWARD, sim->forward_work, NULL, t0);
-      if (k + 1 < setup->accumulate) {
+      if (k + 1 < setup->accumulate || sim->options->plain_module) {
         t0 = sim->time[r];
         sim->time[r] += scaled(sim->factor[r], sim->backward_work_plain[nl]);
         record_pass(sim, r, DDP_SEGMENT_BACKWARD, sim->backward_work_plain, m->backward_layers, t0);
       }
     }
+  }
+  if (sim->options->plain_module) {
+    /* no DDP: the optimizer follows the last backward directly */
+    gint64 end = G_MININT64;
+    for (guint64 r = 0; r < sim->ranks; r++) {
+      gint64 t0 = sim->time[r];
+      sim->time[r] += scaled(sim->factor[r], sim->optimizer_ns);
+      record(sim, r, DDP_SEGMENT_OPTIMIZER, -1, t0, sim->time[r]);
+      end = MAX(end, sim->time[r]);
+    }
+    sim->exposed_ns = 0;
+    return end;
   }
   /* the synced backward: each rank from its own start, hiccups first */
   for (guint64 r = 0; r < sim->ranks; r++) {
@@ -479,6 +505,8 @@ simulate_iteration(Sim *sim, const Plan *plan, guint64 iteration)
   gint64 slowest_backward = G_MININT64, end = G_MININT64;
   for (guint64 r = 0; r < sim->ranks; r++) {
     gint64 backward_end = rank_time_at(sim, r, plan->end_x);
+    if (backward_end > slowest_backward)   /* the stretch of the rank that sets the pace */
+      sim->contention_ns = backward_end - (sim->start[r] + scaled(sim->factor[r], plan->end_x));
     if (sim->reporting)
       sim->backward_end_out[r] = backward_end - sim->iteration_start;
     record_synced_backward(sim, r);
@@ -517,6 +545,8 @@ prefix_sums(Sim *sim)
       hooks += ddp_compute_memory_pass_ns(sim->compute, bytes);
     }
     /* world size 1 still copies into buckets: PyTorch runs the Reducer the same way */
+    if (sim->options->plain_module)
+      hooks = 0;
     gint64 bwd = ddp_compute_backward_ns(sim->compute, l);
     sim->backward_work_plain[k + 1] = sim->backward_work_plain[k] + bwd;
     sim->backward_work_hooked[k + 1] = sim->backward_work_hooked[k] + bwd + hooks;
@@ -537,28 +567,35 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, GE
     return FALSE;
   /* A calibration replaces the built-in efficiencies, then measured layer times replace the
    * roofline of the layers it measured, and its AllReduce α/bandwidth replace NCCL's model. */
-  const DdpComputeOptions *compute_options = options->compute;
-  DdpComputeOptions calibrated;
+  DdpComputeOptions compute_options;
+  if (options->compute)
+    compute_options = *options->compute;
+  else
+    ddp_compute_options_init_gpu(&compute_options, &scenario->cluster->gpu);
+  compute_options.host_layer_us = setup->overheads.host_layer_us;
   if (scenario->calibration) {
-    if (options->compute)
-      calibrated = *options->compute;
-    else
-      ddp_compute_options_init(&calibrated);
-    ddp_fit_apply_compute_options(scenario->calibration, &calibrated);
-    compute_options = &calibrated;
+    ddp_fit_apply_compute_options(scenario->calibration, &compute_options);
     ddp_collective_use_calibration(sim->collective, scenario->calibration);
   }
   sim->compute = ddp_compute_new(scenario->model, &scenario->cluster->gpu, setup->precision, setup->batch,
-                                 setup->optimizer, compute_options);
+                                 setup->optimizer, &compute_options);
   for (guint l = 0; scenario->calibration && l < scenario->model->n_layers; l++) {
     g_autofree char *signature = ddp_fit_layer_signature(scenario->model, l);
     double forward_us, backward_us;
     if (ddp_fit_layer_time(scenario->calibration, signature, setup->precision, setup->batch, &forward_us, &backward_us))
       ddp_compute_set_layer_us(sim->compute, l, forward_us, backward_us);
   }
+  sim->host_iteration_ns = us_to_ns(setup->overheads.host_iteration_us);
   if (setup->step_ms > 0) {
-    /* --step-ms is measured at the same per-GPU batch and precision */
-    ddp_compute_scale_to_step(sim->compute, (gint64)llround(setup->step_ms * 1e6));
+    /* --step-ms is measured at the same per-GPU batch and precision, host time included */
+    gint64 step_ns = (gint64)llround(setup->step_ms * 1e6) - sim->host_iteration_ns;
+    if (step_ns <= 0) {
+      g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
+                  "--step-ms: %g ms is not more than the host time per iteration (%g µs, --host-iteration-us)",
+                  setup->step_ms, setup->overheads.host_iteration_us);
+      return FALSE;
+    }
+    ddp_compute_scale_to_step(sim->compute, step_ns);
   }
   sim->collapsed = ddp_stragglers_is_uniform(scenario->stragglers) && !options->exact_ranks;
   sim->ranks = sim->collapsed ? 1 : sim->gpus;
@@ -568,8 +605,21 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, GE
   sim->delay = g_new0(gint64, sim->ranks);
   for (guint64 r = 0; r < sim->ranks; r++)
     sim->factor[r] = 1.0;
-  sim->stretching = scenario->cluster->overlap_slowdown > 0;
-  sim->stretch = 1.0 + scenario->cluster->overlap_slowdown;
+  double slowdown = ddp_overheads_overlap_slowdown(&setup->overheads, scenario->cluster);
+  sim->stretching = slowdown > 0;
+  sim->stretch = 1.0 + slowdown;
+  /* Jitter: its own generator (seeded from the same seed), so that straggler draws do not move
+   * when jitter is switched on or off.  Collapsed ranks: the one simulated rank is the slowest. */
+  if (setup->overheads.jitter > 0 && sim->gpus > 1) {
+    sim->jitter = g_new(double, sim->ranks);
+    if (sim->collapsed) {
+      sim->jitter[0] = sim->factor[0] = ddp_jitter_slowest(setup->overheads.jitter, sim->gpus);
+    } else {
+      guint32 jitter_seed[3] = { (guint32)setup->seed, (guint32)(setup->seed >> 32), 0x6a697474 /* "jitt" */ };
+      g_autoptr(GRand) jitter_rng = g_rand_new_with_seed_array(jitter_seed, 3);
+      ddp_jitter_factors(setup->overheads.jitter, jitter_rng, sim->gpus, sim->jitter);
+    }
+  }
   if (sim->stretching) {
     sim->anchor_t = g_new0(gint64, sim->ranks);
     sim->anchor_x = g_new0(double, sim->ranks);
@@ -619,6 +669,7 @@ sim_clear(Sim *sim)
   g_free(sim->anchor_x);
   g_free(sim->anchor_k);
   g_free(sim->hull);
+  g_free(sim->jitter);
   g_free(sim->forward_work);
   g_free(sim->backward_work_hooked);
   g_free(sim->backward_work_plain);
@@ -709,17 +760,33 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
   }
   result->first_iteration_ms = (double)first_end / 1e6;
 
-  double sum_ms = 0, sum_exposed = 0;
+  /* The data loader delivers input_rate samples/s per node: a node's GPUs cannot take more than
+   * batch × accumulate × (its GPUs) samples per iteration faster than that. */
+  gint64 input_floor_ns = 0;
+  if (setup->overheads.input_rate > 0) {
+    guint64 per_node = MIN(sim.gpus, (guint64)scenario->cluster->gpus_per_node);
+    input_floor_ns = (gint64)llround(setup->batch * setup->accumulate * (double)per_node / setup->overheads.input_rate * 1e9);
+  }
+  double sum_ms = 0, sum_exposed = 0, sum_contention = 0, sum_input_wait = 0;
   for (guint i = 1; i <= setup->iterations; i++) {
     gint64 start = end;
     sim.reporting = i == setup->iterations;
     sim.iteration_start = start;
     end = simulate_iteration(&sim, &sim.steady, warmup - 1 + i);
+    sum_contention += (double)sim.contention_ns / 1e6;
+    if (end - start < input_floor_ns) {
+      /* every rank waits for its next batch until start + floor */
+      sum_input_wait += (double)(start + input_floor_ns - end) / 1e6;
+      end = start + input_floor_ns;
+      for (guint64 r = 0; r < sim.ranks; r++)
+        sim.time[r] = MAX(sim.time[r], end);
+    }
     result->iteration_ms[i - 1] = (double)(end - start) / 1e6;
     sum_ms += result->iteration_ms[i - 1];
     sum_exposed += (double)sim.exposed_ns / 1e6;
     if (sim.reporting) {
       result->reported_iteration_ns = end - start;
+      result->reported_exposed_comm_ns = sim.exposed_ns;
       for (guint w = 0; w < options->n_watch_ranks; w++)
         if (options->watch_ranks[w] < sim.gpus)
           result->timelines[w].factor = sim.factor[sim.collapsed ? 0 : options->watch_ranks[w]];
@@ -746,7 +813,18 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
   result->compute_ms = (double)compute / 1e6;
   result->comm_ms = (double)comm / 1e6;
   result->overlap = comm > 0 ? CLAMP(1.0 - result->exposed_comm_ms / result->comm_ms, 0.0, 1.0) : 1.0;
-  result->straggler_wait_ms = MAX(0.0, result->mean_ms - result->compute_ms - result->exposed_comm_ms);
+  result->host_iteration_ms = (double)sim.host_iteration_ns / 1e6;
+  result->host_layer_ms = (double)setup->accumulate * ddp_compute_host_bound_ns(sim.compute) / 1e6;
+  result->input_wait_ms = sum_input_wait / n;
+  result->contention_ms = sum_contention / n;
+  result->overlap_slowdown = ddp_overheads_overlap_slowdown(&setup->overheads, scenario->cluster);
+  result->jitter_slowest = 1.0;
+  for (guint64 r = 0; sim.jitter && r < sim.ranks; r++)
+    result->jitter_slowest = MAX(result->jitter_slowest, sim.jitter[r]);
+  result->jitter_ms = (result->jitter_slowest - 1.0) * result->compute_ms;
+  result->straggler_wait_ms = MAX(0.0, result->mean_ms - result->compute_ms - result->exposed_comm_ms -
+                                           result->host_iteration_ms - result->input_wait_ms - result->jitter_ms -
+                                           result->contention_ms);
   result->samples_per_s = (double)sim.gpus * setup->batch * setup->accumulate / (result->mean_ms / 1e3);
   ddp_compute_memory(scenario->model, &scenario->cluster->gpu, setup->precision, setup->batch,
                      setup->optimizer, setup->gradient_as_bucket_view, &result->memory);
@@ -770,8 +848,10 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
  * @batch: samples on that one GPU (the per-GPU batch for weak scaling, the global batch for strong)
  * @iteration_ms: (out): its steady iteration time
  *
- * T(1): the same setup on one GPU of the same cluster, without stragglers — the baseline of every
- * scaling efficiency.  Returns FALSE with @error set when the setup cannot be simulated.
+ * T(1): the same model, batch and precision on one GPU of the same cluster without DDP (no
+ * reducer hooks, bucket copies or collectives) and without stragglers — the baseline of every
+ * scaling efficiency, as PyTorch's own DDP benchmark defines it ("1 GPU, no DDP"): at N = 1 the
+ * efficiency is below 1 by the reducer's own cost.  Returns FALSE with @error set when the setup cannot be simulated.
  */
 gboolean
 ddp_simulate_one_gpu(const DdpScenario *scenario, double batch, const DdpComputeOptions *compute,
@@ -783,7 +863,7 @@ ddp_simulate_one_gpu(const DdpScenario *scenario, double batch, const DdpCompute
   one.setup.iterations = 1;
   g_autoptr(DdpStragglers) none = ddp_stragglers_parse("none", NULL);
   one.stragglers = none;
-  DdpRunOptions options = { .skip_single_gpu = TRUE, .compute = compute };
+  DdpRunOptions options = { .skip_single_gpu = TRUE, .plain_module = TRUE, .compute = compute };
   g_autoptr(DdpResult) single = ddp_simulate(&one, &options, error);
   if (!single)
     return FALSE;

@@ -1,10 +1,10 @@
-/* ddp — one DDP training run on the event kernel, as PyTorch implements it (research §1, §5):
+/* ddp — one DDP training run on the event kernel, as PyTorch implements it (docs/model.md §1, §5):
  * forward; backward layer by layer with gradient-ready hooks copying into buckets; buckets
  * launched strictly in index order on one FIFO comm stream, each collective starting when the last
  * rank has launched it and the stream is free; finalize waiting for the last bucket; optimizer.
  * Iteration 0 uses the construction-time bucket layout, later ones the rebuilt layout; gradient
  * accumulation runs K-1 micro-steps under no_sync.  Ranks are arrays, advanced at bucket
- * granularity (DESIGN.md "Scale"); identical ranks collapse to one. */
+ * granularity (131 072 ranks in well under a second: bench/); identical ranks collapse to one. */
 #ifndef DDP_DDP_H
 #define DDP_DDP_H
 
@@ -55,7 +55,17 @@ typedef struct {
   double comm_ms;                    /* collective time per iteration (comm stream busy) */
   double exposed_comm_ms;            /* communication the step had to wait for */
   double overlap;                    /* 1 - exposed/comm: fraction of communication hidden */
-  double straggler_wait_ms;          /* the rest: waiting on slower ranks, contention slowdown */
+  double straggler_wait_ms;          /* the rest: waiting on slower ranks beyond the terms below */
+  /* Overheads that are not collectives (docs/overheads.md), per iteration:
+   * mean ≈ compute_ms + jitter_ms + contention_ms + exposed_comm_ms + host_iteration_ms
+   *        + input_wait_ms + straggler_wait_ms */
+  double host_iteration_ms;          /* serial host time at the step boundary (host_iteration_us) */
+  double host_layer_ms;              /* part of compute_ms: layer passes bound by host dispatch */
+  double input_wait_ms;              /* waiting for the data loader (input_rate per node) */
+  double jitter_ms;                  /* the slowest rank's extra compute from rank-to-rank jitter */
+  double jitter_slowest;             /* that rank's speed factor (1: no jitter) */
+  double contention_ms;              /* backward stretched by overlapping collectives (overlap_slowdown) */
+  double overlap_slowdown;           /* the slowdown in force */
   double single_gpu_ms;              /* same setup on one GPU, no stragglers */
   double scaling_efficiency;         /* single_gpu_ms / mean_ms (weak scaling, fixed per-GPU batch) */
   double samples_per_s;
@@ -66,6 +76,8 @@ typedef struct {
   guint n_timelines;
   DdpRankTimeline *timelines;        /* for the watched ranks, last simulated iteration */
   gint64 reported_iteration_ns;      /* duration of that iteration */
+  gint64 reported_exposed_comm_ns;   /* that iteration's exposed communication: the figure
+                                      * exposed_comm_ms averages (timeline shows this one) */
   gint64 *backward_end_ns;           /* [collapsed_ranks ? 1 : gpus] when each rank finished its
                                       * synchronised backward in that iteration, ns from its start:
                                       * who was slow (timeline --ranks); the max is where the
@@ -82,6 +94,8 @@ typedef struct {
   guint n_watch_ranks;
   gboolean exact_ranks;              /* never collapse identical ranks (for equivalence tests) */
   gboolean skip_single_gpu;          /* do not compute the 1-GPU baseline (efficiency left 0) */
+  gboolean plain_module;             /* the model without DDP: no reducer hooks or copies, no
+                                      * communication (the baseline T(1) of scaling efficiency) */
   const DdpComputeOptions *compute;  /* NULL: defaults */
 } DdpRunOptions;
 
@@ -89,8 +103,8 @@ typedef struct {
  * @error set when the setup does not fit the cluster. */
 DdpResult *ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError **error);
 
-/* T(1), the baseline of scaling efficiency: @scenario on one GPU with @batch samples, no
- * stragglers.  @compute NULL: defaults (or the scenario's calibration). */
+/* T(1), the baseline of scaling efficiency: @scenario's model trained on one GPU with @batch
+ * samples WITHOUT DDP (as PyTorch's DDP benchmark and users measure it), no stragglers.  @compute NULL: defaults (or the scenario's calibration). */
 gboolean ddp_simulate_one_gpu(const DdpScenario *scenario, double batch, const DdpComputeOptions *compute,
                               double *iteration_ms, GError **error);
 

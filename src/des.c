@@ -5,7 +5,7 @@
  * pointers.  Cancellation is lazy: a hash set of live ids; a cancelled event stays in the heap and
  * is dropped when it reaches the top.  That keeps cancel O(1) and the heap simple; a calendar
  * queue would win for millions of pending events with uniform times, but DDP iterations keep only
- * a handful pending at once (bucket granularity, DESIGN.md "Scale").
+ * a handful pending at once (bucket granularity).
  */
 #include "des.h"
 

@@ -1,7 +1,7 @@
 /* fit — least-squares parameters from calibration points, and lookups (see fit.h).
  *
  * The estimator.  Both models are lines in their work measure: AllReduce time t = α + S/algbw
- * (Hockney; NCCL's own tuning model has exactly this form per algorithm × protocol, research §2:
+ * (Hockney; NCCL's own tuning model has exactly this form per algorithm × protocol, docs/model.md §2:
  * t = lat + S/(1000·bw)), kernel time t = overhead + W/rate.  Sizes span nine decades (8 B to
  * 8 GiB), so ordinary least squares would let the largest sizes decide α alone: an error of 0.1 %
  * at 8 GiB is 100 µs, ten times any latency.  We minimise relative residuals instead (weights
@@ -10,14 +10,14 @@
  *
  * Extrapolation across GPU counts (AllReduce).  A calibration measures a few (ranks, nodes);
  * predict asks about others.  Bandwidth: nccl-tests' busbw = algbw·2(n−1)/n is the quantity that
- * stays constant with n for bandwidth-optimal algorithms (research §3, PERFORMANCE.md), so the
+ * stays constant with n for bandwidth-optimal algorithms (docs/model.md §3, PERFORMANCE.md), so the
  * nearest measurement's busbw is kept and algbw(n) = busbw·n/(2(n−1)).  Latency grows with the
- * number of sequential hops h (research §2.3): Ring 2(n−1); Tree a chain in each node plus a tree
+ * number of sequential hops h (docs/model.md §2.3): Ring 2(n−1); Tree a chain in each node plus a tree
  * across nodes, 2(ppn−1) + 2⌈log₂N⌉; NVLS/CollNet about constant inside a node, + 2⌈log₂N⌉ across
  * nodes.  With two measured hop counts α is interpolated (extrapolated) linearly in h; with one,
  * α = base + (α₁ − base)·h/h₁, base being NCCL's fixed per-op latency for that algorithm ×
- * protocol (tuning.cc baseLatencies, research §2.1).  Single-node and multi-node measurements are
- * never mixed: inter-node hops cost 3–10× intra-node ones (research §2.1 hwLatencies), so a
+ * protocol (tuning.cc baseLatencies, docs/model.md §2.1).  Single-node and multi-node measurements are
+ * never mixed: inter-node hops cost 3–10× intra-node ones (docs/model.md §2.1 hwLatencies), so a
  * one-node calibration does not answer a multi-node question and the lookup says so (FALSE).
  *
  * Curves.  Besides the line, each fitted (algorithm, protocol, ranks, nodes) keeps its measured
@@ -901,7 +901,7 @@ ddp_fit_residual_rows(const DdpFit *fit, guint *n)
 
 /* ---- (a) AllReduce lookups ----------------------------------------------------------------- */
 
-/* NCCL's fixed per-operation latency, µs (tuning.cc baseLatencies, research §2.1); NVLS, NVLSTree
+/* NCCL's fixed per-operation latency, µs (tuning.cc baseLatencies, docs/model.md §2.1); NVLS, NVLSTree
  * and CollNet have none (their latency is all hops). */
 static double
 base_latency_us(const char *algorithm, const char *protocol)
@@ -914,7 +914,7 @@ base_latency_us(const char *algorithm, const char *protocol)
   return 0;
 }
 
-/* Sequential hops of one AllReduce (research §2.3), the variable latency grows with. */
+/* Sequential hops of one AllReduce (docs/model.md §2.3), the variable latency grows with. */
 static double
 hops(const char *algorithm, double ranks, double nodes)
 {
@@ -1042,7 +1042,7 @@ static_name(const char *name)
 /**
  * ddp_fit_allreduce_cost:
  * @algorithm, @protocol: a forced variant, or DDP_ALGO_AUTO / DDP_PROTO_AUTO for "the fastest
- *   measured variant at this size" (the argmin NCCL's tuner makes, research §2.4, taken over the
+ *   measured variant at this size" (the argmin NCCL's tuner makes, docs/model.md §2.4, taken over the
  *   measured lines; NVLS variants included).  When no forced variant was measured, AUTO × AUTO
  *   falls back to the line fitted to NCCL's own choice ("auto" rows).
  * @out: (out): time, algbw, busbw of one AllReduce of @bytes, and the variant used

@@ -2,7 +2,7 @@
  * the simulator makes with them under `--calibration DB`.
  *
  * (a) AllReduce: for each measured (algorithm, protocol, ranks, nodes), the Hockney/NCCL form
- *     t(S) = α + S / (1000 · algbw)   [µs; bytes; GB/s = 1000 B/µs]     (research §2, §4)
+ *     t(S) = α + S / (1000 · algbw)   [µs; bytes; GB/s = 1000 B/µs]     (docs/model.md §2, §4)
  *     fitted over the measured sizes.  Lookups for other GPU counts extrapolate (see fit.c).
  * (b) Compute: for each (layer kind, precision) the achieved rate (TFLOP/s for conv/linear/
  *     attention, GB/s for the memory-bound kinds) and its efficiency = rate / peak of the GPU's

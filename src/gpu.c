@@ -11,6 +11,11 @@
  *   H200 SXM 141GB  — H200 datasheet (2024): H100 compute; HBM3e 4.8 TB/s.
  *   B200 HGX 180GB  — HGX B200 datasheet (2025): TF32 1100, FP16/BF16 2250 dense; HBM3e 8 TB/s;
  *                     FP32 (non-tensor) 80 is our reading of the sheet and is least certain.
+ *   GeForce RTX 4090 — NVIDIA Ada Lovelace GPU architecture whitepaper v1.0 (2022), GeForce RTX 4090
+ *                     column: sm_89, 128 SMs, FP32 82.6; tensor TF32 82.6, FP16 and BF16 165.2 with
+ *                     FP32 accumulate (what mixed-precision training uses; 330.4 is FP16 accumulate);
+ *                     24 GB GDDR6X at 1008 GB/s (24564 MiB as nvidia-smi reports it).  Used by the
+ *                     validation clusters of the PCIe-only 8x RTX 4090 nccl-tests curves.
  * Calibration (`--calibration DB`) replaces the efficiency these peaks are multiplied by.
  */
 #include "gpu.h"
@@ -37,9 +42,11 @@ static const BuiltinGpu builtin_gpus[] = {
     { "H200-SXM-141GB", 90, { 67.0, 494.7, 989.4, 989.4 }, 4800.0, 150.76, 132 } },
   { { "b200", "b200-sxm", NULL, NULL },
     { "B200-SXM-180GB", 100, { 80.0, 1100.0, 2250.0, 2250.0 }, 8000.0, 191.5, 148 } },
+  { { "rtx4090", "rtx-4090", "geforce-rtx-4090", NULL },
+    { "GeForce-RTX-4090", 89, { 82.6, 82.6, 165.2, 165.2 }, 1008.0, 25.757, 128 } },
 };
 
-static const char *const builtin_names[] = { "v100", "a100", "a100-40gb", "h100", "h200", "b200", NULL };
+static const char *const builtin_names[] = { "v100", "a100", "a100-40gb", "h100", "h200", "b200", "rtx4090", NULL };
 
 /**
  * ddp_gpu_lookup:

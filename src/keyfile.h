@@ -1,7 +1,7 @@
 /* keyfile — GLib key files with line numbers.
  *
  * Every ddpsim input (model, cluster, scenario) is a GLib key file.  GKeyFile itself does not
- * remember where a key was written, and DESIGN.md requires each error to name file, line and key,
+ * remember where a key was written, and every error must name file, line and key,
  * so this module pre-scans the text once (syntax errors, duplicate keys, line of every key) and then
  * hands the text to GKeyFile.  Typed getters validate ranges and report "FILE:LINE: group.key: what".
  */

@@ -1,6 +1,6 @@
 /* model — loads and validates a model file (format: models/README.md).
  *
- * What DDP needs from a model (research §1): the parameters in model.parameters() order (this is
+ * What DDP needs from a model (docs/model.md §1): the parameters in model.parameters() order (this is
  * the order the initial bucket assignment walks), their byte sizes and dtypes (buckets are per
  * dtype), and the order gradients become ready (the rebuild walks it).  What the compute model
  * needs: per-layer FLOPs and bytes, or measured times.  Backward runs the layers in reverse
@@ -132,11 +132,13 @@ parse_param(const DdpKeyFile *kf, const char *group, const char *text, DdpDtype 
 }
 
 static const char *const model_keys[] = {
-  "name", "source", "input", "dtype", "buffer_bytes", "measured_batch", "ready_order", "param_order", NULL
+  "name", "source", "input", "dtype", "buffer_bytes", "measured_batch", "ready_order", "param_order",
+  "seq_len", "image_size", NULL
 };
+static const char *const scaling_names[DDP_SCALING_COUNT + 1] = { "linear", "quadratic", "fixed", NULL };
 static const char *const layer_keys[] = {
   "kind", "forward_flops", "backward_flops", "forward_bytes", "backward_bytes",
-  "activation_bytes", "forward_us", "backward_us", "params", NULL
+  "activation_bytes", "forward_us", "backward_us", "params", "scaling", NULL
 };
 
 static gboolean
@@ -148,8 +150,9 @@ parse_layer(const DdpKeyFile *kf, const char *group, DdpModel *model, GArray *la
   DdpLayer layer = { 0 };
   layer.forward_us = layer.backward_us = -1;
   layer.first_param = params->len;
-  int kind = DDP_LAYER_OTHER;
+  int kind = DDP_LAYER_OTHER, scaling = DDP_SCALING_LINEAR;
   if (!ddp_keyfile_get_choice(kf, group, "kind", TRUE, kind_names, &kind, error) ||
+      !ddp_keyfile_get_choice(kf, group, "scaling", FALSE, scaling_names, &scaling, error) ||
       !ddp_keyfile_get_double(kf, group, "forward_flops", TRUE, 0, G_MAXDOUBLE, &layer.forward_flops, error) ||
       !ddp_keyfile_get_double(kf, group, "backward_flops", TRUE, 0, G_MAXDOUBLE, &layer.backward_flops, error) ||
       !ddp_keyfile_get_double(kf, group, "forward_bytes", FALSE, 0, G_MAXDOUBLE, &layer.forward_bytes, error) ||
@@ -159,6 +162,7 @@ parse_layer(const DdpKeyFile *kf, const char *group, DdpModel *model, GArray *la
       !ddp_keyfile_get_double(kf, group, "backward_us", FALSE, 0, G_MAXDOUBLE, &layer.backward_us, error))
     return FALSE;
   layer.kind = kind;
+  layer.scaling = scaling;
   if ((layer.forward_us >= 0 || layer.backward_us >= 0) && model->measured_batch <= 0) {
     ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_MISSING, "model", "measured_batch",
                           "required when a layer gives measured times (layer %s)", group + 6);
@@ -261,7 +265,9 @@ ddp_model_from_keyfile(const DdpKeyFile *kf, GError **error)
       !ddp_keyfile_get_string(kf, "model", "input", FALSE, &model->input, error) ||
       !ddp_keyfile_get_choice(kf, "model", "dtype", FALSE, dtype_names, &dtype, error) ||
       !ddp_keyfile_get_int64(kf, "model", "buffer_bytes", FALSE, 0, G_MAXINT64, &model->buffer_bytes, error) ||
-      !ddp_keyfile_get_double(kf, "model", "measured_batch", FALSE, 1, G_MAXDOUBLE, &model->measured_batch, error))
+      !ddp_keyfile_get_double(kf, "model", "measured_batch", FALSE, 1, G_MAXDOUBLE, &model->measured_batch, error) ||
+      !ddp_keyfile_get_int64(kf, "model", "seq_len", FALSE, 1, 1 << 24, &model->seq_len, error) ||
+      !ddp_keyfile_get_int64(kf, "model", "image_size", FALSE, 1, 1 << 16, &model->image_size, error))
     return NULL;
 
   g_autoptr(GArray) layers = g_array_new(FALSE, TRUE, sizeof(DdpLayer));
@@ -358,4 +364,73 @@ ddp_model_forward_flops(const DdpModel *model)
   for (guint i = 0; i < model->n_layers; i++)
     f += model->layers[i].forward_flops;
   return f;
+}
+
+/**
+ * ddp_model_scale_input:
+ * @seq_len: tokens per sample to rescale to, 0 to keep the file's
+ * @image_size: image side in pixels to rescale to, 0 to keep the file's
+ *
+ * Rescales every layer's per-sample FLOPs, bytes and saved activations from the input size the
+ * file was generated at ([model] seq_len or image_size) to the one asked for.  With r the ratio of
+ * input elements — new/old tokens, or (new/old side)² pixels — a layer's `scaling` says how:
+ *   linear     everything × r: linear layers, norms, elementwise ops and embeddings work per token;
+ *              convolutions, BatchNorm and pooling per output pixel, which is ∝ H·W;
+ *   quadratic  FLOPs × r² and bytes, activations × r: attention scores (every query meets every
+ *              key) with a fused kernel that never writes the score matrix;
+ *   fixed      unchanged: layers after a global pooling or on one token (classifier, pooler).
+ * Parameters never change.  Measured layer times (forward_us/backward_us) are scaled like FLOPs.
+ * Exact for conv stacks whose sizes divide evenly (224 → 448: every feature map doubles per side);
+ * otherwise padding and striding round, which this ignores.
+ * Returns: FALSE with DDP_MODEL_ERROR_INVALID when the model has no such input size.
+ */
+gboolean
+ddp_model_scale_input(DdpModel *model, guint seq_len, guint image_size, GError **error)
+{
+  if (seq_len && image_size) {
+    g_set_error(error, DDP_MODEL_ERROR, DDP_MODEL_ERROR_INVALID, "--seq-len and --image-size: give one, not both");
+    return FALSE;
+  }
+  if (!seq_len && !image_size)
+    return TRUE;
+  double r;
+  if (seq_len) {
+    if (model->seq_len <= 0) {
+      g_set_error(error, DDP_MODEL_ERROR, DDP_MODEL_ERROR_INVALID,
+                  "--seq-len: model %s has no sequence length (its file gives no [model] seq_len%s)", model->name,
+                  model->image_size > 0 ? "; it takes images: use --image-size" : "");
+      return FALSE;
+    }
+    r = (double)seq_len / (double)model->seq_len;
+    model->seq_len = seq_len;
+    g_free(model->input);
+    model->input = g_strdup_printf("%u tokens", seq_len);
+  } else {
+    if (model->image_size <= 0) {
+      g_set_error(error, DDP_MODEL_ERROR, DDP_MODEL_ERROR_INVALID,
+                  "--image-size: model %s has no image size (its file gives no [model] image_size%s)", model->name,
+                  model->seq_len > 0 ? "; it takes tokens: use --seq-len" : "");
+      return FALSE;
+    }
+    r = ((double)image_size / (double)model->image_size) * ((double)image_size / (double)model->image_size);
+    model->image_size = image_size;
+    g_free(model->input);
+    model->input = g_strdup_printf("%ux%u pixels", image_size, image_size);
+  }
+  for (guint i = 0; i < model->n_layers; i++) {
+    DdpLayer *l = &model->layers[i];
+    if (l->scaling == DDP_SCALING_FIXED)
+      continue;
+    double flops = l->scaling == DDP_SCALING_QUADRATIC ? r * r : r;
+    l->forward_flops *= flops;
+    l->backward_flops *= flops;
+    l->forward_bytes *= r;
+    l->backward_bytes *= r;
+    l->activation_bytes *= r;
+    if (l->forward_us >= 0)
+      l->forward_us *= flops;
+    if (l->backward_us >= 0)
+      l->backward_us *= flops;
+  }
+  return TRUE;
 }

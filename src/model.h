@@ -1,7 +1,7 @@
 /* model — a neural network as DDP sees it: layers in forward order, each with its parameter
  * tensors (PyTorch names, shapes, dtypes, in registration order) and its per-sample forward and
  * backward FLOPs, bytes moved and saved activations; optionally measured times and the order in
- * which autograd makes gradients ready (research §1.3: the rebuild uses the observed ready order).
+ * which autograd makes gradients ready (docs/model.md §1.3: the rebuild uses the observed ready order).
  * File format: models/README.md.  Loaded and validated here only. */
 #ifndef DDP_MODEL_H
 #define DDP_MODEL_H
@@ -22,13 +22,17 @@ typedef struct {
   gint64 shape[8];
   int ndim;
   DdpDtype dtype;
-  gboolean sparse;     /* expects sparse gradients: always a bucket of its own (research §1.2) */
+  gboolean sparse;     /* expects sparse gradients: always a bucket of its own (docs/model.md §1.2) */
   guint layer;         /* index of the layer that owns it */
 } DdpParam;
+
+/* How a layer's per-sample costs follow the input size (ddp_model_scale_input). */
+typedef enum { DDP_SCALING_LINEAR, DDP_SCALING_QUADRATIC, DDP_SCALING_FIXED, DDP_SCALING_COUNT } DdpLayerScaling;
 
 typedef struct {
   char *name;
   DdpLayerKind kind;
+  DdpLayerScaling scaling;  /* "scaling" key; linear by default */
   double forward_flops;     /* per sample */
   double backward_flops;    /* per sample, dX + dW */
   double forward_bytes;     /* HBM traffic per sample */
@@ -56,6 +60,8 @@ typedef struct {
   guint *backward_layers;   /* n_layers indices into layers: the order backward runs them */
   gint64 buffer_bytes;      /* module buffers broadcast before every forward (broadcast_buffers) */
   double measured_batch;    /* batch the measured times refer to; 0 when none are given */
+  gint64 seq_len;           /* tokens per sample the costs are for; 0 when not a token model */
+  gint64 image_size;        /* image side in pixels the costs are for; 0 when not an image model */
 } DdpModel;
 
 #define DDP_MODEL_ERROR (ddp_model_error_quark())
@@ -67,6 +73,9 @@ DdpModel *ddp_model_load(const char *name_or_path, GError **error);
 DdpModel *ddp_model_from_keyfile(const DdpKeyFile *kf, GError **error);
 void ddp_model_free(DdpModel *model);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpModel, ddp_model_free)
+
+/* Rescales per-sample costs to another input size (0: keep); see model.c for the rules. */
+gboolean ddp_model_scale_input(DdpModel *model, guint seq_len, guint image_size, GError **error);
 
 gint64 ddp_model_param_count(const DdpModel *model);
 gint64 ddp_model_param_bytes(const DdpModel *model);

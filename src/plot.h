@@ -1,4 +1,4 @@
-/* plot — gnuplot at the edge (STYLE.md rule 19): ddpsim writes data files and a small file of
+/* plot — gnuplot at the edge: ddpsim writes data files and a small file of
  * gnuplot variables, and runs a static script from plots/ on them, so users can restyle a plot by
  * editing the script (or a copy) and re-running it on the same data (`--plot-data DIR` keeps them).
  * The output is written atomically: gnuplot draws into a temporary file beside the output, which
@@ -15,15 +15,19 @@
  *
  *   timeline.gp — see cmd-timeline.c, which is its only producer.
  *
- *   scaling.gp  — variables: plot_title (string), data (file).  data: one row per GPU count,
- *                 ascending:  gpus nodes iteration_ms scaling_efficiency exposed_comm_ms
- *                 (efficiency as a fraction 0–1).  Draws efficiency (left axis, %) and iteration
+ *   scaling.gp  — variables: plot_title (string), data (file), optionally efficiency_label
+ *                 (string: the left axis label, naming weak or strong scaling).  data: one row
+ *                 per GPU count, ascending:  gpus nodes iteration_ms scaling_efficiency
+ *                 exposed_comm_ms (efficiency as a fraction 0–1).  Draws efficiency (left axis, %) and iteration
  *                 and exposed-communication time (right axis, ms) against GPUs on a log2 x axis.
  *
- *   buckets.gp  — variables: plot_title (string), data (file), and optionally
- *                 best_bucket_cap_mb (number; when absent the row with the least iteration time).
- *                 data: one row per cap, ascending:  bucket_cap_mb iteration_ms.
- *                 Draws iteration time against bucket_cap_mb (log2 x axis), the best one marked.
+ *   buckets.gp  — variables: plot_title (string), data (file), and optionally first_bucket_mbs
+ *                 (string: the blocks' first-bucket sizes, "1 4 16"), best_bucket_cap_mb and
+ *                 best_first_bucket_mb (numbers; when absent the row with the least time).
+ *                 data: one block per first-bucket size, caps ascending:
+ *                 first_bucket_mb bucket_cap_mb iteration_ms.  Draws iteration time against
+ *                 bucket_cap_mb (log2 x axis, power-of-two ticks), one line per first-bucket size,
+ *                 the fastest point marked and PyTorch's default 25 as a dashed line.
  *
  * Typical use (`ddpsim scale --plot scaling.png`):
  *

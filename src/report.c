@@ -1,5 +1,5 @@
 /* report — tables, JSON and CSV for predict and buckets (see report.h).  Definitions printed
- * here are the ones DESIGN.md fixes: scaling efficiency = T(1 GPU) / T(N GPUs) at fixed per-GPU
+ * here are the ones docs/json.md states: scaling efficiency = T(1 GPU) / T(N GPUs) at fixed per-GPU
  * batch (weak scaling); overlap = fraction of communication hidden behind compute. */
 #include "report.h"
 
@@ -40,6 +40,8 @@ describe_setup(const DdpScenario *s, const DdpResult *r)
   if (t->accumulate > 1)
     g_string_append_printf(out, " x %u micro-steps", t->accumulate);
   g_string_append_printf(out, ", %s, bucket_cap_mb %g", ddp_precision_name(t->precision), t->buckets.bucket_cap_mb);
+  if (t->seq_len || t->image_size)
+    g_string_append_printf(out, ", input %s", s->model->input);
   if (t->comm_hook != DDP_HOOK_NONE)
     g_string_append_printf(out, ", %s compression hook", ddp_comm_hook_name(t->comm_hook));
   g_autofree char *stragglers = ddp_stragglers_to_string(s->stragglers);
@@ -64,6 +66,10 @@ ddp_report_predict_text(const DdpScenario *s, const DdpResult *r)
   g_string_append_printf(out, "  communication        %.3f ms   exposed %.3f ms   overlap %.1f %%\n", r->comm_ms,
                          r->exposed_comm_ms, 100.0 * r->overlap);
   g_string_append_printf(out, "  straggler wait       %.3f ms\n", r->straggler_wait_ms);
+  g_string_append_printf(out, "  overheads            host %.3f ms/iteration + %.3f ms host-bound layers (in compute), input wait %.3f ms\n",
+                         r->host_iteration_ms, r->host_layer_ms, r->input_wait_ms);
+  g_string_append_printf(out, "                       jitter %.3f ms (slowest rank x%.4f), contention %.3f ms (overlap slowdown %.3f)\n",
+                         r->jitter_ms, r->jitter_slowest, r->contention_ms, r->overlap_slowdown);
   g_string_append_printf(out, "  scaling efficiency   %.1f %%   (T(1 GPU) %.3f ms / T(%" G_GUINT64_FORMAT " GPUs); weak scaling, fixed per-GPU batch)\n",
                          100.0 * r->scaling_efficiency, r->single_gpu_ms, r->gpus);
   g_string_append_printf(out, "  throughput           %.1f samples/s\n", r->samples_per_s);
@@ -114,6 +120,18 @@ ddp_report_predict_json(const DdpScenario *s, const DdpResult *r)
   ddp_json_double(j, "exposed_comm_ms", r->exposed_comm_ms, 6);
   ddp_json_double(j, "overlap", r->overlap, 6);
   ddp_json_double(j, "straggler_wait_ms", r->straggler_wait_ms, 6);
+  /* mean ≈ compute + jitter + contention + exposed comm + host_iteration + input_wait + straggler_wait */
+  ddp_json_begin_object(j, "overheads");
+  ddp_json_double(j, "host_iteration_ms", r->host_iteration_ms, 6);
+  ddp_json_double(j, "host_layer_ms", r->host_layer_ms, 6);
+  ddp_json_double(j, "input_wait_ms", r->input_wait_ms, 6);
+  ddp_json_double(j, "jitter_ms", r->jitter_ms, 6);
+  ddp_json_double(j, "jitter_slowest", r->jitter_slowest, 6);
+  ddp_json_double(j, "contention_ms", r->contention_ms, 6);
+  ddp_json_double(j, "overlap_slowdown", r->overlap_slowdown, 6);
+  ddp_json_double(j, "input_rate", s->setup.overheads.input_rate, 6);
+  ddp_json_double(j, "jitter", s->setup.overheads.jitter, 6);
+  ddp_json_end_object(j);
   ddp_json_double(j, "single_gpu_ms", r->single_gpu_ms, 6);
   ddp_json_double(j, "scaling_efficiency", r->scaling_efficiency, 6);
   ddp_json_double(j, "samples_per_s", r->samples_per_s, 3);

@@ -1,4 +1,4 @@
-/* report — what users read: human tables, JSON with the field names fixed in DESIGN.md, CSV.
+/* report — what users read: human tables, JSON with the field names of docs/json.md, CSV.
  * Every function returns a newly allocated string (g_free); output is deterministic. */
 #ifndef DDP_REPORT_H
 #define DDP_REPORT_H

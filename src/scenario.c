@@ -47,6 +47,14 @@ ddp_cli_option_entries(DdpCliOptions *o)
     { "optimizer", 0, 0, G_OPTION_ARG_STRING, &o->optimizer, "sgd|sgd-momentum|adam|adamw (default sgd-momentum)", "O" },
     { "comm-hook", 0, 0, G_OPTION_ARG_STRING, &o->comm_hook, "DDP comm hook: none|fp16|bf16 (default none)", "H" },
     { "calibration", 0, 0, G_OPTION_ARG_FILENAME, &o->calibration, "Use parameters fitted from a calibration database", "DB" },
+    { "overlap-slowdown", 0, 0, G_OPTION_ARG_STRING, &o->overlap_slowdown,
+      "Fraction by which compute slows while a collective runs (default: the cluster's, else 0.05)", "X" },
+    { "host-iteration-us", 0, 0, G_OPTION_ARG_STRING, &o->host_iteration_us, "Host time per iteration the GPUs wait for (default 100)", "US" },
+    { "host-layer-us", 0, 0, G_OPTION_ARG_STRING, &o->host_layer_us, "Host dispatch time per layer pass, a floor (default 10)", "US" },
+    { "input-rate", 0, 0, G_OPTION_ARG_STRING, &o->input_rate, "Samples/s per node the data loader delivers (default 0: unlimited)", "R" },
+    { "jitter", 0, 0, G_OPTION_ARG_STRING, &o->jitter, "Rank-to-rank speed spread, standard deviation (default 0.02)", "SIGMA" },
+    { "seq-len", 0, 0, G_OPTION_ARG_STRING, &o->seq_len, "Sequence length (token models; default: the model file's)", "N" },
+    { "image-size", 0, 0, G_OPTION_ARG_STRING, &o->image_size, "Image side in pixels (image models; default: the model file's)", "N" },
     { "gradient-as-bucket-view", 0, 0, G_OPTION_ARG_NONE, &o->gradient_as_bucket_view, "DDP gradient_as_bucket_view=True", NULL },
     { "find-unused-parameters", 0, 0, G_OPTION_ARG_NONE, &o->find_unused_parameters, "DDP find_unused_parameters=True (no bucket rebuild)", NULL },
     { "static-graph", 0, 0, G_OPTION_ARG_NONE, &o->static_graph, "DDP static_graph=True", NULL },
@@ -61,7 +69,9 @@ ddp_cli_options_clear(DdpCliOptions *o)
 {
   char **strings[] = { &o->model, &o->cluster, &o->gpus, &o->bucket_cap_mb, &o->batch, &o->precision,
                        &o->accumulate, &o->iterations, &o->seed, &o->step_ms, &o->stragglers,
-                       &o->optimizer, &o->comm_hook, &o->calibration };
+                       &o->optimizer, &o->comm_hook, &o->calibration, &o->overlap_slowdown,
+                       &o->host_iteration_us, &o->host_layer_us, &o->input_rate, &o->jitter, &o->seq_len,
+                       &o->image_size };
   for (gsize i = 0; i < G_N_ELEMENTS(strings); i++)
     g_clear_pointer(strings[i], g_free);
 }
@@ -92,6 +102,23 @@ flag_double(const char *flag, const char *text, double min, double *out, GError 
   if (end == text || *end != '\0' || errno || !isfinite(v) || v < min) {
     g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
                 "--%s: \"%s\" must be a number of at least %g", flag, text, min);
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+flag_range(const char *flag, const char *text, double min, double max, double *out, GError **error)
+{
+  if (!text)
+    return TRUE;
+  char *end = NULL;
+  errno = 0;
+  double v = g_ascii_strtod(text, &end);
+  if (end == text || *end != '\0' || errno || !isfinite(v) || v < min || v > max) {
+    g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
+                "--%s: \"%s\" must be a number from %g to %g", flag, text, min, max);
     return FALSE;
   }
   *out = v;
@@ -131,6 +158,49 @@ flag_choice(const char *flag, const char *text, const char *const *choices, int 
   return FALSE;
 }
 
+/**
+ * ddp_overheads_none:
+ * Every overhead term off: no contention slowdown, no host time, no input cap, no jitter.
+ */
+void
+ddp_overheads_none(DdpOverheads *o)
+{
+  *o = (DdpOverheads){ .overlap_slowdown = 0 };
+}
+
+/* Defaults and their sources: docs/overheads.md.
+ *  overlap_slowdown < 0: the cluster decides (its [cluster] overlap_slowdown, else
+ *    DDP_DEFAULT_OVERLAP_SLOWDOWN = 0.05: docs/model.md §1.6 (c), NCCL kernels take one SM per
+ *    channel and HBM bandwidth while backward runs, "a few to ~10+ %").
+ *  host_iteration_us 100: ≈10 PyTorch eager ops at ≈10 µs of CPU each (Paszke et al., NeurIPS 2019,
+ *    §6: per-op overhead of the dispatcher) at the step boundary — zero_grad, loss.item() (a sync),
+ *    the loader's next() and the host→device copy — during which the GPU has nothing queued.
+ *  host_layer_us 10: the same per-op dispatch cost, once per layer pass, issued ahead of the GPU
+ *    (compute.c host_pipeline): the GPU idles only where it overtakes the host.
+ *  input_rate 0: off (users set their loader's measured rate).
+ *  jitter 0.02: persistent GPU-to-GPU speed differences of several percent between nominally
+ *    identical GPUs (Sinha et al., "Not All GPUs Are Created Equal", SC'22); per-iteration noise is
+ *    far smaller (PyTorch's DDP benchmark: p95 within 1 % of p50, validation bucketcap.csv). */
+static void
+overheads_init(DdpOverheads *o)
+{
+  o->overlap_slowdown = -1;
+  o->host_iteration_us = DDP_DEFAULT_HOST_ITERATION_US;
+  o->host_layer_us = DDP_DEFAULT_HOST_LAYER_US;
+  o->input_rate = 0;
+  o->jitter = DDP_DEFAULT_JITTER;
+}
+
+double
+ddp_overheads_overlap_slowdown(const DdpOverheads *o, const DdpCluster *cluster)
+{
+  if (o->overlap_slowdown >= 0)
+    return o->overlap_slowdown;
+  if (cluster->overlap_slowdown >= 0)
+    return cluster->overlap_slowdown;
+  return DDP_DEFAULT_OVERLAP_SLOWDOWN;
+}
+
 /* Built-in defaults: 8 GPUs, batch 32, fp32, PyTorch's bucket defaults, SGD with momentum,
  * broadcast_buffers on, 100 steady iterations, seed 1, no stragglers.  s->stragglers is allocated. */
 void
@@ -147,14 +217,35 @@ ddp_setup_init(DdpSetup *s)
   s->iterations = 100;
   s->seed = 1;
   s->stragglers = g_strdup("none");
+  overheads_init(&s->overheads);
 }
 
 static const char *const scenario_keys[] = { "model", "cluster", "gpus", "description", NULL };
 static const char *const training_keys[] = {
   "batch", "precision", "bucket_cap_mb", "accumulate", "gradient_as_bucket_view", "comm_hook",
   "optimizer", "find_unused_parameters", "static_graph", "broadcast_buffers", "iterations", "seed",
-  "stragglers", "step_ms", NULL
+  "stragglers", "step_ms", "overlap_slowdown", "host_iteration_us", "host_layer_us", "input_rate", "jitter",
+  "seq_len", "image_size", NULL
 };
+
+/* [training] keys of the overheads and the input size, with the ranges of the flags. */
+static gboolean
+read_overheads(const DdpKeyFile *kf, DdpSetup *t, GError **error)
+{
+  DdpOverheads *o = &t->overheads;
+  gint64 seq_len = t->seq_len, image_size = t->image_size;
+  if (!ddp_keyfile_get_double(kf, "training", "overlap_slowdown", FALSE, 0, 10, &o->overlap_slowdown, error) ||
+      !ddp_keyfile_get_double(kf, "training", "host_iteration_us", FALSE, 0, 1e7, &o->host_iteration_us, error) ||
+      !ddp_keyfile_get_double(kf, "training", "host_layer_us", FALSE, 0, 1e6, &o->host_layer_us, error) ||
+      !ddp_keyfile_get_double(kf, "training", "input_rate", FALSE, 0, 1e12, &o->input_rate, error) ||
+      !ddp_keyfile_get_double(kf, "training", "jitter", FALSE, 0, 0.5, &o->jitter, error) ||
+      !ddp_keyfile_get_int64(kf, "training", "seq_len", FALSE, 1, 1 << 24, &seq_len, error) ||
+      !ddp_keyfile_get_int64(kf, "training", "image_size", FALSE, 1, 1 << 16, &image_size, error))
+    return FALSE;
+  t->seq_len = (guint)seq_len;
+  t->image_size = (guint)image_size;
+  return TRUE;
+}
 
 /* Reads the scenario file's [scenario] and [training]; model/cluster names come back in *model
  * and *cluster (or the cluster itself when inline). */
@@ -210,7 +301,8 @@ read_scenario_file(const DdpKeyFile *kf, DdpScenario *s, char **model, char **cl
       !ddp_keyfile_get_int64(kf, "training", "iterations", FALSE, 1, 1000000, &iterations, error) ||
       !ddp_keyfile_get_int64(kf, "training", "seed", FALSE, 0, G_MAXINT64, &seed, error) ||
       !ddp_keyfile_get_string(kf, "training", "stragglers", FALSE, &t->stragglers, error) ||
-      !ddp_keyfile_get_double(kf, "training", "step_ms", FALSE, 1e-6, G_MAXDOUBLE, &t->step_ms, error))
+      !ddp_keyfile_get_double(kf, "training", "step_ms", FALSE, 1e-6, G_MAXDOUBLE, &t->step_ms, error) ||
+      !read_overheads(kf, t, error))
     return FALSE;
   t->precision = precision;
   t->comm_hook = hook;
@@ -249,6 +341,18 @@ apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError 
       !flag_choice("optimizer", cli->optimizer, optimizer_choices, &optimizer, error) ||
       !flag_choice("comm-hook", cli->comm_hook, hook_names, &hook, error))
     return FALSE;
+  DdpOverheads *o = &t->overheads;
+  guint64 seq_len = t->seq_len, image_size = t->image_size;
+  if (!flag_range("overlap-slowdown", cli->overlap_slowdown, 0, 10, &o->overlap_slowdown, error) ||
+      !flag_range("host-iteration-us", cli->host_iteration_us, 0, 1e7, &o->host_iteration_us, error) ||
+      !flag_range("host-layer-us", cli->host_layer_us, 0, 1e6, &o->host_layer_us, error) ||
+      !flag_range("input-rate", cli->input_rate, 0, 1e12, &o->input_rate, error) ||
+      !flag_range("jitter", cli->jitter, 0, 0.5, &o->jitter, error) ||
+      !flag_uint("seq-len", cli->seq_len, 1, 1 << 24, &seq_len, error) ||
+      !flag_uint("image-size", cli->image_size, 1, 1 << 16, &image_size, error))
+    return FALSE;
+  t->seq_len = (guint)seq_len;
+  t->image_size = (guint)image_size;
   if (cli->bucket_cap_mb)
     t->buckets.bucket_cap_given = TRUE;
   t->gpus = gpus;
@@ -314,6 +418,8 @@ ddp_scenario_load(const char *scenario_path, const DdpCliOptions *cli, gboolean 
     g_clear_pointer(&s->cluster, ddp_cluster_free);
   }
   if (!(s->model = ddp_model_load(model ? model : DEFAULT_MODEL, error)))
+    return NULL;
+  if (!ddp_model_scale_input(s->model, s->setup.seq_len, s->setup.image_size, error))
     return NULL;
   if (!s->cluster && !(s->cluster = ddp_cluster_load(cluster ? cluster : DEFAULT_CLUSTER, error)))
     return NULL;

@@ -1,6 +1,6 @@
 /* scenario — everything one prediction needs: model, cluster, training setup and stragglers,
- * from an optional scenario file with command-line flags overriding any key (DESIGN.md "Inputs").
- * The common flags (fixed names in DESIGN.md) are defined here once for every verb. */
+ * from an optional scenario file with command-line flags overriding any key.
+ * The common flags (the same names on every verb) are defined here once for every verb. */
 #ifndef DDP_SCENARIO_H
 #define DDP_SCENARIO_H
 
@@ -13,6 +13,27 @@
 #include "straggler.h"
 
 typedef enum { DDP_HOOK_NONE, DDP_HOOK_FP16, DDP_HOOK_BF16, DDP_HOOK_COUNT } DdpCommHook;
+
+/* Overheads that are not collectives (docs/overheads.md: what each models, its default, its
+ * source).  Defaults are set by ddp_setup_init(); scenario [training] keys and flags override. */
+typedef struct {
+  double overlap_slowdown;   /* compute slows by this fraction while a collective runs; < 0: the
+                                cluster's [cluster] overlap_slowdown, or DDP_DEFAULT_OVERLAP_SLOWDOWN */
+  double host_iteration_us;  /* host time per iteration the GPUs wait for (serial) */
+  double host_layer_us;      /* host dispatch per layer pass: no pass is shorter */
+  double input_rate;         /* samples/s per node the input pipeline delivers; 0: unlimited */
+  double jitter;             /* σ of the persistent per-rank speed spread (rank-to-rank jitter) */
+} DdpOverheads;
+
+#define DDP_DEFAULT_OVERLAP_SLOWDOWN 0.05
+#define DDP_DEFAULT_HOST_ITERATION_US 100.0
+#define DDP_DEFAULT_HOST_LAYER_US 10.0
+#define DDP_DEFAULT_JITTER 0.02
+
+/* Every overhead off (for closed-form tests and for comparing against an ideal machine). */
+void ddp_overheads_none(DdpOverheads *o);
+/* The overlap slowdown in force for @o on @cluster. */
+double ddp_overheads_overlap_slowdown(const DdpOverheads *o, const DdpCluster *cluster);
 
 typedef struct {
   guint64 gpus;
@@ -28,6 +49,8 @@ typedef struct {
   guint64 seed;
   char *stragglers;                 /* the spec text */
   double step_ms;                   /* measured 1-GPU step to rescale compute to; 0: none */
+  DdpOverheads overheads;
+  guint seq_len, image_size;        /* input size to rescale the model to; 0: the model file's */
 } DdpSetup;
 
 typedef struct {
@@ -43,6 +66,7 @@ typedef struct {
 typedef struct {
   char *model, *cluster, *gpus, *bucket_cap_mb, *batch, *precision, *accumulate, *iterations;
   char *seed, *step_ms, *stragglers, *optimizer, *comm_hook, *calibration;
+  char *overlap_slowdown, *host_iteration_us, *host_layer_us, *input_rate, *jitter, *seq_len, *image_size;
   gboolean gradient_as_bucket_view, find_unused_parameters, static_graph, no_broadcast_buffers;
 } DdpCliOptions;
 

@@ -1,5 +1,5 @@
-/* straggler — seeded per-rank, per-iteration slowdowns (see straggler.h; DESIGN.md `--stragglers
- * SPEC`, research/ddp-nccl-facts.md §1.4 and §5.4–5.5 for why they matter: every bucket's
+/* straggler — seeded per-rank, per-iteration slowdowns (see straggler.h; `--stragglers
+ * SPEC` in --help, docs/model.md §1.4 and §5.4–5.5 for why they matter: every bucket's
  * AllReduce starts only when the *last* rank launches it, so one slow rank delays all).
  *
  * A spec is comma-separated terms; each term multiplies every rank's compute factor or adds to
@@ -15,7 +15,7 @@
  *   hiccup:EVERY:MS   in iterations with iteration % EVERY == EVERY-1, one rank drawn uniformly
  *                     gets delay += MS ms (rounded to whole ns), e.g. a GC pause or a checkpoint.
  *
- * Determinism (STYLE.md rule 7): all randomness comes from the GRand the caller passes, consumed in
+ * Determinism (same input, same bytes): all randomness comes from the GRand the caller passes, consumed in
  * one fixed order per ddp_stragglers_sample() call: terms in spec order; inside a normal or
  * lognormal term one z per rank, ranks 0..n-1; a hiccup term in a hiccup iteration one
  * g_rand_int_range() draw; slow, none and hiccup terms outside their iterations draw nothing.  Each
@@ -24,7 +24,7 @@
  * (1 - u1 is in (0, 1], so the log is finite).  The sine twin is discarded: it would save half
  * the draws but tie each rank's value to its neighbour's and make the order harder to state.
  * Cost: O(terms × ranks) per iteration: about 13 ms for one lognormal term on 131 072 ranks
- * (one core, -O2), inside DESIGN.md's "well under a second" budget.
+ * (one core, -O2), inside the "well under a second" budget (bench/).
  */
 #include "straggler.h"
 
@@ -287,4 +287,72 @@ ddp_stragglers_to_string(const DdpStragglers *s)
     }
   }
   return g_string_free(out, FALSE);
+}
+
+/**
+ * ddp_normal_quantile:
+ * Acklam's algorithm (P. J. Acklam, "An algorithm for computing the inverse normal cumulative
+ * distribution function", 2003; relative error 1.15e-9) refined by one Newton step on erfc.
+ */
+double
+ddp_normal_quantile(double p)
+{
+  static const double a[] = { -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                              1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00 };
+  static const double b[] = { -5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                              6.680131188771972e+01, -1.328068155288572e+01 };
+  static const double c[] = { -7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                              -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00 };
+  static const double d[] = { 7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                              3.754408661907416e+00 };
+  g_assert(p > 0 && p < 1);
+  double x;
+  if (p < 0.02425) {
+    double q = sqrt(-2 * log(p));
+    x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+        ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  } else if (p <= 1 - 0.02425) {
+    double q = p - 0.5, r = q * q;
+    x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  } else {
+    double q = sqrt(-2 * log1p(-p));
+    x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+        ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  /* Newton on Φ(x) − p with Φ(x) = erfc(−x/√2)/2 */
+  double e = 0.5 * erfc(-x / G_SQRT2) - p;
+  return x - e * sqrt(2 * G_PI) * exp(x * x / 2);
+}
+
+static double
+jitter_factor(double sigma, guint64 k, guint64 n)
+{
+  return MAX(0.1, 1.0 + sigma * ddp_normal_quantile(((double)k - 0.375) / ((double)n + 0.25)));
+}
+
+double
+ddp_jitter_slowest(double sigma, guint64 n_ranks)
+{
+  g_assert(n_ranks >= 1);
+  return jitter_factor(sigma, n_ranks, n_ranks);
+}
+
+/**
+ * ddp_jitter_factors:
+ * @factor: (out caller-allocates) (array length=n_ranks)
+ * See straggler.h.  O(n_ranks).
+ */
+void
+ddp_jitter_factors(double sigma, GRand *rng, guint64 n_ranks, double *factor)
+{
+  g_assert(n_ranks >= 1 && n_ranks <= G_MAXINT32);
+  for (guint64 k = 0; k < n_ranks; k++)
+    factor[k] = jitter_factor(sigma, k + 1, n_ranks);
+  for (guint64 i = n_ranks - 1; i > 0; i--) {
+    guint64 j = (guint64)g_rand_int_range(rng, 0, (gint32)(i + 1));
+    double t = factor[i];
+    factor[i] = factor[j];
+    factor[j] = t;
+  }
 }

@@ -1,6 +1,6 @@
 /* trace — Chrome trace-event JSON of one simulated iteration (see trace.h for the layout).
  * Written with our JSON writer (jsonout.h) so that times keep exactly three decimals of µs and the
- * file is byte-identical for the same input (STYLE.md rule 7). */
+ * file is byte-identical for the same input. */
 #include "trace.h"
 
 #include "collective.h"

@@ -1,4 +1,4 @@
-/* Tests for PyTorch DDP's bucket assignment (research/ddp-nccl-facts.md §1.2–1.3): the initial and
+/* Tests for PyTorch DDP's bucket assignment (docs/model.md §1.2–1.3): the initial and
  * rebuilt layouts on small hand-built models, each expected layout derived by hand in a comment,
  * and torchvision ResNet-50, whose rebuilt layout at 25 MiB is PyTorch's real one. */
 #include "bucket.h"

@@ -73,15 +73,22 @@ test_errors(void)
   static const struct { const char *text; const char *message; } cases[] = {
     { HEAD INTRA "[inter]\nfabric = ib\nnics_per_node = 8\nnic_bandwidth_Gbps = -400\nlatency_us = 2\n",
       "t.cluster:12: inter.nic_bandwidth_Gbps: must be positive (got -400)" },
-    { HEAD INTRA "[inter]\nfabric = token-ring\n", "t.cluster:10: inter.fabric: \"token-ring\" is not one of ib|roce|ethernet" },
+    { HEAD INTRA "[inter]\nfabric = token-ring\n", "t.cluster:10: inter.fabric: \"token-ring\" is not one of ib|roce|ethernet|efa|tcpxo|tcp" },
     { HEAD "[intra]\nfabric = nvlink\nbandwidth_GBs = 0\nlatency_us = 1\n", "t.cluster:7: intra.bandwidth_GBs: must be positive (got 0)" },
-    { "[cluster]\nname = x\ngpu = tpu\ngpus_per_node = 8\n", "t.cluster:3: cluster.gpu: unknown GPU \"tpu\" (built in: v100, a100, a100-40gb, h100, h200, b200)" },
+    { "[cluster]\nname = x\ngpu = tpu\ngpus_per_node = 8\n", "t.cluster:3: cluster.gpu: unknown GPU \"tpu\" (built in: v100, a100, a100-40gb, h100, h200, b200, rtx4090)" },
     { "[cluster]\nname = x\ngpu = h100\ngpus_per_node = 0\n", "t.cluster:4: cluster.gpus_per_node: must be between 1 and 1024 (got 0)" },
     { HEAD INTRA "[nccl]\nalgorithm = butterfly\n", "t.cluster:10: nccl.algorithm: \"butterfly\" is not one of auto|ring|tree|nvls|nvlstree" },
-    { HEAD INTRA "speed = 3\n", "t.cluster:9: intra.speed: unknown key (known keys: fabric, bandwidth_GBs, latency_us)" },
+    { HEAD INTRA "speed = 3\n", "t.cluster:9: intra.speed: unknown key (known keys: fabric, bandwidth_GBs, latency_us, efficiency, p2p)" },
     { HEAD "max_nodes = 4\n" INTRA, "t.cluster:5: cluster.max_nodes: more than one node needs an [inter] group describing the network" },
     { HEAD, "t.cluster: [intra]: required group is missing (gpus_per_node > 1)" },
     { "[intra]\nfabric = nvlink\n", "t.cluster: [cluster]: required group is missing (is this a cluster file?)" },
+    /* the nccl model's transport keys (docs/collective.md "Cluster keys") */
+    { HEAD INTRA "efficiency = 1.5\n", "t.cluster:9: intra.efficiency: must be between 0.001 and 1 (got 1.5)" },
+    { HEAD INTRA "p2p = sometimes\n", "t.cluster:9: intra.p2p: \"sometimes\" is not a boolean (true or false)" },
+    { HEAD INTRA "[inter]\nfabric = efa\nnics_per_node = 4\nnic_bandwidth_Gbps = 100\nlatency_us = 20\nefficiency = 0\n",
+      "t.cluster:14: inter.efficiency: must be between 0.001 and 1 (got 0)" },
+    { HEAD INTRA "[nccl]\nhost_launch_us = -1\n", "t.cluster:10: nccl.host_launch_us: must be between 0 and 10000 (got -1)" },
+    { HEAD INTRA "[nccl]\ncost_model = tuner\n", "t.cluster:10: nccl.cost_model: \"tuner\" is not one of nccl|alpha-beta|nccl-tuner" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autoptr(GError) error = NULL;
@@ -90,6 +97,51 @@ test_errors(void)
     g_assert_nonnull(error);
     g_assert_cmpstr(error->message, ==, cases[i].message);
   }
+}
+
+/* The transport keys and their defaults: efficiencies by fabric (0 in the struct = the default),
+ * "tcp" another name for "ethernet", p2p on unless switched off, host issue 4 µs per GPU. */
+static void
+test_transport(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCluster) d = load_text(HEAD INTRA "[inter]\nfabric = ib\nnics_per_node = 8\nnic_bandwidth_Gbps = 400\n"
+                                      "latency_us = 2\n", &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(d->nccl.cost_model, ==, DDP_COST_NCCL);
+  g_assert_cmpfloat(d->nccl.host_launch_us, ==, 4.0);
+  g_assert_false(d->intra.p2p_off);
+  g_assert_cmpfloat(d->intra.efficiency, ==, 0);
+  g_assert_cmpfloat_with_epsilon(ddp_cluster_intra_efficiency(d), 20.6 / 25.0, 1e-12);   /* H100: NVLink 4 */
+  g_assert_cmpfloat(ddp_cluster_inter_efficiency(d), ==, 0.96);
+  static const struct { const char *fabric; DdpInterFabric value; double efficiency; } fabrics[] = {
+    { "roce", DDP_INTER_ROCE, 0.96 }, { "efa", DDP_INTER_EFA, 0.85 }, { "tcpxo", DDP_INTER_TCPXO, 0.75 },
+    { "ethernet", DDP_INTER_ETHERNET, 0.4 }, { "tcp", DDP_INTER_ETHERNET, 0.4 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(fabrics); i++) {
+    g_autofree char *text = g_strdup_printf(HEAD INTRA "[inter]\nfabric = %s\nnics_per_node = 1\nnic_bandwidth_Gbps = 100\n"
+                                            "latency_us = 2\n", fabrics[i].fabric);
+    g_autoptr(DdpCluster) c = load_text(text, &error);
+    g_assert_no_error(error);
+    g_assert_cmpint(c->inter.fabric, ==, fabrics[i].value);
+    g_assert_cmpfloat(ddp_cluster_inter_efficiency(c), ==, fabrics[i].efficiency);
+    g_assert_cmpstr(ddp_inter_fabric_name(c->inter.fabric), ==, i == 4 ? "ethernet" : fabrics[i].fabric);
+  }
+  g_autoptr(DdpCluster) set = load_text("[cluster]\nname = x\ngpu = rtx4090\ngpus_per_node = 8\n"
+                                        "[intra]\nfabric = pcie\nbandwidth_GBs = 31.5\nlatency_us = 1\np2p = false\nefficiency = 0.5\n"
+                                        "[inter]\nfabric = efa\nnics_per_node = 1\nnic_bandwidth_Gbps = 100\nlatency_us = 20\n"
+                                        "efficiency = 0.7\n[nccl]\nhost_launch_us = 4.9\ncost_model = nccl-tuner\n", &error);
+  g_assert_no_error(error);
+  g_assert_true(set->intra.p2p_off);
+  g_assert_cmpfloat(ddp_cluster_intra_efficiency(set), ==, 0.5);
+  g_assert_cmpfloat(ddp_cluster_inter_efficiency(set), ==, 0.7);
+  g_assert_cmpfloat(set->nccl.host_launch_us, ==, 4.9);
+  g_assert_cmpint(set->nccl.cost_model, ==, DDP_COST_NCCL_TUNER);
+  g_assert_cmpint(set->gpu.sm_arch, ==, 89);   /* the RTX 4090 spec (Ada whitepaper) */
+  g_assert_cmpfloat(set->gpu.peak_tflops[DDP_PRECISION_FP16], ==, 165.2);
+  /* PCIe's default: NCCL's 12 GB/s per Gen3 x16 of 15.75 raw */
+  set->intra.efficiency = 0;
+  g_assert_cmpfloat_with_epsilon(ddp_cluster_intra_efficiency(set), 12.0 / 15.75, 1e-12);
 }
 
 static void
@@ -110,6 +162,7 @@ main(int argc, char **argv)
   g_test_add_func("/cluster/overrides", test_overrides);
   g_test_add_func("/cluster/gpus", test_gpus);
   g_test_add_func("/cluster/errors", test_errors);
+  g_test_add_func("/cluster/transport", test_transport);
   g_test_add_func("/cluster/not-found", test_unknown_group_and_name);
   return g_test_run();
 }

@@ -1,5 +1,5 @@
 /* Tests for the collective cost models (src/collective.c; derivations in docs/collective.md):
- * the alpha-beta closed forms, NCCL's tuning table (research §2.1–2.3, tuning.cc), the emulated
+ * the alpha-beta closed forms, NCCL's tuning table (docs/model.md §2.1–2.3, tuning.cc), the emulated
  * topology search (§2.5, search.cc), the size-dependent corrections, NVLS and NVLSTree (§2.2–2.4:
  * graph, tuning entries, enablement, the nccl.nvls key), auto's choice and crossover on the shipped
  * dgx-a100 and dgx-h100, Broadcast, errors, and the validation against published nccl-tests
@@ -15,8 +15,9 @@
 #include <string.h>
 
 /* A cluster filled by hand: NVSwitch nodes of @ppn GPUs with @intra_GBs per GPU (raw, one way,
- * 0.7 µs per hop), @nics × @nic_Gbps InfiniBand per node (2 µs per hop), NCCL model, auto,
- * no launch overhead (so NCCL's own numbers show through), NVLS off (nccl.nvls FALSE: the
+ * 0.7 µs per hop), @nics × @nic_Gbps InfiniBand per node (2 µs per hop), NCCL's tuning model
+ * (nccl-tuner: these tests check NCCL's own table; the nccl model has its own fixture, physics()),
+ * auto, no launch overhead (so NCCL's own numbers show through), NVLS off (nccl.nvls FALSE: the
  * ring/tree tests below predate NVLS; the NVLS tests turn it on). */
 static DdpCluster *
 cluster_new(int sm_arch, int ppn, double intra_GBs, int nics, double nic_Gbps)
@@ -34,6 +35,7 @@ cluster_new(int sm_arch, int ppn, double intra_GBs, int nics, double nic_Gbps)
   c->inter.latency_us = 2.0;
   c->inter.oversubscription = 1.0;
   c->inter.rail_optimized = TRUE;
+  c->nccl.cost_model = DDP_COST_NCCL_TUNER;
   return c;
 }
 
@@ -198,7 +200,7 @@ test_alpha_beta_tree(void)
   g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_RING);
 }
 
-/* NCCL's latency table on one 8-GPU NVLink node (research §2.3 worked example):
+/* NCCL's latency table on one 8-GPU NVLink node (docs/model.md §2.3 worked example):
  *   Ring:  base + 2(n-1)·hwLat[NVLINK][Ring]: LL 6.6 + 14·0.6 = 15.0, LL128 14 + 14·1.9 = 40.6,
  *          Simple 8.4 + 14·3.4 = 56.0
  *   Tree:  base + 2·(ppn-1)·hwLat[NVLINK][Tree]: LL 6.8 + 14·0.6 = 15.2, LL128 14 + 14·1.25 = 31.5,
@@ -406,6 +408,7 @@ test_auto_crossover(void)
     g_autoptr(GError) error = NULL;
     g_autoptr(DdpCluster) cluster = ddp_cluster_load(clusters[k], &error);
     g_assert_no_error(error);
+    cluster->nccl.cost_model = DDP_COST_NCCL_TUNER;   /* NCCL's own ranking (the nccl model: test_physics_*) */
     for (gsize g = 0; g < G_N_ELEMENTS(gpus); g++) {
       g_autoptr(DdpCollective) c = model(cluster, gpus[g]);
       DdpCollectiveChoice lat, bw;
@@ -876,30 +879,282 @@ test_compare_errors(void)
   g_unlink(path);
 }
 
-/* Issue 3 item 6: the model against published nccl-tests curves (tests/data/allreduce-public.csv,
- * source in allreduce-public.SOURCE), on the shipped dgx-a100 and hgx-b200 clusters with their
- * defaults (nccl.launch_us = 5, nccl.nvls = true).  The error per point is predicted/measured
- * busbw - 1.  Measured (docs/collective.md "Validation"): median |error| 28.5 % over 92 points —
- * 59.8 % on the A100 curve (one process driving 8 GPUs, host-bound below 32 MiB), 24.9 % on one
- * B200 node (NVLS from 2.5 MiB: NCCL's model has it as fast as the ring with less latency, and
- * 4–64 MiB run 40–53 % slower than that), 23.9 % on two B200 nodes (NVLSTree from 2.5 MiB, within
- * 11 % from 32 to 128 MiB, 22–31 % slow from 256 MiB).  Before NVLS: 27.4 / 19.5 / 28.5 %.  Asserted
- * with a little room so a change that makes it worse fails, per B200 curve too. */
-#define VALIDATION_MEDIAN_BOUND 0.30
-#define VALIDATION_B200_ONE_NODE_BOUND 0.26
-#define VALIDATION_B200_TWO_NODES_BOUND 0.25
+/* ---- the nccl (measured-physics) model, docs/collective.md "The nccl model" ---- */
 
-static void
-test_validation_public(void)
+/* A hand-built fixture switched to the nccl model with the loader's defaults: kernel launch 5 µs,
+ * host issue 4 µs per GPU, transport efficiencies by fabric (IB 0.96). */
+static DdpCluster *
+physics(DdpCluster *c)
 {
-  g_autofree char *path = g_test_build_filename(G_TEST_DIST, "data", "allreduce-public.csv", NULL);
+  c->nccl.cost_model = DDP_COST_NCCL;
+  c->nccl.launch_us = 5.0;
+  c->nccl.host_launch_us = 4.0;
+  return c;
+}
+
+/* The host floor.  One DGX A100 node (24 channels: the emulated ring graph's 12, doubled), 8 B:
+ * Ring/LL is the least latency, NCCL's 6.6 + 14·0.6 = 15.0 µs, plus the launch's 5; one channel
+ * (8 B < 32 768 = 512 threads × 8 B × 8 ranks), chunk 8/8 = 1 B:
+ *   LL busbw = min(0.5 · 0.8 · 300, llMaxBw 87.7) = 87.7 → algbw 87.7 · 8/14 = 50.114, one channel's
+ *   share /24; transfer 8 / (1000 · 50.114/24); fill 7 hops × 1 B / (1000 · 87.7/24).
+ * With one GPU per process that is the time (the floor, 4 µs, is below it); with nccl-tests' -g 8
+ * one thread issues 8 calls of 4 µs: 32 µs, and busbw follows the time. */
+static void
+test_physics_host_floor(void)
+{
+  g_autoptr(DdpCluster) cluster = physics(a100());
+  g_autoptr(DdpCollective) c = model(cluster, 8);
+  DdpCollectiveCost cost;
+  ddp_collective_allreduce(c, 8, &cost);
+  double algbw = 87.7 * 8 / 14, transfer = 8 / (1000 * algbw / 24), fill = 7 * 1 / (1000 * 87.7 / 24);
+  g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_RING);
+  g_assert_cmpint(cost.protocol, ==, DDP_PROTO_LL);
+  g_assert_cmpint(cost.channels, ==, 1);
+  g_assert_cmpfloat_with_epsilon(cost.latency_us, 20.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon(cost.transfer_us, transfer, 1e-12);
+  g_assert_cmpfloat_with_epsilon(cost.fill_us, fill, 1e-12);
+  g_assert_cmpfloat_with_epsilon(cost.time_us, 20.0 + transfer + fill, 1e-9);
+  g_assert_cmpfloat(cost.host_floor_us, ==, 0);
+
+  ddp_collective_set_gpus_per_process(c, 8);
+  ddp_collective_allreduce(c, 8, &cost);
+  g_assert_cmpfloat(cost.time_us, ==, 32.0);
+  g_assert_cmpfloat(cost.host_floor_us, ==, 32.0);
+  g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_RING);   /* the choice is made without the floor */
+  g_assert_cmpfloat_with_epsilon(cost.busbw_GBs, 8 / 32000.0 * 1.75, 1e-15);
+  /* 1 GiB is far above the floor: the same time whatever -g is */
+  DdpCollectiveCost one, eight;
+  ddp_collective_allreduce(c, (guint64)1 << 30, &eight);
+  ddp_collective_set_gpus_per_process(c, 1);
+  ddp_collective_allreduce(c, (guint64)1 << 30, &one);
+  g_assert_cmpfloat(one.time_us, ==, eight.time_us);
+  /* the other models ignore it: alpha-beta on 4 GPUs, 8 B, is 2·3·5 µs + 2·(3/4)·8/100 000 */
+  g_autoptr(DdpCluster) ab = ab4();
+  g_autoptr(DdpCollective) abc = model(ab, 4);
+  ddp_collective_set_gpus_per_process(abc, 4);
+  ddp_collective_allreduce(abc, 8, &cost);
+  g_assert_cmpfloat_with_epsilon(cost.time_us, 30.0 + 8 * 1.5 / 100000.0, 1e-12);
+}
+
+/* Channel fill and pipeline fill, Ring/Simple forced on one DGX A100 node (24 channels, peak busbw
+ * 0.8 · 300 = 240, algbw 240 · 8/14 = 137.14, one channel's hop 240/24 = 10 GB/s):
+ *  S = 5 · 32 768 (512 threads × 64 B per channel): 5 channels, chunk S/(5·8) = 4096 B:
+ *    transfer S / (1000 · 137.14 · 5/24), fill 7 · 4096 / (1000 · 10);
+ *  from 24 · 8 · 512 KiB = 96 MiB on, every channel runs and the chunk is the 512 KiB step: the
+ *    time is affine in S with slope 1/(1000 · 137.14) and intercept 5 + 56.0 + 7 · 524 288/10 000. */
+static void
+test_physics_fill(void)
+{
+  g_autoptr(DdpCluster) cluster = physics(a100());
+  cluster->nccl.algorithm = DDP_ALGO_RING;
+  cluster->nccl.protocol = DDP_PROTO_SIMPLE;
+  g_autoptr(DdpCollective) c = model(cluster, 8);
+  double algbw = 240.0 * 8 / 14;
+  DdpCollectiveCost cost;
+  guint64 s = 5 * 32768;
+  ddp_collective_allreduce(c, s, &cost);
+  g_assert_cmpint(cost.channels, ==, 5);
+  g_assert_cmpfloat_with_epsilon(cost.transfer_us, s / (1000 * algbw * 5 / 24), 1e-9);
+  g_assert_cmpfloat_with_epsilon(cost.fill_us, 7 * 4096 / 10000.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon(cost.latency_us, 5 + 8.4 + 14 * 3.4, 1e-9);
+  for (guint64 big = (guint64)96 << 20; big <= (guint64)1 << 34; big *= 4) {
+    ddp_collective_allreduce(c, big, &cost);
+    g_assert_cmpint(cost.channels, ==, 24);
+    g_assert_cmpfloat_with_epsilon(cost.time_us, 61.0 + 7 * 524288 / 10000.0 + big / (1000 * algbw), 1e-6);
+  }
+}
+
+/* Peaks from physics.  Two HGX B200 nodes (8 × 400 Gb/s NDR at IB's 0.96 → 8 · 48 = 384 GB/s per
+ * node): a tree moves all of S through each node's NICs, so Tree/Simple's algbw tends to 384, the
+ * NVLink (0.802 · 900 = 721.8) being faster; NVLSTree the same (NVLS inside the node reaches
+ * NCCL's 720 busbw = 411 algbw, above 384); the ring's busbw tends to the NIC total, 384, so its
+ * algbw to 384 · 16/30.  [inter] latency_us is paid per network hop: 2 on a 2-node tree, 2 on the
+ * ring; at 1 B the difference 10 - 2 µs shows as 16 µs. */
+static void
+test_physics_peaks(void)
+{
+  g_autoptr(DdpCluster) cluster = physics(with_nvls(b200()));
+  g_autoptr(DdpCollective) c = model(cluster, 16);
+  guint64 huge = (guint64)1 << 50;
+  DdpCollectiveCost cost;
+  g_assert_true(ddp_collective_allreduce_with(c, huge, DDP_ALGO_TREE, DDP_PROTO_SIMPLE, &cost));
+  g_assert_cmpfloat_with_epsilon(cost.algbw_GBs, 384.0, 0.01);
+  g_assert_true(ddp_collective_allreduce_with(c, huge, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &cost));
+  g_assert_cmpfloat_with_epsilon(cost.algbw_GBs, 384.0, 0.01);
+  g_assert_true(ddp_collective_allreduce_with(c, huge, DDP_ALGO_RING, DDP_PROTO_SIMPLE, &cost));
+  g_assert_cmpfloat_with_epsilon(cost.algbw_GBs, 384.0 * 16 / 30, 0.01);
+  double before[2];
+  for (int k = 0; k < 2; k++) {
+    g_autoptr(DdpCluster) lat = physics(b200());
+    lat->inter.latency_us = k == 0 ? 2.0 : 10.0;
+    g_autoptr(DdpCollective) lc = model(lat, 16);
+    g_assert_true(ddp_collective_allreduce_with(lc, 1, DDP_ALGO_TREE, DDP_PROTO_LL, &cost));
+    before[k] = cost.latency_us;
+    g_assert_true(ddp_collective_allreduce_with(lc, 1, DDP_ALGO_RING, DDP_PROTO_LL, &cost));
+    before[k] -= cost.latency_us;   /* tree and ring both cross 2 network hops: the difference stays */
+    g_assert_cmpfloat_with_epsilon(cost.latency_us,
+                                   5 + tuned_latency(lc, DDP_ALGO_RING, DDP_PROTO_LL) + 2 * lat->inter.latency_us, 1e-9);
+  }
+  g_assert_cmpfloat_with_epsilon(before[0], before[1], 1e-9);
+}
+
+/* Transports.  Inside a PCIe node of 8 GPUs at 31.5 GB/s (PCIe 4.0 x16): with peer-to-peer NCCL
+ * counts 12/15.75 of it, 24 GB/s busbw; without, the host-staged path is also bound by NCCL's CPU
+ * rate, 16 GB/s on AMD hosts (AMD_BW) and 10 on Intel (SKL_QPI_BW).  Across nodes over TCP sockets
+ * (efficiency 0.4) one 25 Gb/s NIC per node carries 0.4 · 3.125 = 1.25 GB/s: the ring's busbw with
+ * one GPU per node; an explicit [inter] efficiency replaces the default. */
+static void
+test_physics_transports(void)
+{
+  guint64 huge = (guint64)1 << 50;
+  struct { gboolean p2p_off, amd; double busbw; } cases[] = {
+    { FALSE, FALSE, 24.0 }, { TRUE, TRUE, 16.0 }, { TRUE, FALSE, 10.0 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(DdpCluster) pcie = physics(cluster_new(89, 8, 31.5, 1, 25));
+    pcie->intra.fabric = DDP_INTRA_PCIE;
+    pcie->intra.p2p_off = cases[i].p2p_off;
+    pcie->nccl.amd_cpu = cases[i].amd;
+    g_autoptr(DdpCollective) c = model(pcie, 8);
+    DdpCollectiveCost cost;
+    g_assert_true(ddp_collective_allreduce_with(c, huge, DDP_ALGO_RING, DDP_PROTO_SIMPLE, &cost));
+    g_assert_cmpfloat_with_epsilon(cost.busbw_GBs, cases[i].busbw, 1e-3);
+    g_assert_false(ddp_collective_allreduce_with(c, huge, DDP_ALGO_RING, DDP_PROTO_LL128, &cost));
+  }
+  g_autoptr(DdpCluster) tcp = physics(cluster_new(70, 1, 1, 1, 25));
+  tcp->inter.fabric = DDP_INTER_ETHERNET;
+  g_autoptr(DdpCollective) c = model(tcp, 2);
+  DdpCollectiveCost cost;
+  g_assert_true(ddp_collective_allreduce_with(c, huge, DDP_ALGO_RING, DDP_PROTO_SIMPLE, &cost));
+  g_assert_cmpfloat_with_epsilon(cost.busbw_GBs, 1.25, 1e-4);
+  /* NCCL's socket transport has no LL128 across nodes */
+  g_assert_false(ddp_collective_allreduce_with(c, huge, DDP_ALGO_RING, DDP_PROTO_LL128, &cost));
+  g_autoptr(DdpCluster) tuned = physics(cluster_new(70, 1, 1, 1, 25));
+  tuned->inter.fabric = DDP_INTER_ETHERNET;
+  tuned->inter.efficiency = 0.8;
+  g_autoptr(DdpCollective) tc = model(tuned, 2);
+  g_assert_true(ddp_collective_allreduce_with(tc, huge, DDP_ALGO_RING, DDP_PROTO_SIMPLE, &cost));
+  g_assert_cmpfloat_with_epsilon(cost.busbw_GBs, 2.5, 1e-4);
+}
+
+/* Auto's choice under the nccl model is exact to the byte too: between the sizes where a channel
+ * joins or the chunk stops growing every pair's time is affine (ddp_collective_choices). */
+static void
+test_physics_choices_exact(void)
+{
+  g_autoptr(DdpCluster) ca = physics(a100()), cb = physics(with_nvls(b200()));
+  g_autoptr(DdpCollective) a = model(ca, 16), b1 = model(cb, 8), b2 = model(cb, 16);
+  guint64 horizon = (guint64)1 << 34;
+  assert_choices_exact(a, horizon);
+  assert_choices_exact(b1, horizon);
+  assert_choices_exact(b2, horizon);
+  DdpCollectiveChoice lat, bw;
+  ddp_collective_crossover(b1, horizon, &lat, &bw, NULL);
+  g_assert_cmpint(lat.algorithm, ==, DDP_ALGO_RING);
+  g_assert_cmpint(lat.protocol, ==, DDP_PROTO_LL);
+  /* in the limit the ring's 0.802 · 900 = 721.8 GB/s busbw edges NCCL's NVLS figure, 720 */
+  g_assert_cmpint(bw.algorithm, ==, DDP_ALGO_RING);
+  g_assert_cmpint(bw.protocol, ==, DDP_PROTO_SIMPLE);
+  DdpCollectiveCost cost;
+  ddp_collective_allreduce(b1, 64 << 20, &cost);   /* but NVLS's latency and fill win at 64 MiB */
+  g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_NVLS);
+}
+
+/* Per-regime statistics on a hand-made curve: errors by size regime (< 64 KiB, 64 KiB–16 MiB
+ * inclusive, > 16 MiB). */
+static void
+test_compare_stats(void)
+{
+  static const struct { guint64 bytes; double error; } pts[] = {
+    { 8, 0.10 }, { 65535, -0.30 }, { 65536, 0.05 }, { 16 << 20, -0.20 }, { 1 << 20, 0.15 },
+    { (16 << 20) + 1, 0.02 },
+  };
+  DdpCompareCurve curve = { .points = g_array_new(FALSE, TRUE, sizeof(DdpComparePoint)) };
+  for (gsize i = 0; i < G_N_ELEMENTS(pts); i++) {
+    DdpComparePoint p = { .bytes = pts[i].bytes, .busbw_error = pts[i].error };
+    g_array_append_val(curve.points, p);
+  }
+  g_assert_cmpint(ddp_size_regime(65535), ==, DDP_REGIME_LATENCY);
+  g_assert_cmpint(ddp_size_regime(65536), ==, DDP_REGIME_MID);
+  g_assert_cmpint(ddp_size_regime(16 << 20), ==, DDP_REGIME_MID);
+  g_assert_cmpint(ddp_size_regime((16 << 20) + 1), ==, DDP_REGIME_BANDWIDTH);
+  g_assert_cmpstr(ddp_size_regime_name(DDP_REGIME_MID), ==, "64 KiB - 16 MiB");
+  DdpCompareStats st[DDP_REGIME_COUNT];
+  ddp_compare_curve_stats(&curve, st);
+  /* latency {0.10, 0.30}: median 0.20, max 0.30; mid {0.05, 0.20, 0.15}: 0.15, 0.20; bandwidth
+   * {0.02}; all six sorted 0.02 0.05 0.10 0.15 0.20 0.30: median 0.125, max 0.30 */
+  g_assert_cmpuint(st[DDP_REGIME_LATENCY].points, ==, 2);
+  g_assert_cmpfloat_with_epsilon(st[DDP_REGIME_LATENCY].median_abs_error, 0.20, 1e-12);
+  g_assert_cmpfloat_with_epsilon(st[DDP_REGIME_LATENCY].max_abs_error, 0.30, 1e-12);
+  g_assert_cmpfloat_with_epsilon(st[DDP_REGIME_MID].median_abs_error, 0.15, 1e-12);
+  g_assert_cmpfloat_with_epsilon(st[DDP_REGIME_MID].max_abs_error, 0.20, 1e-12);
+  g_assert_cmpfloat_with_epsilon(st[DDP_REGIME_BANDWIDTH].median_abs_error, 0.02, 1e-12);
+  g_assert_cmpuint(st[DDP_REGIME_ALL].points, ==, 6);
+  g_assert_cmpfloat_with_epsilon(st[DDP_REGIME_ALL].median_abs_error, 0.125, 1e-12);
+  g_assert_cmpfloat_with_epsilon(st[DDP_REGIME_ALL].max_abs_error, 0.30, 1e-12);
+  /* pooled over two copies: the same medians; an empty curve has NAN */
+  g_autoptr(GPtrArray) curves = g_ptr_array_new();
+  g_ptr_array_add(curves, &curve);
+  g_ptr_array_add(curves, &curve);
+  ddp_compare_stats(curves, st);
+  g_assert_cmpuint(st[DDP_REGIME_ALL].points, ==, 12);
+  g_assert_cmpfloat_with_epsilon(st[DDP_REGIME_ALL].median_abs_error, 0.125, 1e-12);
+  g_assert_cmpfloat_with_epsilon(st[DDP_REGIME_ALL].median_abs_error, ddp_compare_median_abs_error(curves), 1e-12);
+  g_array_set_size(curve.points, 0);
+  ddp_compare_curve_stats(&curve, st);
+  g_assert_cmpuint(st[DDP_REGIME_MID].points, ==, 0);
+  g_assert_true(isnan(st[DDP_REGIME_MID].median_abs_error));
+  g_assert_true(isnan(st[DDP_REGIME_MID].max_abs_error));
+  g_array_unref(curve.points);
+}
+
+/* The gpus_per_process column: two curves that differ only in it; 8 B on one DGX A100 node takes
+ * the host floor 8 · 4 = 32 µs with -g 8 and 20.0 µs with -g 1 (test_physics_host_floor); a bad
+ * value is an error naming the line. */
+static void
+test_compare_gpus_per_process(void)
+{
+  g_autofree char *cluster = write_temp("[cluster]\nname = a\ngpu = a100\ngpus_per_node = 8\n"
+                                        "[intra]\nfabric = nvswitch\nbandwidth_GBs = 300\nlatency_us = 0.7\n");
+  g_autofree char *text = g_strdup_printf("cluster,gpus,bytes,time_us,gpus_per_process\n"
+                                          "%s,8,8,32,8\n%s,8,8,32,\n", cluster, cluster);
+  g_autofree char *path = write_temp(text);
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) curves = ddp_collective_compare_csv(path, &error);
   g_assert_no_error(error);
-  guint points = 0;
+  g_assert_cmpuint(curves->len, ==, 2);
+  const DdpCompareCurve *g8 = curves->pdata[0], *g1 = curves->pdata[1];
+  g_assert_cmpuint(g8->gpus_per_process, ==, 8);
+  g_assert_cmpuint(g1->gpus_per_process, ==, 1);
+  g_assert_cmpfloat(g_array_index(g8->points, DdpComparePoint, 0).predicted.time_us, ==, 32.0);
+  g_assert_cmpfloat(g_array_index(g8->points, DdpComparePoint, 0).busbw_error, ==, 0.0);
+  g_assert_cmpfloat_with_epsilon(g_array_index(g1->points, DdpComparePoint, 0).predicted.time_us, 20.0, 0.01);
+  static const char *const bad[] = { "0", "x", "9" };
+  for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autofree char *t = g_strdup_printf("cluster,gpus,bytes,time_us,gpus_per_process\n%s,8,8,32,%s\n", cluster, bad[i]);
+    g_autofree char *p = write_temp(t);
+    g_autoptr(GError) e = NULL;
+    g_assert_null(ddp_collective_compare_csv(p, &e));
+    g_autofree char *want = g_strdup_printf("%s:2: gpus_per_process must be a whole number from 1 to gpus (got \"%s\")", p, bad[i]);
+    g_assert_cmpstr(e->message, ==, want);
+    g_unlink(p);
+  }
+  g_unlink(path);
+  g_unlink(cluster);
+}
+
+/* Reads tests/data/@name and logs every point and the per-regime statistics. */
+static GPtrArray *
+validation_curves(const char *name)
+{
+  g_autofree char *path = g_test_build_filename(G_TEST_DIST, "data", name, NULL);
+  g_autoptr(GError) error = NULL;
+  GPtrArray *curves = ddp_collective_compare_csv(path, &error);
+  g_assert_no_error(error);
   for (guint c = 0; c < curves->len; c++) {
     const DdpCompareCurve *cv = curves->pdata[c];
-    g_test_message("curve %u: %s, %" G_GUINT64_FORMAT " GPUs on %s", c + 1, cv->system, cv->gpus, cv->cluster);
+    g_test_message("%s curve %u: %s, %" G_GUINT64_FORMAT " GPUs (-g %u) on %s", name, c + 1, cv->system, cv->gpus,
+                   cv->gpus_per_process, cv->cluster);
     for (guint i = 0; i < cv->points->len; i++) {
       const DdpComparePoint *p = &g_array_index(cv->points, DdpComparePoint, i);
       g_test_message("  %12" G_GUINT64_FORMAT " B  measured %10.2f us %8.2f GB/s  predicted %10.2f us %8.2f GB/s  %s/%s  error %+6.1f %%",
@@ -907,17 +1162,106 @@ test_validation_public(void)
                      ddp_algorithm_name(p->predicted.algorithm), ddp_protocol_name(p->predicted.protocol),
                      100 * p->busbw_error);
     }
-    g_test_message("curve %u: median |error| %.1f %%", c + 1, 100 * cv->median_abs_error);
-    points += cv->points->len;
+    DdpCompareStats st[DDP_REGIME_COUNT];
+    ddp_compare_curve_stats(cv, st);
+    for (int r = 0; r < DDP_REGIME_COUNT; r++)
+      g_test_message("  %s: median |error| %.1f %%, max %.1f %% (%u points)", ddp_size_regime_name(r),
+                     100 * st[r].median_abs_error, 100 * st[r].max_abs_error, st[r].points);
   }
-  double median = ddp_compare_median_abs_error(curves);
-  g_test_message("all curves: median |error| %.1f %% over %u points (bound %.0f %%)", 100 * median, points,
-                 100 * VALIDATION_MEDIAN_BOUND);
+  return curves;
+}
+
+static double
+curve_median(const GPtrArray *curves, guint i)
+{
+  return ((const DdpCompareCurve *)curves->pdata[i])->median_abs_error;
+}
+
+/* Issue 10 acceptance, on the published nccl-tests curves the project started from
+ * (tests/data/allreduce-public.csv: DGX A100 with -g 8, one and two Vultr HGX B200 nodes; clusters
+ * in tests/data/validation/, constants from specs and NCCL's source, nothing fitted to a curve):
+ * median |busbw error| ≤ 10 % over all points and ≤ 15 % in each size regime.  Measured
+ * (docs/collective.md "Validation"): 7.7 % over 92 points; < 64 KiB 5.6 %, 64 KiB–16 MiB 13.2 %,
+ * > 16 MiB 7.6 %; per curve A100 2.3 %, one B200 node 13.1 %, two 7.5 % (NCCL's tuner model, the
+ * previous default: 28.5 %).  The measured values are asserted with half a point of room, so a
+ * change that makes them worse fails. */
+static void
+test_validation_public(void)
+{
+  g_autoptr(GPtrArray) curves = validation_curves("allreduce-public.csv");
+  DdpCompareStats st[DDP_REGIME_COUNT];
+  ddp_compare_stats(curves, st);
   g_assert_cmpuint(curves->len, ==, 3);
-  g_assert_cmpuint(points, ==, 92);
-  g_assert_cmpfloat(median, <, VALIDATION_MEDIAN_BOUND);
-  g_assert_cmpfloat(((const DdpCompareCurve *)curves->pdata[1])->median_abs_error, <, VALIDATION_B200_ONE_NODE_BOUND);
-  g_assert_cmpfloat(((const DdpCompareCurve *)curves->pdata[2])->median_abs_error, <, VALIDATION_B200_TWO_NODES_BOUND);
+  g_assert_cmpuint(st[DDP_REGIME_ALL].points, ==, 92);
+  g_assert_cmpuint(st[DDP_REGIME_LATENCY].points, ==, 36);
+  g_assert_cmpuint(st[DDP_REGIME_MID].points, ==, 27);
+  g_assert_cmpuint(st[DDP_REGIME_BANDWIDTH].points, ==, 29);
+  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <=, 0.10);
+  for (int r = 0; r < DDP_REGIME_ALL; r++)
+    g_assert_cmpfloat(st[r].median_abs_error, <=, 0.15);
+  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.082);
+  g_assert_cmpfloat(st[DDP_REGIME_LATENCY].median_abs_error, <, 0.061);
+  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.137);
+  g_assert_cmpfloat(st[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.081);
+  g_assert_cmpfloat(curve_median(curves, 0), <, 0.028);
+  g_assert_cmpfloat(curve_median(curves, 1), <, 0.136);
+  g_assert_cmpfloat(curve_median(curves, 2), <, 0.081);
+}
+
+/* The newer public curves (tests/data/allreduce-2.csv: 2x p4d over EFA, 2x1 V100 over TCP,
+ * 8x RTX 4090 PCIe with peer-to-peer off and on) pooled with the three above: 199 points.
+ * Measured: 18.8 % over all; < 64 KiB 24.5 %, 64 KiB–16 MiB 17.4 %, > 16 MiB 7.7 %; per curve p4d
+ * 25.7 %, V100/TCP 26.6 %, RTX 4090 p2p off 25.7 %, on 21.3 %.  This misses issue 10's target
+ * (10 % / 15 %) in the two small-size regimes: the floors of these curves are set by constants no
+ * spec gives (the host's issue time with -g 8 is 4.9 µs per GPU on the RTX 4090 server against 4.0
+ * on the A100 one; the one-way TCP latency on GKE; EFA's per-hop cost in NCCL 2.23), which
+ * calibration measures and a spec-only model cannot (docs/collective.md "Validation").  Asserted
+ * as measured, with half a point of room. */
+static void
+test_validation_extended(void)
+{
+  g_autoptr(GPtrArray) curves = validation_curves("allreduce-2.csv");
+  g_autoptr(GPtrArray) first = validation_curves("allreduce-public.csv");
+  g_assert_cmpuint(curves->len, ==, 4);
+  g_autoptr(GPtrArray) all = g_ptr_array_new();
+  for (guint i = 0; i < first->len; i++)
+    g_ptr_array_add(all, first->pdata[i]);
+  for (guint i = 0; i < curves->len; i++)
+    g_ptr_array_add(all, curves->pdata[i]);
+  DdpCompareStats st[DDP_REGIME_COUNT];
+  ddp_compare_stats(all, st);
+  g_test_message("7 public curves: all %.1f %%, < 64 KiB %.1f %%, 64 KiB-16 MiB %.1f %%, > 16 MiB %.1f %% (%u points)",
+                 100 * st[DDP_REGIME_ALL].median_abs_error, 100 * st[DDP_REGIME_LATENCY].median_abs_error,
+                 100 * st[DDP_REGIME_MID].median_abs_error, 100 * st[DDP_REGIME_BANDWIDTH].median_abs_error,
+                 st[DDP_REGIME_ALL].points);
+  g_assert_cmpuint(st[DDP_REGIME_ALL].points, ==, 199);
+  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.193);
+  g_assert_cmpfloat(st[DDP_REGIME_LATENCY].median_abs_error, <, 0.250);
+  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.179);
+  g_assert_cmpfloat(st[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.082);
+  g_assert_cmpfloat(curve_median(curves, 0), <, 0.262);
+  g_assert_cmpfloat(curve_median(curves, 1), <, 0.271);
+  g_assert_cmpfloat(curve_median(curves, 2), <, 0.262);
+  g_assert_cmpfloat(curve_median(curves, 3), <, 0.218);
+}
+
+/* NVIDIA/nccl-tests#290 (tests/data/allreduce-h100-290.csv), reported beside the acceptance set:
+ * its reporter found the cluster under-performing (about 90 GB/s busbw across two nodes with 8 NDR
+ * HCAs each, where the maintainer expects 46-48 GB/s per NIC), so the two-node curves measure a
+ * fault, not the fabric.  One node (NVLS, -g 8, 128 MiB-4 GiB): 4.8 % (the model's NVLS peak, NCCL's
+ * 476 GB/s busbw, against 383-474 measured with 2 iterations per size); two nodes: the model is
+ * 2-3x faster, as the reporter's complaint says it should be. */
+static void
+test_validation_degraded(void)
+{
+  g_autoptr(GPtrArray) curves = validation_curves("allreduce-h100-290.csv");
+  g_assert_cmpuint(curves->len, ==, 3);
+  g_assert_cmpfloat(curve_median(curves, 0), <, 0.053);
+  for (guint c = 1; c < 3; c++) {
+    const DdpCompareCurve *cv = curves->pdata[c];
+    for (guint i = 0; i < cv->points->len; i++)
+      g_assert_cmpfloat(g_array_index(cv->points, DdpComparePoint, i).busbw_error, >, 0.0);
+  }
 }
 
 int
@@ -947,6 +1291,15 @@ main(int argc, char **argv)
   g_test_add_func("/collective/one-gpu", test_one_gpu);
   g_test_add_func("/collective/errors", test_errors);
   g_test_add_func("/collective/compare/csv", test_compare_errors);
+  g_test_add_func("/collective/physics/host-floor", test_physics_host_floor);
+  g_test_add_func("/collective/physics/fill", test_physics_fill);
+  g_test_add_func("/collective/physics/peaks", test_physics_peaks);
+  g_test_add_func("/collective/physics/transports", test_physics_transports);
+  g_test_add_func("/collective/physics/choices-exact", test_physics_choices_exact);
+  g_test_add_func("/collective/compare/stats", test_compare_stats);
+  g_test_add_func("/collective/compare/gpus-per-process", test_compare_gpus_per_process);
   g_test_add_func("/collective/validation/public", test_validation_public);
+  g_test_add_func("/collective/validation/extended", test_validation_extended);
+  g_test_add_func("/collective/validation/degraded", test_validation_degraded);
   return g_test_run();
 }

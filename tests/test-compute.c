@@ -33,13 +33,17 @@ test_roofline(void)
   DdpComputeOptions o;
   ddp_compute_options_init(&o);
   g_autoptr(DdpCompute) c = ddp_compute_new(m, &gpu, DDP_PRECISION_BF16, 8, DDP_OPTIMIZER_ADAM, &o);
-  /* big forward: 8·1e9 FLOPs at 312e12·0.5 FLOP/s = 8e9/156e12 s = 51 282.05 ns
-   * (bytes: 8·1e3·0.5 + 4e6 weight bytes at 2039·0.75 B/ns = 2 618 ns: compute-bound) */
-  g_assert_cmpint(ddp_compute_forward_ns(c, 0), ==, 51282);
-  /* big backward: 16e9 / 156e12 = 102 564.1 ns */
-  g_assert_cmpint(ddp_compute_backward_ns(c, 0), ==, 102564);
-  /* norm forward: memory-bound: (8·1e8·0.5 + 4000) B / (2039·0.75 B/ns) = 400 004 000 / 1529.25 = 261 568.7 ns */
-  g_assert_cmpint(ddp_compute_forward_ns(c, 1), ==, 261569);
+  /* A100 BF16 large-GEMM efficiency 0.80: 312e3 · 0.8 = 249 600 FLOP/ns; ramp 2 µs → F½ = 499.2e6.
+   * big forward, one kernel of F = 8e9: (F + F½) / 249 600 = 34 051.28 ns (bytes 4.004e6 B at
+   * 2039·0.75 = 1529.25 B/ns, + 1 µs ramp: 3 618 ns — compute-bound) */
+  g_assert_cmpint(ddp_compute_forward_ns(c, 0), ==, 34051);
+  /* big backward: two kernels (dX, dW) of 8e9 each: 2 · 34 051.28 = 68 102.56 */
+  g_assert_cmpint(ddp_compute_backward_ns(c, 0), ==, 68103);
+  /* norm forward: memory-bound at 1529.25 · 0.9 (norm) = 1376.325 B/ns with a 1 µs ramp of
+   * 1 376 325 B: (8·1e8·0.5 + 4000 + 1 376 325) / 1376.325 = 291 631.9 ns */
+  g_assert_cmpint(ddp_compute_forward_ns(c, 1), ==, 291632);
+  /* norm backward: two kernels of (8·2e8·0.5 + 2·4000)/2 = 400 004 000 B each: 583 263.9 ns */
+  g_assert_cmpint(ddp_compute_backward_ns(c, 1), ==, 583264);
   /* tiny: floor of 5 µs forward; backward of a parameter-less layer is 1 kernel: 5 µs */
   g_assert_cmpint(ddp_compute_forward_ns(c, 2), ==, 5000);
   g_assert_cmpint(ddp_compute_backward_ns(c, 2), ==, 5000);
@@ -48,6 +52,72 @@ test_roofline(void)
   /* memory pass of 1 MB: 2e6 / 1529.25 = 1 307.8 ns → floor 5 µs */
   g_assert_cmpint(ddp_compute_memory_pass_ns(c, 1e6), ==, 5000);
   g_assert_cmpint(ddp_compute_memory_pass_ns(c, 1e8), ==, 130783);
+  g_assert_cmpfloat(ddp_compute_host_bound_ns(c), ==, 0);
+}
+
+/* Size dependence, kinds and generations, one closed form each. */
+static void
+test_efficiency(void)
+{
+  DdpGpuSpec v100, a100;
+  g_assert_true(ddp_gpu_lookup("v100", &v100, NULL));
+  g_assert_true(ddp_gpu_lookup("a100", &a100, NULL));
+  DdpComputeOptions o;
+  ddp_compute_options_init_gpu(&o, &v100);
+  /* the generation table: V100 FP32 0.90, FP16 0.85; A100 TF32 0.70 */
+  g_assert_cmpfloat(o.matmul_efficiency[DDP_PRECISION_FP32], ==, 0.90);
+  g_assert_cmpfloat(o.matmul_efficiency[DDP_PRECISION_FP16], ==, 0.85);
+  DdpComputeOptions a;
+  ddp_compute_options_init_gpu(&a, &a100);
+  g_assert_cmpfloat(a.matmul_efficiency[DDP_PRECISION_TF32], ==, 0.70);
+
+  /* A GEMM of exactly F½ FLOPs runs at half efficiency: time = 2 · F½ / (peak · eff) = 2 · ramp.
+   * V100 FP32: 15.7e3 · 0.9 = 14 130 FLOP/ns; ramp 2 µs: F½ = 28.26e6 FLOPs → forward 4 000 ns.
+   * The same FLOPs as a conv (kind factor 0.9 at FP32): F½ scales with the rate, so still 2 ramps. */
+  o.kernel_floor_us = 1;   /* below every kernel here */
+  g_autoptr(DdpModel) m = load_text("[model]\nname = e\n"
+                                    "[layer g]\nkind = linear\nforward_flops = 28.26e6\nbackward_flops = 56.52e6\nparams = g.w:10\n"
+                                    "[layer c]\nkind = conv\nforward_flops = 1e9\nbackward_flops = 2e9\nparams = c.w:10\n"
+                                    "[layer s]\nkind = attention\nforward_flops = 1e9\nbackward_flops = 2.5e9\n");
+  g_autoptr(DdpCompute) c = ddp_compute_new(m, &v100, DDP_PRECISION_FP32, 1, DDP_OPTIMIZER_SGD, &o);
+  g_assert_cmpint(ddp_compute_forward_ns(c, 0), ==, 4000);
+  /* conv at FP32: 14 130 · 0.9 = 12 717 FLOP/ns: (1e9 + 12 717 · 2000) / 12 717 = 80 634.6 ns */
+  g_assert_cmpint(ddp_compute_forward_ns(c, 1), ==, 80635);
+  /* attention (0.75): 10 597.5 FLOP/ns: 1e9 / 10 597.5 + 2000 = 96 362.4 ns */
+  g_assert_cmpint(ddp_compute_forward_ns(c, 2), ==, 96362);
+  /* conv on tensor cores at FP16 uses 0.6 instead of 0.9: 125e3 · 0.85 · 0.6 = 63 750 FLOP/ns;
+   * 1e9 / 63 750 + 2000 = 17 686.3 ns */
+  g_autoptr(DdpCompute) h = ddp_compute_new(m, &v100, DDP_PRECISION_FP16, 1, DDP_OPTIMIZER_SGD, &o);
+  g_assert_cmpint(ddp_compute_forward_ns(h, 1), ==, 17686);
+
+  /* A host issuing one pass per 10 µs, the GPU running each pass once issued and once free.
+   * Issue order: forward g, c, s; backward s, c, g (reverse); optimizer.  GPU times: g 4 000 /
+   * 8 000, c 80 634.9 / 161 269.8, s 96 361.9 / 237 904.7 (no params: one kernel), optimizer
+   * 1 000 (the floor).
+   *   g fwd: issued at 10 000, GPU idle until then: 10 000 + 4 000 = 14 000
+   *   c fwd: issued at 20 000 > 14 000: waits 6 000: 86 634.9
+   *   then the GPU is ahead of the host for good: every later pass is its GPU time.
+   * Host-bound time: 10 000 + 6 000 = 16 000. */
+  o.host_layer_us = 10;
+  g_autoptr(DdpCompute) f = ddp_compute_new(m, &v100, DDP_PRECISION_FP32, 1, DDP_OPTIMIZER_SGD, &o);
+  g_assert_cmpint(ddp_compute_forward_ns(f, 0), ==, 14000);
+  g_assert_cmpint(ddp_compute_forward_ns(f, 1), ==, 86635);
+  g_assert_cmpint(ddp_compute_forward_ns(f, 2), ==, 96362);
+  g_assert_cmpint(ddp_compute_backward_ns(f, 0), ==, 8000);
+  g_assert_cmpint(ddp_compute_optimizer_ns(f), ==, 1000);
+  g_assert_cmpfloat_with_epsilon(ddp_compute_host_bound_ns(f), 16000, 1e-6);
+  /* A slow host (100 µs per pass) makes the small GEMM's backward, issued last but one, wait:
+   * issue times 100k … 700k; GPU: g fwd ends 104 000, c fwd 200 000 → 280 634.9, s fwd at 300 000
+   * → 396 361.9, s bwd at 400 000 → 637 904.7, c bwd 637 904.7 → 799 174.5, g bwd issued at
+   * 600 000 (already past): 807 174.5, optimizer issued at 700 000: 808 174.5.  Host-bound time =
+   * 808 174.5 − (4 000 + 80 634.9 + 96 361.9 + 237 904.7 + 161 269.8 + 8 000 + 1 000) = 219 003.2 */
+  o.host_layer_us = 100;
+  g_autoptr(DdpCompute) slow = ddp_compute_new(m, &v100, DDP_PRECISION_FP32, 1, DDP_OPTIMIZER_SGD, &o);
+  g_assert_cmpint(ddp_compute_step_ns(slow), ==, 808175);
+  g_assert_cmpfloat_with_epsilon(ddp_compute_host_bound_ns(slow), 219003.2, 0.1);
+  /* measured layer times go through the same pipeline */
+  ddp_compute_set_layer_us(slow, 0, 1000, -1);
+  g_assert_cmpint(ddp_compute_forward_ns(slow, 0), ==, 100000 + 1000000);
 }
 
 static void
@@ -100,6 +170,7 @@ main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/compute/roofline", test_roofline);
+  g_test_add_func("/compute/efficiency", test_efficiency);
   g_test_add_func("/compute/measured-and-step-ms", test_measured_and_scale);
   g_test_add_func("/compute/memory", test_memory);
   return g_test_run();

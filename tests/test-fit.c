@@ -108,7 +108,7 @@ add_kernel(DdpCalibDb *db, gint64 run, const char *kind, const char *op, const c
 }
 
 /* Four variants on one 8-GPU node, constants in the range NCCL's model gives for H100
- * (research §2.3 worked example: Ring LL 15 µs, Ring Simple 56 µs, Tree Simple 64.4 µs). */
+ * (docs/model.md §2.3 worked example: Ring LL 15 µs, Ring Simple 56 µs, Tree Simple 64.4 µs). */
 static const Variant node8[] = {
   { "Ring", "LL", 8, 1, 15.0, 60.0 },
   { "Ring", "LL128", 8, 1, 40.6, 150.0 },

@@ -71,7 +71,9 @@ test_errors(void)
     { "[model]\nname = m\n" LAYER "params = a.w:0,3\n", "t.model:7: layer a.params: a.w: bad shape \"0,3\" (1 to 8 positive dimensions, comma-separated)" },
     { "[model]\nname = m\n" LAYER "params = a.w:3:int8\n", "t.model:7: layer a.params: a.w: \"int8\" is neither a dtype (fp32|fp16|bf16|fp64) nor \"sparse\"" },
     { "[model]\nname = m\n" LAYER "params = a.w:3;a.w:4\n", "t.model:7: layer a.params: parameter a.w is listed twice" },
-    { "[model]\nname = m\n" LAYER "params = a.w:3\nwidth = 4\n", "t.model:8: layer a.width: unknown key (known keys: kind, forward_flops, backward_flops, forward_bytes, backward_bytes, activation_bytes, forward_us, backward_us, params)" },
+    { "[model]\nname = m\n" LAYER "params = a.w:3\nwidth = 4\n", "t.model:8: layer a.width: unknown key (known keys: kind, forward_flops, backward_flops, forward_bytes, backward_bytes, activation_bytes, forward_us, backward_us, params, scaling)" },
+    { "[model]\nname = m\n" LAYER "scaling = cubic\nparams = a.w:3\n", "t.model:7: layer a.scaling: \"cubic\" is not one of linear|quadratic|fixed" },
+    { "[model]\nname = m\nseq_len = 0\n" LAYER "params = a.w:3\n", "t.model:3: model.seq_len: must be between 1 and 16777216 (got 0)" },
     { "[model]\nname = m\n[layer a]\nkind = linear\nforward_flops = -1\nbackward_flops = 2\n", "t.model:5: layer a.forward_flops: must be at least 0 (got -1)" },
     { "[model]\nname = m\n[layer a]\nkind = lstm\n", "t.model:4: layer a.kind: \"lstm\" is not one of conv|linear|norm|embedding|attention|elementwise|pool|other" },
     { "[model]\nname = m\nready_order = a.x\n" LAYER "params = a.w:3\n", "t.model:3: model.ready_order: a.x is not a parameter of any layer" },
@@ -115,6 +117,8 @@ test_shipped_counts(void)
     { "gpt2-xl", 1557611200 },      /* HF GPT2LMHeadModel gpt2-xl, tied */
     { "llama-1b", 1235814400 },     /* Llama-3.2-1B, tied embeddings */
     { "llama-7b", 6738415616 },     /* Llama-2-7B */
+    { "resnext50_32x4d", 25028904 },  /* torchvision resnext50_32x4d */
+    { "resnext101_32x8d", 88791336 }, /* torchvision resnext101_32x8d */
   };
   for (gsize i = 0; i < G_N_ELEMENTS(models); i++) {
     g_autoptr(GError) error = NULL;
@@ -130,6 +134,66 @@ test_shipped_counts(void)
   g_assert_cmpint(ddp_model_param_count(bert), <, 336000000);
 }
 
+/* --seq-len / --image-size (ddp_model_scale_input).  A token model at seq_len 4 with a linear, an
+ * attention (quadratic) and a pooler (fixed) layer, rescaled to 8 tokens: r = 2, so
+ *   linear:    FLOPs 100 → 200, bytes 10 → 20, activations 6 → 12
+ *   attention: FLOPs 100 → 400 (r²), bytes 10 → 20 (r: fused kernel), activations 6 → 12
+ *   fixed:     unchanged; parameters never change. */
+static const char scaled_text[] =
+  "[model]\nname = s\nseq_len = 4\n"
+  "[layer l]\nkind = linear\nforward_flops = 100\nbackward_flops = 200\nforward_bytes = 10\nbackward_bytes = 20\n"
+  "activation_bytes = 6\nparams = l.w:3,3\n"
+  "[layer a]\nkind = attention\nscaling = quadratic\nforward_flops = 100\nbackward_flops = 250\nforward_bytes = 10\n"
+  "backward_bytes = 20\nactivation_bytes = 6\n"
+  "[layer p]\nkind = linear\nscaling = fixed\nforward_flops = 100\nbackward_flops = 200\nforward_bytes = 10\n"
+  "backward_bytes = 20\nactivation_bytes = 6\nparams = p.w:3,3\n";
+
+static void
+test_scale_input(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpModel) m = load_text(scaled_text, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(m->seq_len, ==, 4);
+  g_assert_true(ddp_model_scale_input(m, 8, 0, &error));
+  g_assert_no_error(error);
+  g_assert_cmpfloat(m->layers[0].forward_flops, ==, 200);
+  g_assert_cmpfloat(m->layers[0].backward_flops, ==, 400);
+  g_assert_cmpfloat(m->layers[0].forward_bytes, ==, 20);
+  g_assert_cmpfloat(m->layers[0].activation_bytes, ==, 12);
+  g_assert_cmpfloat(m->layers[1].forward_flops, ==, 400);
+  g_assert_cmpfloat(m->layers[1].backward_flops, ==, 1000);
+  g_assert_cmpfloat(m->layers[1].backward_bytes, ==, 40);
+  g_assert_cmpfloat(m->layers[1].activation_bytes, ==, 12);
+  g_assert_cmpfloat(m->layers[2].forward_flops, ==, 100);
+  g_assert_cmpfloat(m->layers[2].forward_bytes, ==, 10);
+  g_assert_cmpint(ddp_model_param_count(m), ==, 18);
+  g_assert_cmpstr(m->input, ==, "8 tokens");
+  /* 0 keeps the file's */
+  g_assert_true(ddp_model_scale_input(m, 0, 0, &error));
+  g_assert_cmpfloat(m->layers[0].forward_flops, ==, 200);
+  /* an image size for a token model, and both at once, are errors */
+  g_assert_false(ddp_model_scale_input(m, 0, 224, &error));
+  g_assert_error(error, DDP_MODEL_ERROR, DDP_MODEL_ERROR_INVALID);
+  g_assert_cmpstr(error->message, ==, "--image-size: model s has no image size (its file gives no [model] image_size; it takes tokens: use --seq-len)");
+  g_clear_error(&error);
+  g_assert_false(ddp_model_scale_input(m, 8, 224, &error));
+  g_assert_error(error, DDP_MODEL_ERROR, DDP_MODEL_ERROR_INVALID);
+  g_clear_error(&error);
+
+  /* Shipped ResNet-50 at 448 px: r = (448/224)² = 4; its conv/linear FLOPs are all ∝ H·W except fc
+   * (2·2048·1000 + 1000 = 4 097 000 FLOPs, fixed).  Forward 8 273 ... total: 4·(F − fc) + fc. */
+  g_autoptr(DdpModel) r50 = ddp_model_load("resnet50", &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(r50->image_size, ==, 224);
+  double before = ddp_model_forward_flops(r50), fc = 2.0 * 2048 * 1000 + 1000;
+  g_assert_true(ddp_model_scale_input(r50, 0, 448, &error));
+  g_assert_cmpfloat_with_epsilon(ddp_model_forward_flops(r50), 4 * (before - fc) + fc, 1);
+  g_assert_cmpint(ddp_model_param_count(r50), ==, 25557032);
+  g_assert_false(ddp_model_scale_input(r50, 128, 0, &error));
+  g_assert_cmpstr(error->message, ==, "--seq-len: model resnet50 has no sequence length (its file gives no [model] seq_len; it takes images: use --image-size)");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -139,5 +203,6 @@ main(int argc, char **argv)
   g_test_add_func("/model/errors", test_errors);
   g_test_add_func("/model/not-found", test_not_found);
   g_test_add_func("/model/shipped-counts", test_shipped_counts);
+  g_test_add_func("/model/scale-input", test_scale_input);
   return g_test_run();
 }

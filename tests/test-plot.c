@@ -14,9 +14,11 @@ static const char scaling_data[] =
   "512 64 110.2 0.88 10.25\n"
   "4096 512 121.0 0.80 21.0\n";
 
+/* buckets.gp's data: one block per first-bucket size (here 1 MiB and 4 MiB) */
 static const char buckets_data[] =
-  "# bucket_cap_mb iteration_ms\n"
-  "1 130.5\n2 120.25\n5 112\n10 108.5\n25 105.0\n50 106.5\n100 111\n";
+  "# first_bucket_mb bucket_cap_mb iteration_ms\n"
+  "1 1 130.5\n1 2 120.25\n1 5 112\n1 10 108.5\n1 25 105.0\n1 50 106.5\n1 100 111\n\n\n"
+  "4 1 131.5\n4 2 121.25\n4 5 113\n4 10 109.5\n4 25 106.0\n4 50 107.5\n4 100 112\n";
 
 static gboolean
 have_gnuplot(void)
@@ -200,6 +202,7 @@ test_buckets_svg(void)
     g_autoptr(DdpPlot) plot = ddp_plot_new("buckets");
     ddp_plot_set_string(plot, "plot_title", "bucket_cap_mb sweep");
     ddp_plot_set_data(plot, "data", buckets_data);
+    ddp_plot_set_string(plot, "first_bucket_mbs", "1 4");
     if (with_best)
       ddp_plot_set_number(plot, "best_bucket_cap_mb", 25);
     g_autoptr(GError) error = NULL;
@@ -209,8 +212,12 @@ test_buckets_svg(void)
     g_assert_true(g_file_get_contents(out, &text, NULL, NULL));
     g_assert_nonnull(strstr(text, "<svg"));
     parse_svg(out);
-    /* the best cap is named on the plot */
-    g_assert_nonnull(strstr(text, "25 MiB"));
+    /* the best cap is named on the plot, one line per first-bucket size, the default marked */
+    g_assert_nonnull(strstr(text, "fastest: 25 MiB, 105.000 ms"));
+    g_assert_nonnull(strstr(text, "first bucket 4 MiB"));
+    g_assert_nonnull(strstr(text, "PyTorch default 25"));
+    /* tick labels written with %g, not "25.000000" */
+    g_assert_null(strstr(text, ".000000"));
   }
   remove_tree(dir);
 }

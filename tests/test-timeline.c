@@ -236,6 +236,87 @@ test_svg(void)
   remove_files(tmpdir);
 }
 
+/* Every "exposed communication X ms" figure of an SVG chart (title, annotation; the key's entry has
+ * none), checked to agree; each split "(AllReduce tail A + buffer broadcast B)" must add up.
+ * Returns the figure. */
+static double
+agreed_exposed_figure(const char *svg_text, guint *n_figures, double *broadcast_ms)
+{
+  g_autoptr(GRegex) re = g_regex_new("exposed communication ([0-9]+\\.[0-9]+) ms"
+                                     "(?: \\(AllReduce tail ([0-9]+\\.[0-9]+) \\+ buffer broadcast ([0-9]+\\.[0-9]+)\\))?",
+                                     0, 0, NULL);
+  g_autoptr(GMatchInfo) match = NULL;
+  double figure = -1;
+  *n_figures = 0;
+  *broadcast_ms = 0;
+  for (g_regex_match(re, svg_text, 0, &match); g_match_info_matches(match); g_match_info_next(match, NULL)) {
+    g_autofree char *total = g_match_info_fetch(match, 1);
+    g_autofree char *tail = g_match_info_fetch(match, 2);
+    g_autofree char *broadcast = g_match_info_fetch(match, 3);
+    double value = g_ascii_strtod(total, NULL);
+    if (*n_figures > 0)
+      g_assert_cmpfloat(value, ==, figure);   /* same printed text, same number */
+    figure = value;
+    if (tail && *tail) {
+      *broadcast_ms = g_ascii_strtod(broadcast, NULL);
+      g_assert_cmpfloat_with_epsilon(g_ascii_strtod(tail, NULL) + *broadcast_ms, value, 1e-9);
+    }
+    (*n_figures)++;
+  }
+  return figure;
+}
+
+/* The two exposed-communication figures of the chart (the title's and the annotation over the
+ * shaded tail) come from one computation and agree.  Without stragglers every steady iteration is
+ * the same, so the figure is also predict's exposed_comm_ms, printed to 3 decimals.  ResNet-50
+ * broadcasts its BatchNorm buffers before every forward (broadcast_buffers=True), which is exposed
+ * communication too: the annotation splits it from the AllReduce tail, and the parts add up.  With
+ * stragglers the drawn iteration differs from the mean, and the two figures still agree. */
+static void
+test_exposed_figures_agree(void)
+{
+  if (!have_gnuplot())
+    return;
+  struct {
+    const char *args[8];
+    gboolean broadcast;
+  } cases[] = {
+    { { "--model", "resnet50", "--cluster", "dgx-a100", "--gpus", "64", NULL }, TRUE },
+    { { "--model", six_model, "--cluster", cluster_path(), "--gpus", "8", "--stragglers", "lognormal:0.2" }, FALSE },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    const char *const *a = cases[i].args;
+    g_autofree char *out = scratch("exposed.svg");
+    g_auto(Run) r = { 0 };
+    run_env(&r, NULL, NULL, "timeline", a[0], a[1], a[2], a[3], a[4], a[5], "--iterations", "5", "--bucket-cap-mb",
+            "2", "-o", out, a[6], a[7], NULL);
+    assert_ok(&r);
+    g_autofree char *svg = NULL;
+    g_assert_true(g_file_get_contents(out, &svg, NULL, NULL));
+    guint n = 0;
+    double broadcast = 0;
+    double figure = agreed_exposed_figure(svg, &n, &broadcast);
+    g_assert_cmpuint(n, ==, 2);   /* the title and the annotation */
+    g_assert_cmpfloat(figure, >, 0);
+    g_assert_true(cases[i].broadcast ? broadcast > 0 : broadcast == 0);
+    /* the summary on stdout prints the same text */
+    guint n_stdout = 0;
+    double ignored = 0;
+    g_assert_cmpfloat(agreed_exposed_figure(r.out, &n_stdout, &ignored), ==, figure);
+    g_assert_cmpuint(n_stdout, ==, 1);
+    if (!a[6]) {
+      g_auto(Run) p = { 0 };
+      run_env(&p, NULL, NULL, "predict", a[0], a[1], a[2], a[3], a[4], a[5], "--iterations", "5", "--bucket-cap-mb",
+              "2", "--json", NULL);
+      assert_ok(&p);
+      g_autoptr(JsonParser) parser = parse_json(p.out);
+      double mean = json_object_get_double_member(json_node_get_object(json_parser_get_root(parser)), "exposed_comm_ms");
+      g_assert_cmpfloat_with_epsilon(figure, mean, 0.0005 + 1e-9);
+    }
+    remove_files(tmpdir);
+  }
+}
+
 /* The trace: one process per shown rank, exactly one nccl slice per bucket per process, at the
  * simulated times (those `predict --json` prints) with the bytes, algorithm and protocol. */
 static void
@@ -424,6 +505,7 @@ main(int argc, char **argv)
   g_assert_true(g_file_set_contents(six_model, six_text, -1, NULL));
   g_test_add_func("/timeline/png", test_png);
   g_test_add_func("/timeline/svg-one-rect-per-bucket", test_svg);
+  g_test_add_func("/timeline/exposed-figures-agree", test_exposed_figures_agree);
   g_test_add_func("/timeline/trace", test_trace);
   g_test_add_func("/timeline/ranks", test_ranks);
   g_test_add_func("/timeline/no-gnuplot", test_no_gnuplot);

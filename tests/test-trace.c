@@ -26,6 +26,10 @@ scenario(guint64 gpus, const char *stragglers)
   s->stragglers = ddp_stragglers_parse(stragglers, &error);
   g_assert_no_error(error);
   ddp_setup_init(&s->setup);
+  /* closed forms: no host time, jitter or contention (tests/test-overheads.c covers those) */
+  ddp_overheads_none(&s->setup.overheads);
+  s->setup.overheads.overlap_slowdown = -1;   /* the cluster's, set where a test needs it */
+  s->cluster->overlap_slowdown = 0;
   s->setup.gpus = gpus;
   s->setup.iterations = 3;
   /* one bucket per layer: two nccl slices per rank */

@@ -21,7 +21,7 @@ Sources of the definitions (read, not imported):
   transformers 4.48 models/bert/modeling_bert.py, gpt2/modeling_gpt2.py, llama/modeling_llama.py,
     with attn_implementation="sdpa" (the default when torch >= 2.1.1).
 
-Ready order (research §1.3: the bucket rebuild walks the order gradients become ready).  The
+Ready order (docs/model.md §1.3: the bucket rebuild walks the order gradients become ready).  The
 autograd engine pops ready nodes from a priority queue ordered by sequence number (the later a node
 was created in forward, the earlier it runs in backward); AccumulateGrad nodes have sequence number
 UINT64_MAX, so a parameter's gradient is accumulated as soon as the node that produced it finishes.
@@ -77,6 +77,10 @@ class Layer:
         names = [p[0] for p in self.params]
         self.ready = list(ready) if ready is not None else names   # autograd order inside the layer
         assert sorted(self.ready) == sorted(names), name
+        # How per-sample costs follow the input size (models/README.md "Input size"): linear in
+        # tokens or pixels (the default), quadratic FLOPs (attention scores), or fixed (after a
+        # global pooling, or on one token).
+        self.scaling = "linear"
 
 
 class Model:
@@ -94,11 +98,19 @@ class Model:
         self.registration = None    # model.parameters() order when it differs from the file order
         self.registration_note = ""
         self.matmul_flops = 0       # 2 x MACs of conv/linear/attention (forward, per sample)
+        # the input size the costs are for, from the input description: "N tokens" or "CxHxW"
+        self.seq_len = int(input_desc.split()[0]) if input_desc.endswith(" tokens") else None
+        dims = input_desc.split("x")
+        self.image_size = int(dims[1]) if len(dims) == 3 and dims[1] == dims[2] else None
 
     def add(self, layer):
         assert all(l.name != layer.name for l in self.layers), layer.name
         self.layers.append(layer)
         return layer
+
+    def fix_last(self):
+        """The layer just added does not grow with the input (classifier head, pooler)."""
+        self.layers[-1].scaling = "fixed"
 
     def file_params(self):
         return [p for l in self.layers for p in l.params]
@@ -122,22 +134,23 @@ class Model:
 #   activation_bytes  tensors kept for backward, each counted once, at the layer that creates it
 # ----------------------------------------------------------------------------------------------
 
-def conv(m, name, cin, cout, k, stride, pad, hw, bias=False, first=False, saved=True):
-    """nn.Conv2d.  Returns the output (h, w).  first: input is the image (no dX in backward)."""
+def conv(m, name, cin, cout, k, stride, pad, hw, bias=False, first=False, saved=True, groups=1):
+    """nn.Conv2d.  Returns the output (h, w).  first: input is the image (no dX in backward).
+    groups: grouped convolution (ResNeXt): each output channel sees cin/groups input channels."""
     kh, kw = k if isinstance(k, tuple) else (k, k)
     sh, sw = stride if isinstance(stride, tuple) else (stride, stride)
     ph, pw = pad if isinstance(pad, tuple) else (pad, pad)
     h, w = hw
     ho, wo = (h + 2 * ph - kh) // sh + 1, (w + 2 * pw - kw) // sw + 1
     n_in, n_out = cin * h * w, cout * ho * wo
-    macs = n_out * cin * kh * kw
+    macs = n_out * (cin // groups) * kh * kw
     b = n_out if bias else 0
     ff = 2 * macs + b
     bf = (0 if first else 2 * macs) + 2 * macs + b
     fb = F32 * (n_in + n_out)
     # dW reads dY and X; dX reads dY and writes dX; db reads dY once more
     bb = F32 * (n_out + n_in) + (0 if first else F32 * (n_out + n_in)) + (F32 * n_out if bias else 0)
-    params = [(name + ".weight", (cout, cin, kh, kw))]
+    params = [(name + ".weight", (cout, cin // groups, kh, kw))]
     if bias:
         params.append((name + ".bias", (cout,)))
     m.matmul_flops += 2 * macs
@@ -206,6 +219,8 @@ def linear(m, name, rows, din, dout, bias=True, saved=True, conv1d=False, weight
     act = (F32 * rows * dout if saved else 0) + extra_act
     ready = [p[0] for p in reversed(params)]       # AddmmBackward0: bias, then weight
     m.add(Layer(name, "linear", ff, bf, fb, bb, act, params, ready))
+    if rows == 1:
+        m.fix_last()                               # one vector per sample: a head or a pooler
 
 
 def embedding(m, name, rows, num, d, add=False, saved=False):
@@ -236,6 +251,7 @@ def sdpa(m, name, rows, d, heads, causal, extra_fb=0, extra_bb=0, extra_act=0):
     act = F32 * rows * d + F32 * heads * rows + extra_act
     m.matmul_flops += ff
     m.add(Layer(name, "attention", ff, bf, fb, bb, act))
+    m.layers[-1].scaling = "quadratic"             # every query meets every key
 
 
 def elementwise(m, name, ff, bf, fb, bb, act, kind="elementwise", params=(), ready=None):
@@ -303,11 +319,19 @@ def lm_loss(m, rows, vocab):
 # torchvision models
 # ----------------------------------------------------------------------------------------------
 
-def resnet(depth):
+def resnet(depth, groups=1, width_per_group=64):
+    """torchvision ResNet (groups=1) and ResNeXt (resnext50_32x4d: groups 32, width 4;
+    resnext101_32x8d: 32, 8): Bottleneck width = int(planes * width_per_group / 64) * groups, with
+    the 3x3 conv grouped."""
     blocks = {50: [3, 4, 6, 3], 101: [3, 4, 23, 3]}[depth]
-    m = Model("resnet%d" % depth,
-              "torchvision.models.resnet%d (torchvision 0.16 definition; Bottleneck v1.5, stride on conv2)" % depth,
-              "3x224x224", "ResNet-%d, ImageNet 224x224, 1000 classes" % depth)
+    if groups == 1:
+        name, title = "resnet%d" % depth, "ResNet-%d" % depth
+    else:
+        name, title = "resnext%d_%dx%dd" % (depth, groups, width_per_group), \
+            "ResNeXt-%d %dx%dd" % (depth, groups, width_per_group)
+    m = Model(name,
+              "torchvision.models.%s (torchvision 0.16 definition; Bottleneck v1.5, stride on conv2)" % name,
+              "3x224x224", "%s, ImageNet 224x224, 1000 classes" % title)
     hw = conv(m, "conv1", 3, 64, 7, 2, 3, (224, 224), first=True)
     batchnorm(m, "bn1", 64, hw)
     hw = maxpool(m, "maxpool", 64, 3, 2, 1, hw)
@@ -316,10 +340,10 @@ def resnet(depth):
         for bi in range(n):
             p = "layer%d.%d." % (li + 1, bi)
             stride = 2 if (bi == 0 and li > 0) else 1
-            width, out = planes, planes * 4
+            width, out = planes * width_per_group // 64 * groups, planes * 4
             h1 = conv(m, p + "conv1", inplanes, width, 1, 1, 0, hw)
             batchnorm(m, p + "bn1", width, h1)
-            h2 = conv(m, p + "conv2", width, width, 3, stride, 1, h1)
+            h2 = conv(m, p + "conv2", width, width, 3, stride, 1, h1, groups=groups)
             batchnorm(m, p + "bn2", width, h2)
             h3 = conv(m, p + "conv3", width, out, 1, 1, 0, h2)
             # bn3's output is modified in place by `out += identity` and the ReLU, whose output the
@@ -338,6 +362,17 @@ def resnet(depth):
             hw, inplanes = h3, out
     global_avgpool(m, "avgpool", 2048, hw)
     linear(m, "fc", 1, 2048, 1000, saved=False)
+    if groups != 1:
+        published = {50: (25028904, "25 028 904", 4.23), 101: (88791336, "88 791 336", 16.41)}[depth]
+        m.published_params = published[0]
+        m.published_note = ("torchvision docs: %s params, %.2f GFLOPS (torchvision counts multiply-adds)"
+                            % (published[1], published[2]))
+        m.published_gmacs = published[2]
+        m.notes.append("BatchNorm layers include the in-place ReLU that follows them; the block's last "
+                       "ReLU (with the residual add) is the layer named <block>.relu.  conv2 is grouped "
+                       "(%d groups): cin/groups input channels per output channel." % groups)
+        m.buffer_note = "BatchNorm running_mean + running_var (fp32) + num_batches_tracked (int64)"
+        return m
     m.published_params = {50: 25557032, 101: 44549160}[depth]
     m.published_note = ("torchvision docs: %s params, %s GFLOPS (torchvision counts multiply-adds)"
                         % ({50: "25 557 032", 101: "44 549 160"}[depth], {50: "4.09", 101: "7.80"}[depth]))
@@ -366,10 +401,14 @@ def vgg16():
     elementwise(m, "avgpool", e, e, F32 * 2 * e, F32 * 2 * e, F32 * e, kind="pool")
     linear(m, "classifier.0", 1, 25088, 4096)
     relu(m, "classifier.1", 4096)
+    m.fix_last()
     dropout(m, "classifier.2", 4096)
+    m.fix_last()
     linear(m, "classifier.3", 1, 4096, 4096)
     relu(m, "classifier.4", 4096)
+    m.fix_last()
     dropout(m, "classifier.5", 4096)
+    m.fix_last()
     linear(m, "classifier.6", 1, 4096, 1000, saved=False)
     m.published_params = 138357544
     m.published_note = "torchvision docs: 138 357 544 params, 15.47 GFLOPS (multiply-adds)"
@@ -582,6 +621,7 @@ def bert(size):
     # BertPooler: dense(hidden_states[:, 0]) -> tanh
     linear(m, "pooler.dense", 1, D, D, saved=False)
     elementwise(m, "pooler.activation", 4 * D, 4 * D, F32 * 2 * D, F32 * 3 * D, F32 * D)
+    m.fix_last()
     reg = []
     for n, _ in m.file_params():
         reg.append(n)
@@ -729,7 +769,7 @@ def llama(size):
 MODELS = [
     lambda: resnet(50), lambda: bert("large"), lambda: gpt2("xl"), lambda: resnet(101), vgg16,
     inception_v3, vit_b16, lambda: bert("base"), lambda: gpt2("small"), lambda: llama("1b"),
-    lambda: llama("7b"),
+    lambda: llama("7b"), lambda: resnet(50, 32, 4), lambda: resnet(101, 32, 8),
 ]
 
 
@@ -827,6 +867,10 @@ def render(m, emit_param_order):
     c("source = %s" % m.source)
     c("input = %s" % m.input)
     c("dtype = fp32")
+    if m.seq_len:
+        c("seq_len = %d" % m.seq_len)
+    if m.image_size:
+        c("image_size = %d" % m.image_size)
     if m.buffer_bytes:
         c("buffer_bytes = %d" % m.buffer_bytes)
     if need_ready:
@@ -837,6 +881,8 @@ def render(m, emit_param_order):
         c("")
         c("[layer %s]" % l.name)
         c("kind = %s" % l.kind)
+        if l.scaling != "linear":
+            c("scaling = %s" % l.scaling)
         c("forward_flops = %d" % l.forward_flops)
         c("backward_flops = %d" % l.backward_flops)
         c("forward_bytes = %d" % l.forward_bytes)

@@ -6,7 +6,7 @@ file tools/gen-models.py wrote from the torchvision definition:
   * parameters: names, shapes and order (model.parameters() order) — exactly;
   * the layer that owns each parameter, and the forward order of those layers — exactly;
   * ready_order: observed in the exporter's real backward pass vs the generator's derived order
-    (research §1.3; models/README.md "Ready order") — exactly;
+    (docs/model.md §1.3; models/README.md "Ready order") — exactly;
   * conv/linear FLOPs per layer, forward and backward (dX skipped on the image) — exactly;
   * buffer_bytes — exactly;
   * model totals of FLOPs, bytes and saved activations — within a tolerance, because the exporter

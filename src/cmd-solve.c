@@ -1,0 +1,402 @@
+/* cmd-solve — `ddpsim solve [SCENARIO] --for QUANTITY --target-efficiency E`: inverse questions
+ * ("what inter-node bandwidth do I need for 90 % at 1 024 GPUs?") answered by search over the
+ * simulator (solve.c); text or --json, documented in docs/solve.md. */
+#include "cmd.h"
+
+#include "jsonout.h"
+#include "solve.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+  DdpCliOptions cli;
+  gboolean json;
+  char *quantity, *target, *min, *max, *tolerance, *min_gain, *global_batch, *max_batch;
+} SolveOptions;
+
+static const char solve_description[] =
+  "QUANTITY, and the question it answers at the scenario's other settings:\n"
+  "  inter-bandwidth  least Gb/s per NIC (nic_bandwidth_Gbps) reaching the target\n"
+  "  nics             least NICs per node reaching it\n"
+  "  gpus             most GPUs still reaching it (whole nodes beyond one node)\n"
+  "  batch            least per-GPU batch reaching it, and whether that fits in memory\n"
+  "  accumulate       least gradient-accumulation micro-steps reaching it\n"
+  "  bucket-cap       fastest bucket_cap_mb; recommended only if it beats 25 by more than --min-gain\n\n"
+  "Efficiency is weak scaling: T(1 GPU) / T(N GPUs) at the same per-GPU batch and accumulation, as\n"
+  "`ddpsim predict` reports it; with --global-batch B it is strong scaling, T(1 GPU, B) / (N · T(N GPUs,\n"
+  "B/N per GPU)), as `ddpsim scale --global-batch` computes it (same --max-batch split).  A grid over the range is simulated, then bisection narrows the first\n"
+  "interval where the target is crossed.  The answer comes with its efficiency, the margin over the\n"
+  "target, the nearest failing value, and the limiting term (exposed_comm, stragglers, compute,\n"
+  "memory); \"unreachable\" says how far the best point gets and why.  See docs/solve.md.";
+
+static const char *const limit_text[] = {
+  "nothing: T(N) equals T(1 GPU)",
+  "compute beyond the ideal (DDP's copies and casts; strong scaling: work that does not shrink with B/N)",
+  "exposed communication (AllReduce not hidden behind backward)",
+  "stragglers (waiting on slower ranks, compute slowed by concurrent communication)",
+  "memory (the setup does not fit in GPU memory)",
+};
+
+/* Parses "0.9" or "90%" into (0, 1]. */
+static gboolean
+parse_fraction(const char *text, const char *flag, gboolean allow_zero, double *out, GError **error)
+{
+  char *end = NULL;
+  double v = g_ascii_strtod(text, &end);
+  if (end != text && *end == '%' && end[1] == '\0')
+    v /= 100, end++;
+  if (end == text || *end != '\0' || !(allow_zero ? v >= 0 : v > 0) || !(v <= 1)) {
+    g_set_error(error, DDP_CMD_ERROR, 0, "%s: \"%s\" must be a fraction in %s1 (0.9 or 90%%)", flag, text,
+                allow_zero ? "[0, " : "(0, ");
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+parse_positive(const char *text, const char *flag, double *out, GError **error)
+{
+  char *end = NULL;
+  double v = g_ascii_strtod(text, &end);
+  if (end == text || *end != '\0' || !(v > 0) || !isfinite(v)) {
+    g_set_error(error, DDP_CMD_ERROR, 0, "%s: \"%s\" must be a positive number", flag, text);
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
+}
+
+/* A value as the reports print it: integers bare, bandwidth and caps to 4 significant digits,
+ * rounded up for a least-value answer so that the printed value still reaches the target. */
+static char *
+format_value(DdpSolveQuantity q, double v, gboolean round_up)
+{
+  if (q != DDP_SOLVE_INTER_BANDWIDTH && q != DDP_SOLVE_BUCKET_CAP)
+    return g_strdup_printf("%.0f", v);
+  if (round_up && v > 0) {
+    double scale = pow(10, 3 - floor(log10(v)));
+    v = ceil(v * scale - 1e-9) / scale;
+  }
+  return g_strdup_printf("%.4g", v);
+}
+
+static const char *
+question_text(DdpSolveQuantity q)
+{
+  static const char *const text[DDP_SOLVE_COUNT] = {
+    "least inter-node bandwidth per NIC", "least NICs per node", "most GPUs",
+    "least per-GPU batch", "least gradient-accumulation micro-steps", "fastest bucket_cap_mb",
+  };
+  return text[q];
+}
+
+static void
+append_point(GString *out, const char *label, const DdpSolvePoint *p, double target)
+{
+  g_string_append_printf(out, "  %-8s efficiency %.3f %%", label, 100 * p->efficiency);
+  if (target > 0)
+    g_string_append_printf(out, " (margin %+.3f points)", 100 * (p->efficiency - target));
+  g_string_append_printf(out, "; iteration %.3f ms = compute %.3f + exposed comm %.3f + straggler wait %.3f\n",
+                         p->iteration_ms, p->compute_ms, p->exposed_comm_ms, p->straggler_wait_ms);
+}
+
+static char *
+solve_text(const DdpScenario *s, const DdpSolveResult *r)
+{
+  GString *out = g_string_new(NULL);
+  DdpSolveQuantity q = r->quantity;
+  const char *unit = ddp_solve_quantity_unit(q);
+  g_autofree char *stragglers = ddp_stragglers_to_string(s->stragglers);
+  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, ", s->model->name, s->cluster->name, s->setup.gpus);
+  if (r->global_batch > 0)
+    g_string_append_printf(out, "global batch %g", r->global_batch);
+  else
+    g_string_append_printf(out, "batch %g/GPU", s->setup.batch);
+  if (s->setup.accumulate > 1)
+    g_string_append_printf(out, " x %u micro-steps", s->setup.accumulate);
+  g_string_append_printf(out, ", %s, bucket_cap_mb %g, %d x %g Gb/s NICs per node, stragglers %s\n",
+                         ddp_precision_name(s->setup.precision), s->setup.buckets.bucket_cap_mb,
+                         s->cluster->inter.nics_per_node, s->cluster->inter.nic_bandwidth_Gbps, stragglers);
+  g_autofree char *lo = format_value(q, r->min, FALSE), *hi = format_value(q, r->max, FALSE);
+  if (q == DDP_SOLVE_BUCKET_CAP)
+    g_string_append_printf(out, "question: fastest bucket_cap_mb in %s to %s MiB (recommended only if > %.1f %% faster than 25)\n\n",
+                           lo, hi, 100 * r->min_gain);
+  else
+    g_string_append_printf(out, "question: %s (%s to %s %s) for scaling efficiency >= %.1f %%\n", question_text(q), lo, hi,
+                           unit, 100 * r->target_efficiency);
+  if (q != DDP_SOLVE_BUCKET_CAP && r->global_batch > 0)
+    g_string_append_printf(out, "          (strong scaling at global batch %g: T(1 GPU, B) / (N * T(N GPUs, B/N per GPU)))\n\n",
+                           r->global_batch);
+  else if (q != DDP_SOLVE_BUCKET_CAP)
+    g_string_append(out, "          (weak scaling: T(1 GPU) / T(N GPUs) at the same per-GPU batch)\n\n");
+
+  gboolean least = q != DDP_SOLVE_GPUS;
+  g_autofree char *value = format_value(q, r->answer.value, least && r->status == DDP_SOLVE_FOUND);
+  double target = q == DDP_SOLVE_BUCKET_CAP ? 0 : r->target_efficiency;
+  const DdpSolvePoint *a = &r->answer;
+  switch (r->status) {
+  case DDP_SOLVE_FOUND:
+    if (q == DDP_SOLVE_BUCKET_CAP) {
+      double gain = (r->neighbour.iteration_ms - a->iteration_ms) / r->neighbour.iteration_ms;
+      g_string_append_printf(out, "answer   bucket_cap_mb %s: %.3f ms per iteration, %.1f %% faster than 25 (%.3f ms)\n",
+                             value, a->iteration_ms, 100 * gain, r->neighbour.iteration_ms);
+    } else {
+      g_string_append_printf(out, "answer   %s %s\n", value, unit);
+    }
+    break;
+  case DDP_SOLVE_ALWAYS:
+    if (q == DDP_SOLVE_GPUS)
+      g_string_append_printf(out, "answer   all of them: even %s GPUs (the top of the range) reach the target\n", value);
+    else
+      g_string_append_printf(out, "answer   %s %s: already the least value searched reaches the target\n", value, unit);
+    break;
+  case DDP_SOLVE_UNREACHABLE:
+    g_string_append_printf(out, "answer   unreachable: the best on the grid is %.2f %% at %s %s", 100 * a->efficiency, value, unit);
+    if (least)
+      g_string_append_printf(out, ";\n         more (up to %s) does not help: what is lost is %s\n", hi, limit_text[a->limit]);
+    else
+      g_string_append(out, "\n");
+    break;
+  case DDP_SOLVE_MEMORY:
+    g_string_append_printf(out, "answer   batch %s/GPU would reach the target but needs %.1f GB per GPU of %.1f GB;\n", value,
+                           a->memory_GB, s->cluster->gpu.memory_GB);
+    if (r->max_fitting_batch >= 1)
+      g_string_append_printf(out, "         the largest batch that fits is %.0f: use --for accumulate at that batch\n",
+                             floor(r->max_fitting_batch));
+    else
+      g_string_append(out, "         not even batch 1 fits: weights, gradients, buckets and optimizer state alone are too large\n");
+    break;
+  case DDP_SOLVE_KEEP_DEFAULT:
+    g_string_append_printf(out, "answer   keep 25: no cap is more than %.1f %% faster (best seen within the noise threshold)\n",
+                           100 * r->min_gain);
+    break;
+  }
+  append_point(out, "there", a, target);
+  if (r->has_neighbour && r->status == DDP_SOLVE_FOUND && q != DDP_SOLVE_BUCKET_CAP) {
+    g_autofree char *nv = format_value(q, r->neighbour.value, FALSE);
+    g_string_append_printf(out, "  %-8s %s %s gives %.3f %%\n", least ? "below" : "above", nv, unit,
+                           100 * r->neighbour.efficiency);
+  }
+  double lost = a->iteration_ms - a->single_gpu_ms;
+  g_string_append_printf(out, "  %-8s %s", "limit", limit_text[a->limit]);
+  if (a->limit != DDP_LIMIT_NONE && a->limit != DDP_LIMIT_MEMORY)
+    g_string_append_printf(out, "; %.3f ms above the ideal %s %.3f ms", lost, r->global_batch > 0 ? "T(1 GPU, B)/N" : "T(1 GPU)",
+                           a->single_gpu_ms);
+  if (a->limit == DDP_LIMIT_MEMORY)
+    g_string_append_printf(out, "; %.1f GB per GPU of %.1f GB", a->memory_GB, s->cluster->gpu.memory_GB);
+  g_string_append_c(out, '\n');
+  if (q != DDP_SOLVE_BUCKET_CAP) {
+    g_autofree char *now = format_value(q, r->current, FALSE);
+    g_string_append_printf(out, "  %-8s the scenario has %s %s", "now", now, unit);
+    if (least && r->status == DDP_SOLVE_FOUND)
+      g_string_append_printf(out, ": %.3g x the answer", r->current / a->value);
+    g_string_append_c(out, '\n');
+  }
+  g_string_append_printf(out, "  %-8s %u simulations: %u-point grid over %s to %s", "search", r->simulations, r->grid->len,
+                         lo, hi);
+  if (q == DDP_SOLVE_INTER_BANDWIDTH && r->status == DDP_SOLVE_FOUND)
+    g_string_append_printf(out, ", bisection to %.2g %%", 100 * r->tolerance);
+  if (q != DDP_SOLVE_BUCKET_CAP) {
+    if (r->monotone) {
+      g_string_append(out, "; efficiency monotone on the grid\n");
+    } else {
+      g_autofree char *at = format_value(q, r->non_monotone_at, FALSE);
+      g_string_append_printf(out, ";\n           NOT monotone on the grid (the trend breaks at %s %s)%s\n", at, unit,
+                             r->status == DDP_SOLVE_FOUND || r->status == DDP_SOLVE_MEMORY ? ": the answer is the first crossing" : "");
+      if (r->recrosses) {
+        g_autofree char *back = format_value(q, r->recross.value, FALSE);
+        g_string_append_printf(out, "           beyond it, %s %s %s the target again (%.2f %%)\n", back, unit,
+                               r->recross.efficiency >= r->target_efficiency ? "reaches" : "misses",
+                               100 * r->recross.efficiency);
+      }
+    }
+  } else {
+    g_string_append(out, " plus 8 between the best one's neighbours\n");
+  }
+  return g_string_free(out, FALSE);
+}
+
+static void
+json_point(DdpJson *j, const DdpSolvePoint *p)
+{
+  ddp_json_double(j, "value", p->value, 9);
+  ddp_json_bool(j, "feasible", p->feasible);
+  ddp_json_double(j, "efficiency", p->efficiency, 6);
+  ddp_json_double(j, "iteration_ms", p->iteration_ms, 6);
+  ddp_json_double(j, "single_gpu_ms", p->single_gpu_ms, 6);
+  ddp_json_double(j, "compute_ms", p->compute_ms, 6);
+  ddp_json_double(j, "exposed_comm_ms", p->exposed_comm_ms, 6);
+  ddp_json_double(j, "straggler_wait_ms", p->straggler_wait_ms, 6);
+  ddp_json_double(j, "memory_gb", p->memory_GB, 3);
+  ddp_json_bool(j, "fits", p->fits);
+  ddp_json_string(j, "limiting_term", ddp_limit_name(p->limit));
+}
+
+static char *
+solve_json(const DdpScenario *s, const DdpSolveResult *r)
+{
+  DdpJson *j = ddp_json_new();
+  ddp_json_begin_object(j, NULL);
+  ddp_json_string(j, "model", s->model->name);
+  ddp_json_string(j, "cluster", s->cluster->name);
+  ddp_json_int(j, "gpus", (gint64)s->setup.gpus);
+  ddp_json_double(j, "batch", s->setup.batch, 6);
+  ddp_json_string(j, "question", ddp_solve_quantity_name(r->quantity));
+  ddp_json_string(j, "unit", ddp_solve_quantity_unit(r->quantity));
+  if (r->quantity != DDP_SOLVE_BUCKET_CAP)
+    ddp_json_double(j, "target_efficiency", r->target_efficiency, 6);
+  ddp_json_string(j, "scaling_definition", r->global_batch > 0 ? "strong" : "weak");
+  if (r->global_batch > 0) {
+    ddp_json_double(j, "global_batch", r->global_batch, 6);
+    ddp_json_double(j, "max_batch_per_gpu", r->max_batch, 6);   /* null: no memory limit */
+  }
+  ddp_json_string(j, "status", ddp_solve_status_name(r->status));
+  ddp_json_begin_object(j, "answer");
+  json_point(j, &r->answer);
+  if (r->quantity != DDP_SOLVE_BUCKET_CAP)
+    ddp_json_double(j, "margin", r->answer.efficiency - r->target_efficiency, 6);
+  ddp_json_end_object(j);
+  if (r->has_neighbour) {
+    /* threshold questions: the nearest failing value; bucket cap: PyTorch's default */
+    ddp_json_begin_object(j, r->quantity == DDP_SOLVE_BUCKET_CAP ? "default" : "failing_neighbour");
+    json_point(j, &r->neighbour);
+    ddp_json_end_object(j);
+  }
+  if (r->quantity == DDP_SOLVE_BUCKET_CAP) {
+    double gain = r->status == DDP_SOLVE_FOUND
+                    ? (r->neighbour.iteration_ms - r->answer.iteration_ms) / r->neighbour.iteration_ms : 0;
+    ddp_json_double(j, "gain_over_default", gain, 6);
+    ddp_json_double(j, "min_gain", r->min_gain, 6);
+  }
+  ddp_json_double(j, "current", r->current, 9);
+  if (r->status == DDP_SOLVE_MEMORY)
+    ddp_json_double(j, "max_fitting_batch", r->max_fitting_batch, 3);
+  if (r->status == DDP_SOLVE_UNREACHABLE && r->saturates_at > 0)
+    ddp_json_double(j, "saturates_at", r->saturates_at, 9);
+  ddp_json_double(j, "min", r->min, 9);
+  ddp_json_double(j, "max", r->max, 9);
+  if (r->quantity == DDP_SOLVE_INTER_BANDWIDTH)
+    ddp_json_double(j, "tolerance", r->tolerance, 9);
+  if (r->quantity != DDP_SOLVE_BUCKET_CAP) {
+    ddp_json_bool(j, "monotone", r->monotone);
+    if (!r->monotone)
+      ddp_json_double(j, "non_monotone_at", r->non_monotone_at, 9);
+    if (r->recrosses) {
+      ddp_json_begin_object(j, "recross");
+      json_point(j, &r->recross);
+      ddp_json_end_object(j);
+    }
+  }
+  ddp_json_int(j, "simulations", r->simulations);
+  ddp_json_begin_array(j, "grid");
+  for (guint i = 0; i < r->grid->len; i++) {
+    const DdpSolvePoint *p = &g_array_index(r->grid, DdpSolvePoint, i);
+    ddp_json_begin_object(j, NULL);
+    ddp_json_double(j, "value", p->value, 9);
+    ddp_json_double(j, "efficiency", p->efficiency, 6);
+    ddp_json_double(j, "iteration_ms", p->iteration_ms, 6);
+    ddp_json_double(j, "exposed_comm_ms", p->exposed_comm_ms, 6);
+    ddp_json_string(j, "limiting_term", ddp_limit_name(p->limit));
+    ddp_json_end_object(j);
+  }
+  ddp_json_end_array(j);
+  ddp_json_end_object(j);
+  return ddp_json_free_to_string(j);
+}
+
+static void
+show_progress(DdpSolveQuantity q, guint simulation, double value, gpointer data)
+{
+  (void)data;
+  fprintf(stderr, "\rddpsim solve: simulation %u (%s %g)   ", simulation, ddp_solve_quantity_name(q), value);
+}
+
+static int
+run(int argc, char **argv, SolveOptions *o)
+{
+  GOptionEntry own[] = {
+    { "for", 0, 0, G_OPTION_ARG_STRING, &o->quantity, "What to solve for (see below)", "QUANTITY" },
+    { "target-efficiency", 0, 0, G_OPTION_ARG_STRING, &o->target, "Scaling efficiency to reach: 0.9 or 90%", "E" },
+    { "min", 0, 0, G_OPTION_ARG_STRING, &o->min, "Least value searched (default per quantity, docs/solve.md)", "X" },
+    { "max", 0, 0, G_OPTION_ARG_STRING, &o->max, "Largest value searched", "X" },
+    { "tolerance", 0, 0, G_OPTION_ARG_STRING, &o->tolerance, "inter-bandwidth: relative width of the final bracket (default 0.001)", "T" },
+    { "min-gain", 0, 0, G_OPTION_ARG_STRING, &o->min_gain, "bucket-cap: least gain over 25 MiB worth recommending (default 0.01 = 1%)", "G" },
+    { "global-batch", 0, 0, G_OPTION_ARG_STRING, &o->global_batch, "Strong scaling at this global batch (samples per optimizer step)", "B" },
+    { "max-batch", 0, 0, G_OPTION_ARG_STRING, &o->max_batch, "Strong scaling: most samples per GPU per micro-step (default: what fits)", "M" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON (docs/solve.md)", NULL },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  g_autoptr(GError) error = NULL;
+  const char *scenario_path = NULL;
+  if (!ddp_cmd_parse("solve", "Inverse questions: the bandwidth, NICs, GPUs, batch, accumulation or bucket cap for a target.",
+                     solve_description, own, &o->cli, &argc, &argv, &scenario_path, &error))
+    return ddp_cmd_fail("solve", error);
+  DdpSolveOptions options;
+  ddp_solve_options_init(&options);
+  int q = o->quantity ? ddp_solve_quantity_parse(o->quantity) : -1;
+  if (q < 0) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--for: %s%s%s must be one of inter-bandwidth, nics, gpus, batch, accumulate, bucket-cap",
+                o->quantity ? "\"" : "", o->quantity ? o->quantity : "a quantity", o->quantity ? "\"" : "");
+    return ddp_cmd_fail("solve", error);
+  }
+  options.quantity = (DdpSolveQuantity)q;
+  if (o->target) {
+    if (!parse_fraction(o->target, "--target-efficiency", FALSE, &options.target_efficiency, &error))
+      return ddp_cmd_fail("solve", error);
+  } else if (q != DDP_SOLVE_BUCKET_CAP) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--target-efficiency: needed for --for %s (e.g. 0.9)", o->quantity);
+    return ddp_cmd_fail("solve", error);
+  }
+  if ((o->min && !parse_positive(o->min, "--min", &options.min, &error)) ||
+      (o->max && !parse_positive(o->max, "--max", &options.max, &error)) ||
+      (o->tolerance && !parse_positive(o->tolerance, "--tolerance", &options.tolerance, &error)) ||
+      (o->min_gain && !parse_fraction(o->min_gain, "--min-gain", TRUE, &options.min_gain, &error)) ||
+      (o->global_batch && !parse_positive(o->global_batch, "--global-batch", &options.global_batch, &error)) ||
+      (o->max_batch && !parse_positive(o->max_batch, "--max-batch", &options.max_batch, &error)))
+    return ddp_cmd_fail("solve", error);
+  if (o->max_batch && !o->global_batch) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--max-batch: \"%s\" applies to strong scaling only (give --global-batch)", o->max_batch);
+    return ddp_cmd_fail("solve", error);
+  }
+  if ((o->global_batch && options.global_batch < 1) || (o->max_batch && options.max_batch < 1)) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "%s: \"%s\" must be at least 1 sample", options.global_batch < 1 ? "--global-batch" : "--max-batch",
+                options.global_batch < 1 ? o->global_batch : o->max_batch);
+    return ddp_cmd_fail("solve", error);
+  }
+  if (options.tolerance >= 1) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--tolerance: \"%s\" must be below 1 (a relative width, e.g. 0.001)", o->tolerance);
+    return ddp_cmd_fail("solve", error);
+  }
+  g_autoptr(DdpScenario) s = ddp_scenario_load(scenario_path, &o->cli, TRUE, &error);
+  if (!s)
+    return ddp_cmd_fail("solve", error);
+  gboolean progress = isatty(STDERR_FILENO);
+  if (progress)
+    options.progress = show_progress;
+  g_autoptr(DdpSolveResult) r = ddp_solve(s, &options, &error);
+  if (progress)
+    fprintf(stderr, "\r%70s\r", "");
+  if (!r)
+    return ddp_cmd_fail("solve", error);
+  g_autofree char *text = o->json ? solve_json(s, r) : solve_text(s, r);
+  if (!ddp_cmd_print(text, &error))
+    return ddp_cmd_fail("solve", error);
+  return DDP_EXIT_OK;
+}
+
+int
+ddp_cmd_solve(int argc, char **argv)
+{
+  SolveOptions options = { 0 };
+  int status = run(argc, argv, &options);
+  ddp_cli_options_clear(&options.cli);
+  char **strings[] = { &options.quantity, &options.target, &options.min, &options.max, &options.tolerance, &options.min_gain,
+                       &options.global_batch, &options.max_batch };
+  for (gsize i = 0; i < G_N_ELEMENTS(strings); i++)
+    g_free(*strings[i]);
+  return status;
+}
