@@ -264,7 +264,8 @@ parse_runs(char **runs, GArray *ids, GError **error)
   return TRUE;
 }
 
-/* A profiler trace is JSON (an object or an array); anything else is taken for nccl-tests text. */
+/* A profiler trace is JSON (an object or an array) or gzip (.json.gz); anything else is taken
+ * for nccl-tests text. */
 static gboolean
 looks_like_json(const char *path)
 {
@@ -275,7 +276,8 @@ looks_like_json(const char *path)
   const char *p = text;
   while (p < text + length && g_ascii_isspace(*p))
     p++;
-  return p < text + length && (*p == '{' || *p == '[');
+  gboolean gzipped = length >= 2 && (guchar)text[0] == 0x1f && (guchar)text[1] == 0x8b;
+  return gzipped || (p < text + length && (*p == '{' || *p == '['));
 }
 
 /* Imports every --import file; appends the new (or earlier identical) runs to @ids and says what

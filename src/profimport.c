@@ -15,6 +15,7 @@
 #include "profimport.h"
 #include "fit.h"
 
+#include <gio/gio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdlib.h>
@@ -506,6 +507,31 @@ ddp_prof_trace_parse(const char *path, const char *text, gsize length, const Ddp
 
 #undef FAIL
 
+/* Inflates gzip data (traces are often stored as .json.gz; torch.profiler's tensorboard handler
+ * writes them so).  Returns: (transfer full) the bytes, NUL-terminated, or NULL with @error. */
+static char *
+gunzip(const char *data, gsize length, gsize *out_length, GError **error)
+{
+  g_autoptr(GZlibDecompressor) z = g_zlib_decompressor_new(G_ZLIB_COMPRESSOR_FORMAT_GZIP);
+  g_autoptr(GByteArray) out = g_byte_array_new();
+  guint8 buffer[65536];
+  gsize in_pos = 0;
+  for (;;) {
+    gsize read = 0, written = 0;
+    GConverterResult r = g_converter_convert(G_CONVERTER(z), data + in_pos, length - in_pos, buffer, sizeof buffer,
+                                             G_CONVERTER_INPUT_AT_END, &read, &written, error);
+    if (r == G_CONVERTER_ERROR)
+      return NULL;
+    in_pos += read;
+    g_byte_array_append(out, buffer, (guint)written);
+    if (r == G_CONVERTER_FINISHED)
+      break;
+  }
+  *out_length = out->len;
+  g_byte_array_append(out, (const guint8 *)"", 1);
+  return (char *)g_byte_array_free(g_steal_pointer(&out), FALSE);
+}
+
 /* A file error (unreadable trace) as an import error: the user's to fix, exit 2. */
 static void
 import_error(GError **error, const GError *cause)
@@ -543,7 +569,15 @@ ddp_prof_import(DdpCalibDb *db, const char *path, const DdpProfImportOptions *op
     import_error(error, local);
     return 0;
   }
-  g_autoptr(DdpProfTrace) trace = ddp_prof_trace_parse(path, text, length, model, error);
+  g_autofree char *inflated = NULL;
+  gsize inflated_length = 0;
+  gboolean gzipped = length >= 2 && (guchar)text[0] == 0x1f && (guchar)text[1] == 0x8b;
+  if (gzipped && !(inflated = gunzip(text, length, &inflated_length, &local))) {
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s: damaged gzip data (%s)", path, local->message);
+    return 0;
+  }
+  g_autoptr(DdpProfTrace) trace = ddp_prof_trace_parse(path, gzipped ? inflated : text,
+                                                       gzipped ? inflated_length : length, model, error);
   if (!trace)
     return 0;
   g_auto(DdpCalibImport) import = { 0 };

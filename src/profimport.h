@@ -86,7 +86,7 @@ typedef struct {
   const char *precision;    /* NULL: fp32 */
 } DdpProfImportOptions;
 
-/* Reads @path and stores its layer times as one run (kernel_points with probe
+/* Reads @path (JSON, or gzip-compressed JSON: .json.gz) and stores its layer times as one run (kernel_points with probe
  * DDP_FIT_PROBE_PROFILER, op "bwd", the layer's signature, batch and precision) plus its imports
  * row.  An identical file imported before comes back with *@again set.
  * Returns: the run id, or 0 with @error; nothing is written when the trace is refused. */

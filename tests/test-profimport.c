@@ -283,6 +283,48 @@ test_cli(void)
   g_rmdir(dir);
 }
 
+/* A real trace: torch.profiler on one H100 (calibrate/data/README.md), ResNet-50 fp32, batch 32,
+ * one step, gzip-compressed as tools/measure-torch.py stores it.  Every weight-bearing op matches
+ * (53 ConvolutionBackward0 + 53 CudnnBatchNormBackward0 + 1 AddmmBackward0 = 107, as the model's
+ * 53 conv + 53 norm + 1 linear layers with parameters), and the layer times add up to the trace's
+ * own sum, computed independently of ddpsim: Σ dur of the kernel/memcpy/memset spans whose
+ * args.correlation is a cuda_runtime launch of the autograd thread (pid 417, tid 447) = 29 880.821 µs
+ * (python3: json.load, filter, sum).  For comparison the step's backward measured with CUDA events
+ * is 30.81 ms (…-torch-steps.jsonl): the 3 % between them is the GPU's idle gaps between kernels. */
+static void
+test_real_resnet50(void)
+{
+  g_autofree char *path = g_test_build_filename(G_TEST_DIST, "..", "calibrate", "data", "traces",
+                                                "fc-vm-H100x1-20261123-resnet50-fp32-b32.json.gz", NULL);
+  if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+    g_test_skip("the real H100 trace is not in this tree");
+    return;
+  }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCalibDb) db = ddp_calibdb_open(":memory:", DDP_CALIBDB_WRITE, &error);
+  g_autofree char *model_path = g_test_build_filename(G_TEST_DIST, "..", "models", "resnet50.model", NULL);
+  DdpProfImportOptions o = { model_path, 32, "fp32" };
+  gboolean again;
+  gint64 run = ddp_prof_import(db, path, &o, &again, &error);
+  g_assert_no_error(error);
+  g_autoptr(DdpCalibRun) r = ddp_calibdb_run_get(db, run, &error);
+  g_assert_cmpstr(r->gpu_name, ==, "NVIDIA H100 80GB HBM3");
+  g_assert_cmpint(r->n_kernel_points, ==, 125);          /* one per model layer */
+  g_assert_nonnull(strstr(r->note, "1 step, 339 backward nodes per step"));
+  g_assert_nonnull(strstr(r->note, "107 of 107 weight-bearing layers matched (107 weight-bearing ops"));
+  g_autoptr(GArray) points = ddp_calibdb_kernel_points(db, &run, 1, &error);
+  double sum = 0;
+  guint anchored = 0;
+  for (guint i = 0; i < points->len; i++) {
+    const DdpCalibKernelPoint *p = &g_array_index(points, DdpCalibKernelPoint, i);
+    g_assert_cmpfloat(p->time_us, >=, 0);
+    sum += p->time_us;
+    anchored += g_strcmp0(p->algo, "anchored") == 0;
+  }
+  g_assert_cmpuint(anchored, ==, 107);
+  g_assert_cmpfloat(fabs(sum - 29880.821), <, 1e-3);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -293,5 +335,6 @@ main(int argc, char **argv)
   g_test_add_func("/profimport/errors", test_errors);
   g_test_add_func("/profimport/import-fit", test_import_fit);
   g_test_add_func("/profimport/cli", test_cli);
+  g_test_add_func("/profimport/real/resnet50-h100", test_real_resnet50);
   return g_test_run();
 }
