@@ -313,29 +313,24 @@ import_files(const FitOptions *o, DdpCalibDb *db, GArray *ids, GError **error)
   return TRUE;
 }
 
-/* With --import and no --run, each import adds to what was fitted before: the runs of the newest
- * stored fit join the imported ones when they measured the same GPU model (or an unnamed one), so
- * importing a one-node and then a two-node curve gives one fit that answers both. */
+/* With --import and no --run, the fit covers every run of the database that measured the same GPU
+ * model as the first imported file (or an unnamed one): imports add up — a one-node and then a
+ * two-node curve, a trace next to a ddpsim-calibrate run — into one fit that answers all of them. */
 static gboolean
-add_previous_runs(DdpCalibDb *db, GArray *ids, GError **error)
+add_same_gpu_runs(DdpCalibDb *db, GArray *ids, GError **error)
 {
-  g_autoptr(GError) local = NULL;
-  g_autoptr(DdpCalibFit) previous = ddp_calibdb_fit_get(db, 0, &local);
-  if (!previous)
-    return g_error_matches(local, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_NOT_FOUND) ||
-           (g_propagate_error(error, g_steal_pointer(&local)), FALSE);
   g_autoptr(DdpCalibRun) imported = ddp_calibdb_run_get(db, g_array_index(ids, gint64, 0), error);
-  if (!imported)
+  g_autoptr(GPtrArray) runs = imported ? ddp_calibdb_runs(db, error) : NULL;
+  if (!runs)
     return FALSE;
-  g_auto(GStrv) parts = g_strsplit(previous->runs, ",", -1);
-  for (guint i = 0; parts[i]; i++) {
-    gint64 id = g_ascii_strtoll(parts[i], NULL, 10);
+  for (guint i = 0; i < runs->len; i++) {
+    const DdpCalibRun *run = g_ptr_array_index(runs, i);
     gboolean present = FALSE;
     for (guint j = 0; j < ids->len; j++)
-      present |= g_array_index(ids, gint64, j) == id;
-    g_autoptr(DdpCalibRun) run = present ? NULL : ddp_calibdb_run_get(db, id, NULL);
-    if (run && (!*run->gpu_name || !*imported->gpu_name || strcmp(run->gpu_name, imported->gpu_name) == 0))
-      g_array_append_val(ids, id);
+      present |= g_array_index(ids, gint64, j) == run->id;
+    gboolean same = !*run->gpu_name || !*imported->gpu_name || strcmp(run->gpu_name, imported->gpu_name) == 0;
+    if (!present && same && run->n_allreduce_points + run->n_kernel_points > 0)
+      g_array_append_val(ids, run->id);
   }
   return TRUE;
 }
@@ -344,7 +339,8 @@ add_previous_runs(DdpCalibDb *db, GArray *ids, GError **error)
  * ddp_cmd_fit:
  * `ddpsim fit --db FILE [--import FILE]… [--run ID]… [--gpu NAME] [--no-store] [--residuals]
  * [--json|--csv]`.  With --import the database is created when missing, the files become runs,
- * and those runs (plus any --run) are fitted.
+ * and those runs are fitted with the --run ones, or without --run with every run of the same GPU
+ * model (add_same_gpu_runs).
  * Returns: the exit status (0; 2 for a missing, foreign, corrupt or empty database, a bad option,
  * an unknown run or a file that cannot be imported; 1 for a failure to write).
  */
@@ -412,7 +408,7 @@ ddp_cmd_fit(int argc, char **argv)
     }
     return ddp_cmd_fail("fit", error);
   }
-  if (o.imports && !o.runs && !add_previous_runs(db, ids, &error))
+  if (o.imports && !o.runs && !add_same_gpu_runs(db, ids, &error))
     return ddp_cmd_fail("fit", error);
   g_autoptr(DdpFit) fit = ddp_fit_from_db(db, (const gint64 *)(void *)ids->data, ids->len, o.gpu, &error);
   if (!fit)

@@ -543,7 +543,9 @@ layer_acc_free(gpointer data)
 }
 
 /* Measured layer times: Σ over its backward kernels (and forward ones), each the mean of its
- * measurements when several runs measured it. */
+ * measurements when several runs measured it.  A layer time imported from a profiler trace (all
+ * of the layer's backward as PyTorch ran it, profimport.h) replaces the sum of probe kernels. */
+#define PROFILER_OP "profiler-bwd"
 static void
 fit_layers(DdpFit *fit, GArray *points)
 {
@@ -572,10 +574,11 @@ fit_layers(DdpFit *fit, GArray *points)
     } else {
       g_free(key);
     }
-    double *sum = g_hash_table_lookup(acc->op_sum, p->op);
+    const char *op = folded || g_strcmp0(p->probe, DDP_FIT_PROBE_PROFILER) == 0 ? PROFILER_OP : p->op;
+    double *sum = g_hash_table_lookup(acc->op_sum, op);
     if (!sum) {
       sum = g_new0(double, 2);
-      g_hash_table_insert(acc->op_sum, g_strdup(p->op), sum);
+      g_hash_table_insert(acc->op_sum, g_strdup(op), sum);
     }
     sum[0] += p->time_us;
     sum[1] += 1;
@@ -593,7 +596,13 @@ fit_layers(DdpFit *fit, GArray *points)
       double mean = sum[0] / sum[1];
       if (strcmp(ops[k], "fwd") == 0)
         forward = mean;
-      else if (is_backward_op(ops[k])) {
+      else if (g_hash_table_contains(acc->op_sum, PROFILER_OP)) {
+        /* the whole layer as the framework ran it beats the sum of our own kernel probes */
+        if (strcmp(ops[k], PROFILER_OP) == 0) {
+          backward = mean;
+          any_backward = TRUE;
+        }
+      } else if (is_backward_op(ops[k])) {
         backward += mean;
         any_backward = TRUE;
       }
@@ -1337,8 +1346,13 @@ ddp_fit_coverage_warnings(const DdpFit *fit, const DdpGpuSpec *gpu, guint64 gpus
     min_nodes = MIN(min_nodes, f->nodes);
     max_nodes = MAX(max_nodes, f->nodes);
   }
-  if (max_ranks == 0 || gpus < 2)
+  if (gpus < 2)
     return lines;
+  if (max_ranks == 0) {
+    g_ptr_array_add(lines, g_strdup("warning: the calibration holds no multi-GPU AllReduce measurement: "
+                                    "AllReduce times come from the built-in model"));
+    return lines;
+  }
   if (nodes < (guint64)min_nodes || nodes > (guint64)max_nodes)
     g_ptr_array_add(lines, g_strdup_printf("warning: %" G_GUINT64_FORMAT " node%s is outside the calibration's "
                                            "measured range (%d..%d nodes): AllReduce times there come from the "
