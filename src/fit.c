@@ -1054,7 +1054,9 @@ static_name(const char *name)
  *   measured variant at this size" (the argmin NCCL's tuner makes, docs/model.md §2.4, taken over the
  *   measured lines; NVLS variants included).  When no forced variant was measured, AUTO × AUTO
  *   falls back to the line fitted to NCCL's own choice ("auto" rows).
- * @out: (out): time, algbw, busbw of one AllReduce of @bytes, and the variant used
+ * @out: (out): time, algbw, busbw of one AllReduce of @bytes, and the variant used; the time
+ *   interpolates the variant's measured curve when @gpus × @nodes was measured (out->from_curve),
+ *   else it is the extrapolated line
  *
  * Returns: FALSE when the calibration does not cover @gpus × @nodes for any admissible variant.
  */

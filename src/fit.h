@@ -3,7 +3,9 @@
  *
  * (a) AllReduce: for each measured (algorithm, protocol, ranks, nodes), the Hockney/NCCL form
  *     t(S) = α + S / (1000 · algbw)   [µs; bytes; GB/s = 1000 B/µs]     (docs/model.md §2, §4)
- *     fitted over the measured sizes.  Lookups for other GPU counts extrapolate (see fit.c).
+ *     fitted over the measured sizes, and the measured per-size curve itself (commcurve.h).  At a
+ *     measured (ranks, nodes) costs interpolate the curve; other GPU counts extrapolate the line
+ *     (see fit.c).
  * (b) Compute: for each (layer kind, precision) the achieved rate (TFLOP/s for conv/linear/
  *     attention, GB/s for the memory-bound kinds) and its efficiency = rate / peak of the GPU's
  *     built-in spec — the factor compute.c multiplies peaks by; device-copy bandwidth gives the
@@ -100,6 +102,8 @@ typedef struct {
                              ranks and nodes (commcurve.h); FALSE: the line (extrapolated) */
 } DdpFitAllreduceCost;
 
+/* Time of one AllReduce of @bytes: the measured curve at exactly @gpus × @nodes, else the fitted
+ * line extrapolated; AUTO picks the fastest measured variant (see fit.c).  FALSE: not covered. */
 gboolean ddp_fit_allreduce_cost(const DdpFit *fit, guint64 gpus, guint64 nodes, guint64 bytes,
                                 DdpAlgorithm algorithm, DdpProtocol protocol, DdpFitAllreduceCost *out);
 
