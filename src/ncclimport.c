@@ -195,7 +195,8 @@ ddp_nccl_tests_parse(const char *path, const char *text, GError **error)
         t->header = g_strstrip(g_strdup(p + 1));
         continue;
       }
-      char *host = NULL, *name = NULL;
+      char *host = NULL;
+      g_autofree char *name = NULL;
       if (parse_rank_line(p, &host, &name)) {
         rank_lines++;
         g_hash_table_add(hosts, host);
@@ -204,7 +205,6 @@ ddp_nccl_tests_parse(const char *path, const char *text, GError **error)
         else if (strcmp(gpu, name) != 0)
           FAIL(lineno, "rank %d is a %s but rank 0 is a %s: mixed GPU models cannot be fitted together",
                rank_lines - 1, name, gpu);
-        g_free(name);
         continue;
       }
       if (g_strv_contains((const char *const *)f, "size") && g_strv_contains((const char *const *)f, "count")) {
