@@ -13,6 +13,7 @@
 #include "scenario.h"
 #include "solve.h"
 #include "straggler.h"
+#include "validate.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,7 @@ static const DdpCommand commands[] = {
   { "clusters", ddp_cmd_clusters, "list the shipped clusters: GPU, fabrics" },
   { "timeline", ddp_cmd_timeline, "overlap timeline of one iteration: gnuplot PNG/SVG Gantt chart, Perfetto trace" },
   { "sweep", ddp_cmd_sweep, "a grid of scenarios (models x clusters x GPUs x caps x seeds), one row each; threads, MPI" },
+  { "validate", ddp_cmd_validate, "run the model against published measurements: errors per configuration beside a baseline" },
   { NULL, NULL, NULL },
 };
 
@@ -43,7 +45,8 @@ is_input_error(const GError *error)
 {
   GQuark input_domains[] = {
     DDP_KEYFILE_ERROR, DDP_MODEL_ERROR, DDP_CLUSTER_ERROR, DDP_SCENARIO_ERROR, DDP_STRAGGLER_ERROR,
-    DDP_GPU_ERROR, DDP_COLLECTIVE_ERROR, DDP_CMD_ERROR, DDP_FIT_ERROR, DDP_SOLVE_ERROR, G_OPTION_ERROR, G_KEY_FILE_ERROR,
+    DDP_GPU_ERROR, DDP_COLLECTIVE_ERROR, DDP_VALIDATE_ERROR, DDP_CMD_ERROR, DDP_FIT_ERROR, DDP_SOLVE_ERROR,
+    G_OPTION_ERROR, G_KEY_FILE_ERROR,
   };
   if (error->domain == DDP_CALIBDB_ERROR)
     return ddp_calibdb_error_is_input(error);

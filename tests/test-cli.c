@@ -109,14 +109,16 @@ test_predict_default_runs(void)
 }
 
 /* Plain DDP keeps weights, gradients and Adam state on every GPU: 16 B/parameter for Llama-2-7B is
- * 108 GB before activations — it cannot fit an 80 GB H100, and predict says so. */
+ * 108 GB before activations — it cannot fit an 80 GB H100, and predict says so: the report, a
+ * stderr line and exit status 3 (docs/dp.md "Out of memory"). */
 static void
 test_llama7b_does_not_fit(void)
 {
   g_autofree char *scenario = g_build_filename(DDP_SRCDIR, "scenarios", "llama-7b-dgx-h100.scenario", NULL);
   g_auto(Run) r = { 0 };
   run(&r, "predict", scenario, "--iterations", "1", "--json", NULL);
-  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpint(r.status, ==, 3);
+  g_assert_nonnull(strstr(r.err, "OUT OF MEMORY"));
   g_autoptr(JsonParser) parser = json_parser_new();
   g_assert_true(json_parser_load_from_data(parser, r.out, -1, NULL));
   JsonObject *memory = json_object_get_object_member(json_node_get_object(json_parser_get_root(parser)), "memory");
