@@ -428,7 +428,8 @@ ddp_prof_trace_parse(const char *path, const char *text, gsize length, const Ddp
   if (nodes->len == 0)
     FAIL("no backward node (\"%s…\" events) in %u trace events: profile a step that runs loss.backward()",
          BACKWARD_PREFIX, n_events);
-  qsort(launches->data, launches->len, sizeof(Launch), compare_launch);
+  if (launches->len > 0) /* an empty GArray may have no data at all: qsort wants a pointer */
+    qsort(launches->data, launches->len, sizeof(Launch), compare_launch);
   qsort(nodes->data, nodes->len, sizeof(Node), compare_node);
   double total = 0;
   for (guint i = 0; i < nodes->len; i++) {
@@ -443,7 +444,8 @@ ddp_prof_trace_parse(const char *path, const char *text, gsize length, const Ddp
   /* steps: the ProfilerStep spans, sorted; nodes outside every span (a trace without steps) form
    * one pass */
   guint n_steps = steps->len / 2;
-  qsort(steps->data, n_steps, 2 * sizeof(double), compare_double);
+  if (n_steps > 0)
+    qsort(steps->data, n_steps, 2 * sizeof(double), compare_double);
   Mapping m = { model, model->n_layers, model->backward_layers, g_new(OpClass, MAX(model->n_layers, 1)),
                 g_new(int, MAX(model->n_layers, 1)) };
   for (guint p = 0; p < model->n_layers; p++) {
