@@ -349,7 +349,7 @@ ddp_cmd_fit(int argc, char **argv)
 {
   g_auto(FitOptions) o = { 0 };
   GOptionEntry entries[] = {
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &o.db, "calibration database written by ddpsim-calibrate", "FILE" },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &o.db, "calibration database written by ddpsim-calibrate (created by --import when missing)", "FILE" },
     { "run", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.runs, "fit these runs (repeatable or comma-separated; default: the newest with data)", "ID" },
     { "gpu", 0, 0, G_OPTION_ARG_STRING, &o.gpu, "built-in GPU spec the efficiencies refer to (default: recognised from the device name)", "NAME" },
     { "no-store", 0, 0, G_OPTION_ARG_NONE, &o.no_store, "print the fit without storing it", NULL },
@@ -382,6 +382,23 @@ ddp_cmd_fit(int argc, char **argv)
   }
   if (o.imports && o.no_store) {
     g_set_error(&error, DDP_CMD_ERROR, 0, "--import writes the database: it excludes --no-store");
+    return ddp_cmd_fail("fit", error);
+  }
+  if (!o.imports && (o.algo || o.proto || o.nodes || o.model || o.batch > 0 || o.precision)) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--algo, --proto, --nodes, --model, --batch and --precision describe "
+                "an --import FILE: give one");
+    return ddp_cmd_fail("fit", error);
+  }
+  static const char *const algorithms[] = { "Ring", "Tree", "NVLS", "NVLSTree", "CollNetDirect", "CollNetChain",
+                                            "PAT", NULL };
+  static const char *const protocols[] = { "LL", "LL128", "Simple", NULL };
+  if (o.algo && !g_strv_contains(algorithms, o.algo)) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--algo: \"%s\" is not an NCCL_ALGO value (Ring, Tree, NVLS, NVLSTree, "
+                "CollNetDirect, CollNetChain, PAT)", o.algo);
+    return ddp_cmd_fail("fit", error);
+  }
+  if (o.proto && !g_strv_contains(protocols, o.proto)) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--proto: \"%s\" is not an NCCL_PROTO value (LL, LL128, Simple)", o.proto);
     return ddp_cmd_fail("fit", error);
   }
   if (o.nodes < 0) {

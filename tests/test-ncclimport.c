@@ -392,6 +392,19 @@ test_cli(Tmp *t, G_GNUC_UNUSED gconstpointer data)
   }
   {
     g_auto(Run) r = { 0 };
+    run(&r, "fit", "--db", t->db, "--import", oci, "--algo", "ring", NULL);
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_cmpstr(r.err, ==, "ddpsim fit: --algo: \"ring\" is not an NCCL_ALGO value (Ring, Tree, NVLS, NVLSTree, "
+                               "CollNetDirect, CollNetChain, PAT)\n");
+  }
+  {
+    g_auto(Run) r = { 0 };
+    run(&r, "fit", "--db", t->db, "--nodes", "2", NULL);
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_nonnull(strstr(r.err, "describe an --import FILE"));
+  }
+  {
+    g_auto(Run) r = { 0 };
     run(&r, "fit", "--db", t->db, "--import", oci, "--no-store", NULL);
     g_assert_cmpint(r.status, ==, 2);
     g_assert_nonnull(strstr(r.err, "--import writes the database"));
