@@ -93,6 +93,11 @@ fit_text(const DdpFit *fit, const char *path, gboolean stored, gboolean with_res
       g_string_append_printf(s, " %7d %-18s %7.2f %7.2f\n", ar[i].n_points, sizes, percent(ar[i].rms_rel),
                              percent(ar[i].max_rel));
     }
+    guint n_curve;
+    ddp_fit_curve_points(fit, &n_curve);
+    if (n_curve > 0)
+      g_string_append_printf(s, "  %u measured sizes kept as curves: at these GPU and node counts --calibration "
+                                "interpolates them, elsewhere it extrapolates the line\n", n_curve);
     for (guint i = 0; i < n; i++)
       if (ar[i].ranks < 2) {
         g_string_append(s, "  (one rank: only the launch latency is measured; multi-GPU points are absent)\n");

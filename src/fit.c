@@ -901,6 +901,13 @@ ddp_fit_layer_rows(const DdpFit *fit, guint *n)
   return (const DdpCalibLayerFit *)(void *)fit->layers->data;
 }
 
+const DdpCalibCurvePoint *
+ddp_fit_curve_points(const DdpFit *fit, guint *n)
+{
+  *n = fit->curve_points->len;
+  return (const DdpCalibCurvePoint *)(void *)fit->curve_points->data;
+}
+
 const DdpCalibResidual *
 ddp_fit_residual_rows(const DdpFit *fit, guint *n)
 {

@@ -70,6 +70,8 @@ const DdpCalibAllreduceFit *ddp_fit_allreduce_rows(const DdpFit *fit, guint *n);
 const DdpCalibKernelFit *ddp_fit_kernel_rows(const DdpFit *fit, guint *n);
 const DdpCalibLayerFit *ddp_fit_layer_rows(const DdpFit *fit, guint *n);
 const DdpCalibResidual *ddp_fit_residual_rows(const DdpFit *fit, guint *n);
+/* The measured per-size AllReduce points the curves interpolate (sorted by variant, then size). */
+const DdpCalibCurvePoint *ddp_fit_curve_points(const DdpFit *fit, guint *n);
 
 /* ---- (a) AllReduce ------------------------------------------------------------------------ */
 

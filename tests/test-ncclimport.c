@@ -430,6 +430,8 @@ test_cli(Tmp *t, G_GNUC_UNUSED gconstpointer data)
     run(&r, "fit", "--db", t->db, "--import", p4d, NULL);
     g_assert_cmpint(r.status, ==, 0);
     g_assert_nonnull(strstr(r.err, "already imported as run 2"));
+    /* 28 sizes of each curve kept */
+    g_assert_nonnull(strstr(r.out, "  56 measured sizes kept as curves"));
   }
   /* --calibration now answers the measured curve: 64 MiB on 8 A100s took 587.8 µs in place */
   {
