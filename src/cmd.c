@@ -25,7 +25,7 @@ static const DdpCommand commands[] = {
   { "tune", ddp_cmd_tune, "sweep bucket_cap_mb (and the first bucket); recommend a change only above a noise threshold" },
   { "solve", ddp_cmd_solve, "inverse questions: bandwidth, NICs, GPUs, batch or bucket cap for a target efficiency" },
   { "allreduce", ddp_cmd_allreduce, "collective costs alone, as an nccl-tests-style table" },
-  { "fit", ddp_cmd_fit, "fit model parameters from a ddpsim-calibrate database" },
+  { "fit", ddp_cmd_fit, "fit model parameters from a ddpsim-calibrate database, nccl-tests output or torch.profiler traces (--import)" },
   { "models", ddp_cmd_models, "list the shipped models: parameters, GFLOPs per sample" },
   { "clusters", ddp_cmd_clusters, "list the shipped clusters: GPU, fabrics" },
   { "timeline", ddp_cmd_timeline, "overlap timeline of one iteration: gnuplot PNG/SVG Gantt chart, Perfetto trace" },

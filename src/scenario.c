@@ -413,6 +413,19 @@ apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError 
   return TRUE;
 }
 
+/* A calibration from another GPU model, or outside its measured GPU/node range, is used but
+ * said so on stderr, one line each (issue 12 item 5): a warning, not an error. */
+static void
+warn_calibration_coverage(const DdpScenario *s)
+{
+  guint64 nodes = 1;
+  if (!ddp_cluster_check_gpus(s->cluster, s->setup.gpus, &nodes, NULL))
+    return;
+  g_autoptr(GPtrArray) lines = ddp_fit_coverage_warnings(s->calibration, &s->cluster->gpu, s->setup.gpus, nodes);
+  for (guint i = 0; i < lines->len; i++)
+    g_printerr("ddpsim: %s\n", (const char *)g_ptr_array_index(lines, i));
+}
+
 /**
  * ddp_scenario_load:
  * See scenario.h.  Returns: (transfer full) or NULL with @error set.
@@ -452,5 +465,7 @@ ddp_scenario_load(const char *scenario_path, const DdpCliOptions *cli, gboolean 
     return NULL;
   if (cli->calibration && !(s->calibration = ddp_fit_open(cli->calibration, error)))
     return NULL;
+  if (s->calibration)
+    warn_calibration_coverage(s);
   return g_steal_pointer(&s);
 }
