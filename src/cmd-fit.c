@@ -340,6 +340,26 @@ add_same_gpu_runs(DdpCalibDb *db, GArray *ids, GError **error)
   return TRUE;
 }
 
+/* Without --run or --import: the newest run that measured anything, then (add_same_gpu_runs) every
+ * other run of the same GPU model — a ddpsim-calibrate run of the built-in kernel set and later
+ * runs of one model's layers on the same machine belong in one fit. */
+static gboolean
+add_newest_run(DdpCalibDb *db, GArray *ids, GError **error)
+{
+  g_autoptr(GPtrArray) runs = ddp_calibdb_runs(db, error);
+  if (!runs)
+    return FALSE;
+  gint64 newest = -1;
+  for (guint i = 0; i < runs->len; i++) {
+    const DdpCalibRun *run = g_ptr_array_index(runs, i);
+    if (run->n_allreduce_points + run->n_kernel_points > 0 && run->id > newest)
+      newest = run->id;
+  }
+  if (newest >= 0)
+    g_array_append_val(ids, newest);
+  return TRUE;
+}
+
 /**
  * ddp_cmd_fit:
  * `ddpsim fit --db FILE [--import FILE]… [--run ID]… [--gpu NAME] [--no-store] [--residuals]
@@ -355,7 +375,7 @@ ddp_cmd_fit(int argc, char **argv)
   g_auto(FitOptions) o = { 0 };
   GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &o.db, "calibration database written by ddpsim-calibrate (created by --import when missing)", "FILE" },
-    { "run", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.runs, "fit these runs (repeatable or comma-separated; default: the newest with data)", "ID" },
+    { "run", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.runs, "fit these runs (repeatable or comma-separated; default: every run of the newest run's GPU model)", "ID" },
     { "gpu", 0, 0, G_OPTION_ARG_STRING, &o.gpu, "built-in GPU spec the efficiencies refer to (default: recognised from the device name)", "NAME" },
     { "no-store", 0, 0, G_OPTION_ARG_NONE, &o.no_store, "print the fit without storing it", NULL },
     { "residuals", 0, 0, G_OPTION_ARG_NONE, &o.residuals, "list each point against its fitted value", NULL },
@@ -430,7 +450,9 @@ ddp_cmd_fit(int argc, char **argv)
     }
     return ddp_cmd_fail("fit", error);
   }
-  if (o.imports && !o.runs && !add_same_gpu_runs(db, ids, &error))
+  if (!o.imports && !o.runs && !add_newest_run(db, ids, &error))
+    return ddp_cmd_fail("fit", error);
+  if (!o.runs && ids->len > 0 && !add_same_gpu_runs(db, ids, &error))
     return ddp_cmd_fail("fit", error);
   g_autoptr(DdpFit) fit = ddp_fit_from_db(db, (const gint64 *)(void *)ids->data, ids->len, o.gpu, &error);
   if (!fit)
