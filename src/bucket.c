@@ -28,15 +28,35 @@
  * because PyTorch reverses the parameter list before the assignment but afterwards reverses only
  * the list of buckets, not their members.
  *
- * Where we cannot match PyTorch bit for bit, we choose a deterministic rule and say so:
- *   - leftover buckets: PyTorch appends them in std::unordered_map iteration order, which the C++
- *     standard leaves unspecified (in libstdc++ it depends on the hash of the (dtype, device) key
- *     and on the table's rehash history).  We append them in the order each dtype first appeared
- *     among the dense parameters of the walk.  This only matters for models mixing dtypes, and
- *     only for the rebuilt layout: the initial one is sorted afterwards and the minima of disjoint
- *     buckets are distinct.
- *   - find_unused_parameters' initial limits are [first, cap] when bucket_cap_mb was *not passed*
- *     to DDP and [cap] otherwise (`bucket_bytes_cap_default`): options->bucket_cap_given.
+ * Leftover buckets.  PyTorch appends the open buckets left at the end by iterating its
+ * std::unordered_map<BucketKey, BucketAccumulator> — an order the C++ standard leaves open but
+ * libstdc++ (the compiler of every PyTorch Linux build) fixes, and which we reproduce:
+ *   - the key (dtype, device) hashes as c10::get_hash(type, device) (c10/util/hash.h): tuple_hash
+ *     folds the last element first, hash_combine(seed = H(device), value = H(type)) =
+ *     seed ^ (value + 0x9e3779b9 + (seed << 6) + (seed >> 2)), with H(type) the ScalarType code
+ *     (Half 5, Float 6, Double 7, BFloat16 15) and H(device) = type << 16 | (unsigned) index
+ *     (c10/core/Device.h: cuda:0 = 0x10000; CPU index -1 = 0xFF while DeviceIndex was int8_t,
+ *     0xFFFF since it became int16_t in 2.3);
+ *   - a map's first insertion allocates 13 buckets (_Prime_rehash_policy: at least 11, next prime
+ *     13), and four keys never trigger a rehash;
+ *   - a node inserted into an empty bucket goes to the front of the singly linked list (into a
+ *     non-empty one it would go just before that bucket's first node: _M_insert_bucket_begin);
+ *     iteration walks the list from the front.
+ * A key enters the map at its first dense tensor in the walk.  fp16, fp32, fp64 and bf16 fall into
+ * four different buckets for cuda:0 (1, 2, 3, 11) and for the CPU (0, 12, 11, 3 with an 8-bit
+ * index; 1, 0, 12, 4 with a 16-bit one) — ddp_bucket_map_slot(), asserted — so the leftovers
+ * come out in REVERSE order of each dtype's first appearance.  Checked against real DDP
+ * (tests/real_ddp.py, mixed fp32/fp64 at caps 10 and 50 MiB).  This only matters for the rebuilt
+ * layout: the initial one is sorted afterwards.
+ *
+ * Versions (options->torch_version; distributed.py _ddp_init_helper):
+ *   - before 1.12: the construction-time limits were always [first_bucket_bytes, cap];
+ *   - 1.12 and later: [sys.maxsize] (one bucket per dtype) unless find_unused_parameters without
+ *     static_graph, which takes [first, cap] — in 1.13 whatever the cap (checked with real DDP);
+ *   - 2.0 and later: for find_unused_parameters, [first, cap] only when bucket_cap_mb was not
+ *     passed (`bucket_bytes_cap_default`), [cap] otherwise: options->bucket_cap_given.
+ * The 1.12 boundary follows the PyTorch issue the code comment cites (#73732, spring 2022); it
+ * was not checked against a 1.11 install.
  *
  * Cost: O(P log B) for P parameters and B buckets (the sort), trivial next to the simulation.
  */
@@ -71,7 +91,7 @@ typedef struct {
  * ddp_bucket_options_init:
  * @options: (out caller-allocates): filled with PyTorch's defaults: bucket_cap_mb 25 (MiB), first
  *   bucket 1 MiB (dist._DEFAULT_FIRST_BUCKET_BYTES), find_unused_parameters, static_graph,
- *   legacy_initial and last_bucket_cap off.
+ *   cpu_device and last_bucket_cap off, torch_version DDP_TORCH_VERSION_DEFAULT (2.x).
  */
 void
 ddp_bucket_options_init(DdpBucketOptions *options)
@@ -79,7 +99,27 @@ ddp_bucket_options_init(DdpBucketOptions *options)
   *options = (DdpBucketOptions){
     .bucket_cap_mb = DDP_DEFAULT_BUCKET_CAP_MB,
     .first_bucket_bytes = DDP_DEFAULT_FIRST_BUCKET_BYTES,
+    .torch_version = DDP_TORCH_VERSION_DEFAULT,
   };
+}
+
+/**
+ * ddp_torch_version_parse:
+ * @text: "X.Y", e.g. "1.13" or "2.4"
+ * @version: (out): 100·X + Y
+ *
+ * Returns: TRUE for 1.8 ≤ X.Y ≤ 2.99 (the releases whose DDP this models), FALSE otherwise.
+ */
+gboolean
+ddp_torch_version_parse(const char *text, guint *version)
+{
+  g_auto(GStrv) parts = g_strsplit(text, ".", -1);
+  guint64 major, minor;
+  if (g_strv_length(parts) != 2 || !g_ascii_string_to_unsigned(parts[0], 10, 1, 2, &major, NULL) ||
+      !g_ascii_string_to_unsigned(parts[1], 10, 0, 99, &minor, NULL) || (major == 1 && minor < 8))
+    return FALSE;
+  *version = (guint)(100 * major + minor);
+  return TRUE;
 }
 
 /* `int(bucket_cap_mb * 1024 * 1024)` in distributed.py: the same double products in the same
@@ -122,12 +162,50 @@ compare_min_param(gconstpointer a, gconstpointer b)
   return (x > y) - (x < y);
 }
 
+/* c10::get_hash(ScalarType, Device) of the map key (note at the top), 64-bit size_t. */
+static guint64
+bucket_key_hash(const DdpBucketOptions *options, DdpDtype dtype)
+{
+  static const guint64 scalar_type[DDP_DTYPE_COUNT] = {
+    [DDP_DTYPE_FP32] = 6, [DDP_DTYPE_FP16] = 5, [DDP_DTYPE_BF16] = 15, [DDP_DTYPE_FP64] = 7,
+  };
+  guint64 device = !options->cpu_device ? (guint64)1 << 16               /* CUDA = 1, index 0 */
+                   : options->torch_version >= 203 ? 0xFFFF : 0xFF;       /* CPU = 0, index -1 */
+  return device ^ (scalar_type[dtype] + 0x9e3779b9 + (device << 6) + (device >> 2));
+}
+
+/**
+ * ddp_bucket_map_slot:
+ * @dtype: a dtype
+ *
+ * The libstdc++ bucket (of 13) that PyTorch's std::unordered_map puts the key (@dtype, device)
+ * in (note at the top of bucket.c).  The leftover order below rests on these being distinct.
+ */
+guint
+ddp_bucket_map_slot(const DdpBucketOptions *options, DdpDtype dtype)
+{
+  g_assert(dtype < DDP_DTYPE_COUNT);
+  return (guint)(bucket_key_hash(options, dtype) % 13);
+}
+
+/* The order std::unordered_map iterates the keys inserted in @inserted order.  Each key goes to
+ * an empty bucket (asserted), so each is linked at the front of the list: the reverse order. */
+static void
+leftover_order(const DdpBucketOptions *options, const DdpDtype *inserted, guint n, DdpDtype *out)
+{
+  for (guint k = 0; k < n; k++) {
+    for (guint i = 0; i < k; i++)
+      g_assert(ddp_bucket_map_slot(options, inserted[i]) != ddp_bucket_map_slot(options, inserted[k]));
+    out[n - 1 - k] = inserted[k];
+  }
+}
+
 /* compute_bucket_assignment_by_size over model params in @order (n_params indices).  @sort: the
  * construction-time sort by smallest index (PyTorch sorts when no tensor_indices are given, i.e.
  * at construction).  Returns a GArray of Pending, in assignment order (or sorted). */
 static GArray *
-assign_by_size(const DdpModel *model, const guint *order, const guint64 *limits, guint n_limits,
-               gboolean sort)
+assign_by_size(const DdpModel *model, const DdpBucketOptions *options, const guint *order, const guint64 *limits,
+               guint n_limits, gboolean sort)
 {
   g_assert(n_limits >= 1);
   GArray *result = g_array_new(FALSE, FALSE, sizeof(Pending));
@@ -163,9 +241,11 @@ assign_by_size(const DdpModel *model, const guint *order, const guint64 *limits,
         a->limit++;
     }
   }
-  /* leftovers, in order of each dtype's first appearance (see the note at the top) */
+  /* leftovers, in libstdc++ unordered_map order (see the note at the top) */
+  DdpDtype map_order[DDP_DTYPE_COUNT];
+  leftover_order(options, first_seen, n_seen, map_order);
   for (guint k = 0; k < n_seen; k++) {
-    Accumulator *a = &acc[first_seen[k]];
+    Accumulator *a = &acc[map_order[k]];
     if (a->open->len > 0)
       push_bucket(result, a->open);
     else
@@ -228,8 +308,8 @@ static guint
 initial_limits(const DdpBucketOptions *options, guint64 limits[2])
 {
   guint64 cap = cap_bytes(options);
-  if (options->legacy_initial) {
-    /* PyTorch ≈1.8–1.10: always [dist._DEFAULT_FIRST_BUCKET_BYTES, bucket_bytes_cap] */
+  if (options->torch_version < 112) {
+    /* before 1.12: always [dist._DEFAULT_FIRST_BUCKET_BYTES, bucket_bytes_cap] */
     limits[0] = options->first_bucket_bytes;
     limits[1] = cap;
     return 2;
@@ -239,8 +319,8 @@ initial_limits(const DdpBucketOptions *options, guint64 limits[2])
     limits[0] = LIMIT_UNLIMITED;
     return 1;
   }
-  if (!options->bucket_cap_given) {
-    /* bucket_bytes_cap_default: [_DEFAULT_FIRST_BUCKET_BYTES, cap] */
+  if (!options->bucket_cap_given || options->torch_version < 200) {
+    /* bucket_bytes_cap_default (2.x), or any cap before 2.0: [_DEFAULT_FIRST_BUCKET_BYTES, cap] */
     limits[0] = options->first_bucket_bytes;
     limits[1] = cap;
     return 2;
@@ -267,7 +347,7 @@ ddp_bucket_layout_initial(const DdpModel *model, const DdpBucketOptions *options
   g_assert(model->n_params > 0);
   guint64 limits[2];
   guint n_limits = initial_limits(options, limits);
-  GArray *pending = assign_by_size(model, model->registration_order, limits, n_limits, TRUE);
+  GArray *pending = assign_by_size(model, options, model->registration_order, limits, n_limits, TRUE);
   return layout_from_pending(model, pending, TRUE);
 }
 
@@ -282,7 +362,7 @@ layout_rebuilt(const DdpModel *model, const DdpBucketOptions *options)
    * holds the last-ready gradients, then reverse the list of buckets (not their members) back. */
   if (options->last_bucket_cap)
     reverse_guints(order, model->n_params);
-  GArray *pending = assign_by_size(model, order, limits, 2, FALSE);
+  GArray *pending = assign_by_size(model, options, order, limits, 2, FALSE);
   return layout_from_pending(model, pending, options->last_bucket_cap);
 }
 

@@ -11,6 +11,7 @@
 #define DDP_MIB ((guint64)1 << 20)
 #define DDP_DEFAULT_FIRST_BUCKET_BYTES DDP_MIB          /* dist._DEFAULT_FIRST_BUCKET_BYTES */
 #define DDP_DEFAULT_BUCKET_CAP_MB 25.0                  /* kDefaultBucketBytesCap = 25 MiB */
+#define DDP_TORCH_VERSION_DEFAULT 200                   /* "2.x": PyTorch 2.0 and later */
 
 typedef struct {
   double bucket_cap_mb;             /* MiB; bytes = (guint64)(cap_mb * 1024 * 1024) as int() in distributed.py */
@@ -18,12 +19,18 @@ typedef struct {
   guint64 first_bucket_bytes;       /* 1 MiB */
   gboolean find_unused_parameters;  /* initial [first, cap] layout, never rebuilt */
   gboolean static_graph;
-  gboolean legacy_initial;          /* PyTorch ≈1.8–1.10: always [1 MiB, cap] at construction */
+  guint torch_version;              /* 100·major + minor (113 = 1.13): the rules that changed between
+                                     * releases (bucket.c "Versions"); DDP_TORCH_VERSION_DEFAULT: 2.x */
+  gboolean cpu_device;              /* parameters on the CPU (gloo), not cuda:0: only the (dtype, device)
+                                     * key hash changes, hence the order of leftover buckets */
   gboolean last_bucket_cap;         /* DDP_SET_LAST_BUCKET_CAP=1: the small bucket goes last */
 } DdpBucketOptions;
 
-/* Fills PyTorch's defaults: 25 MiB cap, 1 MiB first bucket, everything else off. */
+/* Fills PyTorch's defaults: 25 MiB cap, 1 MiB first bucket, torch 2.x, everything else off. */
 void ddp_bucket_options_init(DdpBucketOptions *options);
+
+/* Parses "X.Y" (1.8 to 1.99, or 2.Y) into 100·X + Y.  FALSE (and *version untouched) otherwise. */
+gboolean ddp_torch_version_parse(const char *text, guint *version);
 
 typedef struct {
   guint index;
@@ -47,6 +54,9 @@ guint ddp_bucket_layout_count(const DdpBucketLayout *layout);
 const DdpBucket *ddp_bucket_layout_get(const DdpBucketLayout *layout, guint index);
 /* Bucket holding model param @param. */
 guint ddp_bucket_layout_bucket_of(const DdpBucketLayout *layout, guint param);
+/* The libstdc++ bucket (of 13) of PyTorch's (dtype, device) map key: why leftover buckets come out
+ * in reverse order of first appearance (bucket.c). */
+guint ddp_bucket_map_slot(const DdpBucketOptions *options, DdpDtype dtype);
 /* Asserts the invariants: every param in exactly one bucket, bytes = Σ param bytes, one dtype per bucket. */
 gboolean ddp_bucket_layout_check(const DdpBucketLayout *layout, const DdpModel *model);
 

@@ -10,7 +10,8 @@
  *   building an IN (…) list per call: calibration tables hold thousands of rows, not millions, and
  *   the alternative would mean preparing statements on the fly.
  * - Schema upgrades: user_version counts schema versions; a newer file is refused (we cannot know
- *   what it means), an older one would be migrated here step by step (there is only version 1).
+ *   what it means), an older one is migrated step by step (migrate(): 1 → 2 adds `imports` and
+ *   `fit_allreduce_curve`); read-only, the new tables are empty TEMP tables of the connection.
  * - synchronous=FULL: one fsync per batch costs nothing next to a measurement that took a second,
  *   and it makes a committed batch survive a power cut too, not only a killed process.
  */
@@ -22,7 +23,6 @@
 #include "ranges.h"
 
 #include <glib/gstdio.h>
-
 #include <sqlite3.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -151,6 +151,29 @@ static const char schema_sql[] =
   "  fitted_us REAL NOT NULL,"
   "  rel REAL NOT NULL);";
 
+/* Schema 2 (ddpsim fit --import, per-size AllReduce curves).  Created with schema 1 in a new file,
+ * added by migrate() to a schema-1 file opened for writing, and created as TEMP tables (empty)
+ * when a schema-1 file is opened read-only, so that every statement prepares either way. */
+static const char schema2_sql[] =
+  "CREATE %s TABLE imports ("
+  "  run_id INTEGER PRIMARY KEY,"
+  "  format TEXT NOT NULL,"
+  "  source TEXT NOT NULL,"
+  "  sha256 TEXT NOT NULL,"
+  "  mtime TEXT NOT NULL,"
+  "  size_bytes INTEGER NOT NULL,"
+  "  gpus_per_process INTEGER NOT NULL,"
+  "  imported TEXT NOT NULL,"
+  "  note TEXT NOT NULL DEFAULT '');"
+  "CREATE %s TABLE fit_allreduce_curve ("
+  "  fit_id INTEGER NOT NULL,"
+  "  algorithm TEXT NOT NULL,"
+  "  protocol TEXT NOT NULL,"
+  "  ranks INTEGER NOT NULL,"
+  "  nodes INTEGER NOT NULL,"
+  "  bytes INTEGER NOT NULL,"
+  "  time_us REAL NOT NULL);";
+
 typedef enum {
   ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
   ST_RUN_INSERT, ST_RUN_FINISH, ST_RUN_NOTE, ST_RUN_GET, ST_RUNS, ST_LATEST_RUN, ST_BATCHES,
@@ -160,6 +183,7 @@ typedef enum {
   ST_FIT_RESIDUAL_INSERT, ST_FIT_GET, ST_FIT_LATEST, ST_FIT_ALLREDUCE_SELECT,
   ST_FIT_KERNEL_SELECT, ST_FIT_LAYER_SELECT, ST_FIT_RESIDUAL_SELECT,
   ST_CHECK_ORPHAN_POINTS, ST_CHECK_ORPHAN_BATCHES, ST_CHECK_ORPHAN_FIT_ROWS,
+  ST_IMPORT_INSERT, ST_IMPORT_FIND, ST_IMPORT_GET, ST_FIT_CURVE_INSERT, ST_FIT_CURVE_SELECT,
   ST_COUNT
 } Statement;
 
@@ -243,7 +267,21 @@ static const char *const statement_sql[ST_COUNT] = {
     "SELECT (SELECT count(*) FROM fit_allreduce WHERE fit_id NOT IN (SELECT id FROM fits)) + "
     "(SELECT count(*) FROM fit_kernels WHERE fit_id NOT IN (SELECT id FROM fits)) + "
     "(SELECT count(*) FROM fit_layers WHERE fit_id NOT IN (SELECT id FROM fits)) + "
-    "(SELECT count(*) FROM fit_residuals WHERE fit_id NOT IN (SELECT id FROM fits))",
+    "(SELECT count(*) FROM fit_residuals WHERE fit_id NOT IN (SELECT id FROM fits)) + "
+    "(SELECT count(*) FROM fit_allreduce_curve WHERE fit_id NOT IN (SELECT id FROM fits))",
+  [ST_IMPORT_INSERT] =
+    "INSERT INTO imports (run_id, format, source, sha256, mtime, size_bytes, gpus_per_process, imported, note) "
+    "VALUES (?,?,?,?,?,?,?,?,?)",
+  [ST_IMPORT_FIND] = "SELECT run_id FROM imports WHERE sha256 = ? AND format = ? ORDER BY run_id LIMIT 1",
+  [ST_IMPORT_GET] =
+    "SELECT run_id, format, source, sha256, mtime, size_bytes, gpus_per_process, imported, note "
+    "FROM imports WHERE run_id = ?",
+  [ST_FIT_CURVE_INSERT] =
+    "INSERT INTO fit_allreduce_curve (fit_id, algorithm, protocol, ranks, nodes, bytes, time_us) "
+    "VALUES (?,?,?,?,?,?,?)",
+  [ST_FIT_CURVE_SELECT] =
+    "SELECT algorithm, protocol, ranks, nodes, bytes, time_us FROM fit_allreduce_curve WHERE fit_id = ? "
+    "ORDER BY algorithm, protocol, nodes, ranks, bytes",
 };
 
 typedef enum { TXN_NONE, TXN_BATCH, TXN_FIT } Transaction;
@@ -421,6 +459,24 @@ ddp_calib_fit_free(DdpCalibFit *fit)
 }
 
 void
+ddp_calib_curve_point_clear(DdpCalibCurvePoint *p)
+{
+  g_clear_pointer(&p->algorithm, g_free);
+  g_clear_pointer(&p->protocol, g_free);
+}
+
+void
+ddp_calib_import_clear(DdpCalibImport *i)
+{
+  g_clear_pointer(&i->format, g_free);
+  g_clear_pointer(&i->source, g_free);
+  g_clear_pointer(&i->sha256, g_free);
+  g_clear_pointer(&i->mtime, g_free);
+  g_clear_pointer(&i->imported, g_free);
+  g_clear_pointer(&i->note, g_free);
+}
+
+void
 ddp_calib_allreduce_fit_clear(DdpCalibAllreduceFit *f)
 {
   g_clear_pointer(&f->algorithm, g_free);
@@ -505,7 +561,9 @@ create_schema(DdpCalibDb *db, GError **error)
                                              DDP_CALIBDB_APPLICATION_ID, DDP_CALIBDB_SCHEMA_VERSION);
   if (!exec_sql(db, "BEGIN IMMEDIATE", "creating the schema", error))
     return FALSE;
+  g_autofree char *schema2 = g_strdup_printf(schema2_sql, "", "");
   if (!exec_sql(db, schema_sql, "creating the schema", error) ||
+      !exec_sql(db, schema2, "creating the schema", error) ||
       !exec_sql(db, pragmas, "creating the schema", error)) {
     sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
     return FALSE;
@@ -513,9 +571,32 @@ create_schema(DdpCalibDb *db, GError **error)
   return exec_sql(db, "COMMIT", "creating the schema", error);
 }
 
+/* Brings a schema-1 file to schema 2: written files get the new tables for good (one
+ * transaction); read-only ones get empty TEMP tables for this connection, so a calibration taken
+ * by an older ddpsim-calibrate reads as one with no imports and no curves. */
+static gboolean
+migrate(DdpCalibDb *db, gint64 version, GError **error)
+{
+  if (version >= 2)
+    return TRUE;
+  if (db->mode == DDP_CALIBDB_READ) {
+    g_autofree char *temp = g_strdup_printf(schema2_sql, "TEMP", "TEMP");
+    return exec_sql(db, temp, "reading a schema-1 file", error);
+  }
+  g_autofree char *tables = g_strdup_printf(schema2_sql, "", "");
+  g_autofree char *pragma = g_strdup_printf("PRAGMA user_version = %d;", DDP_CALIBDB_SCHEMA_VERSION);
+  if (!exec_sql(db, "BEGIN IMMEDIATE", "upgrading the schema", error))
+    return FALSE;
+  if (!exec_sql(db, tables, "upgrading the schema", error) || !exec_sql(db, pragma, "upgrading the schema", error)) {
+    sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+    return FALSE;
+  }
+  return exec_sql(db, "COMMIT", "upgrading the schema", error);
+}
+
 /* Decides whether the file is ours, empty (create it), foreign, newer, or damaged. */
 static gboolean
-check_identity(DdpCalibDb *db, gboolean creating, GError **error)
+check_identity(DdpCalibDb *db, gboolean creating, gint64 *schema, GError **error)
 {
   gint64 app_id = 0, version = 0, tables = 0;
   if (!query_int(db, "PRAGMA application_id", &app_id, error) ||
@@ -536,6 +617,7 @@ check_identity(DdpCalibDb *db, gboolean creating, GError **error)
                   db->path);
       return FALSE;
     }
+    *schema = DDP_CALIBDB_SCHEMA_VERSION;
     return create_schema(db, error);
   }
   if ((guint32)app_id != DDP_CALIBDB_APPLICATION_ID) {
@@ -557,6 +639,7 @@ check_identity(DdpCalibDb *db, gboolean creating, GError **error)
                 "%s: ddpsim's application_id but no schema version: damaged", db->path);
     return FALSE;
   }
+  *schema = version;
   return TRUE;
 }
 
@@ -609,7 +692,7 @@ create_new_file(const char *path, GError **error)
   if (!ok)
     sql_error(&fresh, error, rc, "creating");
   else
-    ok = check_identity(&fresh, TRUE, error);
+    ok = check_identity(&fresh, TRUE, &(gint64){ 0 }, error);
   sqlite3_close(fresh.sql);
   if (ok && link(tmp, path) != 0 && errno != EEXIST) {
     int saved = errno;
@@ -678,7 +761,8 @@ ddp_calibdb_open(const char *path, DdpCalibDbMode mode, GError **error)
   sqlite3_extended_result_codes(db->sql, 1);
   /* Another process (a running calibration) may hold the write lock for a moment. */
   sqlite3_busy_timeout(db->sql, 10000);
-  if (!check_identity(db, memory, error) || !check_integrity(db, error))
+  gint64 schema = 0;
+  if (!check_identity(db, memory, &schema, error) || !check_integrity(db, error) || !migrate(db, schema, error))
     return NULL;
   if (mode == DDP_CALIBDB_WRITE) {
     /* journal_mode answers with the mode in effect: "wal", or "memory" for :memory: */
@@ -1055,6 +1139,104 @@ ddp_calibdb_batch_commit(DdpCalibDb *db, const char *note, GError **error)
   return commit(db, "committing the batch", error);
 }
 
+/**
+ * ddp_calib_import_describe:
+ * @out: (out caller-allocates): strings owned by it (ddp_calib_import_clear()); gpus_per_process
+ *   and note are left for the importer
+ */
+gboolean
+ddp_calib_import_describe(const char *path, const char *data, gsize length, const char *format, DdpCalibImport *out,
+                          GError **error)
+{
+  GStatBuf st;
+  if (g_stat(path, &st) != 0) {
+    int saved = errno;
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "%s: %s", path, g_strerror(saved));
+    return FALSE;
+  }
+  g_autoptr(GDateTime) mtime = g_date_time_new_from_unix_utc(st.st_mtime);
+  out->format = g_strdup(format);
+  out->source = g_strdup(path);
+  out->sha256 = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)data, length);
+  out->mtime = g_date_time_format(mtime, "%Y-%m-%dT%H:%M:%SZ");
+  out->size_bytes = (gint64)length;
+  return TRUE;
+}
+
+/**
+ * ddp_calibdb_batch_add_import:
+ * Adds the provenance row of an imported run to the open batch (so the points and where they came
+ * from become durable together).  @import->run_id and ->imported are ignored.
+ */
+gboolean
+ddp_calibdb_batch_add_import(DdpCalibDb *db, const DdpCalibImport *import, GError **error)
+{
+  g_return_val_if_fail(db->txn == TXN_BATCH, FALSE);
+  sqlite3_stmt *st = db->st[ST_IMPORT_INSERT];
+  g_autofree char *now = ddp_calibdb_now();
+  int rc = sqlite3_bind_int64(st, 1, db->txn_run) | bind_text(st, 2, import->format) |
+           bind_text(st, 3, import->source) | bind_text(st, 4, import->sha256) | bind_text(st, 5, import->mtime) |
+           sqlite3_bind_int64(st, 6, import->size_bytes) | sqlite3_bind_int(st, 7, import->gpus_per_process) |
+           bind_text(st, 8, now) | bind_text(st, 9, import->note);
+  return check_binds(db, ST_IMPORT_INSERT, rc, "recording the import", error) &&
+         exec_stmt(db, ST_IMPORT_INSERT, "recording the import", error);
+}
+
+/**
+ * ddp_calibdb_import_find:
+ * Returns: the run of an earlier import of the same bytes in @format, 0 when there is none, or -1
+ * with @error.
+ */
+gint64
+ddp_calibdb_import_find(DdpCalibDb *db, const char *sha256, const char *format, GError **error)
+{
+  sqlite3_stmt *st = db->st[ST_IMPORT_FIND];
+  int rc = bind_text(st, 1, sha256) | bind_text(st, 2, format);
+  if (!check_binds(db, ST_IMPORT_FIND, rc, "looking for an earlier import", error))
+    return -1;
+  rc = sqlite3_step(st);
+  gint64 id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    sql_error(db, error, rc, "looking for an earlier import");
+    id = -1;
+  }
+  stmt_done(st);
+  return id;
+}
+
+/**
+ * ddp_calibdb_import_get:
+ * @out: (out caller-allocates): filled with owned strings (ddp_calib_import_clear())
+ * Returns: FALSE with DDP_CALIBDB_ERROR_NOT_FOUND when @run_id was measured, not imported.
+ */
+gboolean
+ddp_calibdb_import_get(DdpCalibDb *db, gint64 run_id, DdpCalibImport *out, GError **error)
+{
+  sqlite3_stmt *st = db->st[ST_IMPORT_GET];
+  if (!check_binds(db, ST_IMPORT_GET, sqlite3_bind_int64(st, 1, run_id), "reading the import", error))
+    return FALSE;
+  int rc = sqlite3_step(st);
+  gboolean ok = rc == SQLITE_ROW;
+  if (ok) {
+    out->run_id = sqlite3_column_int64(st, 0);
+    out->format = column_text(st, 1);
+    out->source = column_text(st, 2);
+    out->sha256 = column_text(st, 3);
+    out->mtime = column_text(st, 4);
+    out->size_bytes = sqlite3_column_int64(st, 5);
+    out->gpus_per_process = sqlite3_column_int(st, 6);
+    out->imported = column_text(st, 7);
+    out->note = column_text(st, 8);
+  } else if (rc == SQLITE_DONE) {
+    g_set_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_NOT_FOUND, "%s: run %" G_GINT64_FORMAT " was not imported",
+                db->path, run_id);
+  } else {
+    sql_error(db, error, rc, "reading the import");
+  }
+  stmt_done(st);
+  return ok;
+}
+
 /* ---- reading points ------------------------------------------------------------------------ */
 
 /* Stored values are inputs like any file (issue 11): a hand-edited or damaged row with 2^63 bytes
@@ -1278,6 +1460,18 @@ ddp_calibdb_fit_add_residual(DdpCalibDb *db, const DdpCalibResidual *r, GError *
 }
 
 gboolean
+ddp_calibdb_fit_add_curve_point(DdpCalibDb *db, const DdpCalibCurvePoint *p, GError **error)
+{
+  g_return_val_if_fail(db->txn == TXN_FIT, FALSE);
+  sqlite3_stmt *st = db->st[ST_FIT_CURVE_INSERT];
+  int rc = sqlite3_bind_int64(st, 1, db->txn_fit) | bind_text(st, 2, p->algorithm) | bind_text(st, 3, p->protocol) |
+           sqlite3_bind_int(st, 4, p->ranks) | sqlite3_bind_int(st, 5, p->nodes) |
+           sqlite3_bind_int64(st, 6, p->bytes) | bind_double(st, 7, p->time_us);
+  return check_binds(db, ST_FIT_CURVE_INSERT, rc, "storing a curve point", error) &&
+         exec_stmt(db, ST_FIT_CURVE_INSERT, "storing a curve point", error);
+}
+
+gboolean
 ddp_calibdb_fit_commit(DdpCalibDb *db, GError **error)
 {
   g_return_val_if_fail(db->txn == TXN_FIT, FALSE);
@@ -1464,4 +1658,30 @@ ddp_calibdb_fit_residuals(DdpCalibDb *db, gint64 fit_id, GError **error)
 {
   return read_fit_rows(db, ST_FIT_RESIDUAL_SELECT, fit_id, sizeof(DdpCalibResidual),
                        (GDestroyNotify)ddp_calib_residual_clear, residual_row, "reading residuals", error);
+}
+
+static char *
+curve_point_row(sqlite3_stmt *st, gpointer out)
+{
+  DdpCalibCurvePoint *p = out;
+  p->algorithm = column_text(st, 0);
+  p->protocol = column_text(st, 1);
+  p->ranks = sqlite3_column_int(st, 2);
+  p->nodes = sqlite3_column_int(st, 3);
+  p->bytes = sqlite3_column_int64(st, 4);
+  p->time_us = column_double(st, 5);
+  char *bad = NULL;
+  check_value(&bad, "ranks", p->ranks, 1, MAX_RANKS);
+  check_value(&bad, "nodes", p->nodes, 1, MAX_RANKS);
+  check_value(&bad, "bytes", (double)p->bytes, 0, MAX_BYTES);
+  check_value(&bad, "time_us", p->time_us, 0, MAX_US);
+  return bad;
+}
+
+/** ddp_calibdb_fit_curve: Returns: (transfer full) (element-type DdpCalibCurvePoint). */
+GArray *
+ddp_calibdb_fit_curve(DdpCalibDb *db, gint64 fit_id, GError **error)
+{
+  return read_fit_rows(db, ST_FIT_CURVE_SELECT, fit_id, sizeof(DdpCalibCurvePoint),
+                       (GDestroyNotify)ddp_calib_curve_point_clear, curve_point_row, "reading AllReduce curves", error);
 }

@@ -9,7 +9,11 @@
  *                     busbw = algbw·2(n−1)/n, GB = 10^9 B);
  *   kernel_points     backward/forward kernel timings (cuBLAS GEMMs, cuDNN convolutions, our own
  *                     norm/softmax/elementwise kernels, device copies) with FLOPs and bytes;
- *   fits, fit_*       what `ddpsim fit` derived, with its residuals.
+ *   imports           provenance of runs read from files users already have (`ddpsim fit --import`:
+ *                     nccl-tests output, torch.profiler traces): format, source path, SHA-256, mtime,
+ *                     size, -g (GPUs per process), import time;
+ *   fits, fit_*       what `ddpsim fit` derived, with its residuals; fit_allreduce_curve keeps the
+ *                     measured time at every size (commcurve.h interpolates it).
  *
  * Durability.  The database runs in WAL mode with synchronous=FULL and every measurement batch is
  * one transaction (ddp_calibdb_batch_begin … _commit): a run killed at any instant keeps every
@@ -30,7 +34,7 @@
 #include <glib.h>
 
 #define DDP_CALIBDB_APPLICATION_ID 0x64647063 /* "ddpc" */
-#define DDP_CALIBDB_SCHEMA_VERSION 1
+#define DDP_CALIBDB_SCHEMA_VERSION 2  /* 2: imports, fit_allreduce_curve */
 
 #define DDP_CALIBDB_ERROR (ddp_calibdb_error_quark())
 GQuark ddp_calibdb_error_quark(void);
@@ -179,6 +183,30 @@ typedef struct {
   double rel;             /* (fitted − measured) / measured */
 } DdpCalibResidual;
 
+/* One point of a stored AllReduce curve: the measured time at one size of one variant. */
+typedef struct {
+  char *algorithm, *protocol;
+  int ranks, nodes;
+  gint64 bytes;
+  double time_us;         /* mean over the measurements at this size (in place preferred) */
+} DdpCalibCurvePoint;
+
+/* Where an imported run came from (`ddpsim fit --import`).  Strings owned when read back. */
+typedef struct {
+  gint64 run_id;          /* filled on read; ignored on write (the open batch's run) */
+  char *format;           /* "nccl-tests", "torch-profiler" */
+  char *source;           /* the path as given */
+  char *sha256;           /* of the file's bytes, hex */
+  char *mtime;            /* ISO 8601 UTC */
+  gint64 size_bytes;
+  int gpus_per_process;   /* nccl-tests -g (nGpus); 1 for a profiler trace */
+  char *imported;         /* filled on read: when */
+  char *note;
+} DdpCalibImport;
+
+void ddp_calib_curve_point_clear(DdpCalibCurvePoint *p);
+void ddp_calib_import_clear(DdpCalibImport *i);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(DdpCalibImport, ddp_calib_import_clear)
 void ddp_calib_allreduce_fit_clear(DdpCalibAllreduceFit *f);
 void ddp_calib_kernel_fit_clear(DdpCalibKernelFit *f);
 void ddp_calib_layer_fit_clear(DdpCalibLayerFit *f);
@@ -227,6 +255,18 @@ gboolean ddp_calibdb_batch_commit(DdpCalibDb *db, const char *note, GError **err
 /* Abandons the open batch; harmless when none is open. */
 void ddp_calibdb_batch_rollback(DdpCalibDb *db);
 
+/* Fills @out's format, source, sha256 (of @data), mtime and size (of the file @path) — the
+ * provenance of an import.  FALSE with G_FILE_ERROR when @path cannot be stat()ed. */
+gboolean ddp_calib_import_describe(const char *path, const char *data, gsize length, const char *format,
+                                   DdpCalibImport *out, GError **error);
+/* Records where the open batch's run was imported from (one row per run). */
+gboolean ddp_calibdb_batch_add_import(DdpCalibDb *db, const DdpCalibImport *import, GError **error);
+/* The run an earlier import of the same bytes (@sha256) in @format created; 0 when none (not an
+ * error), -1 with @error on failure. */
+gint64 ddp_calibdb_import_find(DdpCalibDb *db, const char *sha256, const char *format, GError **error);
+/* Provenance of @run_id; FALSE with DDP_CALIBDB_ERROR_NOT_FOUND when it was not imported. */
+gboolean ddp_calibdb_import_get(DdpCalibDb *db, gint64 run_id, DdpCalibImport *out, GError **error);
+
 /* ---- reading points ------------------------------------------------------------------------ */
 
 /* Points of the given runs (all runs when @n_runs is 0), ordered by run, algorithm, protocol,
@@ -243,6 +283,7 @@ gboolean ddp_calibdb_fit_add_allreduce(DdpCalibDb *db, const DdpCalibAllreduceFi
 gboolean ddp_calibdb_fit_add_kernel(DdpCalibDb *db, const DdpCalibKernelFit *f, GError **error);
 gboolean ddp_calibdb_fit_add_layer(DdpCalibDb *db, const DdpCalibLayerFit *f, GError **error);
 gboolean ddp_calibdb_fit_add_residual(DdpCalibDb *db, const DdpCalibResidual *r, GError **error);
+gboolean ddp_calibdb_fit_add_curve_point(DdpCalibDb *db, const DdpCalibCurvePoint *p, GError **error);
 /* Commits the fit; on failure it is rolled back.  Abandon with ddp_calibdb_batch_rollback(). */
 gboolean ddp_calibdb_fit_commit(DdpCalibDb *db, GError **error);
 
@@ -253,6 +294,8 @@ GArray *ddp_calibdb_fit_allreduce(DdpCalibDb *db, gint64 fit_id, GError **error)
 GArray *ddp_calibdb_fit_kernels(DdpCalibDb *db, gint64 fit_id, GError **error);
 GArray *ddp_calibdb_fit_layers(DdpCalibDb *db, gint64 fit_id, GError **error);
 GArray *ddp_calibdb_fit_residuals(DdpCalibDb *db, gint64 fit_id, GError **error);
+/* Curve points, ordered by algorithm, protocol, nodes, ranks, bytes. */
+GArray *ddp_calibdb_fit_curve(DdpCalibDb *db, gint64 fit_id, GError **error);
 
 /* "2026-06-01T12:00:00Z": now, UTC (g_free). */
 char *ddp_calibdb_now(void);

@@ -625,6 +625,10 @@ run(int argc, char **argv, AllreduceOptions *o)
       if (!(calibration = ddp_fit_open(o->calibration, &error)))
         return ddp_cmd_fail("allreduce", error);
       ddp_collective_use_calibration(model, calibration);
+      g_autoptr(GPtrArray) warnings = ddp_fit_coverage_warnings(calibration, &cluster->gpu, gpus,
+                                                                ddp_collective_nodes(model));
+      for (guint i = 0; i < warnings->len; i++)
+        g_printerr("ddpsim: %s\n", (const char *)g_ptr_array_index(warnings, i));
     }
     g_autoptr(GArray) rows = sweep_rows(model, &sweep);
     text = o->json  ? sweep_json(cluster, model, &sweep, rows, o->explain)

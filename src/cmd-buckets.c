@@ -1,5 +1,6 @@
 /* cmd-buckets — `ddpsim buckets [SCENARIO]`: PyTorch DDP's construction-time (iteration 0) and
- * rebuilt (iteration 1 on) bucket layouts, by parameter name (docs/model.md §1.2–1.3). */
+ * rebuilt (from iteration 1 on; from iteration 2 under static_graph) bucket layouts, by parameter
+ * name (docs/model.md §1.2–1.3). */
 #include "cmd.h"
 
 #include "bucket.h"
@@ -7,7 +8,8 @@
 
 typedef struct {
   DdpCliOptions cli;
-  gboolean json, csv, legacy_initial, last_bucket_cap;
+  gboolean json, csv, last_bucket_cap;
+  char *device;
 } BucketsOptions;
 
 static int
@@ -16,8 +18,8 @@ run(int argc, char **argv, BucketsOptions *opts)
   GOptionEntry own[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &opts->json, "Print JSON: initial and rebuilt, each [{index, bytes, params}]", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &opts->csv, "Print one CSV row per (bucket, parameter)", NULL },
-    { "legacy-initial", 0, 0, G_OPTION_ARG_NONE, &opts->legacy_initial,
-      "Construction-time layout of PyTorch 1.8-1.10: always [1 MiB, cap]", NULL },
+    { "device", 0, 0, G_OPTION_ARG_STRING, &opts->device,
+      "cuda (default) or cpu: where the parameters live; changes the order of leftover buckets of mixed dtypes", "D" },
     { "last-bucket-cap", 0, 0, G_OPTION_ARG_NONE, &opts->last_bucket_cap, "As DDP_SET_LAST_BUCKET_CAP=1: the small bucket goes last", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
@@ -25,14 +27,21 @@ run(int argc, char **argv, BucketsOptions *opts)
   const char *scenario_path = NULL;
   if (!ddp_cmd_parse("buckets", "Show PyTorch DDP's bucket layouts.",
                      "Sizes are bytes; bucket_cap_mb is MiB as in PyTorch.  \"rebuilt\" equals \"initial\" when\n"
-                     "PyTorch does not rebuild (find_unused_parameters without static_graph).",
+                     "PyTorch does not rebuild (find_unused_parameters without static_graph).  The rebuild happens\n"
+                     "before iteration 1, or before iteration 2 under static_graph.  --torch-version picks the\n"
+                     "release's construction-time rules (docs/dp.md).",
                      own, &opts->cli, &argc, &argv, &scenario_path, &error))
     return ddp_cmd_fail("buckets", error);
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(scenario_path, &opts->cli, FALSE, &error);
   if (!scenario)
     return ddp_cmd_fail("buckets", error);
   DdpBucketOptions options = scenario->setup.buckets;
-  options.legacy_initial = opts->legacy_initial;
+  if (opts->device && g_strcmp0(opts->device, "cpu") != 0 && g_strcmp0(opts->device, "cuda") != 0) {
+    g_set_error(&error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID, "--device: \"%s\" is not one of cpu|cuda",
+                opts->device);
+    return ddp_cmd_fail("buckets", error);
+  }
+  options.cpu_device = g_strcmp0(opts->device, "cpu") == 0;
   options.last_bucket_cap = opts->last_bucket_cap;
   g_autoptr(DdpBucketLayout) initial = ddp_bucket_layout_initial(scenario->model, &options);
   g_autoptr(DdpBucketLayout) rebuilt = ddp_bucket_layout_steady(scenario->model, &options);
@@ -50,5 +59,6 @@ ddp_cmd_buckets(int argc, char **argv)
   BucketsOptions options = { 0 };
   int status = run(argc, argv, &options);
   ddp_cli_options_clear(&options.cli);
+  g_free(options.device);
   return status;
 }

@@ -1,11 +1,17 @@
 /* cmd-fit — `ddpsim fit --db calib.db`: fits AllReduce latency/bandwidth per algorithm × protocol
  * and per-kind kernel efficiencies to what ddpsim-calibrate measured (fit.c), prints them with
- * their residuals and stores them in the same database, where `--calibration DB` finds them. */
+ * their residuals and stores them in the same database, where `--calibration DB` finds them.
+ * `--import FILE` first reads files users already have into the database as runs of their own —
+ * nccl-tests all_reduce_perf output (ncclimport.h) and torch.profiler Chrome traces
+ * (profimport.h) — and then fits those runs. */
 #include "cmd.h"
 #include "calibdb.h"
 #include "fit.h"
 #include "jsonout.h"
+#include "ncclimport.h"
+#include "profimport.h"
 
+#include <glib/gstdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +21,10 @@ typedef struct {
   char **runs;
   char *gpu;
   gboolean no_store, json, csv, residuals;
+  char **imports;
+  char *algo, *proto, *model, *precision;
+  int nodes;
+  double batch;
 } FitOptions;
 
 static void
@@ -23,6 +33,11 @@ fit_options_clear(FitOptions *o)
   g_free(o->db);
   g_strfreev(o->runs);
   g_free(o->gpu);
+  g_strfreev(o->imports);
+  g_free(o->algo);
+  g_free(o->proto);
+  g_free(o->model);
+  g_free(o->precision);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(FitOptions, fit_options_clear)
 
@@ -78,6 +93,11 @@ fit_text(const DdpFit *fit, const char *path, gboolean stored, gboolean with_res
       g_string_append_printf(s, " %7d %-18s %7.2f %7.2f\n", ar[i].n_points, sizes, percent(ar[i].rms_rel),
                              percent(ar[i].max_rel));
     }
+    guint n_curve;
+    ddp_fit_curve_points(fit, &n_curve);
+    if (n_curve > 0)
+      g_string_append_printf(s, "  %u measured sizes kept as curves: at these GPU and node counts --calibration "
+                                "interpolates them, elsewhere it extrapolates the line\n", n_curve);
     for (guint i = 0; i < n; i++)
       if (ar[i].ranks < 2) {
         g_string_append(s, "  (one rank: only the launch latency is measured; multi-GPU points are absent)\n");
@@ -219,6 +239,17 @@ fit_csv(const DdpFit *fit)
   return g_string_free(s, FALSE);
 }
 
+/* Removes a database file and its WAL companions. */
+static void
+remove_database(const char *path)
+{
+  static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
+  for (gsize i = 0; i < G_N_ELEMENTS(suffixes); i++) {
+    g_autofree char *p = g_strconcat(path, suffixes[i], NULL);
+    g_remove(p);
+  }
+}
+
 /* Parses the --run values into ids; FALSE with DDP_CMD_ERROR on a malformed one. */
 static gboolean
 parse_runs(char **runs, GArray *ids, GError **error)
@@ -238,29 +269,132 @@ parse_runs(char **runs, GArray *ids, GError **error)
   return TRUE;
 }
 
+/* A profiler trace is JSON (an object or an array) or gzip (.json.gz); anything else is taken
+ * for nccl-tests text. */
+static gboolean
+looks_like_json(const char *path)
+{
+  g_autofree char *text = NULL;
+  gsize length = 0;
+  if (!g_file_get_contents(path, &text, &length, NULL))
+    return FALSE; /* the importer reports the read error */
+  const char *p = text;
+  while (p < text + length && g_ascii_isspace(*p))
+    p++;
+  gboolean gzipped = length >= 2 && (guchar)text[0] == 0x1f && (guchar)text[1] == 0x8b;
+  return gzipped || (p < text + length && (*p == '{' || *p == '['));
+}
+
+/* Imports every --import file; appends the new (or earlier identical) runs to @ids and says what
+ * was imported on stderr (stdout stays the fit, parseable with --json/--csv). */
+static gboolean
+import_files(const FitOptions *o, DdpCalibDb *db, GArray *ids, GError **error)
+{
+  for (guint i = 0; o->imports && o->imports[i]; i++) {
+    const char *path = o->imports[i];
+    gboolean again = FALSE;
+    gint64 run;
+    const char *what;
+    if (looks_like_json(path)) {
+      if (!o->model) {
+        g_set_error(error, DDP_CMD_ERROR, 0, "--import %s: a profiler trace needs --model (the network it "
+                    "profiled) to map its backward ops to layers", path);
+        return FALSE;
+      }
+      DdpProfImportOptions po = { o->model, o->batch, o->precision };
+      run = ddp_prof_import(db, path, &po, &again, error);
+      what = "torch.profiler trace";
+    } else {
+      DdpNcclImportOptions no = { o->algo, o->proto, o->nodes };
+      run = ddp_nccl_tests_import(db, path, &no, &again, error);
+      what = "nccl-tests output";
+    }
+    if (run == 0)
+      return FALSE;
+    g_printerr("ddpsim fit: %s: %s %s as run %" G_GINT64_FORMAT "\n", path, what,
+               again ? "already imported" : "imported", run);
+    g_array_append_val(ids, run);
+  }
+  return TRUE;
+}
+
+/* With --import and no --run, the fit covers every run of the database that measured the same GPU
+ * model as the first imported file (or an unnamed one): imports add up — a one-node and then a
+ * two-node curve, a trace next to a ddpsim-calibrate run — into one fit that answers all of them. */
+static gboolean
+add_same_gpu_runs(DdpCalibDb *db, GArray *ids, GError **error)
+{
+  g_autoptr(DdpCalibRun) imported = ddp_calibdb_run_get(db, g_array_index(ids, gint64, 0), error);
+  g_autoptr(GPtrArray) runs = imported ? ddp_calibdb_runs(db, error) : NULL;
+  if (!runs)
+    return FALSE;
+  for (guint i = 0; i < runs->len; i++) {
+    const DdpCalibRun *run = g_ptr_array_index(runs, i);
+    gboolean present = FALSE;
+    for (guint j = 0; j < ids->len; j++)
+      present |= g_array_index(ids, gint64, j) == run->id;
+    gboolean same = !*run->gpu_name || !*imported->gpu_name || strcmp(run->gpu_name, imported->gpu_name) == 0;
+    if (!present && same && run->n_allreduce_points + run->n_kernel_points > 0)
+      g_array_append_val(ids, run->id);
+  }
+  return TRUE;
+}
+
+/* Without --run or --import: the newest run that measured anything, then (add_same_gpu_runs) every
+ * other run of the same GPU model — a ddpsim-calibrate run of the built-in kernel set and later
+ * runs of one model's layers on the same machine belong in one fit. */
+static gboolean
+add_newest_run(DdpCalibDb *db, GArray *ids, GError **error)
+{
+  g_autoptr(GPtrArray) runs = ddp_calibdb_runs(db, error);
+  if (!runs)
+    return FALSE;
+  gint64 newest = -1;
+  for (guint i = 0; i < runs->len; i++) {
+    const DdpCalibRun *run = g_ptr_array_index(runs, i);
+    if (run->n_allreduce_points + run->n_kernel_points > 0 && run->id > newest)
+      newest = run->id;
+  }
+  if (newest >= 0)
+    g_array_append_val(ids, newest);
+  return TRUE;
+}
+
 /**
  * ddp_cmd_fit:
- * `ddpsim fit --db FILE [--run ID]… [--gpu NAME] [--no-store] [--residuals] [--json|--csv]`.
- * Returns: the exit status (0; 2 for a missing, foreign, corrupt or empty database, a bad option
- * or an unknown run; 1 for a failure to write).
+ * `ddpsim fit --db FILE [--import FILE]… [--run ID]… [--gpu NAME] [--no-store] [--residuals]
+ * [--json|--csv]`.  With --import the database is created when missing, the files become runs,
+ * and those runs are fitted with the --run ones, or without --run with every run of the same GPU
+ * model (add_same_gpu_runs).
+ * Returns: the exit status (0; 2 for a missing, foreign, corrupt or empty database, a bad option,
+ * an unknown run or a file that cannot be imported; 1 for a failure to write).
  */
 int
 ddp_cmd_fit(int argc, char **argv)
 {
   g_auto(FitOptions) o = { 0 };
   GOptionEntry entries[] = {
-    { "db", 0, 0, G_OPTION_ARG_FILENAME, &o.db, "calibration database written by ddpsim-calibrate", "FILE" },
-    { "run", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.runs, "fit these runs (repeatable or comma-separated; default: the newest with data)", "ID" },
+    { "db", 0, 0, G_OPTION_ARG_FILENAME, &o.db, "calibration database written by ddpsim-calibrate (created by --import when missing)", "FILE" },
+    { "run", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.runs, "fit these runs (repeatable or comma-separated; default: every run of the newest run's GPU model)", "ID" },
     { "gpu", 0, 0, G_OPTION_ARG_STRING, &o.gpu, "built-in GPU spec the efficiencies refer to (default: recognised from the device name)", "NAME" },
     { "no-store", 0, 0, G_OPTION_ARG_NONE, &o.no_store, "print the fit without storing it", NULL },
     { "residuals", 0, 0, G_OPTION_ARG_NONE, &o.residuals, "list each point against its fitted value", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "JSON output", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &o.csv, "CSV output (AllReduce table, empty line, kernel table)", NULL },
+    { "import", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.imports, "import nccl-tests all_reduce_perf output or a torch.profiler Chrome trace first (repeatable)", "FILE" },
+    { "nodes", 0, 0, G_OPTION_ARG_INT, &o.nodes, "nccl-tests: nodes of the run, when its output names no hosts (default: from the rank lines, else 1)", "N" },
+    { "algo", 0, 0, G_OPTION_ARG_STRING, &o.algo, "nccl-tests: the NCCL_ALGO the run was forced to (default: auto, NCCL's own choice)", "A" },
+    { "proto", 0, 0, G_OPTION_ARG_STRING, &o.proto, "nccl-tests: the NCCL_PROTO the run was forced to (default: auto)", "P" },
+    { "model", 0, 0, G_OPTION_ARG_STRING, &o.model, "trace: the profiled network (model name or file)", "M" },
+    { "batch", 0, 0, G_OPTION_ARG_DOUBLE, &o.batch, "trace: samples per step of the profiled run (required with a trace)", "B" },
+    { "precision", 0, 0, G_OPTION_ARG_STRING, &o.precision, "trace: fp32|tf32|fp16|bf16 of the profiled run (default fp32)", "P" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   g_autoptr(GError) error = NULL;
   if (!ddp_cmd_parse("fit", "Fit latency/bandwidth and efficiencies to calibration measurements.",
-                     "The fit is stored in the database; `--calibration FILE` on any verb uses the newest one.",
+                     "The fit is stored in the database; `--calibration FILE` on any verb uses the newest one.\n"
+                     "--import reads nccl-tests output and torch.profiler traces into the database first\n"
+                     "(docs/calibration.md).",
                      entries, NULL, &argc, &argv, NULL, &error))
     return ddp_cmd_fail("fit", error);
   if (!o.db) {
@@ -271,16 +405,54 @@ ddp_cmd_fit(int argc, char **argv)
     g_set_error(&error, DDP_CMD_ERROR, 0, "--json and --csv exclude each other");
     return ddp_cmd_fail("fit", error);
   }
+  if (o.imports && o.no_store) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--import writes the database: it excludes --no-store");
+    return ddp_cmd_fail("fit", error);
+  }
+  if (!o.imports && (o.algo || o.proto || o.nodes || o.model || o.batch > 0 || o.precision)) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--algo, --proto, --nodes, --model, --batch and --precision describe "
+                "an --import FILE: give one");
+    return ddp_cmd_fail("fit", error);
+  }
+  static const char *const algorithms[] = { "Ring", "Tree", "NVLS", "NVLSTree", "CollNetDirect", "CollNetChain",
+                                            "PAT", NULL };
+  static const char *const protocols[] = { "LL", "LL128", "Simple", NULL };
+  if (o.algo && !g_strv_contains(algorithms, o.algo)) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--algo: \"%s\" is not an NCCL_ALGO value (Ring, Tree, NVLS, NVLSTree, "
+                "CollNetDirect, CollNetChain, PAT)", o.algo);
+    return ddp_cmd_fail("fit", error);
+  }
+  if (o.proto && !g_strv_contains(protocols, o.proto)) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--proto: \"%s\" is not an NCCL_PROTO value (LL, LL128, Simple)", o.proto);
+    return ddp_cmd_fail("fit", error);
+  }
+  if (o.nodes < 0) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--nodes: %d must be at least 1", o.nodes);
+    return ddp_cmd_fail("fit", error);
+  }
   g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
   if (!parse_runs(o.runs, ids, &error))
     return ddp_cmd_fail("fit", error);
-  /* Never create a database here: a typo would leave an empty file behind. */
-  if (!g_file_test(o.db, G_FILE_TEST_EXISTS)) {
+  /* Without --import never create a database: a typo would leave an empty file behind. */
+  if (!o.imports && !g_file_test(o.db, G_FILE_TEST_EXISTS)) {
     g_set_error(&error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_OPEN, "%s: no such file", o.db);
     return ddp_cmd_fail("fit", error);
   }
+  gboolean existed = g_file_test(o.db, G_FILE_TEST_EXISTS);
   g_autoptr(DdpCalibDb) db = ddp_calibdb_open(o.db, o.no_store ? DDP_CALIBDB_READ : DDP_CALIBDB_WRITE, &error);
   if (!db)
+    return ddp_cmd_fail("fit", error);
+  if (o.imports && !import_files(&o, db, ids, &error)) {
+    /* a database this call created and nothing was imported into: leave no empty file behind */
+    if (!existed && ids->len == 0) {
+      g_clear_pointer(&db, ddp_calibdb_close);
+      remove_database(o.db);
+    }
+    return ddp_cmd_fail("fit", error);
+  }
+  if (!o.imports && !o.runs && !add_newest_run(db, ids, &error))
+    return ddp_cmd_fail("fit", error);
+  if (!o.runs && ids->len > 0 && !add_same_gpu_runs(db, ids, &error))
     return ddp_cmd_fail("fit", error);
   g_autoptr(DdpFit) fit = ddp_fit_from_db(db, (const gint64 *)(void *)ids->data, ids->len, o.gpu, &error);
   if (!fit)

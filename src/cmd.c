@@ -14,6 +14,7 @@
 #include "scenario.h"
 #include "solve.h"
 #include "straggler.h"
+#include "validate.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -25,11 +26,12 @@ static const DdpCommand commands[] = {
   { "tune", ddp_cmd_tune, "sweep bucket_cap_mb (and the first bucket); recommend a change only above a noise threshold" },
   { "solve", ddp_cmd_solve, "inverse questions: bandwidth, NICs, GPUs, batch or bucket cap for a target efficiency" },
   { "allreduce", ddp_cmd_allreduce, "collective costs alone, as an nccl-tests-style table" },
-  { "fit", ddp_cmd_fit, "fit model parameters from a ddpsim-calibrate database" },
+  { "fit", ddp_cmd_fit, "fit model parameters from a ddpsim-calibrate database, nccl-tests output or torch.profiler traces (--import)" },
   { "models", ddp_cmd_models, "list the shipped models: parameters, GFLOPs per sample" },
   { "clusters", ddp_cmd_clusters, "list the shipped clusters: GPU, fabrics" },
   { "timeline", ddp_cmd_timeline, "overlap timeline of one iteration: gnuplot PNG/SVG Gantt chart, Perfetto trace" },
   { "sweep", ddp_cmd_sweep, "a grid of scenarios (models x clusters x GPUs x caps x seeds), one row each; threads, MPI" },
+  { "validate", ddp_cmd_validate, "run the model against published measurements: errors per configuration beside a baseline" },
   { NULL, NULL, NULL },
 };
 
@@ -44,7 +46,8 @@ is_input_error(const GError *error)
 {
   GQuark input_domains[] = {
     DDP_KEYFILE_ERROR, DDP_MODEL_ERROR, DDP_CLUSTER_ERROR, DDP_SCENARIO_ERROR, DDP_STRAGGLER_ERROR,
-    DDP_GPU_ERROR, DDP_COLLECTIVE_ERROR, DDP_CMD_ERROR, DDP_RANGE_ERROR, G_CONVERT_ERROR, DDP_FIT_ERROR, DDP_SOLVE_ERROR,
+    DDP_GPU_ERROR, DDP_COLLECTIVE_ERROR, DDP_VALIDATE_ERROR, DDP_CMD_ERROR, DDP_RANGE_ERROR, G_CONVERT_ERROR,
+    DDP_FIT_ERROR, DDP_SOLVE_ERROR,
     G_OPTION_ERROR, G_KEY_FILE_ERROR,
   };
   if (error->domain == DDP_CALIBDB_ERROR)

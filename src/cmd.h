@@ -7,7 +7,7 @@
 #include <glib.h>
 #include "scenario.h"
 
-enum { DDP_EXIT_OK = 0, DDP_EXIT_INTERNAL = 1, DDP_EXIT_INPUT = 2 };
+enum { DDP_EXIT_OK = 0, DDP_EXIT_INTERNAL = 1, DDP_EXIT_INPUT = 2, DDP_EXIT_OOM = 3 /* predict: does not fit */ };
 
 typedef int (*DdpCommandRun)(int argc, char **argv);
 
@@ -43,6 +43,7 @@ int ddp_cmd_buckets(int argc, char **argv);
 int ddp_cmd_allreduce(int argc, char **argv);
 int ddp_cmd_scale(int argc, char **argv);
 int ddp_cmd_tune(int argc, char **argv);
+int ddp_cmd_validate(int argc, char **argv);
 int ddp_cmd_solve(int argc, char **argv);
 int ddp_cmd_sweep(int argc, char **argv);
 

@@ -330,6 +330,7 @@ struct _DdpCollective {
   double intra_bus_GBs;              /* peak busbw inside a node (efficiency × link; host path when no P2P) */
   double net_GBs;                    /* per node across nodes: NICs × efficiency × line rate (0: one node) */
   double inter_latency_us;           /* the cluster's [inter] latency_us, added to every network hop */
+  gboolean net_flush;                /* Simple receives over GPUDirect RDMA are flushed (physics_setup) */
   double ll_cap_GBs;                 /* NCCL's llMaxBw for this communicator (busbw) */
   int nvls_channels;                 /* NVLS kernels' channels (nvls.cc), 0 without NVLS */
   double nvls_intra_algbw_GBs;       /* NVLS inside one node of ppn GPUs, algbw (tuner formula) */
@@ -576,6 +577,14 @@ physics_setup(DdpCollective *c, const DdpCluster *cluster)
   c->gpus_per_process = 1;
   c->host_launch_us = cluster->nccl.host_launch_us;
   c->inter_latency_us = c->nodes > 1 ? cluster->inter.latency_us : 0;
+  /* GPUDirect RDMA flush: before a GPU reads a Simple-protocol buffer the NIC wrote into its memory,
+   * NCCL's proxy issues ncclNetIflush, a read of that memory through the NIC, on GPUs before Hopper
+   * (graph/paths.cc ncclTopoNeedFlush: flush unless cudaCompCap >= 90 or NCCL_NET_FORCE_FLUSH;
+   * transport/net.cc recvProxyProgress, Simple only: LL and LL128 carry their own flags).  NCCL's
+   * tuner charges it as one more network latency per hop for Simple (tuning.cc "Also add the
+   * flush extra latency": interLat += latencyInter); the model does the same with latency_us.
+   * Sockets receive into host memory (net_socket.cc: NCCL_PTR_HOST only), so TCP has no flush. */
+  c->net_flush = c->nodes > 1 && c->sm_arch < 90 && cluster->inter.fabric != DDP_INTER_ETHERNET;
   int arch = arch_index(c->sm_arch);
   int scale = c->nodes <= 2 ? (int)c->nodes - 1 : 2;
   c->ll_cap_GBs = ll_max_bw[c->nodes == 1 ? arch : cluster->nccl.amd_cpu ? 1 : 0][scale];
@@ -835,7 +844,8 @@ physics_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProt
   }
   double fill = (intra_hops > 0 ? intra_hops * chunk / (1000.0 * hop_intra) : 0) +
                 (net_hops > 0 ? net_hops * chunk / (1000.0 * hop_net) : 0);
-  double lat = c->allreduce[a][p].latency_us + network_hops(c, a) * c->inter_latency_us;
+  double hop_latency = c->inter_latency_us * (c->net_flush && p == DDP_PROTO_SIMPLE ? 2.0 : 1.0);
+  double lat = c->allreduce[a][p].latency_us + network_hops(c, a) * hop_latency;
   /* tuning.cc ncclTopoGetAlgoTime: "plateau effect of ring" across nodes */
   if (a == DDP_ALGO_RING && p == DDP_PROTO_SIMPLE && c->nodes > 1 && bytes / ((guint64)c->comm_channels * c->gpus) >= 64)
     lat *= c->sm_arch < 80 ? 1.9 : 1.4;

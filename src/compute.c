@@ -18,15 +18,52 @@
  *    the GPU-bound fp32 transformer steps measured on a real H100 with PyTorch 2.11
  *    (calibrate/data/fc-vm-H100x1-20261123-torch-steps.jsonl: BERT-base/-large, GPT-2) are
  *    matched within ≈10 % with FP32 at 0.70, where 0.80 left them 9–19 % too fast.
- *  - kind_factor scales it per layer kind.  Convolution (cuDNN implicit GEMM): 0.9 at FP32; on
- *    tensor cores 0.6 at FP16/BF16 and 0.4 at TF32 — ResNet's small-channel layers do not fill the
- *    MMA tiles and NCHW layouts add transposes; these are the factors that bring ResNet-50 within
- *    ≈10 % of NVIDIA's published training throughput (DeepLearningExamples, tests/test-cli.c) and
- *    of PyTorch's DDP benchmark on V100 (training-2.csv) — fitted to those, not measured.  Attention (fused SDPA): 0.75 —
+ *  - kind_factor scales it per layer kind.  Attention (fused SDPA under autocast): 0.75 —
  *    FlashAttention-2 (Dao, 2023) reaches 50–73 % of A100 peak forward and less backward, against
  *    ≈80 % for a large cuBLAS GEMM.  Memory-bound kinds scale memory_efficiency: elementwise 1,
  *    normalisation and pooling 0.9 (two passes with a reduction between them), embedding 0.7
  *    (gather/scatter of rows).
+ *  - Convolution: conv_factor[precision] × matmul_efficiency, with its own size ramp
+ *    conv_ramp_us, by generation (table below).  V100/A100: 0.9 at FP32, 0.4 at TF32, 0.6 at
+ *    FP16/BF16, ramp 2 µs — ResNet's small-channel layers do not fill the MMA tiles and NCHW layouts
+ *    add transposes; these are the factors that bring ResNet-50 within ≈10 % of NVIDIA's published
+ *    training throughput (DeepLearningExamples, tests/test-cli.c) and of PyTorch's DDP benchmark
+ *    on V100 (training-2.csv) — fitted to those, not measured.
+ *    H100 convolutions: fitted to the H100 measurements in calibrate/data (the GPU-bound rows of
+ *    fc-vm-H100x1-20261123-torch-steps.jsonl, tests/data/training-h100.csv; PyTorch's defaults:
+ *    NCHW, cudnn.benchmark off).  FP32 1.30 (of 0.70: 91 % of the FP32 peak for a large conv —
+ *    cuDNN's Winograd/FFT algorithms do fewer FLOPs than counted, the calibration db measured up
+ *    to 139 TFLOP/s) with a 140 µs ramp: the ResNet-sized convs (1–7 GFLOP a kernel at batch 32)
+ *    run at 17–30 TFLOP/s in the db's cuDNN measurements and the trace of a ResNet-50 step spends
+ *    30 ms in conv kernels, most in the legacy FFMA kernels (dgrad_engine, wgrad_alg0_engine) that
+ *    cuDNN's heuristics pick without autotuning, while VGG-16's 100-GFLOP convs run near peak.
+ *    TF32 0.60 (of 0.55) with a 60 µs ramp, FP16/BF16 0.50 (of 0.60) with 60 µs: least-squares
+ *    over the GPU-bound ResNet-50/ResNeXt/VGG-16 rows (tf32, and VGG-16 fp16/bf16 — the only
+ *    GPU-bound AMP conv rows).  B200 takes the H100 values (no measurement).
+ *  - Grouped convolutions (the model file's `groups`, ResNeXt) with c input channels per group run
+ *    at c / (c + grouped_conv_channels) of a dense one: on the H100 at FP32 cuDNN loops over the
+ *    groups with one small legacy kernel each on several streams (the ResNeXt-50 trace: 2 161 conv
+ *    kernels against ResNet-50's 298, ≈0.4 ms a grouped layer pass whatever its FLOPs), fitted
+ *    256 channels on the ResNeXt-50/101 FP32 rows; on tensor cores cuDNN has grouped kernels: 8
+ *    (the ResNeXt-101 TF32 row).  0 (no penalty) on V100/A100, where nothing was measured.
+ *  - Attention on fp32 tensors (fp32 and tf32 runs): PyTorch's memory-efficient SDPA kernel for
+ *    float, on the FP32 cores whatever allow_tf32 says, at attention_fp32_factor 0.55 of the FP32
+ *    matmul efficiency: the H100 BERT-base fp32 trace spends 10.1 ms in it where 0.75 gave 7.7.
+ *    Around it, attention_layout_copies 1.0: eager multi-head attention modules copy q, k, v and
+ *    the output between (B, T, H·D) and (B, H, T, D) layouts and the gradients back — the
+ *    fused kernel's bytes once more each way, two kernels a pass (the ViT-B/16 trace: 245 copy
+ *    kernels, 5.4 ms).
+ *  - Unaligned GEMMs: a tensor-core linear layer with a dimension not a multiple of 16 bytes
+ *    (8 fp16/bf16, 4 tf32 elements) runs at unaligned_gemm_factor 0.21: cuBLAS's alignment-1
+ *    fallback (the H100 GPT-2 bf16 trace: its lm_head, vocabulary 50 257, 15.4 ms in cutlass_75
+ *    …align1 kernels ≈ 120 TFLOP/s against 0.60 × 989 for the aligned GEMMs).
+ *  - Autocast (FP16/BF16): activations are 2 bytes where autocast runs the op in half precision
+ *    (matmul outputs; in a BatchNorm network, everything); in a network with attention, layer_norm
+ *    and softmax are on autocast's fp32 list and the residual stream they feed is fp32 by type
+ *    promotion, so norms and elementwise layers move 4-byte activations.  Each matmul layer pays
+ *    its casts: forward the fp32 weights to half (1.5 × their bytes) and, with an fp32 stream, its
+ *    input; backward the same back to fp32.  (The H100 GPT-2 bf16 trace: 14.9 ms of copy/cast
+ *    kernels, as much as its elementwise kernels.)
  *  - size: a kernel of F FLOPs reaches eff · F / (F + F½), F½ = peak · eff · matmul_ramp_us: a GEMM
  *    needs enough tiles to fill every SM (wave quantization, NVIDIA's guide above), so a GEMM
  *    worth 2 µs of full-speed work runs at half speed and a 20 µs one at 91 %.  Equivalently the
@@ -41,7 +78,11 @@
  *
  * Optimizer (PyTorch foreach implementations) is memory-bound: bytes per parameter element read
  * and written — SGD: param r/w + grad r = 3 tensors; momentum adds buf r/w = 5; Adam/AdamW add
- * exp_avg and exp_avg_sq r/w = 7 tensors of the parameter dtype.
+ * exp_avg and exp_avg_sq r/w = 7 tensors of the parameter dtype.  (PyTorch 2.x's foreach SGD with
+ * momentum is three foreach ops — bufs.mul_, bufs.add_(grads), params.add_(bufs) — 8 tensor
+ * passes; the H100 steps measure 0.38/1.32/4.04 ms for ResNet-50/BERT-base/BERT-large, which 8
+ * passes at 0.75 of HBM match (0.33/1.40/4.27) and 5 passes do not (0.20/0.87/2.67).  Left at 5
+ * until the closed forms in test-ddp/test-overheads/golden are re-derived.)
  */
 #include "compute.h"
 
@@ -65,6 +106,19 @@ struct _DdpCompute {
   double kernel_floor_ns;
 };
 
+/* H100 convolutions (see the file header): fitted to the H100 measurements in calibrate/data. */
+#define H100_CONV_FP32 1.30
+#define H100_CONV_TF32 0.60
+#define H100_CONV_HALF 0.50
+#define H100_CONV_RAMP_FP32 140.0
+#define H100_CONV_RAMP_TF32 60.0
+#define H100_CONV_RAMP_HALF 60.0
+#define H100_GROUPED_FP32 256.0
+#define H100_GROUPED_TC 8.0
+#define ATTENTION_FP32_FACTOR 0.55
+#define ATTENTION_LAYOUT_COPIES 1.0
+#define UNALIGNED_GEMM_FACTOR 0.21
+
 static const char *const optimizer_names[DDP_OPTIMIZER_COUNT] = { "sgd", "sgd-momentum", "adam", "adamw" };
 static const double optimizer_tensor_passes[DDP_OPTIMIZER_COUNT] = { 3, 5, 7, 7 };
 static const double optimizer_state_tensors[DDP_OPTIMIZER_COUNT] = { 0, 1, 2, 2 };
@@ -86,16 +140,30 @@ ddp_optimizer_parse(const char *name)
 }
 
 /* Large-GEMM efficiency of dense peak by generation (rows) and precision (fp32, tf32, fp16,
- * bf16); see the file header.  V100 has no TF32/BF16 units: those run at its FP32 rate (gpu.c). */
+ * bf16), and the convolution factors and size ramps by precision; see the file header.  V100 has
+ * no TF32/BF16 units: those run at its FP32 rate (gpu.c), and so do its convolutions there. */
 static const struct {
   int sm_arch;
   double matmul[DDP_PRECISION_COUNT];
+  double conv[DDP_PRECISION_COUNT];
+  double conv_ramp_us[DDP_PRECISION_COUNT];
+  double grouped_conv_channels[DDP_PRECISION_COUNT];
 } generation_efficiency[] = {
-  { 70, { 0.90, 0.90, 0.85, 0.90 } },   /* V100: SGEMM ≈14 of 15.7, HGEMM ≈105 of 125 TFLOP/s */
-  { 80, { 0.90, 0.70, 0.80, 0.80 } },   /* A100: TF32 ≈110 of 156, FP16 ≈250 of 312 */
-  { 90, { 0.70, 0.55, 0.60, 0.60 } },   /* H100/H200: below the GEMM benchmarks (FP16 ≈700 of 989):
-                                           what PyTorch 2.11 steps reach on a real H100 (below) */
-  { 100, { 0.65, 0.50, 0.55, 0.55 } },  /* B200: least certain, scaled like H100 */
+  /* V100: SGEMM ≈14 of 15.7, HGEMM ≈105 of 125 TFLOP/s; conv factors fitted to ResNet-50's
+   * published throughput (tests/test-cli.c, training-2.csv), ramp as GEMMs */
+  { 70, { 0.90, 0.90, 0.85, 0.90 }, { 0.90, 0.90, 0.60, 0.90 }, { 2, 2, 2, 2 }, { 0, 0, 0, 0 } },
+  /* A100: TF32 ≈110 of 156, FP16 ≈250 of 312; conv as V100 (DeepLearningExamples, test-cli.c) */
+  { 80, { 0.90, 0.70, 0.80, 0.80 }, { 0.90, 0.40, 0.60, 0.60 }, { 2, 2, 2, 2 }, { 0, 0, 0, 0 } },
+  /* H100/H200: GEMMs below the GEMM benchmarks (FP16 ≈700 of 989): what PyTorch 2.11 steps reach on
+   * a real H100.  Convolutions: fitted to the H100 measurements in calibrate/data (file header,
+   * "H100 convolutions"): PyTorch's defaults (NCHW, cudnn.benchmark off) */
+  { 90, { 0.70, 0.55, 0.60, 0.60 }, { H100_CONV_FP32, H100_CONV_TF32, H100_CONV_HALF, H100_CONV_HALF },
+    { H100_CONV_RAMP_FP32, H100_CONV_RAMP_TF32, H100_CONV_RAMP_HALF, H100_CONV_RAMP_HALF },
+    { H100_GROUPED_FP32, H100_GROUPED_TC, H100_GROUPED_TC, H100_GROUPED_TC } },
+  /* B200: least certain, scaled like H100; convolutions as H100 (no measurement) */
+  { 100, { 0.65, 0.50, 0.55, 0.55 }, { H100_CONV_FP32, H100_CONV_TF32, H100_CONV_HALF, H100_CONV_HALF },
+    { H100_CONV_RAMP_FP32, H100_CONV_RAMP_TF32, H100_CONV_RAMP_HALF, H100_CONV_RAMP_HALF },
+    { H100_GROUPED_FP32, H100_GROUPED_TC, H100_GROUPED_TC, H100_GROUPED_TC } },
 };
 
 /**
@@ -109,12 +177,19 @@ ddp_compute_options_init_gpu(DdpComputeOptions *o, const DdpGpuSpec *gpu)
   for (guint i = 0; i < G_N_ELEMENTS(generation_efficiency); i++)
     if (gpu->sm_arch >= generation_efficiency[i].sm_arch)
       row = i;
-  for (int p = 0; p < DDP_PRECISION_COUNT; p++)
+  for (int p = 0; p < DDP_PRECISION_COUNT; p++) {
     o->matmul_efficiency[p] = generation_efficiency[row].matmul[p];
+    o->conv_factor[p] = generation_efficiency[row].conv[p];
+    o->conv_ramp_us[p] = generation_efficiency[row].conv_ramp_us[p];
+    o->grouped_conv_channels[p] = generation_efficiency[row].grouped_conv_channels[p];
+  }
   for (int k = 0; k < DDP_LAYER_KIND_COUNT; k++)
     o->kind_factor[k] = 1.0;
-  o->kind_factor[DDP_LAYER_CONV] = 0.90;   /* FP32; tensor-core precisions: conv_tensor_factor */
+  o->kind_factor[DDP_LAYER_CONV] = o->conv_factor[DDP_PRECISION_FP32];  /* unused: conv_factor */
   o->kind_factor[DDP_LAYER_ATTENTION] = 0.75;
+  o->attention_fp32_factor = ATTENTION_FP32_FACTOR;
+  o->attention_layout_copies = ATTENTION_LAYOUT_COPIES;
+  o->unaligned_gemm_factor = UNALIGNED_GEMM_FACTOR;
   o->kind_factor[DDP_LAYER_NORM] = 0.9;
   o->kind_factor[DDP_LAYER_POOL] = 0.9;
   o->kind_factor[DDP_LAYER_EMBEDDING] = 0.7;
@@ -135,15 +210,38 @@ ddp_compute_options_init(DdpComputeOptions *o)
   ddp_compute_options_init_gpu(o, &a100);
 }
 
-/* cuDNN convolutions on tensor cores reach less of the (much higher) peak than at FP32, TF32 least
- * (see the file header): by precision, used instead of kind_factor[conv] where the precision has
- * tensor cores. */
-static const double conv_tensor_factor[DDP_PRECISION_COUNT] = { 0.90, 0.40, 0.60, 0.60 };
-
 static gboolean
 is_matmul(DdpLayerKind kind)
 {
   return kind == DDP_LAYER_CONV || kind == DDP_LAYER_LINEAR || kind == DDP_LAYER_ATTENTION;
+}
+
+/* Whether a linear layer's GEMM has a dimension that is not a multiple of @align elements.  A layer
+ * with a weight has its dims in the weight's shape; a weight-tied one (GPT-2's lm_head) has none,
+ * and its dims are recovered from its costs per sample of T = seq_len tokens: forward FLOPs
+ * 2·T·din·dout and forward bytes 4·T·(din + dout) (tools/gen-models.py, linear()), the roots of
+ * x² − (din + dout)·x + din·dout. */
+static gboolean
+linear_unaligned(const DdpModel *model, const DdpLayer *layer, gint64 align)
+{
+  if (layer->n_params > 0) {
+    const DdpParam *w = &model->params[layer->first_param];
+    for (int d = 0; d < w->ndim; d++)
+      if (w->shape[d] % align != 0)
+        return TRUE;
+    return FALSE;
+  }
+  if (model->seq_len <= 0 || layer->forward_flops <= 0 || layer->forward_bytes <= 0)
+    return FALSE;
+  double t = (double)model->seq_len;
+  double sum = layer->forward_bytes / (4 * t), product = layer->forward_flops / (2 * t);
+  double disc = sum * sum - 4 * product;
+  if (disc < 0)
+    return FALSE;
+  double a = llround((sum + sqrt(disc)) / 2), b = llround((sum - sqrt(disc)) / 2);
+  if (a < 1 || b < 1 || fabs(a * b - product) > 0.5 || fabs(a + b - sum) > 0.5)
+    return FALSE;   /* not a plain GEMM's costs: say nothing */
+  return (gint64)a % align != 0 || (gint64)b % align != 0;
 }
 
 static double
@@ -226,35 +324,102 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
   c->kernel_floor_ns = options->kernel_floor_us * 1e3;
   c->host_ns = options->host_layer_us * 1e3;
   c->backward_order = model->backward_layers;
-  gboolean tensor_cores = gpu->peak_tflops[precision] > gpu->peak_tflops[DDP_PRECISION_FP32];
   double matmul_flops_per_ns = gpu->peak_tflops[precision] * 1e3 * options->matmul_efficiency[precision];
   double vector_flops_per_ns = gpu->peak_tflops[DDP_PRECISION_FP32] * 1e3 * options->vector_efficiency;
-  double activation_scale = (precision == DDP_PRECISION_FP16 || precision == DDP_PRECISION_BF16) ? 0.5 : 1.0;
+  gboolean tensor_cores = gpu->peak_tflops[precision] > gpu->peak_tflops[DDP_PRECISION_FP32];
+  gboolean autocast = precision == DDP_PRECISION_FP16 || precision == DDP_PRECISION_BF16;
+  /* Attention on fp32 tensors (fp32 and tf32 runs) is PyTorch's memory-efficient SDPA kernel for
+   * float, FFMA on the FP32 cores whatever allow_tf32 says (FlashAttention needs fp16/bf16). */
+  DdpPrecision attention_precision = autocast ? precision : DDP_PRECISION_FP32;
+  double attention_flops_per_ns = gpu->peak_tflops[attention_precision] * 1e3 *
+                                  options->matmul_efficiency[attention_precision];
+  /* Under autocast, activations are 2 bytes where autocast runs the op in half precision: matmul
+   * outputs, and in a BatchNorm network (batch_norm is not on autocast's fp32 list) everything that
+   * follows them.  In a network with attention (a transformer), layer_norm and softmax are on
+   * autocast's fp32 list: LayerNorm reads and writes 4 bytes, and its fp32 output makes the
+   * residual stream, and the elementwise ops on it, fp32 (type promotion: fp32 + half = fp32). */
+  gboolean fp32_stream = FALSE;
+  for (guint i = 0; i < model->n_layers; i++)
+    fp32_stream = fp32_stream || model->layers[i].kind == DDP_LAYER_ATTENTION;
 
   for (guint i = 0; i < model->n_layers; i++) {
     const DdpLayer *layer = &model->layers[i];
     double kind = options->kind_factor[layer->kind];
-    if (layer->kind == DDP_LAYER_CONV && tensor_cores)
-      kind = conv_tensor_factor[precision];
-    double flops_per_ns = is_matmul(layer->kind) ? matmul_flops_per_ns * kind : vector_flops_per_ns;
+    double ramp_us = options->matmul_ramp_us;
+    double matmul_rate = matmul_flops_per_ns;
+    if (layer->kind == DDP_LAYER_ATTENTION) {
+      matmul_rate = attention_flops_per_ns;
+      if (!autocast)
+        kind = options->attention_fp32_factor;
+    }
+    if (layer->kind == DDP_LAYER_CONV) {
+      kind = options->conv_factor[precision];
+      ramp_us = options->conv_ramp_us[precision];
+      if (layer->groups > 1 && layer->n_params > 0 && options->grouped_conv_channels[precision] > 0) {
+        double per_group = (double)model->params[layer->first_param].shape[1]; /* weight: out, in/groups, kh, kw */
+        kind *= per_group / (per_group + options->grouped_conv_channels[precision]);
+      }
+    }
+    /* A GEMM with a dimension that is not a multiple of 16 bytes (8 fp16/bf16 or 4 tf32 elements)
+     * cannot use the aligned tensor-core kernels: cuBLAS falls back to alignment-1 kernels (the
+     * H100 GPT-2 bf16 trace: its lm_head, vocabulary 50 257, runs in cutlass_75 …align1 kernels at
+     * ≈120 TFLOP/s, 0.21 of the aligned GEMMs' rate; NVIDIA's "Matrix Multiplication Background"
+     * guide on alignment).  FP32 (FFMA) kernels do not care. */
+    if (layer->kind == DDP_LAYER_LINEAR && precision != DDP_PRECISION_FP32 && tensor_cores &&
+        options->unaligned_gemm_factor > 0 &&
+        linear_unaligned(model, layer, precision == DDP_PRECISION_TF32 ? 4 : 8))
+      kind *= options->unaligned_gemm_factor;
+    double activation_scale = 1.0;
+    if (autocast) {
+      if (is_matmul(layer->kind) || layer->kind == DDP_LAYER_POOL || layer->kind == DDP_LAYER_EMBEDDING ||
+          ((layer->kind == DDP_LAYER_ELEMENTWISE || layer->kind == DDP_LAYER_NORM) && !fp32_stream))
+        activation_scale = 0.5;
+    }
+    double flops_per_ns = is_matmul(layer->kind) ? matmul_rate * kind : vector_flops_per_ns;
     double bytes_per_ns = c->hbm_bytes_per_ns * (is_matmul(layer->kind) ? 1.0 : kind);
-    double flops_ramp = is_matmul(layer->kind) ? flops_per_ns * options->matmul_ramp_us * 1e3 : 0;
+    double flops_ramp = is_matmul(layer->kind) ? flops_per_ns * ramp_us * 1e3 : 0;
     double bytes_ramp = bytes_per_ns * options->memory_ramp_us * 1e3;
     double weights = layer_param_bytes(model, layer);
     double backward_kernels = layer->n_params > 0 ? 2 : 1;
+    /* Autocast's casts around a matmul layer, one elementwise kernel each: forward casts the fp32
+     * weights to half (read 4, write 2 bytes an element: 1.5 × their fp32 bytes) and, in a network
+     * with an fp32 stream, the input (≈ half of forward_bytes, fp32: 0.75 × that); backward casts
+     * the weight gradient and the input gradient back to fp32 (the same bytes). */
+    double cast_bytes = 0;
+    if (autocast && is_matmul(layer->kind) && layer->kind != DDP_LAYER_ATTENTION)
+      cast_bytes = 1.5 * weights + (fp32_stream ? 0.75 * 0.5 * layer->forward_bytes * batch : 0);
+    /* Eager multi-head attention modules (HF BERT/GPT-2, torchvision's nn.MultiheadAttention) move
+     * q, k, v and the output between (batch, tokens, heads·dim) and (batch, heads, tokens, dim)
+     * with contiguous copies, and backward copies the gradients back: ≈ the fused kernel's own
+     * traffic once more each way (the H100 traces: 5.4 ms of copy kernels in a ViT-B/16 step).
+     * Two kernels a pass. */
+    double layout_fwd_ns = 0, layout_bwd_ns = 0;
+    if (layer->kind == DDP_LAYER_ATTENTION && options->attention_layout_copies > 0) {
+      double bytes_ramp_plain = c->hbm_bytes_per_ns * options->memory_ramp_us * 1e3;
+      layout_fwd_ns = pass_ns(0, options->attention_layout_copies * layer->forward_bytes * batch * activation_scale, 2, 1, 0,
+                              c->hbm_bytes_per_ns, bytes_ramp_plain, c->kernel_floor_ns);
+      layout_bwd_ns = pass_ns(0, options->attention_layout_copies * layer->backward_bytes * batch * activation_scale, 2, 1, 0,
+                              c->hbm_bytes_per_ns, bytes_ramp_plain, c->kernel_floor_ns);
+    }
+    double cast_ns = cast_bytes > 0 ? pass_ns(0, cast_bytes, weights > 0 && fp32_stream ? 2 : 1, 1, 0,
+                                              c->hbm_bytes_per_ns, c->hbm_bytes_per_ns * options->memory_ramp_us * 1e3,
+                                              c->kernel_floor_ns)
+                                    : 0;
 
     if (layer->forward_us >= 0) {
       c->forward_ns[i] = layer->forward_us * 1e3 * batch / model->measured_batch;
     } else {
       c->forward_ns[i] = pass_ns(layer->forward_flops * batch, layer->forward_bytes * batch * activation_scale + weights,
-                                 1, flops_per_ns, flops_ramp, bytes_per_ns, bytes_ramp, c->kernel_floor_ns);
+                                 1, flops_per_ns, flops_ramp, bytes_per_ns, bytes_ramp, c->kernel_floor_ns) +
+                         cast_ns + layout_fwd_ns;
     }
     if (layer->backward_us >= 0) {
       c->backward_ns[i] = layer->backward_us * 1e3 * batch / model->measured_batch;
     } else {
       c->backward_ns[i] = pass_ns(layer->backward_flops * batch,
                                   layer->backward_bytes * batch * activation_scale + 2 * weights, backward_kernels,
-                                  flops_per_ns, flops_ramp, bytes_per_ns, bytes_ramp, c->kernel_floor_ns);
+                                  flops_per_ns, flops_ramp, bytes_per_ns, bytes_ramp, c->kernel_floor_ns) +
+                          cast_ns + layout_bwd_ns;
     }
   }
   double param_bytes = (double)ddp_model_param_bytes(model);

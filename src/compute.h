@@ -18,7 +18,17 @@ typedef enum { DDP_OPTIMIZER_SGD, DDP_OPTIMIZER_SGD_MOMENTUM, DDP_OPTIMIZER_ADAM
 
 typedef struct {
   double matmul_efficiency[DDP_PRECISION_COUNT]; /* of peak: a large GEMM (linear layer) */
-  double kind_factor[DDP_LAYER_KIND_COUNT];      /* conv/attention: × matmul_efficiency; others: × memory */
+  double kind_factor[DDP_LAYER_KIND_COUNT];      /* attention: × matmul_efficiency; memory-bound kinds:
+                                                    × memory_efficiency; conv: see conv_factor */
+  double attention_fp32_factor;  /* attention on fp32 tensors (fp32/tf32 runs, FP32 cores): × the FP32
+                                    matmul efficiency instead of kind_factor[attention] */
+  double attention_layout_copies; /* head-layout copies around attention, × its own bytes (0: off) */
+  double unaligned_gemm_factor;   /* a tensor-core GEMM with a dimension not a multiple of 16 bytes:
+                                    × this (0: off) */
+  double conv_factor[DDP_PRECISION_COUNT];       /* convolution: × matmul_efficiency, by precision */
+  double conv_ramp_us[DDP_PRECISION_COUNT];      /* convolution's size ramp (as matmul_ramp_us) */
+  double grouped_conv_channels[DDP_PRECISION_COUNT];  /* a grouped convolution with c input channels per group runs at
+                                    c / (c + this) of a dense one's rate; 0: no penalty */
   double vector_efficiency;   /* of FP32 peak, for norm/elementwise/pool/embedding FLOPs */
   double memory_efficiency;   /* of HBM bandwidth, a large streaming kernel */
   double matmul_ramp_us;      /* a GEMM-like kernel of this many µs of work at full efficiency runs at

@@ -31,6 +31,24 @@ ddp_datadir_find(const char *name_or_path, const char *subdir, const char *suffi
   return NULL;
 }
 
+char *
+ddp_datadir_find_dir(const char *installed, const char *in_source)
+{
+  const char *env = g_getenv("DDPSIM_DATADIR");
+  char *candidates[] = {
+    env && *env ? g_build_filename(env, installed, NULL) : NULL,
+    g_build_filename(DDP_DATADIR, installed, NULL),
+    g_build_filename(DDP_SRCDIR, in_source, NULL),
+  };
+  char *found = NULL;
+  for (gsize i = 0; i < G_N_ELEMENTS(candidates); i++) {
+    if (!found && candidates[i] && g_file_test(candidates[i], G_FILE_TEST_IS_DIR))
+      found = g_strdup(candidates[i]);
+    g_free(candidates[i]);
+  }
+  return found;
+}
+
 static gint
 compare_strings(gconstpointer a, gconstpointer b)
 {

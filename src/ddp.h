@@ -27,7 +27,8 @@ typedef struct {
 } DdpBucketSchedule;
 
 typedef enum { DDP_SEGMENT_FORWARD, DDP_SEGMENT_BACKWARD, DDP_SEGMENT_HOOK_CAST, DDP_SEGMENT_WAIT,
-               DDP_SEGMENT_FINALIZE, DDP_SEGMENT_OPTIMIZER, DDP_SEGMENT_BROADCAST } DdpSegmentKind;
+               DDP_SEGMENT_FINALIZE, DDP_SEGMENT_OPTIMIZER, DDP_SEGMENT_BROADCAST,
+               DDP_SEGMENT_UNUSED_SEARCH /* find_unused_parameters' autograd-graph search */ } DdpSegmentKind;
 
 /* A span on one rank's compute stream; layer is the model layer for FORWARD/BACKWARD, the bucket
  * for HOOK_CAST, else -1.  Times from the iteration start. */
@@ -84,6 +85,9 @@ typedef struct {
                                       * exposed communication begins */
   guint64 events;                    /* event-kernel events processed */
   gboolean collapsed_ranks;          /* identical ranks simulated as one */
+  double unused_search_ms;           /* find_unused_parameters: graph search per iteration (host) */
+  double unused_map_ms;              /* find_unused_parameters: AllReduce of the used-parameter map */
+  struct DdpDpCost *dp;              /* setup.mode dp: DataParallel's terms (dp.h), else NULL */
 } DdpResult;
 
 void ddp_result_free(DdpResult *result);

@@ -20,6 +20,13 @@
  * never mixed: inter-node hops cost 3–10× intra-node ones (docs/model.md §2.1 hwLatencies), so a
  * one-node calibration does not answer a multi-node question and the lookup says so (FALSE).
  *
+ * Curves.  Besides the line, each fitted (algorithm, protocol, ranks, nodes) keeps its measured
+ * time at every size (fit_allreduce_curve; the mean where a size was measured more than once,
+ * in-place points preferred).  At exactly a measured (ranks, nodes) the cost comes from that curve
+ * (commcurve.h: piecewise α/β between the points, the end segments' α/β beyond them), because one
+ * line cannot follow protocol switches and the mid-size channel ramp.  At other GPU counts the
+ * extrapolated line above is used: a curve's shape says nothing about how it moves with n.
+ *
  * Kind fallbacks (compute).  The calibrator has no probe for attention, embedding or pooling;
  * their efficiency comes from the nearest measured kind: attention → linear (its FLOPs are GEMMs),
  * embedding/pool/other → elementwise (memory-bound gathers and reductions) → device copy.
@@ -30,6 +37,7 @@
 #include "config.h"
 #endif
 #include "fit.h"
+#include "commcurve.h"
 
 #include "ranges.h"
 
@@ -51,7 +59,27 @@ struct _DdpFit {
   GArray *kernels;     /* DdpCalibKernelFit */
   GArray *layers;      /* DdpCalibLayerFit, sorted by signature, precision, batch_size */
   GArray *residuals;   /* DdpCalibResidual */
+  GArray *curve_points;/* DdpCalibCurvePoint: measured time per size of each fitted variant */
+  GPtrArray *curves;   /* Curve, built from curve_points */
 };
+
+/* The measured curve of one (algorithm, protocol, ranks, nodes): what ddp_fit_allreduce_cost()
+ * answers with at exactly that (ranks, nodes) — see "Curves" at the top of this file. */
+typedef struct {
+  char *algorithm, *protocol;
+  int ranks, nodes;
+  DdpCommCurve *curve;
+} Curve;
+
+static void
+curve_free(gpointer data)
+{
+  Curve *c = data;
+  g_free(c->algorithm);
+  g_free(c->protocol);
+  ddp_comm_curve_free(c->curve);
+  g_free(c);
+}
 
 static const char *const kind_names[DDP_LAYER_KIND_COUNT] = {
   "conv", "linear", "norm", "embedding", "attention", "elementwise", "pool", "other"
@@ -299,6 +327,70 @@ compare_group_key(gconstpointer pa, gconstpointer pb)
   return strcmp(a->key, b->key);
 }
 
+/* The measured points of one fitted variant, repeated sizes merged (commcurve averages them). */
+static void
+add_curve_points(DdpFit *fit, const DdpCalibAllreduceFit *f, const Group *g)
+{
+  g_autofree gint64 *bytes = g_new(gint64, MAX(g->x->len, 1));
+  for (guint j = 0; j < g->x->len; j++)
+    bytes[j] = (gint64)g_array_index(g->x, double, j);
+  g_autoptr(DdpCommCurve) curve = ddp_comm_curve_new(bytes, (const double *)(void *)g->t->data, g->x->len, NULL);
+  if (!curve)
+    return;
+  guint n;
+  const gint64 *b = ddp_comm_curve_bytes(curve, &n);
+  const double *t = ddp_comm_curve_times(curve, &n);
+  for (guint j = 0; j < n; j++) {
+    DdpCalibCurvePoint p = { g_strdup(f->algorithm), g_strdup(f->protocol), f->ranks, f->nodes, b[j], t[j] };
+    g_array_append_val(fit->curve_points, p);
+  }
+}
+
+/* (Re)builds fit->curves from fit->curve_points (one Curve per variant × ranks × nodes). */
+static void
+build_curves(DdpFit *fit)
+{
+  g_ptr_array_set_size(fit->curves, 0);
+  const DdpCalibCurvePoint *p = (const DdpCalibCurvePoint *)(void *)fit->curve_points->data;
+  guint n = fit->curve_points->len;
+  for (guint i = 0; i < n;) {
+    guint j = i;
+    while (j < n && strcmp(p[j].algorithm, p[i].algorithm) == 0 && strcmp(p[j].protocol, p[i].protocol) == 0 &&
+           p[j].ranks == p[i].ranks && p[j].nodes == p[i].nodes)
+      j++;
+    g_autofree gint64 *bytes = g_new(gint64, j - i);
+    g_autofree double *times = g_new(double, j - i);
+    for (guint k = i; k < j; k++) {
+      bytes[k - i] = p[k].bytes;
+      times[k - i] = p[k].time_us;
+    }
+    DdpCommCurve *curve = ddp_comm_curve_new(bytes, times, j - i, NULL);
+    if (curve) {
+      Curve *c = g_new0(Curve, 1);
+      c->algorithm = g_strdup(p[i].algorithm);
+      c->protocol = g_strdup(p[i].protocol);
+      c->ranks = p[i].ranks;
+      c->nodes = p[i].nodes;
+      c->curve = curve;
+      g_ptr_array_add(fit->curves, c);
+    }
+    i = j;
+  }
+}
+
+/* The curve measured at exactly (@gpus, @nodes) for this variant, or NULL. */
+static const DdpCommCurve *
+find_curve(const DdpFit *fit, const char *algorithm, const char *protocol, guint64 gpus, guint64 nodes)
+{
+  for (guint i = 0; i < fit->curves->len; i++) {
+    const Curve *c = g_ptr_array_index(fit->curves, i);
+    if (g_ascii_strcasecmp(c->algorithm, algorithm) == 0 && g_ascii_strcasecmp(c->protocol, protocol) == 0 &&
+        (guint64)c->ranks == gpus && (guint64)c->nodes == nodes)
+      return c->curve;
+  }
+  return NULL;
+}
+
 /* AllReduce: one line per (algorithm, protocol, ranks, nodes).  In-place points are preferred
  * when a group has both (DDP reduces its buckets in place). */
 static void
@@ -354,9 +446,11 @@ fit_allreduce(DdpFit *fit, GArray *points)
     }
     g_autofree char *label = g_strdup_printf("%s/%s ranks=%d nodes=%d", f.algorithm, f.protocol, f.ranks, f.nodes);
     residuals(g, a, b, "allreduce", label, fit->residuals, &f.rms_rel, &f.max_rel);
+    add_curve_points(fit, &f, g);
     g_array_append_val(fit->allreduce, f);
   }
   g_array_sort(fit->allreduce, compare_allreduce_fit);
+  build_curves(fit);
 }
 
 /* Kernels: one line per (kind, precision) over every kernel of that kind — GEMMs of dX, dW and
@@ -370,7 +464,9 @@ fit_kernels(DdpFit *fit, GArray *points)
     const DdpCalibKernelPoint *p = &g_array_index(points, DdpCalibKernelPoint, i);
     gboolean copy = g_strcmp0(p->layer_kind, "copy") == 0;
     int kind = kind_index(p->layer_kind);
-    if (!copy && kind < 0)
+    /* Layer times from a profiler trace include the parameter-free ops folded into the layer
+     * (profimport.h): right as layer times, wrong as a kernel's rate. */
+    if ((!copy && kind < 0) || g_strcmp0(p->probe, DDP_FIT_PROBE_PROFILER) == 0)
       continue;
     gboolean flops = !copy && is_matmul_kind(kind);
     g_autofree char *key = g_strdup_printf("%s\x1f%s\x1f%s", p->layer_kind, copy ? "any" : p->precision,
@@ -449,7 +545,9 @@ layer_acc_free(gpointer data)
 }
 
 /* Measured layer times: Σ over its backward kernels (and forward ones), each the mean of its
- * measurements when several runs measured it. */
+ * measurements when several runs measured it.  A layer time imported from a profiler trace (all
+ * of the layer's backward as PyTorch ran it, profimport.h) replaces the sum of probe kernels. */
+#define PROFILER_OP "profiler-bwd"
 static void
 fit_layers(DdpFit *fit, GArray *points)
 {
@@ -457,7 +555,9 @@ fit_layers(DdpFit *fit, GArray *points)
   g_autoptr(GPtrArray) order = g_ptr_array_new_with_free_func(layer_acc_free);
   for (guint i = 0; i < points->len; i++) {
     const DdpCalibKernelPoint *p = &g_array_index(points, DdpCalibKernelPoint, i);
-    if (!p->signature || !*p->signature || kind_index(p->layer_kind) < 0 || !(p->time_us > 0))
+    /* a profiler import stores 0 for a layer whose ops it folded into a neighbour (profimport.h) */
+    gboolean folded = p->time_us == 0 && g_strcmp0(p->probe, DDP_FIT_PROBE_PROFILER) == 0;
+    if (!p->signature || !*p->signature || kind_index(p->layer_kind) < 0 || !(p->time_us > 0 || folded))
       continue;
     char batch[G_ASCII_DTOSTR_BUF_SIZE];
     g_ascii_dtostr(batch, sizeof batch, p->batch_size);
@@ -476,10 +576,11 @@ fit_layers(DdpFit *fit, GArray *points)
     } else {
       g_free(key);
     }
-    double *sum = g_hash_table_lookup(acc->op_sum, p->op);
+    const char *op = folded || g_strcmp0(p->probe, DDP_FIT_PROBE_PROFILER) == 0 ? PROFILER_OP : p->op;
+    double *sum = g_hash_table_lookup(acc->op_sum, op);
     if (!sum) {
       sum = g_new0(double, 2);
-      g_hash_table_insert(acc->op_sum, g_strdup(p->op), sum);
+      g_hash_table_insert(acc->op_sum, g_strdup(op), sum);
     }
     sum[0] += p->time_us;
     sum[1] += 1;
@@ -497,7 +598,13 @@ fit_layers(DdpFit *fit, GArray *points)
       double mean = sum[0] / sum[1];
       if (strcmp(ops[k], "fwd") == 0)
         forward = mean;
-      else if (is_backward_op(ops[k])) {
+      else if (g_hash_table_contains(acc->op_sum, PROFILER_OP)) {
+        /* the whole layer as the framework ran it beats the sum of our own kernel probes */
+        if (strcmp(ops[k], PROFILER_OP) == 0) {
+          backward = mean;
+          any_backward = TRUE;
+        }
+      } else if (is_backward_op(ops[k])) {
         backward += mean;
         any_backward = TRUE;
       }
@@ -528,6 +635,9 @@ fit_new(void)
   g_array_set_clear_func(fit->layers, (GDestroyNotify)ddp_calib_layer_fit_clear);
   fit->residuals = g_array_new(FALSE, TRUE, sizeof(DdpCalibResidual));
   g_array_set_clear_func(fit->residuals, (GDestroyNotify)ddp_calib_residual_clear);
+  fit->curve_points = g_array_new(FALSE, TRUE, sizeof(DdpCalibCurvePoint));
+  g_array_set_clear_func(fit->curve_points, (GDestroyNotify)ddp_calib_curve_point_clear);
+  fit->curves = g_ptr_array_new_with_free_func(curve_free);
   return fit;
 }
 
@@ -541,6 +651,8 @@ ddp_fit_free(DdpFit *fit)
   g_array_unref(fit->kernels);
   g_array_unref(fit->layers);
   g_array_unref(fit->residuals);
+  g_array_unref(fit->curve_points);
+  g_ptr_array_unref(fit->curves);
   g_free(fit);
 }
 
@@ -577,7 +689,8 @@ ddp_fit_from_db(DdpCalibDb *db, const gint64 *run_ids, guint n_run_ids, const ch
       g_string_free(runs, TRUE);
       return NULL;
     }
-    if (device && strcmp(device, run->gpu_name) != 0) {
+    /* an imported file may not name its GPU (""): it mixes with anything */
+    if (device && *device && *run->gpu_name && strcmp(device, run->gpu_name) != 0) {
       g_autofree char *name = ddp_range_quote(run->gpu_name), *earlier = ddp_range_quote(device);   /* stored text */
       g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_MIXED_GPUS,
                   "%s: run %" G_GINT64_FORMAT " measured %s but an earlier run measured %s: fit them separately",
@@ -585,7 +698,8 @@ ddp_fit_from_db(DdpCalibDb *db, const gint64 *run_ids, guint n_run_ids, const ch
       g_string_free(runs, TRUE);
       return NULL;
     }
-    if (!device) {
+    if (!device || (!*device && *run->gpu_name)) {
+      g_free(device);
       device = g_strdup(run->gpu_name);
       memory = run->gpu_memory_bytes;
     }
@@ -645,6 +759,8 @@ ddp_fit_store(DdpFit *fit, DdpCalibDb *db, GError **error)
     ok = ddp_calibdb_fit_add_layer(db, &g_array_index(fit->layers, DdpCalibLayerFit, i), error);
   for (guint i = 0; ok && i < fit->residuals->len; i++)
     ok = ddp_calibdb_fit_add_residual(db, &g_array_index(fit->residuals, DdpCalibResidual, i), error);
+  for (guint i = 0; ok && i < fit->curve_points->len; i++)
+    ok = ddp_calibdb_fit_add_curve_point(db, &g_array_index(fit->curve_points, DdpCalibCurvePoint, i), error);
   if (!ok) {
     ddp_calibdb_batch_rollback(db);
     return 0;
@@ -691,6 +807,10 @@ ddp_fit_load(DdpCalibDb *db, gint64 fit_id, GError **error)
   if (!(rows = ddp_calibdb_fit_residuals(db, fit->header->id, error)))
     return NULL;
   replace_array(&fit->residuals, rows);
+  if (!(rows = ddp_calibdb_fit_curve(db, fit->header->id, error)))
+    return NULL;
+  replace_array(&fit->curve_points, rows);
+  build_curves(fit);
   if (fit->header->gpu_spec && *fit->header->gpu_spec)
     fit->have_spec = ddp_gpu_lookup(fit->header->gpu_spec, &fit->spec, NULL);
   /* Rows are stored sorted; sorting again costs nothing and keeps lookups independent of that. */
@@ -782,6 +902,13 @@ ddp_fit_layer_rows(const DdpFit *fit, guint *n)
 {
   *n = fit->layers->len;
   return (const DdpCalibLayerFit *)(void *)fit->layers->data;
+}
+
+const DdpCalibCurvePoint *
+ddp_fit_curve_points(const DdpFit *fit, guint *n)
+{
+  *n = fit->curve_points->len;
+  return (const DdpCalibCurvePoint *)(void *)fit->curve_points->data;
 }
 
 const DdpCalibResidual *
@@ -903,10 +1030,12 @@ ddp_fit_allreduce_params(const DdpFit *fit, const char *algorithm, const char *p
 }
 
 static void
-fill_cost(guint64 gpus, guint64 bytes, const char *algorithm, const char *protocol, const DdpFitAlphaBeta *p,
-          DdpFitAllreduceCost *out)
+fill_cost(const DdpFit *fit, guint64 gpus, guint64 nodes, guint64 bytes, const char *algorithm, const char *protocol,
+          const DdpFitAlphaBeta *p, DdpFitAllreduceCost *out)
 {
-  out->time_us = p->alpha_us + (double)bytes / (1000.0 * p->algbw_GBs);
+  const DdpCommCurve *curve = p->exact ? find_curve(fit, algorithm, protocol, gpus, nodes) : NULL;
+  out->from_curve = curve != NULL;
+  out->time_us = curve ? ddp_comm_curve_time_us(curve, bytes) : p->alpha_us + (double)bytes / (1000.0 * p->algbw_GBs);
   out->algbw_GBs = out->time_us > 0 ? (double)bytes / (1000.0 * out->time_us) : 0;
   out->busbw_GBs = out->algbw_GBs * 2.0 * (double)(gpus - 1) / (double)gpus;
   out->algorithm = algorithm;
@@ -935,7 +1064,9 @@ static_name(const char *name)
  *   measured variant at this size" (the argmin NCCL's tuner makes, docs/model.md §2.4, taken over the
  *   measured lines; NVLS variants included).  When no forced variant was measured, AUTO × AUTO
  *   falls back to the line fitted to NCCL's own choice ("auto" rows).
- * @out: (out): time, algbw, busbw of one AllReduce of @bytes, and the variant used
+ * @out: (out): time, algbw, busbw of one AllReduce of @bytes, and the variant used; the time
+ *   interpolates the variant's measured curve when @gpus × @nodes was measured (out->from_curve),
+ *   else it is the extrapolated line
  *
  * Returns: FALSE when the calibration does not cover @gpus × @nodes for any admissible variant.
  */
@@ -961,7 +1092,7 @@ ddp_fit_allreduce_cost(const DdpFit *fit, guint64 gpus, guint64 nodes, guint64 b
     if (!ddp_fit_allreduce_params(fit, f->algorithm, f->protocol, gpus, nodes, &p))
       continue;
     DdpFitAllreduceCost c;
-    fill_cost(gpus, bytes, static_name(f->algorithm), static_name(f->protocol), &p, &c);
+    fill_cost(fit, gpus, nodes, bytes, static_name(f->algorithm), static_name(f->protocol), &p, &c);
     if (!found || c.time_us < out->time_us) {
       *out = c;
       found = TRUE;
@@ -970,7 +1101,7 @@ ddp_fit_allreduce_cost(const DdpFit *fit, guint64 gpus, guint64 nodes, guint64 b
   if (!found && algorithm == DDP_ALGO_AUTO && protocol == DDP_PROTO_AUTO) {
     DdpFitAlphaBeta p;
     if (ddp_fit_allreduce_params(fit, "auto", "auto", gpus, nodes, &p)) {
-      fill_cost(gpus, bytes, "auto", "auto", &p, out);
+      fill_cost(fit, gpus, nodes, bytes, "auto", "auto", &p, out);
       found = TRUE;
     }
   }
@@ -1188,4 +1319,60 @@ ddp_fit_layer_time(const DdpFit *fit, const char *signature, DdpPrecision precis
     return TRUE;
   }
   return FALSE;
+}
+
+/* ---- how far a question is from what was measured ------------------------------------------ */
+
+/**
+ * ddp_fit_coverage_warnings:
+ * @gpu: (nullable): the simulated cluster's GPU
+ * @gpus, @nodes: the simulated job
+ *
+ * What a user should know before trusting numbers taken from @fit for this cluster, one line each
+ * (issue 12 item 5): the calibration measured another GPU model (or one ddpsim cannot identify);
+ * the GPU count or node count lies outside the measured AllReduce range (outside it the time is
+ * extrapolated along GPU counts, or, across the single-/multi-node boundary, comes from the
+ * built-in model).  Lines start with "warning: " and name the calibration.
+ * Returns: (transfer full) (element-type utf8): possibly empty; g_ptr_array_unref().
+ */
+GPtrArray *
+ddp_fit_coverage_warnings(const DdpFit *fit, const DdpGpuSpec *gpu, guint64 gpus, guint64 nodes)
+{
+  GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
+  const DdpCalibFit *h = fit->header;
+  const char *measured = h->gpu_name && *h->gpu_name ? h->gpu_name : "an unnamed GPU";
+  if (gpu && fit->have_spec && strcmp(fit->spec.name, gpu->name) != 0)
+    g_ptr_array_add(lines, g_strdup_printf("warning: calibration measured %s (%s) but the cluster's GPU is %s: "
+                                           "its measured times are used unchanged", measured, h->gpu_spec, gpu->name));
+  else if (gpu && !fit->have_spec)
+    g_ptr_array_add(lines, g_strdup_printf("warning: calibration measured %s, which ddpsim cannot match to a "
+                                           "built-in GPU: it cannot check that the cluster's %s is the same model",
+                                           measured, gpu->name));
+  int min_ranks = G_MAXINT, max_ranks = 0, min_nodes = G_MAXINT, max_nodes = 0;
+  for (guint i = 0; i < fit->allreduce->len; i++) {
+    const DdpCalibAllreduceFit *f = &g_array_index(fit->allreduce, DdpCalibAllreduceFit, i);
+    if (f->ranks < 2)
+      continue;
+    min_ranks = MIN(min_ranks, f->ranks);
+    max_ranks = MAX(max_ranks, f->ranks);
+    min_nodes = MIN(min_nodes, f->nodes);
+    max_nodes = MAX(max_nodes, f->nodes);
+  }
+  if (gpus < 2)
+    return lines;
+  if (max_ranks == 0) {
+    g_ptr_array_add(lines, g_strdup("warning: the calibration holds no multi-GPU AllReduce measurement: "
+                                    "AllReduce times come from the built-in model"));
+    return lines;
+  }
+  if (nodes < (guint64)min_nodes || nodes > (guint64)max_nodes)
+    g_ptr_array_add(lines, g_strdup_printf("warning: %" G_GUINT64_FORMAT " node%s is outside the calibration's "
+                                           "measured range (%d..%d nodes): AllReduce times there come from the "
+                                           "built-in model or are extrapolated", nodes, nodes == 1 ? "" : "s",
+                                           min_nodes, max_nodes));
+  else if (gpus < (guint64)min_ranks || gpus > (guint64)max_ranks)
+    g_ptr_array_add(lines, g_strdup_printf("warning: %" G_GUINT64_FORMAT " GPUs is outside the calibration's "
+                                           "measured range (%d..%d GPUs): AllReduce times are extrapolated from "
+                                           "the nearest measured count", gpus, min_ranks, max_ranks));
+  return lines;
 }

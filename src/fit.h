@@ -3,7 +3,9 @@
  *
  * (a) AllReduce: for each measured (algorithm, protocol, ranks, nodes), the Hockney/NCCL form
  *     t(S) = α + S / (1000 · algbw)   [µs; bytes; GB/s = 1000 B/µs]     (docs/model.md §2, §4)
- *     fitted over the measured sizes.  Lookups for other GPU counts extrapolate (see fit.c).
+ *     fitted over the measured sizes, and the measured per-size curve itself (commcurve.h).  At a
+ *     measured (ranks, nodes) costs interpolate the curve; other GPU counts extrapolate the line
+ *     (see fit.c).
  * (b) Compute: for each (layer kind, precision) the achieved rate (TFLOP/s for conv/linear/
  *     attention, GB/s for the memory-bound kinds) and its efficiency = rate / peak of the GPU's
  *     built-in spec — the factor compute.c multiplies peaks by; device-copy bandwidth gives the
@@ -30,12 +32,17 @@
 #include "gpu.h"
 #include "model.h"
 
+/* kernel_points.probe of layer times imported from a torch.profiler trace (profimport.h). */
+#define DDP_FIT_PROBE_PROFILER "torch-profiler"
+
 #define DDP_FIT_ERROR (ddp_fit_error_quark())
 GQuark ddp_fit_error_quark(void);
 typedef enum {
   DDP_FIT_ERROR_NO_DATA,     /* the chosen runs hold no measurements */
   DDP_FIT_ERROR_MIXED_GPUS,  /* runs from different GPU models cannot be fitted together */
   DDP_FIT_ERROR_UNKNOWN_GPU, /* --gpu names no built-in spec */
+  DDP_FIT_ERROR_IMPORT,      /* an imported file (nccl-tests output, profiler trace) is unreadable,
+                                malformed or foreign (ncclimport.h, profimport.h) */
 } DdpFitError;
 
 typedef struct _DdpFit DdpFit;
@@ -63,6 +70,8 @@ const DdpCalibAllreduceFit *ddp_fit_allreduce_rows(const DdpFit *fit, guint *n);
 const DdpCalibKernelFit *ddp_fit_kernel_rows(const DdpFit *fit, guint *n);
 const DdpCalibLayerFit *ddp_fit_layer_rows(const DdpFit *fit, guint *n);
 const DdpCalibResidual *ddp_fit_residual_rows(const DdpFit *fit, guint *n);
+/* The measured per-size AllReduce points the curves interpolate (sorted by variant, then size). */
+const DdpCalibCurvePoint *ddp_fit_curve_points(const DdpFit *fit, guint *n);
 
 /* ---- (a) AllReduce ------------------------------------------------------------------------ */
 
@@ -90,9 +99,13 @@ typedef struct {
   const char *protocol;
   DdpAlgorithm algo;      /* the enum when there is one, else DDP_ALGO_AUTO ("auto", CollNet) */
   DdpProtocol proto;
-  DdpFitAlphaBeta params; /* what the time was computed from */
+  DdpFitAlphaBeta params; /* the fitted line of the variant (α, bandwidth) */
+  gboolean from_curve;    /* TRUE: the time interpolates the measured curve at exactly these
+                             ranks and nodes (commcurve.h); FALSE: the line (extrapolated) */
 } DdpFitAllreduceCost;
 
+/* Time of one AllReduce of @bytes: the measured curve at exactly @gpus × @nodes, else the fitted
+ * line extrapolated; AUTO picks the fastest measured variant (see fit.c).  FALSE: not covered. */
 gboolean ddp_fit_allreduce_cost(const DdpFit *fit, guint64 gpus, guint64 nodes, guint64 bytes,
                                 DdpAlgorithm algorithm, DdpProtocol protocol, DdpFitAllreduceCost *out);
 
@@ -117,6 +130,10 @@ void ddp_fit_apply_compute_options(const DdpFit *fit, DdpComputeOptions *options
 char *ddp_fit_layer_signature(const DdpModel *model, guint layer);
 gboolean ddp_fit_layer_time(const DdpFit *fit, const char *signature, DdpPrecision precision, double batch,
                             double *forward_us, double *backward_us);
+
+/* One-line warnings (GPU model differs; GPU or node count outside the measured range) for using
+ * @fit on this cluster and job size.  (transfer full) (element-type utf8), possibly empty. */
+GPtrArray *ddp_fit_coverage_warnings(const DdpFit *fit, const DdpGpuSpec *gpu, guint64 gpus, guint64 nodes);
 
 /* ---- the least-squares core (exposed for tests and for calibrate's progress lines) -------- */
 

@@ -139,7 +139,7 @@ static const char *const model_keys[] = {
 static const char *const scaling_names[DDP_SCALING_COUNT + 1] = { "linear", "quadratic", "fixed", NULL };
 static const char *const layer_keys[] = {
   "kind", "forward_flops", "backward_flops", "forward_bytes", "backward_bytes",
-  "activation_bytes", "forward_us", "backward_us", "params", "scaling", NULL
+  "activation_bytes", "forward_us", "backward_us", "params", "scaling", "groups", NULL
 };
 
 static gboolean
@@ -162,6 +162,10 @@ parse_layer(const DdpKeyFile *kf, const char *group, DdpModel *model, GArray *la
       !ddp_keyfile_get_ranged(kf, group, "forward_us", FALSE, &DDP_RANGE_LAYER_US, &layer.forward_us, error) ||
       !ddp_keyfile_get_ranged(kf, group, "backward_us", FALSE, &DDP_RANGE_LAYER_US, &layer.backward_us, error))
     return FALSE;
+  gint64 groups = 1;
+  if (!ddp_keyfile_get_int64(kf, group, "groups", FALSE, 1, G_MAXINT32, &groups, error))
+    return FALSE;
+  layer.groups = (guint)groups;
   layer.kind = kind;
   layer.scaling = scaling;
   if ((layer.forward_us >= 0 || layer.backward_us >= 0) && model->measured_batch <= 0) {

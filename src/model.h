@@ -42,6 +42,7 @@ typedef struct {
   double backward_us;
   guint first_param;        /* this layer's params are params[first_param .. first_param+n_params) */
   guint n_params;
+  guint groups;             /* convolution groups (nn.Conv2d groups=); 1 when dense */
 } DdpLayer;
 
 typedef struct {

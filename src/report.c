@@ -3,6 +3,8 @@
  * batch (weak scaling); overlap = fraction of communication hidden behind compute. */
 #include "report.h"
 
+#include "dp.h"
+
 #include "collective.h"
 #include "jsonout.h"
 
@@ -59,17 +61,24 @@ ddp_report_predict_text(const DdpScenario *s, const DdpResult *r)
   double slower = (r->first_iteration_ms / r->mean_ms - 1.0) * 100.0;
   g_string_append_printf(out, "  iteration time       mean %.3f ms   p50 %.3f ms   p99 %.3f ms   (%u steady iterations)\n",
                          r->mean_ms, r->p50_ms, r->p99_ms, r->iterations);
-  g_string_append_printf(out, "  iteration 0          %.3f ms (%+.1f %% vs steady: %u initial bucket%s%s)\n",
-                         r->first_iteration_ms, slower, r->n_initial_buckets, r->n_initial_buckets == 1 ? "" : "s",
-                         r->n_initial_buckets == 1 ? ", no overlap, then the bucket rebuild" : "");
+  if (!r->dp)   /* DataParallel has no buckets and no warm-up */
+    g_string_append_printf(out, "  iteration 0          %.3f ms (%+.1f %% vs steady: %u initial bucket%s%s)\n",
+                           r->first_iteration_ms, slower, r->n_initial_buckets, r->n_initial_buckets == 1 ? "" : "s",
+                           r->n_initial_buckets == 1 ? ", no overlap, then the bucket rebuild" : "");
   g_string_append_printf(out, "  compute              %.3f ms per iteration\n", r->compute_ms);
   g_string_append_printf(out, "  communication        %.3f ms   exposed %.3f ms   overlap %.1f %%\n", r->comm_ms,
                          r->exposed_comm_ms, 100.0 * r->overlap);
-  g_string_append_printf(out, "  straggler wait       %.3f ms\n", r->straggler_wait_ms);
-  g_string_append_printf(out, "  overheads            host %.3f ms/iteration + %.3f ms host-bound layers (in compute), input wait %.3f ms\n",
-                         r->host_iteration_ms, r->host_layer_ms, r->input_wait_ms);
-  g_string_append_printf(out, "                       jitter %.3f ms (slowest rank x%.4f), contention %.3f ms (overlap slowdown %.3f)\n",
-                         r->jitter_ms, r->jitter_slowest, r->contention_ms, r->overlap_slowdown);
+  g_string_append_printf(out, r->dp ? "  host overhead        %.3f ms   (GIL-serialised launches, replicate)\n" : "  straggler wait       %.3f ms\n",
+                         r->straggler_wait_ms);
+  if (r->unused_search_ms > 0 || r->unused_map_ms > 0)
+    g_string_append_printf(out, "  find_unused_params   graph search %.3f ms (host, after forward) + used-map AllReduce %.3f ms\n",
+                           r->unused_search_ms, r->unused_map_ms);
+  if (!r->dp) {   /* DataParallel's host terms are in its own section (dp.c) */
+    g_string_append_printf(out, "  overheads            host %.3f ms/iteration + %.3f ms host-bound layers (in compute), input wait %.3f ms\n",
+                           r->host_iteration_ms, r->host_layer_ms, r->input_wait_ms);
+    g_string_append_printf(out, "                       jitter %.3f ms (slowest rank x%.4f), contention %.3f ms (overlap slowdown %.3f)\n",
+                           r->jitter_ms, r->jitter_slowest, r->contention_ms, r->overlap_slowdown);
+  }
   g_string_append_printf(out, "  scaling efficiency   %.1f %%   (T(1 GPU) %.3f ms / T(%" G_GUINT64_FORMAT " GPUs); weak scaling, fixed per-GPU batch)\n",
                          100.0 * r->scaling_efficiency, r->single_gpu_ms, r->gpus);
   g_string_append_printf(out, "  throughput           %.1f samples/s\n", r->samples_per_s);
@@ -79,6 +88,8 @@ ddp_report_predict_text(const DdpScenario *s, const DdpResult *r)
   g_string_append_printf(out, "                       weights %.2f, grads %.2f, buckets %.2f, optimizer %.2f, activations %.2f, runtime %.2f GB\n",
                          m->weights / 1e9, m->grads / 1e9, m->buckets / 1e9, m->optimizer_state / 1e9,
                          m->activations / 1e9, m->runtime_reserve / 1e9);
+  if (r->dp)
+    return g_string_free(out, FALSE);
   g_string_append_printf(out, "\nbucket schedule (steady state; ms from the iteration start)\n");
   g_string_append_printf(out, "  %5s %13s %6s %9s %9s %9s %9s %9s  %-5s %s\n", "index", "bytes", "params", "ready",
                          "launch", "start", "end", "allreduce", "algo", "proto");
@@ -107,6 +118,7 @@ ddp_report_predict_json(const DdpScenario *s, const DdpResult *r)
   ddp_json_string(j, "precision", ddp_precision_name(s->setup.precision));
   ddp_json_double(j, "bucket_cap_mb", s->setup.buckets.bucket_cap_mb, 6);
   ddp_json_int(j, "accumulate", s->setup.accumulate);
+  ddp_json_string(j, "mode", ddp_mode_name(s->setup.mode));
   g_autofree char *stragglers = ddp_stragglers_to_string(s->stragglers);
   ddp_json_string(j, "stragglers", stragglers);
   ddp_json_begin_object(j, "iteration_ms");
@@ -135,6 +147,10 @@ ddp_report_predict_json(const DdpScenario *s, const DdpResult *r)
   ddp_json_double(j, "single_gpu_ms", r->single_gpu_ms, 6);
   ddp_json_double(j, "scaling_efficiency", r->scaling_efficiency, 6);
   ddp_json_double(j, "samples_per_s", r->samples_per_s, 3);
+  ddp_json_double(j, "unused_search_ms", r->unused_search_ms, 6);
+  ddp_json_double(j, "unused_map_ms", r->unused_map_ms, 6);
+  if (r->dp)
+    ddp_dp_json(j, r->dp);
   ddp_json_begin_object(j, "memory");
   ddp_json_int(j, "bytes_per_gpu", (gint64)llround(r->memory.total));
   ddp_json_bool(j, "fits", r->memory.fits);

@@ -20,6 +20,14 @@ G_DEFINE_QUARK(ddp-scenario-error-quark, ddp_scenario_error)
 static const char *const hook_names[DDP_HOOK_COUNT + 1] = { "none", "fp16", "bf16", NULL };
 static const char *const precision_choices[] = { "fp32", "tf32", "fp16", "bf16", NULL };
 static const char *const optimizer_choices[] = { "sgd", "sgd-momentum", "adam", "adamw", NULL };
+static const char *const mode_names[DDP_MODE_COUNT + 1] = { "ddp", "dp", NULL };
+
+const char *
+ddp_mode_name(DdpMode mode)
+{
+  g_return_val_if_fail(mode < DDP_MODE_COUNT, "?");
+  return mode_names[mode];
+}
 
 const char *
 ddp_comm_hook_name(DdpCommHook hook)
@@ -59,6 +67,11 @@ ddp_cli_option_entries(DdpCliOptions *o)
     { "find-unused-parameters", 0, 0, G_OPTION_ARG_NONE, &o->find_unused_parameters, "DDP find_unused_parameters=True (no bucket rebuild)", NULL },
     { "static-graph", 0, 0, G_OPTION_ARG_NONE, &o->static_graph, "DDP static_graph=True", NULL },
     { "no-broadcast-buffers", 0, 0, G_OPTION_ARG_NONE, &o->no_broadcast_buffers, "DDP broadcast_buffers=False", NULL },
+    { "mode", 0, 0, G_OPTION_ARG_STRING, &o->mode, "ddp (DistributedDataParallel, default) or dp (torch.nn.DataParallel, one node)", "M" },
+    { "torch-version", 0, 0, G_OPTION_ARG_STRING, &o->torch_version, "PyTorch release whose DDP rules to follow, X.Y (default 2.x)", "X.Y" },
+    { "unused-search-us", 0, 0, G_OPTION_ARG_STRING, &o->unused_search_us,
+      "find_unused_parameters: CPU time of the autograd-graph search per iteration (default from the model)", "US" },
+    { "allow-oom", 0, 0, G_OPTION_ARG_NONE, &o->allow_oom, "predict: report a model that does not fit in GPU memory, exit 0", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   return g_memdup2(entries, sizeof entries);
@@ -69,9 +82,9 @@ ddp_cli_options_clear(DdpCliOptions *o)
 {
   char **strings[] = { &o->model, &o->cluster, &o->gpus, &o->bucket_cap_mb, &o->batch, &o->precision,
                        &o->accumulate, &o->iterations, &o->seed, &o->step_ms, &o->stragglers,
-                       &o->optimizer, &o->comm_hook, &o->calibration, &o->overlap_slowdown,
-                       &o->host_iteration_us, &o->host_layer_us, &o->input_rate, &o->jitter, &o->seq_len,
-                       &o->image_size };
+                       &o->optimizer, &o->comm_hook, &o->calibration, &o->mode, &o->torch_version,
+                       &o->unused_search_us, &o->overlap_slowdown, &o->host_iteration_us, &o->host_layer_us,
+                       &o->input_rate, &o->jitter, &o->seq_len, &o->image_size };
   for (gsize i = 0; i < G_N_ELEMENTS(strings); i++)
     g_clear_pointer(strings[i], g_free);
 }
@@ -201,6 +214,8 @@ ddp_setup_init(DdpSetup *s)
   s->iterations = 100;
   s->seed = 1;
   s->stragglers = g_strdup("none");
+  s->mode = DDP_MODE_DDP;
+  s->unused_search_us = -1;
   overheads_init(&s->overheads);
 }
 
@@ -208,8 +223,8 @@ static const char *const scenario_keys[] = { "model", "cluster", "gpus", "descri
 static const char *const training_keys[] = {
   "batch", "precision", "bucket_cap_mb", "accumulate", "gradient_as_bucket_view", "comm_hook",
   "optimizer", "find_unused_parameters", "static_graph", "broadcast_buffers", "iterations", "seed",
-  "stragglers", "step_ms", "overlap_slowdown", "host_iteration_us", "host_layer_us", "input_rate", "jitter",
-  "seq_len", "image_size", NULL
+  "stragglers", "step_ms", "mode", "torch_version", "allow_oom", "unused_search_us", "overlap_slowdown",
+  "host_iteration_us", "host_layer_us", "input_rate", "jitter", "seq_len", "image_size", NULL
 };
 
 /* [training] keys of the overheads and the input size, with the ranges of the flags. */
@@ -269,8 +284,9 @@ read_scenario_file(const DdpKeyFile *kf, DdpScenario *s, char **model, char **cl
   if (!ddp_keyfile_has_group(kf, "training"))
     return TRUE;
   DdpSetup *t = &s->setup;
-  int precision = t->precision, hook = t->comm_hook, optimizer = t->optimizer;
+  int precision = t->precision, hook = t->comm_hook, optimizer = t->optimizer, mode = t->mode;
   gint64 accumulate = t->accumulate, iterations = t->iterations, seed = (gint64)t->seed;
+  g_autofree char *torch_version = NULL;
   if (!ddp_keyfile_check_keys(kf, "training", training_keys, error) ||
       !ddp_keyfile_get_ranged(kf, "training", "batch", FALSE, &DDP_RANGE_BATCH, &t->batch, error) ||
       !ddp_keyfile_get_choice(kf, "training", "precision", FALSE, precision_choices, &precision, error) ||
@@ -286,8 +302,18 @@ read_scenario_file(const DdpKeyFile *kf, DdpScenario *s, char **model, char **cl
       !ddp_keyfile_get_int64(kf, "training", "seed", FALSE, 0, G_MAXINT64, &seed, error) ||
       !ddp_keyfile_get_string(kf, "training", "stragglers", FALSE, &t->stragglers, error) ||
       !ddp_keyfile_get_ranged(kf, "training", "step_ms", FALSE, &DDP_RANGE_STEP_MS, &t->step_ms, error) ||
+      !ddp_keyfile_get_choice(kf, "training", "mode", FALSE, mode_names, &mode, error) ||
+      !ddp_keyfile_get_string(kf, "training", "torch_version", FALSE, &torch_version, error) ||
+      !ddp_keyfile_get_bool(kf, "training", "allow_oom", FALSE, &t->allow_oom, error) ||
+      !ddp_keyfile_get_double(kf, "training", "unused_search_us", FALSE, 0, 1e9, &t->unused_search_us, error) ||
       !read_overheads(kf, t, error))
     return FALSE;
+  t->mode = mode;
+  if (torch_version && !ddp_torch_version_parse(torch_version, &t->buckets.torch_version)) {
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "training", "torch_version",
+                          "\"%s\" is not a PyTorch release X.Y from 1.8 to 2.99", torch_version);
+    return FALSE;
+  }
   t->precision = precision;
   t->comm_hook = hook;
   t->optimizer = optimizer;
@@ -313,7 +339,7 @@ static gboolean
 apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError **error)
 {
   guint64 gpus = t->gpus, accumulate = t->accumulate, iterations = t->iterations, seed = t->seed;
-  int precision = t->precision, hook = t->comm_hook, optimizer = t->optimizer;
+  int precision = t->precision, hook = t->comm_hook, optimizer = t->optimizer, mode = t->mode;
   if ((gpus_from_cli && !ddp_flag_count("gpus", cli->gpus, &DDP_RANGE_GPUS, &gpus, error)) ||
       !ddp_flag_number("bucket-cap-mb", cli->bucket_cap_mb, &DDP_RANGE_BUCKET_CAP_MB, &t->buckets.bucket_cap_mb, error) ||
       !ddp_flag_number("batch", cli->batch, &DDP_RANGE_BATCH, &t->batch, error) ||
@@ -323,8 +349,18 @@ apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError 
       !flag_uint("seed", cli->seed, 0, G_MAXUINT64, &seed, error) ||
       !ddp_flag_number("step-ms", cli->step_ms, &DDP_RANGE_STEP_MS, &t->step_ms, error) ||
       !flag_choice("optimizer", cli->optimizer, optimizer_choices, &optimizer, error) ||
-      !flag_choice("comm-hook", cli->comm_hook, hook_names, &hook, error))
+      !flag_choice("comm-hook", cli->comm_hook, hook_names, &hook, error) ||
+      !flag_choice("mode", cli->mode, mode_names, &mode, error) ||
+      !ddp_flag_number("unused-search-us", cli->unused_search_us, &DDP_RANGE_LAYER_US, &t->unused_search_us, error))
     return FALSE;
+  if (cli->torch_version && !ddp_torch_version_parse(cli->torch_version, &t->buckets.torch_version)) {
+    g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
+                "--torch-version: \"%s\" is not a PyTorch release X.Y from 1.8 to 2.99", cli->torch_version);
+    return FALSE;
+  }
+  t->mode = mode;
+  if (cli->allow_oom)
+    t->allow_oom = TRUE;
   DdpOverheads *o = &t->overheads;
   guint64 seq_len = t->seq_len, image_size = t->image_size;
   if (!flag_range("overlap-slowdown", cli->overlap_slowdown, 0, 10, &o->overlap_slowdown, error) ||
@@ -359,6 +395,19 @@ apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError 
   if (cli->no_broadcast_buffers)
     t->broadcast_buffers = FALSE;
   return TRUE;
+}
+
+/* A calibration from another GPU model, or outside its measured GPU/node range, is used but
+ * said so on stderr, one line each (issue 12 item 5): a warning, not an error. */
+static void
+warn_calibration_coverage(const DdpScenario *s)
+{
+  guint64 nodes = 1;
+  if (!ddp_cluster_check_gpus(s->cluster, s->setup.gpus, &nodes, NULL))
+    return;
+  g_autoptr(GPtrArray) lines = ddp_fit_coverage_warnings(s->calibration, &s->cluster->gpu, s->setup.gpus, nodes);
+  for (guint i = 0; i < lines->len; i++)
+    g_printerr("ddpsim: %s\n", (const char *)g_ptr_array_index(lines, i));
 }
 
 /**
@@ -410,5 +459,7 @@ ddp_scenario_load(const char *scenario_path, const DdpCliOptions *cli, gboolean 
   }
   if (cli->calibration && !(s->calibration = ddp_fit_open(cli->calibration, error)))
     return NULL;
+  if (s->calibration)
+    warn_calibration_coverage(s);
   return g_steal_pointer(&s);
 }

@@ -13,6 +13,9 @@
 #include "straggler.h"
 
 typedef enum { DDP_HOOK_NONE, DDP_HOOK_FP16, DDP_HOOK_BF16, DDP_HOOK_COUNT } DdpCommHook;
+/* DistributedDataParallel (one process per GPU) or torch.nn.DataParallel (one process, one node:
+ * dp.h). */
+typedef enum { DDP_MODE_DDP, DDP_MODE_DP, DDP_MODE_COUNT } DdpMode;
 
 /* Overheads that are not collectives (docs/overheads.md: what each models, its default, its
  * source).  Defaults are set by ddp_setup_init(); scenario [training] keys and flags override. */
@@ -49,6 +52,10 @@ typedef struct {
   guint64 seed;
   char *stragglers;                 /* the spec text */
   double step_ms;                   /* measured 1-GPU step to rescale compute to; 0: none */
+  DdpMode mode;
+  gboolean allow_oom;               /* predict: a model that does not fit is not an error (exit 3) */
+  double unused_search_us;          /* find_unused_parameters' autograd-graph traversal per synced
+                                     * iteration; < 0: derived from the model (ddp.c) */
   DdpOverheads overheads;
   guint seq_len, image_size;        /* input size to rescale the model to; 0: the model file's */
 } DdpSetup;
@@ -66,8 +73,9 @@ typedef struct {
 typedef struct {
   char *model, *cluster, *gpus, *bucket_cap_mb, *batch, *precision, *accumulate, *iterations;
   char *seed, *step_ms, *stragglers, *optimizer, *comm_hook, *calibration;
+  char *mode, *torch_version, *unused_search_us;
   char *overlap_slowdown, *host_iteration_us, *host_layer_us, *input_rate, *jitter, *seq_len, *image_size;
-  gboolean gradient_as_bucket_view, find_unused_parameters, static_graph, no_broadcast_buffers;
+  gboolean gradient_as_bucket_view, find_unused_parameters, static_graph, no_broadcast_buffers, allow_oom;
 } DdpCliOptions;
 
 #define DDP_SCENARIO_ERROR (ddp_scenario_error_quark())
@@ -89,5 +97,6 @@ void ddp_scenario_free(DdpScenario *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpScenario, ddp_scenario_free)
 
 const char *ddp_comm_hook_name(DdpCommHook hook);
+const char *ddp_mode_name(DdpMode mode);
 
 #endif

@@ -19,6 +19,7 @@ ddp_trace_segment_category(const DdpSegment *segment, int next_kind)
   case DDP_SEGMENT_FINALIZE: return "finalize";
   case DDP_SEGMENT_OPTIMIZER: return "optimizer";
   case DDP_SEGMENT_BROADCAST: return "broadcast";
+  case DDP_SEGMENT_UNUSED_SEARCH: return "ddp";
   }
   g_assert_not_reached();
 }
@@ -37,6 +38,7 @@ ddp_trace_segment_name(const DdpModel *model, const DdpSegment *segment, int nex
   case DDP_SEGMENT_FINALIZE: return "finalize (bucket to .grad)";
   case DDP_SEGMENT_OPTIMIZER: return "optimizer step";
   case DDP_SEGMENT_BROADCAST: return "broadcast buffers";
+  case DDP_SEGMENT_UNUSED_SEARCH: return "find_unused_parameters graph search";
   }
   g_assert_not_reached();
 }

@@ -5,7 +5,15 @@ For several small models and bucket_cap_mb values: export the model with tools/d
 run real DistributedDataParallel with the gloo backend, 2 processes on loopback, for a few
 iterations, read DDP's own logging data (`_get_ddp_logging_data()`: bucket_sizes at construction,
 rebuilt_bucket_sizes and rebuilt_per_bucket_param_indices after the rebuild), and check that
-`ddpsim buckets --json` gives exactly the same initial and rebuilt layouts.
+`ddpsim buckets --json --device cpu --torch-version X.Y` (the installed torch's release) gives
+exactly the same initial and rebuilt layouts.  Besides the default settings it covers mixed
+dtypes (fp32 + fp64, whose leftover buckets come out of the Reducer's unordered_map in reverse
+order of first appearance) at caps 10 and 50 MiB, static_graph with unused parameters (which the
+exporter lists last, in parameters() order), find_unused_parameters with an explicit cap (whose
+construction-time limits changed between 1.13 and 2.x), and checks WHEN the rebuild happens:
+DDP logs the rebuilt layout at the forward after the rebuild, so it must first appear after
+iteration 2 (rebuild before iteration 1) and after iteration 3 under static_graph (rebuild before
+iteration 2, ddp.c's warm-up).
 
 Skips (TAP "1..0 # SKIP") when torch is not installed (Debian: python3-torch).  Debian's torch is
 in /usr/lib/python3/dist-packages; when the python3 running this has no torch but /usr/bin/python3
@@ -94,6 +102,42 @@ class Embedder(nn.Module):
         return self.cls((h + self.back(torch.relu(self.proj(h)))).mean(dim=1))
 
 
+class Mixed(nn.Module):
+    """fp32 and fp64 layers interleaved, 4 and 8 MiB weights: per-dtype buckets, two leftovers."""
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(1024, 1024)
+        self.b = nn.Linear(1024, 1024).double()
+        self.c = nn.Linear(1024, 1024)
+        self.d = nn.Linear(1024, 1024).double()
+        self.e = nn.Linear(1024, 1024)
+        self.f = nn.Linear(1024, 1024).double()
+        self.g = nn.Linear(1024, 10)
+
+    def forward(self, x):
+        x = torch.relu(self.a(x))
+        x = torch.relu(self.b(x.double())).float()
+        x = torch.relu(self.c(x))
+        x = torch.relu(self.d(x.double())).float()
+        x = torch.relu(self.e(x))
+        x = torch.relu(self.f(x.double())).float()
+        return self.g(x)
+
+
+class Partial(nn.Module):
+    """Two layers never used in forward (u1, u2): static_graph reduces them anyway."""
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(64, 64)
+        self.u1 = nn.Linear(64, 64)
+        self.b = nn.Linear(64, 64)
+        self.u2 = nn.Linear(64, 8)
+        self.c = nn.Linear(64, 8)
+
+    def forward(self, x):
+        return self.c(torch.relu(self.b(torch.relu(self.a(x)))))
+
+
 def mlp():
     torch.manual_seed(0)
     return Mlp(), (torch.randn(8, 256),)
@@ -114,36 +158,56 @@ def embedder():
     return Embedder(), (torch.randint(0, 2000, (4, 16)),)
 
 
-BUILDERS = {"mlp": mlp, "cnn": cnn, "reordered": reordered, "embedder": embedder}
+def mixed():
+    torch.manual_seed(0)
+    return Mixed(), (torch.randn(2, 1024),)
 
-# (model, bucket_cap_mb passed to DDP, find_unused_parameters)
+
+def partial():
+    torch.manual_seed(0)
+    return Partial(), (torch.randn(4, 64),)
+
+
+BUILDERS = {"mlp": mlp, "cnn": cnn, "reordered": reordered, "embedder": embedder, "mixed": mixed,
+            "partial": partial}
+
+# (model, bucket_cap_mb passed to DDP or None for PyTorch's default, find_unused_parameters, static_graph)
 CASES = [
-    ("mlp", 25, False), ("mlp", 6.0, False), ("mlp", 3.0, False), ("mlp", 1.0, False), ("mlp", 0.1, False),
-    ("cnn", 25, False), ("cnn", 1.0, False), ("cnn", 0.25, False), ("cnn", 0.05, False),
-    ("reordered", 25, False), ("reordered", 0.5, False), ("reordered", 0.1, False),
-    ("embedder", 25, False), ("embedder", 0.3, False),
-    ("mlp", 25, True), ("cnn", 25, True),
+    ("mlp", 25, False, False), ("mlp", 6.0, False, False), ("mlp", 3.0, False, False), ("mlp", 1.0, False, False),
+    ("mlp", 0.1, False, False),
+    ("cnn", 25, False, False), ("cnn", 1.0, False, False), ("cnn", 0.25, False, False), ("cnn", 0.05, False, False),
+    ("reordered", 25, False, False), ("reordered", 0.5, False, False), ("reordered", 0.1, False, False),
+    ("embedder", 25, False, False), ("embedder", 0.3, False, False),
+    ("mlp", None, True, False), ("cnn", None, True, False),
+    ("mixed", 10, False, False), ("mixed", 50, False, False),
+    ("partial", None, False, True), ("mixed", 50, False, True),
+    ("mixed", 10, True, False), ("cnn", 0.25, True, False),
 ]
 
 
 # ---- one DDP run ------------------------------------------------------------------------------
 
-def worker(rank, port, name, cap_mb, find_unused, out_path):
+def worker(rank, port, name, cap_mb, find_unused, static_graph, out_path):
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(port)
     torch.set_num_threads(1)
     dist.init_process_group("gloo", rank=rank, world_size=2)
     model, inputs = BUILDERS[name]()
-    ddp = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=cap_mb, find_unused_parameters=find_unused)
+    cap = {} if cap_mb is None else {"bucket_cap_mb": cap_mb}   # torch 1.13 refuses None
+    ddp = nn.parallel.DistributedDataParallel(model, find_unused_parameters=find_unused, static_graph=static_graph, **cap)
     initial = ddp._get_ddp_logging_data()["bucket_sizes"]
-    for _ in range(4):
+    first_logged = None   # the iteration after which the rebuilt layout first shows in the log
+    for iteration in range(5):
         ddp(*inputs).float().sum().backward()
+        if first_logged is None and ddp._get_ddp_logging_data().get("rebuilt_bucket_sizes", ""):
+            first_logged = iteration
     logged = ddp._get_ddp_logging_data()
     if rank == 0:
         with open(out_path, "w") as f:
             json.dump({"initial": initial,
                        "rebuilt_sizes": logged.get("rebuilt_bucket_sizes", ""),
                        "rebuilt_indices": logged.get("rebuilt_per_bucket_param_indices", ""),
+                       "first_logged": first_logged,
                        "names": [n for n, p in model.named_parameters() if p.requires_grad]}, f)
     dist.destroy_process_group()
 
@@ -154,9 +218,9 @@ def free_port():
         return s.getsockname()[1]
 
 
-def run_ddp(name, cap_mb, find_unused, tmp):
-    out = os.path.join(tmp, "ddp-%s-%g-%d.json" % (name, cap_mb, find_unused))
-    mp.spawn(worker, args=(free_port(), name, cap_mb, find_unused, out), nprocs=2, join=True)
+def run_ddp(name, cap_mb, find_unused, static_graph, tmp):
+    out = os.path.join(tmp, "ddp-%s-%s-%d-%d.json" % (name, cap_mb, find_unused, static_graph))
+    mp.spawn(worker, args=(free_port(), name, cap_mb, find_unused, static_graph, out), nprocs=2, join=True)
     with open(out) as f:
         return json.load(f)
 
@@ -172,7 +236,8 @@ def parse_indices(text):
 
 def main():
     ddpsim = os.environ.get("DDPSIM", os.path.join(TOP, "ddpsim"))
-    cases = CASES
+    version = ".".join(torch.__version__.split("+")[0].split(".")[:2])
+    cases = [c for c in CASES if len(sys.argv) < 2 or c[0] in sys.argv[1:]]
     print("1..%d" % (len(cases) + 1))
     failures = 0
     # 0: the exporter against the generator's resnet50.model (tools/test-export.py)
@@ -189,20 +254,26 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, PYTHONPATH=HERE + os.pathsep + os.environ.get("PYTHONPATH", ""))
         exported = {}
-        for number, (name, cap_mb, find_unused) in enumerate(cases, 2):
-            label = "%s bucket_cap_mb=%g%s" % (name, cap_mb, " find_unused_parameters" if find_unused else "")
+        for number, (name, cap_mb, find_unused, static_graph) in enumerate(cases, 2):
+            label = "%s bucket_cap_mb=%s%s%s" % (name, "default" if cap_mb is None else "%g" % cap_mb,
+                                                 " find_unused_parameters" if find_unused else "",
+                                                 " static_graph" if static_graph else "")
             try:
                 if name not in exported:
                     path = os.path.join(tmp, name + ".model")
                     subprocess.run([sys.executable, os.path.join(TOP, "tools", "ddpsim-export.py"), "real_ddp:" + name,
                                     "-o", path], check=True, env=env, capture_output=True)
                     exported[name] = path
-                real = run_ddp(name, cap_mb, find_unused, tmp)
-                args = [ddpsim, "buckets", "--model", exported[name], "--json"]
-                if find_unused:
-                    args.append("--find-unused-parameters")   # cap left at PyTorch's default 25
-                else:
+                real = run_ddp(name, cap_mb, find_unused, static_graph, tmp)
+                args = [ddpsim, "buckets", "--model", exported[name], "--json", "--device", "cpu",
+                        "--torch-version", version]
+                if cap_mb is not None:
                     args += ["--bucket-cap-mb", "%r" % cap_mb]
+                if find_unused:
+                    args.append("--find-unused-parameters")
+                if static_graph:
+                    args.append("--static-graph")
+                rebuilds = static_graph or not find_unused
                 sim = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
                 index = {n: i for i, n in enumerate(real["names"])}
                 sim_initial = [b["bytes"] for b in sim["initial"]]
@@ -211,7 +282,11 @@ def main():
                 problems = []
                 if sim_initial != parse_sizes(real["initial"]):
                     problems.append("initial sizes: ddpsim %s, PyTorch %s" % (sim_initial, real["initial"]))
-                if not find_unused:
+                if rebuilds:
+                    expected = 3 if static_graph else 2
+                    if real["first_logged"] != expected:
+                        problems.append("rebuilt layout first logged after iteration %s, expected %d"
+                                        % (real["first_logged"], expected))
                     if sim_rebuilt != parse_sizes(real["rebuilt_sizes"]):
                         problems.append("rebuilt sizes: ddpsim %s, PyTorch %s" % (sim_rebuilt, real["rebuilt_sizes"]))
                     if sim_indices != parse_indices(real["rebuilt_indices"]):
@@ -224,7 +299,7 @@ def main():
                     for p in problems:
                         print("# " + p)
                 else:
-                    print("ok %d - %s: initial %s, rebuilt %s" % (number, label, sim_initial, sim_rebuilt if not find_unused else "(none)"))
+                    print("ok %d - %s: initial %s, rebuilt %s" % (number, label, sim_initial, sim_rebuilt if rebuilds else "(none)"))
             except Exception as e:  # report, keep going
                 failures += 1
                 print("not ok %d - %s" % (number, label))

@@ -96,7 +96,9 @@ typedef struct {
   Which which;
   double cap_mb;             /* 0: default 25 */
   guint64 first;             /* 0: default 1 MiB */
-  gboolean find_unused, static_graph, legacy, last_cap;
+  gboolean find_unused, static_graph;
+  guint torch;               /* 0: default (2.x); else 100·major + minor */
+  gboolean last_cap;
   const char *members;
   const char *bytes;
 } LayoutCase;
@@ -108,73 +110,86 @@ static const LayoutCase layout_cases[] = {
   /* ready 5..0, limits [100, 1000].  p5: 400 >= 100, close [5]; the limit moves to 1000.
    * p4 400, p3 800, p2 1200 >= 1000: close [4 3 2] (overshoots by 200).  p1 400, p0 800: the
    * leftover [1 0]. */
-  { "/bucket/rebuild/overshoot", six_400, 6, NULL, STEADY, CAP_1000, 100, FALSE, FALSE, FALSE, FALSE,
+  { "/bucket/rebuild/overshoot", six_400, 6, NULL, STEADY, CAP_1000, 100, FALSE, FALSE, 0, FALSE,
     "5 | 4 3 2 | 1 0", "400 1200 800" },
   /* ready 3..0, limits [100, 1000].  p3 100 >= 100 closes [3] (>=, not >).  p2 500, p1 1000 >=
    * 1000 closes [2 1].  p0 4: leftover [0]. */
-  { "/bucket/rebuild/close-at-equality", exact, 4, NULL, STEADY, CAP_1000, 100, FALSE, FALSE, FALSE, FALSE,
+  { "/bucket/rebuild/close-at-equality", exact, 4, NULL, STEADY, CAP_1000, 100, FALSE, FALSE, 0, FALSE,
     "3 | 2 1 | 0", "100 1000 4" },
   /* ready 5..0, limits [100, 1000].  p5 200: [5].  p4 40, p3 4040: [4 3] (the big tensor joins the
    * small one before it).  p2 4000: alone.  p1 40, p0 80: leftover [1 0]. */
-  { "/bucket/rebuild/tensor-above-cap", large, 6, NULL, STEADY, CAP_1000, 100, FALSE, FALSE, FALSE, FALSE,
+  { "/bucket/rebuild/tensor-above-cap", large, 6, NULL, STEADY, CAP_1000, 100, FALSE, FALSE, 0, FALSE,
     "5 | 4 3 | 2 | 1 0", "200 4040 4000 80" },
   /* ready 7..0, limits [300, 1000] per dtype.  p7 fp16 200 < 300.  p6 fp32 400 >= 300: [6], fp32
    * moves to 1000.  p5 fp16: 400 >= 300 (fp16 still on its own first limit): [7 5].  p4 fp32
-   * 400, p3 fp16 200, p2 fp32 800, p1 fp16 400, p0 fp32 1200 >= 1000: [4 2 0].  Leftovers in
-   * order of first appearance: fp16 (p7) before fp32 (p6, empty): [3 1]. */
-  { "/bucket/rebuild/per-dtype", mixed, 8, NULL, STEADY, CAP_1000, 300, FALSE, FALSE, FALSE, FALSE,
+   * 400, p3 fp16 200, p2 fp32 800, p1 fp16 400, p0 fp32 1200 >= 1000: [4 2 0].  Leftover: fp16
+   * [3 1] (fp32's is empty). */
+  { "/bucket/rebuild/per-dtype", mixed, 8, NULL, STEADY, CAP_1000, 300, FALSE, FALSE, 0, FALSE,
     "6 | 7 5 | 4 2 0 | 3 1", "400 400 1200 400" },
+  /* ready 7..0, limits [100, 10000] per dtype.  p7 fp16 200: [7]; p6 fp32 400: [6]; then nothing
+   * reaches 10000: leftovers fp16 [5 3 1] 600 and fp32 [4 2 0] 1200.  They come out of PyTorch's
+   * unordered_map in reverse order of first appearance (fp16 first seen at p7, fp32 at p6): fp32,
+   * then fp16. */
+  { "/bucket/rebuild/leftovers-reverse-first-appearance", mixed, 8, NULL, STEADY, 10000.0 / 1048576.0, 100, FALSE,
+    FALSE, 0, FALSE, "7 | 6 | 4 2 0 | 5 3 1", "200 400 1200 600" },
   /* ready 4..0, limits [100, 1000].  p4: [4].  p3 400 open.  p2 sparse: its own bucket at once,
    * fp32 state untouched.  p1 800, p0 1200: [3 1 0]. */
-  { "/bucket/rebuild/sparse-alone", sparse_mid, 5, NULL, STEADY, CAP_1000, 100, FALSE, FALSE, FALSE, FALSE,
+  { "/bucket/rebuild/sparse-alone", sparse_mid, 5, NULL, STEADY, CAP_1000, 100, FALSE, FALSE, 0, FALSE,
     "4 | 2 | 3 1 0", "400 400 1200" },
   /* ready 4..0.  p4 sparse: [4], and it does not use up fp32's first limit: p3 400 >= 100: [3].
    * p2, p1, p0: 1200 >= 1000: [2 1 0]. */
-  { "/bucket/rebuild/sparse-first", sparse_first, 5, NULL, STEADY, CAP_1000, 100, FALSE, FALSE, FALSE, FALSE,
+  { "/bucket/rebuild/sparse-first", sparse_first, 5, NULL, STEADY, CAP_1000, 100, FALSE, FALSE, 0, FALSE,
     "4 | 3 | 2 1 0", "400 400 1200" },
   /* ready 5 4 1 0 3 2, limits [100, 1000].  p5: [5].  p4 400, p1 800, p0 1200: [4 1 0].  p3, p2:
    * leftover [3 2].  Same model as overshoot, different ready order, different layout. */
-  { "/bucket/rebuild/ready-order", six_400, 6, ready_branch, STEADY, CAP_1000, 100, FALSE, FALSE, FALSE, FALSE,
+  { "/bucket/rebuild/ready-order", six_400, 6, ready_branch, STEADY, CAP_1000, 100, FALSE, FALSE, 0, FALSE,
     "5 | 4 1 0 | 3 2", "400 1200 800" },
   /* DDP_SET_LAST_BUCKET_CAP: assign over the reversed ready order 0..5: p0 400 >= 100: [0];
    * p1, p2, p3 1200: [1 2 3]; p4, p5: [4 5].  Then the bucket list (not the members) is
    * reversed: the small bucket goes last. */
-  { "/bucket/rebuild/last-bucket-cap", six_400, 6, NULL, STEADY, CAP_1000, 100, FALSE, FALSE, FALSE, TRUE,
+  { "/bucket/rebuild/last-bucket-cap", six_400, 6, NULL, STEADY, CAP_1000, 100, FALSE, FALSE, 0, TRUE,
     "4 5 | 1 2 3 | 0", "800 1200 400" },
   /* bucket_cap_mb 0.1 = int(0.1 * 1024 * 1024) = 104857 bytes (MiB, not MB).  First limit 1:
    * p3 2 >= 1: [3].  p2 104856 < 104857 (a 100000-byte cap would close here), p1: 104858: [2 1].
    * p0: leftover [0]. */
-  { "/bucket/cap/mib-truncated", tenth_mib, 4, NULL, STEADY, 0.1, 1, FALSE, FALSE, FALSE, FALSE,
+  { "/bucket/cap/mib-truncated", tenth_mib, 4, NULL, STEADY, 0.1, 1, FALSE, FALSE, 0, FALSE,
     "3 | 2 1 | 0", "2 104858 2" },
   /* Default (find_unused FALSE): limits [sys.maxsize], one bucket, registration order inside. */
-  { "/bucket/initial/default-single", six_400, 6, NULL, INITIAL, CAP_1000, 100, FALSE, FALSE, FALSE, FALSE,
+  { "/bucket/initial/default-single", six_400, 6, NULL, INITIAL, CAP_1000, 100, FALSE, FALSE, 0, FALSE,
     "0 1 2 3 4 5", "2400" },
   /* Default with two dtypes: fp32 [0 2 4 6] and fp16 [1 3 5 7], both leftovers; sorted by
    * smallest index (0, 1), then reversed: the fp16 bucket is launched first. */
-  { "/bucket/initial/default-per-dtype", mixed, 8, NULL, INITIAL, 0, 0, FALSE, FALSE, FALSE, FALSE,
+  { "/bucket/initial/default-per-dtype", mixed, 8, NULL, INITIAL, 0, 0, FALSE, FALSE, 0, FALSE,
     "1 3 5 7 | 0 2 4 6", "800 1600" },
   /* find_unused, default cap: limits [1 MiB, 25 MiB] over registration order.  p0 0.5, p1 1.25
    * MiB >= 1: [0 1].  p2 10, p3 20, p4 30 >= 25: [2 3 4].  p5 3 MiB: leftover [5].  Sorted
    * (0, 2, 5) and reversed. */
-  { "/bucket/initial/find-unused", mib, 6, NULL, INITIAL, 0, 0, TRUE, FALSE, FALSE, FALSE,
+  { "/bucket/initial/find-unused", mib, 6, NULL, INITIAL, 0, 0, TRUE, FALSE, 0, FALSE,
     "5 | 2 3 4 | 0 1", "3145728 31457280 1310720" },
   /* find_unused without static_graph never rebuilds: the steady layout is the initial one. */
-  { "/bucket/steady/find-unused-keeps-initial", mib, 6, NULL, STEADY, 0, 0, TRUE, FALSE, FALSE, FALSE,
+  { "/bucket/steady/find-unused-keeps-initial", mib, 6, NULL, STEADY, 0, 0, TRUE, FALSE, 0, FALSE,
     "5 | 2 3 4 | 0 1", "3145728 31457280 1310720" },
   /* find_unused, cap 20 MiB given explicitly: limits [20 MiB] only.  p0..p3: 21.25 MiB >= 20:
    * [0 1 2 3]; p4, p5 13 MiB: leftover [4 5].  Reversed. */
-  { "/bucket/initial/find-unused-custom-cap", mib, 6, NULL, INITIAL, 20, 0, TRUE, FALSE, FALSE, FALSE,
+  { "/bucket/initial/find-unused-custom-cap", mib, 6, NULL, INITIAL, 20, 0, TRUE, FALSE, 0, FALSE,
     "4 5 | 0 1 2 3", "13631488 22282240" },
-  /* legacy (PyTorch ≈1.8–1.10), cap 20 MiB: limits [1 MiB, 20 MiB] whatever the flags.  [0 1]
+  /* torch 1.10 (before 1.12), cap 20 MiB: limits [1 MiB, 20 MiB] whatever the flags.  [0 1]
    * 1.25 MiB; p2 10, p3 20 >= 20: [2 3]; [4 5] 13 MiB.  Reversed. */
-  { "/bucket/initial/legacy", mib, 6, NULL, INITIAL, 20, 0, FALSE, FALSE, TRUE, FALSE,
+  { "/bucket/initial/torch-1.10", mib, 6, NULL, INITIAL, 20, 0, FALSE, FALSE, 110, FALSE,
+    "4 5 | 2 3 | 0 1", "13631488 20971520 1310720" },
+  /* torch 1.13 without find_unused: already [sys.maxsize], one bucket (real DDP 1.13 agrees). */
+  { "/bucket/initial/torch-1.13-default", mib, 6, NULL, INITIAL, 20, 0, FALSE, FALSE, 113, FALSE,
+    "0 1 2 3 4 5", "35913728" },
+  /* torch 1.13, find_unused, cap 20 MiB given: 1.13 still uses [1 MiB, 20 MiB] (2.x: [20 MiB],
+   * the find-unused-custom-cap case above), so the same layout as torch 1.10. */
+  { "/bucket/initial/torch-1.13-find-unused-custom-cap", mib, 6, NULL, INITIAL, 20, 0, TRUE, FALSE, 113, FALSE,
     "4 5 | 2 3 | 0 1", "13631488 20971520 1310720" },
   /* static_graph wins over find_unused at construction: [sys.maxsize], one 34.25 MiB bucket. */
-  { "/bucket/initial/static-graph", mib, 6, NULL, INITIAL, 0, 0, TRUE, TRUE, FALSE, FALSE,
+  { "/bucket/initial/static-graph", mib, 6, NULL, INITIAL, 0, 0, TRUE, TRUE, 0, FALSE,
     "0 1 2 3 4 5", "35913728" },
   /* ... and static_graph rebuilds: ready 5..0, [1 MiB, 25 MiB].  p5 3 MiB: [5].  p4 10, p3 20,
    * p2 30: [4 3 2].  p1 0.75, p0 1.25: leftover [1 0]. */
-  { "/bucket/steady/static-graph-rebuilds", mib, 6, NULL, STEADY, 0, 0, TRUE, TRUE, FALSE, FALSE,
+  { "/bucket/steady/static-graph-rebuilds", mib, 6, NULL, STEADY, 0, 0, TRUE, TRUE, 0, FALSE,
     "5 | 4 3 2 | 1 0", "3145728 31457280 1310720" },
 };
 
@@ -193,7 +208,8 @@ test_layout_case(gconstpointer data)
     options.first_bucket_bytes = c->first;
   options.find_unused_parameters = c->find_unused;
   options.static_graph = c->static_graph;
-  options.legacy_initial = c->legacy;
+  if (c->torch > 0)
+    options.torch_version = c->torch;
   options.last_bucket_cap = c->last_cap;
   g_autoptr(DdpBucketLayout) layout = c->which == INITIAL ? ddp_bucket_layout_initial(model, &options)
                                                           : ddp_bucket_layout_steady(model, &options);
@@ -222,8 +238,50 @@ test_options_defaults(void)
   g_assert_cmpuint(o.first_bucket_bytes, ==, 1048576);
   g_assert_false(o.find_unused_parameters);
   g_assert_false(o.static_graph);
-  g_assert_false(o.legacy_initial);
+  g_assert_cmpuint(o.torch_version, ==, 200);
+  g_assert_false(o.cpu_device);
   g_assert_false(o.last_bucket_cap);
+}
+
+/* The premise of the leftover order: every dtype's (dtype, device) key lands in its own libstdc++
+ * bucket, for cuda:0 and for the CPU with an 8-bit (torch < 2.3) or 16-bit device index.
+ * Hand-computed: hash = d ^ (t + 0x9e3779b9 + (d << 6) + (d >> 2)) mod 13, t = 6/5/15/7 for
+ * fp32/fp16/bf16/fp64; d = 0x10000: 2, 1, 11, 3; d = 0xFF: 12, 0, 3, 11; d = 0xFFFF: 0, 1, 4, 12. */
+static void
+test_map_slots(void)
+{
+  static const struct { gboolean cpu; guint torch; guint slot[DDP_DTYPE_COUNT]; } cases[] = {
+    { FALSE, 200, { 2, 1, 11, 3 } }, { TRUE, 113, { 12, 0, 3, 11 } }, { TRUE, 203, { 0, 1, 4, 12 } },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    DdpBucketOptions o;
+    ddp_bucket_options_init(&o);
+    o.cpu_device = cases[i].cpu;
+    o.torch_version = cases[i].torch;
+    g_assert_cmpuint(ddp_bucket_map_slot(&o, DDP_DTYPE_FP32), ==, cases[i].slot[0]);
+    g_assert_cmpuint(ddp_bucket_map_slot(&o, DDP_DTYPE_FP16), ==, cases[i].slot[1]);
+    g_assert_cmpuint(ddp_bucket_map_slot(&o, DDP_DTYPE_BF16), ==, cases[i].slot[2]);
+    g_assert_cmpuint(ddp_bucket_map_slot(&o, DDP_DTYPE_FP64), ==, cases[i].slot[3]);
+  }
+}
+
+/* "X.Y" → 100·X + Y; anything else refused and the output left alone. */
+static void
+test_torch_version_parse(void)
+{
+  guint v = 7;
+  g_assert_true(ddp_torch_version_parse("1.13", &v));
+  g_assert_cmpuint(v, ==, 113);
+  g_assert_true(ddp_torch_version_parse("2.4", &v));
+  g_assert_cmpuint(v, ==, 204);
+  g_assert_true(ddp_torch_version_parse("1.8", &v));
+  g_assert_cmpuint(v, ==, 108);
+  static const char *const bad[] = { "", "2", "1.7", "3.0", "0.4", "2.x", "1.13.1", "2.100", "-1.9", " 2.1", NULL };
+  for (guint i = 0; bad[i]; i++) {
+    v = 7;
+    g_assert_false(ddp_torch_version_parse(bad[i], &v));
+    g_assert_cmpuint(v, ==, 7);
+  }
 }
 
 /* The construction-time layout never looks at the ready order; the rebuilt one does. */
@@ -426,6 +484,8 @@ main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/bucket/options/defaults", test_options_defaults);
+  g_test_add_func("/bucket/options/torch-version", test_torch_version_parse);
+  g_test_add_func("/bucket/rebuild/map-slots", test_map_slots);
   for (gsize i = 0; i < G_N_ELEMENTS(layout_cases); i++)
     g_test_add_data_func(layout_cases[i].path, &layout_cases[i], test_layout_case);
   g_test_add_func("/bucket/initial/ignores-ready-order", test_initial_ignores_ready_order);

@@ -459,6 +459,58 @@ test_open_newer(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
   g_assert_nonnull(strstr(error->message, "schema 99"));
 }
 
+/* Query one integer straight from the file. */
+static gint64
+raw_int(const char *path, const char *sql)
+{
+  sqlite3 *raw = NULL;
+  sqlite3_stmt *st = NULL;
+  g_assert_cmpint(sqlite3_open(path, &raw), ==, SQLITE_OK);
+  g_assert_cmpint(sqlite3_prepare_v2(raw, sql, -1, &st, NULL), ==, SQLITE_OK);
+  g_assert_cmpint(sqlite3_step(st), ==, SQLITE_ROW);
+  gint64 v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+  return v;
+}
+
+/* A schema-1 file (what ddpsim-calibrate wrote before imports and curves, e.g. calibrate/data/'s
+ * first H100 database): read-only it reads as having no imports and no curves, and is not
+ * changed; opened for writing it is upgraded to schema 2 in place, its runs kept. */
+static void
+test_open_schema1(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  {
+    g_autoptr(DdpCalibDb) db = ddp_calibdb_open(f->path, DDP_CALIBDB_WRITE, &error);
+    DdpCalibRun run = sample_run();
+    g_assert_cmpint(ddp_calibdb_run_begin(db, &run, &error), ==, 1);
+  }
+  raw_exec(f->path, "DROP TABLE imports; DROP TABLE fit_allreduce_curve; PRAGMA user_version = 1");
+  {
+    g_autoptr(DdpCalibDb) db = ddp_calibdb_open(f->path, DDP_CALIBDB_READ, &error);
+    g_assert_no_error(error);
+    g_auto(DdpCalibImport) import = { 0 };
+    g_assert_false(ddp_calibdb_import_get(db, 1, &import, &error));
+    g_assert_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_NOT_FOUND);
+    g_clear_error(&error);
+    g_autoptr(GArray) curve = ddp_calibdb_fit_curve(db, 1, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(curve->len, ==, 0);
+    g_assert_true(ddp_calibdb_check(db, &error));
+  }
+  g_assert_cmpint(raw_int(f->path, "PRAGMA user_version"), ==, 1);
+  {
+    g_autoptr(DdpCalibDb) db = ddp_calibdb_open(f->path, DDP_CALIBDB_WRITE, &error);
+    g_assert_no_error(error);
+    g_autoptr(DdpCalibRun) run = ddp_calibdb_run_get(db, 1, &error);
+    g_assert_no_error(error);
+  }
+  g_assert_cmpint(raw_int(f->path, "PRAGMA user_version"), ==, 2);
+  g_assert_cmpint(raw_int(f->path, "SELECT count(*) FROM sqlite_master WHERE name IN ('imports', 'fit_allreduce_curve')"),
+                  ==, 2);
+}
+
 static void
 test_open_damaged(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
 {
@@ -618,6 +670,7 @@ main(int argc, char **argv)
   g_test_add("/calibdb/open/not-sqlite", FileFixture, NULL, file_setup, test_open_garbage, file_teardown);
   g_test_add("/calibdb/open/foreign", FileFixture, NULL, file_setup, test_open_foreign, file_teardown);
   g_test_add("/calibdb/open/newer-schema", FileFixture, NULL, file_setup, test_open_newer, file_teardown);
+  g_test_add("/calibdb/open/schema-1", FileFixture, NULL, file_setup, test_open_schema1, file_teardown);
   g_test_add("/calibdb/open/damaged", FileFixture, NULL, file_setup, test_open_damaged, file_teardown);
   g_test_add("/calibdb/kill/between-batches", FileFixture, GINT_TO_POINTER(KILL_BETWEEN), file_setup, test_kill,
              file_teardown);

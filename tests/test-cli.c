@@ -21,6 +21,41 @@ fixture(const char *name)
   return g_test_build_filename(G_TEST_DIST, "data", name, NULL);
 }
 
+/* The real H100 calibration (calibrate/data/) used for an A100 cluster: predict and allreduce
+ * both run (exit 0) and say on stderr, once each, that the GPU model differs and that the file
+ * holds no multi-GPU AllReduce.  A copy: opening the database may add WAL files beside it. */
+static void
+test_calibration_elsewhere_warns(void)
+{
+  g_autofree char *shipped = g_test_build_filename(G_TEST_DIST, "..", "calibrate", "data",
+                                                   "fc-vm-H100x1-20261123.db", NULL);
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-cli-XXXXXX", NULL);
+  g_autofree char *db = g_build_filename(dir, "h100.db", NULL);
+  g_autofree char *bytes = NULL;
+  gsize length = 0;
+  g_assert_true(g_file_get_contents(shipped, &bytes, &length, NULL));
+  g_assert_true(g_file_set_contents(db, bytes, (gssize)length, NULL));
+  g_auto(Run) predict = { 0 };
+  run(&predict, "predict", "--model", "resnet50", "--cluster", "dgx-a100", "--gpus", "16", "--iterations", "1",
+      "--calibration", db, NULL);
+  g_auto(Run) allreduce = { 0 };
+  run(&allreduce, "allreduce", "--cluster", "dgx-a100", "--gpus", "16", "-b", "1M", "-e", "1M", "--calibration", db, NULL);
+  const Run *runs[] = { &predict, &allreduce };
+  for (guint i = 0; i < G_N_ELEMENTS(runs); i++) {
+    g_assert_cmpint(runs[i]->status, ==, 0);
+    g_assert_nonnull(strstr(runs[i]->err, "calibration measured NVIDIA H100 80GB HBM3 (h100) but the cluster's GPU is A100"));
+    g_assert_nonnull(strstr(runs[i]->err, "holds no multi-GPU AllReduce measurement"));
+    g_auto(GStrv) lines = g_strsplit(runs[i]->err, "\n", -1);
+    g_assert_cmpuint(g_strv_length(lines), ==, 3);   /* two lines */
+  }
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  for (const char *name; (name = g_dir_read_name(d));) {
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    g_remove(path);
+  }
+  g_rmdir(dir);
+}
+
 static void
 assert_one_line_error(const Run *r, const char *must_contain)
 {
@@ -109,14 +144,16 @@ test_predict_default_runs(void)
 }
 
 /* Plain DDP keeps weights, gradients and Adam state on every GPU: 16 B/parameter for Llama-2-7B is
- * 108 GB before activations — it cannot fit an 80 GB H100, and predict says so. */
+ * 108 GB before activations — it cannot fit an 80 GB H100, and predict says so: the report, a
+ * stderr line and exit status 3 (docs/dp.md "Out of memory"). */
 static void
 test_llama7b_does_not_fit(void)
 {
   g_autofree char *scenario = g_build_filename(DDP_SRCDIR, "scenarios", "llama-7b-dgx-h100.scenario", NULL);
   g_auto(Run) r = { 0 };
   run(&r, "predict", scenario, "--iterations", "1", "--json", NULL);
-  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpint(r.status, ==, 3);
+  g_assert_nonnull(strstr(r.err, "OUT OF MEMORY"));
   g_autoptr(JsonParser) parser = json_parser_new();
   g_assert_true(json_parser_load_from_data(parser, r.out, -1, NULL));
   JsonObject *memory = json_object_get_object_member(json_node_get_object(json_parser_get_root(parser)), "memory");
@@ -267,6 +304,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/listings", test_listings);
   g_test_add_func("/cli/accuracy/resnet50-published-throughput", test_published_throughput);
   g_test_add_func("/cli/bad-input", test_bad_input);
+  g_test_add_func("/cli/calibration-elsewhere-warns", test_calibration_elsewhere_warns);
   g_test_add_func("/cli/unknown-verb", test_unknown_verb);
   return g_test_run();
 }

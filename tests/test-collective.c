@@ -1037,6 +1037,34 @@ test_physics_transports(void)
   g_assert_cmpfloat_with_epsilon(cost.busbw_GBs, 2.5, 1e-4);
 }
 
+/* The GPUDirect RDMA flush: on GPUs before Hopper a Simple receive over a GDR network is flushed
+ * before the GPU reads it, one more network latency per hop (ncclTopoNeedFlush; tuning.cc "Also add
+ * the flush extra latency").  Two A100 nodes, tree (2 network hops, 2·⌊log₂ 2⌋): raising
+ * [inter] latency_us by 10 µs adds 2 · 10 = 20 µs to Tree/LL and 2 · 2 · 10 = 40 µs to Tree/Simple.
+ * Not on Hopper (sm90: no flush, 20 µs), not over TCP sockets (host memory, no GDR: 20 µs). */
+static void
+test_physics_flush(void)
+{
+  struct { int sm; DdpInterFabric fabric; DdpProtocol proto; double extra_us; } cases[] = {
+    { 80, DDP_INTER_IB, DDP_PROTO_LL, 20.0 },       { 80, DDP_INTER_IB, DDP_PROTO_SIMPLE, 40.0 },
+    { 80, DDP_INTER_EFA, DDP_PROTO_SIMPLE, 40.0 },  { 70, DDP_INTER_ROCE, DDP_PROTO_SIMPLE, 40.0 },
+    { 90, DDP_INTER_IB, DDP_PROTO_SIMPLE, 20.0 },   { 80, DDP_INTER_ETHERNET, DDP_PROTO_SIMPLE, 20.0 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    double t[2];
+    for (int k = 0; k < 2; k++) {
+      g_autoptr(DdpCluster) cl = physics(cluster_new(cases[i].sm, 8, 300, 8, 200));
+      cl->inter.fabric = cases[i].fabric;
+      cl->inter.latency_us = 5.0 + 10.0 * k;
+      g_autoptr(DdpCollective) c = model(cl, 16);
+      DdpCollectiveCost cost;
+      g_assert_true(ddp_collective_allreduce_with(c, 1 << 20, DDP_ALGO_TREE, cases[i].proto, &cost));
+      t[k] = cost.latency_us;
+    }
+    g_assert_cmpfloat_with_epsilon(t[1] - t[0], cases[i].extra_us, 1e-9);
+  }
+}
+
 /* Auto's choice under the nccl model is exact to the byte too: between the sizes where a channel
  * joins or the chunk stops growing every pair's time is affine (ddp_collective_choices). */
 static void
@@ -1210,13 +1238,15 @@ test_validation_public(void)
 
 /* The newer public curves (tests/data/allreduce-2.csv: 2x p4d over EFA, 2x1 V100 over TCP,
  * 8x RTX 4090 PCIe with peer-to-peer off and on) pooled with the three above: 199 points.
- * Measured: 18.8 % over all; < 64 KiB 24.5 %, 64 KiB–16 MiB 17.4 %, > 16 MiB 7.7 %; per curve p4d
- * 25.7 %, V100/TCP 26.6 %, RTX 4090 p2p off 25.7 %, on 21.3 %.  This misses issue 10's target
- * (10 % / 15 %) in the two small-size regimes: the floors of these curves are set by constants no
- * spec gives (the host's issue time with -g 8 is 4.9 µs per GPU on the RTX 4090 server against 4.0
- * on the A100 one; the one-way TCP latency on GKE; EFA's per-hop cost in NCCL 2.23), which
- * calibration measures and a spec-only model cannot (docs/collective.md "Validation").  Asserted
- * as measured, with half a point of room. */
+ * Measured: 13.0 % over all; < 64 KiB 20.3 %, 64 KiB–16 MiB 15.7 %, > 16 MiB 7.7 %; per curve p4d
+ * 7.2 % (25.7 % before the GPUDirect RDMA flush of Simple receives on pre-Hopper GPUs was
+ * charged), V100/TCP 17.6 % (26.6 % before its one-way latency was taken from a published
+ * same-zone n1 measurement, 36 µs, instead of a 30 µs estimate), RTX 4090 p2p off 25.7 %, on
+ * 21.3 %.  This misses issue 10's target (10 % / 15 %) overall and in the two small-size regimes:
+ * the RTX 4090 floors are set by the host's issue time with -g 8, 4.9 µs per GPU there against
+ * 4.0 on the A100 server (same CPU, so the software stack), which no spec gives; EFA runs at 20-50 %
+ * of its NICs from 512 KiB to 16 MiB, which no published figure explains (docs/collective.md
+ * "Validation").  Asserted as measured, with half a point of room. */
 static void
 test_validation_extended(void)
 {
@@ -1235,12 +1265,12 @@ test_validation_extended(void)
                  100 * st[DDP_REGIME_MID].median_abs_error, 100 * st[DDP_REGIME_BANDWIDTH].median_abs_error,
                  st[DDP_REGIME_ALL].points);
   g_assert_cmpuint(st[DDP_REGIME_ALL].points, ==, 199);
-  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.193);
-  g_assert_cmpfloat(st[DDP_REGIME_LATENCY].median_abs_error, <, 0.250);
-  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.179);
+  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.135);
+  g_assert_cmpfloat(st[DDP_REGIME_LATENCY].median_abs_error, <, 0.208);
+  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.162);
   g_assert_cmpfloat(st[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.082);
-  g_assert_cmpfloat(curve_median(curves, 0), <, 0.262);
-  g_assert_cmpfloat(curve_median(curves, 1), <, 0.271);
+  g_assert_cmpfloat(curve_median(curves, 0), <, 0.077);
+  g_assert_cmpfloat(curve_median(curves, 1), <, 0.181);
   g_assert_cmpfloat(curve_median(curves, 2), <, 0.262);
   g_assert_cmpfloat(curve_median(curves, 3), <, 0.218);
 }
@@ -1295,6 +1325,7 @@ main(int argc, char **argv)
   g_test_add_func("/collective/physics/fill", test_physics_fill);
   g_test_add_func("/collective/physics/peaks", test_physics_peaks);
   g_test_add_func("/collective/physics/transports", test_physics_transports);
+  g_test_add_func("/collective/physics/flush", test_physics_flush);
   g_test_add_func("/collective/physics/choices-exact", test_physics_choices_exact);
   g_test_add_func("/collective/compare/stats", test_compare_stats);
   g_test_add_func("/collective/compare/gpus-per-process", test_compare_gpus_per_process);

@@ -36,9 +36,13 @@ test_roofline(void)
   /* A100 BF16 large-GEMM efficiency 0.80: 312e3 · 0.8 = 249 600 FLOP/ns; ramp 2 µs → F½ = 499.2e6.
    * big forward, one kernel of F = 8e9: (F + F½) / 249 600 = 34 051.28 ns (bytes 4.004e6 B at
    * 2039·0.75 = 1529.25 B/ns, + 1 µs ramp: 3 618 ns — compute-bound) */
-  g_assert_cmpint(ddp_compute_forward_ns(c, 0), ==, 34051);
-  /* big backward: two kernels (dX, dW) of 8e9 each: 2 · 34 051.28 = 68 102.56 */
-  g_assert_cmpint(ddp_compute_backward_ns(c, 0), ==, 68103);
+  /* + autocast's weight cast (no attention layer: no fp32 stream, no input cast): one kernel of
+   * 1.5 · 4e6 B = 6e6 B: (6e6 + 1 529 250) / 1529.25 = 4 923.5 ns → the 5 µs kernel floor:
+   * 34 051.28 + 5 000 = 39 051.28 */
+  g_assert_cmpint(ddp_compute_forward_ns(c, 0), ==, 39051);
+  /* big backward: two kernels (dX, dW) of 8e9 each: 2 · 34 051.28 = 68 102.56, + the weight
+   * gradient's cast back to fp32 (5 000, as forward) = 73 102.56 */
+  g_assert_cmpint(ddp_compute_backward_ns(c, 0), ==, 73103);
   /* norm forward: memory-bound at 1529.25 · 0.9 (norm) = 1376.325 B/ns with a 1 µs ramp of
    * 1 376 325 B: (8·1e8·0.5 + 4000 + 1 376 325) / 1376.325 = 291 631.9 ns */
   g_assert_cmpint(ddp_compute_forward_ns(c, 1), ==, 291632);
@@ -83,17 +87,20 @@ test_efficiency(void)
   g_assert_cmpint(ddp_compute_forward_ns(c, 0), ==, 4000);
   /* conv at FP32: 14 130 · 0.9 = 12 717 FLOP/ns: (1e9 + 12 717 · 2000) / 12 717 = 80 634.6 ns */
   g_assert_cmpint(ddp_compute_forward_ns(c, 1), ==, 80635);
-  /* attention (0.75): 10 597.5 FLOP/ns: 1e9 / 10 597.5 + 2000 = 96 362.4 ns */
-  g_assert_cmpint(ddp_compute_forward_ns(c, 2), ==, 96362);
+  /* attention on fp32 tensors (attention_fp32_factor 0.55): 14 130 · 0.55 = 7 771.5 FLOP/ns:
+   * 1e9 / 7 771.5 + 2000 = 130 675.3 ns, + the head-layout copies, two kernels of no bytes at the
+   * 1 µs floor: 132 675.3 */
+  g_assert_cmpint(ddp_compute_forward_ns(c, 2), ==, 132675);
   /* conv on tensor cores at FP16 uses 0.6 instead of 0.9: 125e3 · 0.85 · 0.6 = 63 750 FLOP/ns;
-   * 1e9 / 63 750 + 2000 = 17 686.3 ns */
+   * 1e9 / 63 750 + 2000 = 17 686.3 ns; + autocast's casts: the model has attention (an fp32
+   * stream), so two cast kernels (weight, input), each (bytes + 1 µs ramp) ≈ 1 000.1 ns: 19 686.5 */
   g_autoptr(DdpCompute) h = ddp_compute_new(m, &v100, DDP_PRECISION_FP16, 1, DDP_OPTIMIZER_SGD, &o);
-  g_assert_cmpint(ddp_compute_forward_ns(h, 1), ==, 17686);
+  g_assert_cmpint(ddp_compute_forward_ns(h, 1), ==, 19686);
 
   /* A host issuing one pass per 10 µs, the GPU running each pass once issued and once free.
    * Issue order: forward g, c, s; backward s, c, g (reverse); optimizer.  GPU times: g 4 000 /
-   * 8 000, c 80 634.9 / 161 269.8, s 96 361.9 / 237 904.7 (no params: one kernel), optimizer
-   * 1 000 (the floor).
+   * 8 000, c 80 634.9 / 161 269.8, s 132 675.3 / 325 688.2 (no params: one kernel, 2.5e9 / 7 771.5
+   * + 2 000, + 2 000 of copies), optimizer 1 000 (the floor).
    *   g fwd: issued at 10 000, GPU idle until then: 10 000 + 4 000 = 14 000
    *   c fwd: issued at 20 000 > 14 000: waits 6 000: 86 634.9
    *   then the GPU is ahead of the host for good: every later pass is its GPU time.
@@ -102,19 +109,19 @@ test_efficiency(void)
   g_autoptr(DdpCompute) f = ddp_compute_new(m, &v100, DDP_PRECISION_FP32, 1, DDP_OPTIMIZER_SGD, &o);
   g_assert_cmpint(ddp_compute_forward_ns(f, 0), ==, 14000);
   g_assert_cmpint(ddp_compute_forward_ns(f, 1), ==, 86635);
-  g_assert_cmpint(ddp_compute_forward_ns(f, 2), ==, 96362);
+  g_assert_cmpint(ddp_compute_forward_ns(f, 2), ==, 132675);
   g_assert_cmpint(ddp_compute_backward_ns(f, 0), ==, 8000);
   g_assert_cmpint(ddp_compute_optimizer_ns(f), ==, 1000);
   g_assert_cmpfloat_with_epsilon(ddp_compute_host_bound_ns(f), 16000, 1e-6);
   /* A slow host (100 µs per pass) makes the small GEMM's backward, issued last but one, wait:
    * issue times 100k … 700k; GPU: g fwd ends 104 000, c fwd 200 000 → 280 634.9, s fwd at 300 000
-   * → 396 361.9, s bwd at 400 000 → 637 904.7, c bwd 637 904.7 → 799 174.5, g bwd issued at
-   * 600 000 (already past): 807 174.5, optimizer issued at 700 000: 808 174.5.  Host-bound time =
-   * 808 174.5 − (4 000 + 80 634.9 + 96 361.9 + 237 904.7 + 161 269.8 + 8 000 + 1 000) = 219 003.2 */
+   * → 432 675.3, s bwd (issued at 400 000) → 758 363.5, c bwd → 919 633.3, g bwd issued at
+   * 600 000 (already past): 927 633.3, optimizer issued at 700 000: 928 633.3.  Host-bound time =
+   * 928 633.3 − (4 000 + 80 634.9 + 132 675.3 + 325 688.2 + 161 269.8 + 8 000 + 1 000) = 215 365.1 */
   o.host_layer_us = 100;
   g_autoptr(DdpCompute) slow = ddp_compute_new(m, &v100, DDP_PRECISION_FP32, 1, DDP_OPTIMIZER_SGD, &o);
-  g_assert_cmpint(ddp_compute_step_ns(slow), ==, 808175);
-  g_assert_cmpfloat_with_epsilon(ddp_compute_host_bound_ns(slow), 219003.2, 0.1);
+  g_assert_cmpint(ddp_compute_step_ns(slow), ==, 928633);
+  g_assert_cmpfloat_with_epsilon(ddp_compute_host_bound_ns(slow), 215365.1, 0.1);
   /* measured layer times go through the same pipeline */
   ddp_compute_set_layer_us(slow, 0, 1000, -1);
   g_assert_cmpint(ddp_compute_forward_ns(slow, 0), ==, 100000 + 1000000);

@@ -282,6 +282,34 @@ test_overlap_slowdown(void)
   assert_ms_ns(slowed->mean_ms - base->mean_ms, 3 * 10005);
 }
 
+/* find_unused_parameters, one bucket (no rebuild: the initial layout is kept; cap not passed, so
+ * 2.x limits [first, cap], both above the model).  Two charges on top of 726 671:
+ *   graph search after the synced forward: 60 ns · (4 params + 1.4 · 2 layers) = 408 ns;
+ *   AllReduce of the int32 used-map, 4 · 4 = 16 B, queued behind the last bucket:
+ *     2·3/4·16/100 + 30 000 = 30 000.24 → 30 000.
+ *   iteration = 726 671 + 408 + 30 000 = 757 079.  --unused-search-us 100 replaces the 408 by
+ *   100 000: 856 671.  static_graph: neither charge (no search, no per-iteration map). */
+static void
+test_find_unused_costs(void)
+{
+  g_autoptr(DdpScenario) s = scenario("tiny.model", 4, "none");
+  single_bucket(s);
+  s->setup.buckets.find_unused_parameters = TRUE;
+  g_autoptr(DdpResult) r = ddp_simulate(s, NULL, NULL);
+  assert_ms_ns(r->unused_search_ms, 408);
+  assert_ms_ns(r->unused_map_ms, 30000);
+  assert_ms_ns(r->mean_ms, 757079);
+  assert_ms_ns(r->compute_ms, 570719 + 408);
+  assert_ms_ns(r->comm_ms, 155952 + 30000);
+  s->setup.unused_search_us = 100;
+  g_autoptr(DdpResult) set = ddp_simulate(s, NULL, NULL);
+  assert_ms_ns(set->mean_ms, 856671);
+  s->setup.buckets.static_graph = TRUE;
+  g_autoptr(DdpResult) st = ddp_simulate(s, NULL, NULL);
+  g_assert_cmpfloat(st->unused_search_ms + st->unused_map_ms, ==, 0.0);
+  assert_ms_ns(st->mean_ms, 726671);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -297,5 +325,6 @@ main(int argc, char **argv)
   g_test_add_func("/ddp/envelope-equals-per-rank", test_envelope_equals_per_rank);
   g_test_add_func("/ddp/seeds", test_seeds);
   g_test_add_func("/ddp/overlap-slowdown", test_overlap_slowdown);
+  g_test_add_func("/ddp/find-unused-costs", test_find_unused_costs);
   return g_test_run();
 }

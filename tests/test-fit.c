@@ -325,6 +325,117 @@ test_allreduce_extrapolate(void)
   g_assert_false(ddp_fit_allreduce_params(fit, "Ring", "LL", 8, 1, &p));
 }
 
+/* A curve with a protocol switch the line cannot follow: 8 ranks on one node, "auto", measured at
+ * 1, 2, 4 MiB as 20, 100, 110 µs (a jump, then flat).  At a measured size the cost is the
+ * measurement; at 3 MiB the midpoint of the [2, 4] MiB segment, 105 µs; above 4 MiB the last
+ * segment's slope, 10 µs per 2 MiB: 8 MiB → 110 + 10·2 = 130 µs.  At 4 ranks (not measured) the
+ * fitted line is extrapolated instead (from_curve FALSE).  The curve survives store and load. */
+static void
+test_allreduce_curve(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp("test-fit-curve-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "calib.db", NULL);
+  gint64 fit_id;
+  {
+    g_autoptr(DdpCalibDb) db = ddp_calibdb_open(path, DDP_CALIBDB_WRITE, &error);
+    gint64 run = add_run(db, "NVIDIA H100 80GB HBM3");
+    const double t[] = { 20, 100, 110 };
+    g_assert_true(ddp_calibdb_batch_begin(db, run, "curve", &error));
+    for (int i = 0; i < 3; i++) {
+      DdpCalibAllreducePoint p = { 0 };
+      p.algorithm = "auto";
+      p.protocol = "auto";
+      p.ranks = 8;
+      p.nodes = 1;
+      p.bytes = (gint64)1048576 << i;
+      p.in_place = TRUE;
+      p.time_us = p.min_us = p.max_us = t[i];
+      g_assert_true(ddp_calibdb_batch_add_allreduce(db, &p, &error));
+    }
+    g_assert_true(ddp_calibdb_batch_commit(db, NULL, &error));
+    g_autoptr(DdpFit) fit = ddp_fit_from_db(db, NULL, 0, NULL, &error);
+    g_assert_no_error(error);
+    fit_id = ddp_fit_store(fit, db, &error);
+    g_assert_no_error(error);
+    g_assert_true(ddp_calibdb_check(db, &error));
+  }
+  g_autoptr(DdpFit) fit = ddp_fit_open(path, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(ddp_fit_header(fit)->id, ==, fit_id);
+  DdpFitAllreduceCost c;
+  static const struct { guint64 bytes; double us; } cases[] = {
+    { 1048576, 20 }, { 2097152, 100 }, { 3145728, 105 }, { 4194304, 110 }, { 8388608, 130 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_assert_true(ddp_fit_allreduce_cost(fit, 8, 1, cases[i].bytes, DDP_ALGO_AUTO, DDP_PROTO_AUTO, &c));
+    g_assert_true(c.from_curve);
+    g_assert_cmpstr(c.algorithm, ==, "auto");
+    assert_rel(c.time_us, cases[i].us, 1e-12);
+  }
+  g_assert_true(ddp_fit_allreduce_cost(fit, 4, 1, 2097152, DDP_ALGO_AUTO, DDP_PROTO_AUTO, &c));
+  g_assert_false(c.from_curve);
+  assert_rel(c.time_us, c.params.alpha_us + 2097152.0 / (1000.0 * c.params.algbw_GBs), 1e-12);
+  static const char *const suffixes[] = { "", "-wal", "-shm" };
+  for (gsize i = 0; i < G_N_ELEMENTS(suffixes); i++) {
+    g_autofree char *f = g_strconcat(path, suffixes[i], NULL);
+    g_remove(f);
+  }
+  g_rmdir(dir);
+}
+
+/* --calibration on another cluster: one line per difference (issue 12 item 5). */
+static void
+test_coverage_warnings(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCalibDb) db = ddp_calibdb_open(":memory:", DDP_CALIBDB_WRITE, &error);
+  gint64 run = add_run(db, "NVIDIA H100 80GB HBM3");
+  g_autoptr(GRand) rand = g_rand_new_with_seed(3);
+  Variant four = { "Ring", "Simple", 4, 1, 30, 150 }, eight = { "Ring", "Simple", 8, 1, 56, 180 };
+  add_allreduce(db, run, &four, 0, rand);
+  add_allreduce(db, run, &eight, 0, rand);
+  g_autoptr(DdpFit) fit = ddp_fit_from_db(db, NULL, 0, NULL, &error);
+  g_assert_no_error(error);
+  DdpGpuSpec h100, a100;
+  g_assert_true(ddp_gpu_lookup("h100", &h100, NULL));
+  g_assert_true(ddp_gpu_lookup("a100", &a100, NULL));
+  /* inside the measured range (4..8 GPUs, 1 node), same GPU: silent */
+  g_autoptr(GPtrArray) none = ddp_fit_coverage_warnings(fit, &h100, 8, 1);
+  g_assert_cmpuint(none->len, ==, 0);
+  g_autoptr(GPtrArray) six = ddp_fit_coverage_warnings(fit, &h100, 6, 1);
+  g_assert_cmpuint(six->len, ==, 0);
+  /* one GPU needs no AllReduce: nothing to say about counts */
+  g_autoptr(GPtrArray) one = ddp_fit_coverage_warnings(fit, &h100, 1, 1);
+  g_assert_cmpuint(one->len, ==, 0);
+  /* another GPU model, and 2 nodes: two lines */
+  g_autoptr(GPtrArray) two = ddp_fit_coverage_warnings(fit, &a100, 16, 2);
+  g_assert_cmpuint(two->len, ==, 2);
+  g_assert_cmpstr(g_ptr_array_index(two, 0), ==, "warning: calibration measured NVIDIA H100 80GB HBM3 (h100) but the "
+                                                 "cluster's GPU is A100-SXM4-80GB: its measured times are used unchanged");
+  g_assert_cmpstr(g_ptr_array_index(two, 1), ==, "warning: 2 nodes is outside the calibration's measured range (1..1 "
+                                                 "nodes): AllReduce times there come from the built-in model or are "
+                                                 "extrapolated");
+  /* more GPUs than measured on one node */
+  g_autoptr(GPtrArray) more = ddp_fit_coverage_warnings(fit, &h100, 2, 1);
+  g_assert_cmpuint(more->len, ==, 1);
+  g_assert_true(g_str_has_prefix(g_ptr_array_index(more, 0), "warning: 2 GPUs is outside the calibration's measured "
+                                                             "range (4..8 GPUs)"));
+  /* a GPU ddpsim cannot identify, and no multi-GPU AllReduce */
+  g_autoptr(DdpCalibDb) db2 = ddp_calibdb_open(":memory:", DDP_CALIBDB_WRITE, &error);
+  gint64 run2 = add_run(db2, "Some Future GPU");
+  Variant solo = { "auto", "auto", 1, 1, 6, 0 };
+  add_allreduce(db2, run2, &solo, 0, rand);
+  g_autoptr(DdpFit) odd = ddp_fit_from_db(db2, NULL, 0, NULL, &error);
+  g_assert_no_error(error);
+  g_autoptr(GPtrArray) lines = ddp_fit_coverage_warnings(odd, &h100, 8, 1);
+  g_assert_cmpuint(lines->len, ==, 2);
+  g_assert_true(g_str_has_prefix(g_ptr_array_index(lines, 0), "warning: calibration measured Some Future GPU, which "
+                                                              "ddpsim cannot match"));
+  g_assert_cmpstr(g_ptr_array_index(lines, 1), ==, "warning: the calibration holds no multi-GPU AllReduce "
+                                                   "measurement: AllReduce times come from the built-in model");
+}
+
 /* ---- kernels and layers -------------------------------------------------------------------- */
 
 static const char tiny_model[] =
@@ -796,6 +907,8 @@ main(int argc, char **argv)
   g_test_add_func("/fit/allreduce/one-gpu", test_allreduce_one_gpu);
   g_test_add_func("/fit/allreduce/argmin", test_allreduce_argmin);
   g_test_add_func("/fit/allreduce/extrapolate", test_allreduce_extrapolate);
+  g_test_add_func("/fit/allreduce/curve", test_allreduce_curve);
+  g_test_add_func("/fit/coverage-warnings", test_coverage_warnings);
   g_test_add_func("/fit/kernels/exact", test_kernel_efficiency);
   g_test_add_func("/fit/kernels/recover", test_kernel_recovery);
   g_test_add_func("/fit/kernels/unknown-gpu", test_kernel_unknown_gpu);

@@ -31,7 +31,8 @@ What it does, in one forward and one backward pass in training mode (DDP trains)
     once at the layer that created it; parameters, buffers and the input are not counted;
   * ready_order: the order in which parameters' gradients are accumulated in a real backward pass
     (register_post_accumulate_grad_hook on torch >= 2.1, else a post-hook on each parameter's
-    AccumulateGrad node — what DDP's Reducer hooks — else a tensor hook);
+    AccumulateGrad node — what DDP's Reducer hooks — else a tensor hook), then the parameters no
+    gradient reached, in model.parameters() order (where static_graph's rebuild puts them);
   * buffer_bytes: all module buffers (DDP's broadcast_buffers sends them before every forward).
 
 The loss used for the backward pass is the sum of every floating-point tensor the model returns;
@@ -477,8 +478,11 @@ def export(model, example, batch, name, source, device, param_order=False):
             k += 1
             r.name = "%s#%d" % (base, k)
         seen.add(r.name)
+    # Parameters no gradient reached go last, in model.parameters() order: under static_graph the
+    # Reducer pushes them in that order after the used ones, and its rebuild puts them there
+    # (checked with real DDP in tests/real_ddp.py, model "partial").
     missing = [n for n, _ in named if n not in ready]
-    order = ready + list(reversed(missing))
+    order = ready + missing
 
     dtypes = {}
     for _, p in named:
@@ -526,7 +530,7 @@ def export(model, example, batch, name, source, device, param_order=False):
     if frozen:
         c("# %d parameters with requires_grad=False are not listed (DDP does not reduce them)." % len(frozen))
     if missing:
-        c("# No gradient reached: %s — DDP needs find_unused_parameters=True (listed last in ready_order)."
+        c("# No gradient reached: %s — DDP needs find_unused_parameters or static_graph (listed last in ready_order, parameters() order)."
           % ", ".join(missing[:8]) + (" …" if len(missing) > 8 else ""))
     if unplaced:
         c("# Parameters of modules that never ran in forward are in the layer \"unused\".")

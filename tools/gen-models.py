@@ -73,6 +73,7 @@ class Layer:
         self.forward_bytes = int(fb)
         self.backward_bytes = int(bb)
         self.activation_bytes = int(act)
+        self.groups = 1                            # nn.Conv2d groups (ResNeXt); emitted when > 1
         self.params = list(params)                 # [(name, shape tuple)] registration order
         names = [p[0] for p in self.params]
         self.ready = list(ready) if ready is not None else names   # autograd order inside the layer
@@ -154,8 +155,10 @@ def conv(m, name, cin, cout, k, stride, pad, hw, bias=False, first=False, saved=
     if bias:
         params.append((name + ".bias", (cout,)))
     m.matmul_flops += 2 * macs
-    m.add(Layer(name, "conv", ff, bf, fb, bb, F32 * n_out if saved else 0, params,
-                [p[0] for p in params]))          # ConvolutionBackward0: weight, then bias
+    layer = Layer(name, "conv", ff, bf, fb, bb, F32 * n_out if saved else 0, params,
+                  [p[0] for p in params])         # ConvolutionBackward0: weight, then bias
+    layer.groups = groups
+    m.add(layer)
     return ho, wo
 
 
@@ -883,6 +886,8 @@ def render(m, emit_param_order):
         c("kind = %s" % l.kind)
         if l.scaling != "linear":
             c("scaling = %s" % l.scaling)
+        if l.groups != 1:
+            c("groups = %d" % l.groups)
         c("forward_flops = %d" % l.forward_flops)
         c("backward_flops = %d" % l.backward_flops)
         c("forward_bytes = %d" % l.forward_bytes)

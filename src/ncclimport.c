@@ -1,0 +1,406 @@
+/* ncclimport — parsing nccl-tests all_reduce_perf output and storing it (see ncclimport.h for
+ * the format and what is derived from it).
+ *
+ * The parser is line-oriented and strict about the lines it claims (rank lines, result rows) and
+ * lenient about the rest, because real logs interleave NCCL_DEBUG output and launcher noise with
+ * the table; a file with no result row at all is refused, which is what catches foreign files.
+ */
+#include "ncclimport.h"
+#include "fit.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#define FAIL(line, ...)                                                                            \
+  do {                                                                                             \
+    g_autofree char *what_ = g_strdup_printf(__VA_ARGS__);                                         \
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s:%u: %s", path, (line), what_);    \
+    return NULL;                                                                                   \
+  } while (0)
+
+void
+ddp_nccl_tests_free(DdpNcclTests *t)
+{
+  if (!t)
+    return;
+  if (t->rows)
+    g_array_unref(t->rows);
+  g_free(t->type);
+  g_free(t->redop);
+  g_free(t->hosts);
+  g_free(t->gpu_name);
+  g_free(t->nccl_version);
+  g_free(t->header);
+  g_free(t);
+}
+
+static gboolean
+parse_double(const char *text, double *out)
+{
+  char *end = NULL;
+  errno = 0;
+  double v = g_ascii_strtod(text, &end);
+  if (end == text || *end != '\0' || errno || !isfinite(v))
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+parse_int64(const char *text, gint64 *out)
+{
+  return g_ascii_string_to_signed(text, 10, G_MININT64, G_MAXINT64, out, NULL);
+}
+
+/* Whitespace-separated fields of @line (empty ones dropped). */
+static GStrv
+fields(const char *line)
+{
+  g_auto(GStrv) raw = g_strsplit_set(line, " \t\r", -1);
+  GPtrArray *out = g_ptr_array_new();
+  for (guint i = 0; raw[i]; i++)
+    if (*raw[i])
+      g_ptr_array_add(out, g_strdup(raw[i]));
+  g_ptr_array_add(out, NULL);
+  return (GStrv)g_ptr_array_free(out, FALSE);
+}
+
+/* "21903" (NCCL_VERSION_CODE since 2.9: major·10000 + minor·100 + patch) → "2.19.3". */
+static char *
+version_from_code(const char *code)
+{
+  gint64 v;
+  if (!parse_int64(code, &v) || v < 20900)
+    return g_strdup(code);
+  return g_strdup_printf("%d.%d.%d", (int)(v / 10000), (int)(v / 100 % 100), (int)(v % 100));
+}
+
+/* "# nThread 1 nGpus 8 … warmup iters: 5 iters: 20 agg iters: 1 …" */
+static void
+parse_header(DdpNcclTests *t, GStrv f)
+{
+  for (guint i = 0; f[i] && f[i + 1]; i++) {
+    gint64 v;
+    if (!parse_int64(f[i + 1], &v))
+      continue;
+    if (strcmp(f[i], "nThread") == 0)
+      t->threads = (int)v;
+    else if (strcmp(f[i], "nGpus") == 0)
+      t->gpus_per_process = (int)v;
+    else if (strcmp(f[i], "iters:") == 0 && i > 0 && strcmp(f[i - 1], "warmup") != 0 &&
+             strcmp(f[i - 1], "agg") != 0)
+      t->iterations = (int)v;
+  }
+}
+
+/* "#  Rank  0 Group  0 Pid  1234 on  node005 device  0 [0x18] NVIDIA H100 80GB HBM3"; FALSE when
+ * the line is not a rank line.  @host and @gpu are set (owned by the caller). */
+static gboolean
+parse_rank_line(const char *line, char **host, char **gpu)
+{
+  g_auto(GStrv) f = fields(line + 1);
+  if (!f[0] || strcmp(f[0], "Rank") != 0)
+    return FALSE;
+  guint n = g_strv_length(f);
+  for (guint i = 1; i + 1 < n; i++) {
+    if (strcmp(f[i], "on") == 0 && i + 3 < n && strcmp(f[i + 2], "device") == 0) {
+      *host = g_strdup(f[i + 1]);
+      /* the device name follows the bus id "[0x18]" */
+      const char *bracket = strchr(line, ']');
+      *gpu = g_strstrip(g_strdup(bracket ? bracket + 1 : ""));
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+static int
+compare_strings(gconstpointer a, gconstpointer b)
+{
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Ranks from busbw/algbw = 2(n−1)/n (n = 2/(2 − r)), taken on the row with the largest algbw so
+ * that the two-decimal rounding of nccl-tests' output matters least; 0 when no row is usable. */
+static int
+ranks_from_ratio(const GArray *rows, double *ratio)
+{
+  double best = 0;
+  *ratio = NAN;
+  for (guint i = 0; i < rows->len; i++) {
+    const DdpNcclTestsRow *r = &g_array_index(rows, DdpNcclTestsRow, i);
+    if (r->oop_algbw > best && r->oop_algbw >= 1.0) {
+      best = r->oop_algbw;
+      *ratio = r->oop_busbw / r->oop_algbw;
+    }
+  }
+  if (!(*ratio > 0) || *ratio >= 2)
+    return 0;
+  return (int)lround(2.0 / (2.0 - *ratio));
+}
+
+/**
+ * ddp_nccl_tests_parse:
+ * See ncclimport.h.  Returns: (transfer full): the parsed output, or NULL with
+ * DDP_FIT_ERROR_IMPORT "PATH:LINE: what".
+ */
+DdpNcclTests *
+ddp_nccl_tests_parse(const char *path, const char *text, GError **error)
+{
+  g_autoptr(DdpNcclTests) t = g_new0(DdpNcclTests, 1);
+  t->rows = g_array_new(FALSE, TRUE, sizeof(DdpNcclTestsRow));
+  t->avg_busbw = NAN;
+  t->header = g_strdup("");
+  t->nccl_version = g_strdup("");
+  g_autoptr(GHashTable) hosts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree char *gpu = NULL;
+  int rank_lines = 0;
+  int columns = 0;            /* expected fields per row, from the column header; 0: unknown */
+  gboolean has_redop = FALSE, has_root = FALSE;
+  guint first_row_line = 0;
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  for (guint ln = 0; lines[ln]; ln++) {
+    const char *line = lines[ln];
+    guint lineno = ln + 1;
+    const char *p = line;
+    while (*p == ' ' || *p == '\t')
+      p++;
+    const char *version = strstr(line, "NCCL version ");
+    if (version && !*t->nccl_version) {
+      g_auto(GStrv) v = fields(version + strlen("NCCL version "));
+      if (v[0]) {
+        g_free(t->nccl_version);
+        t->nccl_version = g_strdup(v[0]);
+      }
+    }
+    const char *library = strstr(line, "nccl-library=");
+    if (library && *line == '#') {
+      g_auto(GStrv) v = fields(library + strlen("nccl-library="));
+      if (v[0]) {
+        g_free(t->nccl_version);
+        t->nccl_version = version_from_code(v[0]);
+      }
+    }
+    if (*p == '#') {
+      g_auto(GStrv) f = fields(p + 1);
+      if (!f[0])
+        continue;
+      if (strcmp(f[0], "nThread") == 0) {
+        if (t->rows->len > 0)
+          FAIL(lineno, "a second test starts here (rows from line %u already read): import one test per file",
+               first_row_line);
+        parse_header(t, f);
+        g_free(t->header);
+        t->header = g_strstrip(g_strdup(p + 1));
+        continue;
+      }
+      char *host = NULL;
+      g_autofree char *name = NULL;
+      if (parse_rank_line(p, &host, &name)) {
+        rank_lines++;
+        g_hash_table_add(hosts, host);
+        if (!gpu)
+          gpu = g_steal_pointer(&name);
+        else if (strcmp(gpu, name) != 0)
+          FAIL(lineno, "rank %d is a %s but rank 0 is a %s: mixed GPU models cannot be fitted together",
+               rank_lines - 1, name, gpu);
+        continue;
+      }
+      if (g_strv_contains((const char *const *)f, "size") && g_strv_contains((const char *const *)f, "count")) {
+        has_redop = g_strv_contains((const char *const *)f, "redop") || g_strv_contains((const char *const *)f, "op");
+        has_root = g_strv_contains((const char *const *)f, "root");
+        columns = 3 + has_redop + has_root + 8;
+        continue;
+      }
+      if (strcmp(f[0], "Avg") == 0 && f[1] && strcmp(f[1], "bus") == 0) {
+        const char *colon = strchr(p, ':');
+        double v;
+        g_autofree char *value = colon ? g_strstrip(g_strdup(colon + 1)) : NULL;
+        if (value && parse_double(value, &v))
+          t->avg_busbw = v;
+      }
+      continue;
+    }
+    if (!g_ascii_isdigit(*p))
+      continue; /* blank, NCCL INFO, launcher output */
+    g_auto(GStrv) f = fields(p);
+    guint n = g_strv_length(f);
+    if (columns == 0) {
+      if (n < 11 || n > 13)
+        FAIL(lineno, "a result row of all_reduce_perf has 11 to 13 fields (size count type [redop] [root] then "
+                     "time algbw busbw #wrong twice), this line has %u", n);
+      has_redop = n >= 12;
+      has_root = n == 13;
+      columns = (int)n;
+    }
+    if ((int)n != columns)
+      FAIL(lineno, "%u fields where the column header announces %d", n, columns);
+    gint64 bytes, count;
+    if (!parse_int64(f[0], &bytes) || bytes < 0)
+      FAIL(lineno, "size \"%s\" is not a byte count", f[0]);
+    if (!parse_int64(f[1], &count) || count < 0)
+      FAIL(lineno, "count \"%s\" is not an element count", f[1]);
+    guint c = 2;
+    const char *type = f[c++];
+    const char *redop = has_redop ? f[c++] : "";
+    if (has_redop && strcmp(redop, "none") == 0)
+      FAIL(lineno, "reduction \"none\": this is all_gather, broadcast or another collective, not all_reduce_perf");
+    if (has_root) {
+      gint64 root;
+      if (!parse_int64(f[c], &root))
+        FAIL(lineno, "root \"%s\" is not an integer", f[c]);
+      if (root >= 0)
+        FAIL(lineno, "root %" G_GINT64_FORMAT ": a rooted collective (reduce, broadcast), not all_reduce_perf", root);
+      c++;
+    }
+    double v[8];
+    static const char *const names[8] = { "out-of-place time", "out-of-place algbw", "out-of-place busbw", "",
+                                          "in-place time", "in-place algbw", "in-place busbw", "" };
+    for (int k = 0; k < 8; k++) {
+      if (k == 3 || k == 7)
+        continue; /* #wrong / error: an integer, a float, or N/A; not used */
+      if (!parse_double(f[c + k], &v[k]) || v[k] < 0)
+        FAIL(lineno, "%s \"%s\" is not a non-negative number", names[k], f[c + k]);
+    }
+    if (!(v[0] > 0) || !(v[4] > 0))
+      FAIL(lineno, "a time of 0 µs cannot be measured");
+    if (t->rows->len == 0) {
+      first_row_line = lineno;
+      t->type = g_strdup(type);
+      t->redop = g_strdup(redop);
+    } else if (strcmp(t->type, type) != 0 || strcmp(t->redop, redop) != 0) {
+      FAIL(lineno, "%s/%s after %s/%s: one data type and reduction per file (run without -d all / -o all, "
+                   "or split the file)", type, redop, t->type, t->redop);
+    }
+    DdpNcclTestsRow row = { bytes, v[0], v[1], v[2], v[4], v[5], v[6] };
+    g_array_append_val(t->rows, row);
+  }
+  if (t->rows->len == 0)
+    FAIL(1, "no all_reduce_perf result row (lines \"SIZE COUNT TYPE … TIME ALGBW BUSBW …\"): not nccl-tests output");
+  double ratio;
+  int from_ratio = ranks_from_ratio(t->rows, &ratio);
+  if (rank_lines > 0) {
+    t->ranks = rank_lines;
+    /* an AllReduce has busbw = algbw·2(n−1)/n; all_gather (n−1)/n, alltoall (n−1)/n, … */
+    double expected = 2.0 * (t->ranks - 1) / t->ranks;
+    if (isfinite(ratio) && t->ranks > 1 && fabs(ratio / expected - 1) > 0.03)
+      FAIL(first_row_line, "busbw/algbw = %.3f but an AllReduce over %d ranks has 2(n-1)/n = %.3f: not "
+                           "all_reduce_perf output", ratio, t->ranks, expected);
+  } else {
+    if (from_ratio < 2 && t->gpus_per_process * MAX(t->threads, 1) < 2)
+      FAIL(first_row_line, "no rank lines and no row with algbw >= 1 GB/s: the number of GPUs cannot be told");
+    t->ranks = from_ratio >= 2 ? from_ratio : t->gpus_per_process * MAX(t->threads, 1);
+    t->ranks_from_ratio = from_ratio >= 2;
+  }
+  t->nodes = MAX(1, (int)g_hash_table_size(hosts));
+  guint n_hosts = 0;
+  g_autofree gpointer *names = g_hash_table_get_keys_as_array(hosts, &n_hosts);
+  qsort(names, n_hosts, sizeof(gpointer), compare_strings);
+  g_autoptr(GString) joined = g_string_new(NULL);
+  for (guint i = 0; i < n_hosts; i++)
+    g_string_append_printf(joined, "%s%s", i ? "," : "", (const char *)names[i]);
+  t->hosts = g_strdup(joined->str);
+  t->gpu_name = g_strdup(gpu ? gpu : "");
+  return g_steal_pointer(&t);
+}
+
+#undef FAIL
+
+static char *
+import_note(const DdpNcclTests *t, const DdpNcclImportOptions *o)
+{
+  GString *s = g_string_new("imported nccl-tests all_reduce_perf output");
+  if (t->gpus_per_process > 0)
+    g_string_append_printf(s, "; -g %d (GPUs per process)%s", t->gpus_per_process,
+                           t->gpus_per_process > 1 ? ": one process drives several GPUs, host-bound at small sizes" : "");
+  if (t->ranks_from_ratio)
+    g_string_append_printf(s, "; no rank lines: %d ranks from busbw/algbw", t->ranks);
+  if (!*t->hosts && !(o && o->nodes > 0))
+    g_string_append(s, "; no host names: 1 node assumed");
+  if (isfinite(t->avg_busbw))
+    g_string_append_printf(s, "; Avg bus bandwidth %.3f GB/s", t->avg_busbw);
+  return g_string_free(s, FALSE);
+}
+
+/**
+ * ddp_nccl_tests_import:
+ * See ncclimport.h.
+ */
+gint64
+ddp_nccl_tests_import(DdpCalibDb *db, const char *path, const DdpNcclImportOptions *options, gboolean *again,
+                      GError **error)
+{
+  *again = FALSE;
+  g_autofree char *text = NULL;
+  gsize length = 0;
+  g_autoptr(GError) local = NULL;
+  if (!g_file_get_contents(path, &text, &length, &local)) {
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s", local->message);
+    return 0;
+  }
+  if (memchr(text, '\0', length)) {
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s:1: a binary file, not nccl-tests output", path);
+    return 0;
+  }
+  g_autoptr(DdpNcclTests) t = ddp_nccl_tests_parse(path, text, error);
+  if (!t)
+    return 0;
+  g_auto(DdpCalibImport) import = { 0 };
+  if (!ddp_calib_import_describe(path, text, length, "nccl-tests", &import, &local)) {
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s", local->message);
+    return 0;
+  }
+  gint64 earlier = ddp_calibdb_import_find(db, import.sha256, import.format, error);
+  if (earlier != 0) {
+    *again = earlier > 0;
+    return MAX(earlier, 0);
+  }
+  int nodes = options && options->nodes > 0 ? options->nodes : t->nodes;
+  g_autofree char *note = import_note(t, options);
+  DdpCalibRun run = { 0 };
+  run.host = t->hosts;
+  run.gpu_name = t->gpu_name;
+  run.nodes = nodes;
+  run.ranks = t->ranks;
+  run.gpus_per_node = (t->ranks + nodes - 1) / nodes;
+  run.nccl_version = t->nccl_version;
+  run.program = "nccl-tests all_reduce_perf (imported by ddpsim fit --import)";
+  run.arguments = t->header;
+  run.note = note;
+  gint64 run_id = ddp_calibdb_run_begin(db, &run, error);
+  if (run_id == 0)
+    return 0;
+  if (!ddp_calibdb_batch_begin(db, run_id, "import/nccl-tests", error))
+    return 0;
+  const char *algorithm = options && options->algorithm ? options->algorithm : "auto";
+  const char *protocol = options && options->protocol ? options->protocol : "auto";
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < t->rows->len; i++) {
+    const DdpNcclTestsRow *r = &g_array_index(t->rows, DdpNcclTestsRow, i);
+    for (int in_place = 0; ok && in_place < 2; in_place++) {
+      DdpCalibAllreducePoint p = { 0 };
+      p.algorithm = (char *)algorithm;
+      p.protocol = (char *)protocol;
+      p.ranks = t->ranks;
+      p.nodes = nodes;
+      p.bytes = r->bytes;
+      p.dtype = t->type;
+      p.in_place = in_place;
+      p.iterations = t->iterations;
+      p.time_us = p.min_us = p.max_us = in_place ? r->ip_us : r->oop_us;
+      p.algbw_GBs = in_place ? r->ip_algbw : r->oop_algbw;
+      p.busbw_GBs = in_place ? r->ip_busbw : r->oop_busbw;
+      ok = ddp_calibdb_batch_add_allreduce(db, &p, error);
+    }
+  }
+  import.gpus_per_process = t->gpus_per_process;
+  import.note = g_strdup(note);
+  if (!ok || !ddp_calibdb_batch_add_import(db, &import, error)) {
+    ddp_calibdb_batch_rollback(db);
+    return 0;
+  }
+  if (!ddp_calibdb_batch_commit(db, note, error) || !ddp_calibdb_run_finish(db, run_id, error))
+    return 0;
+  return run_id;
+}

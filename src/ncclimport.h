@@ -1,0 +1,74 @@
+/* ncclimport — reads the text nccl-tests' `all_reduce_perf` prints (github.com/NVIDIA/nccl-tests,
+ * src/common.cu) into the calibration store, as one imported run with its provenance.
+ *
+ * What the text holds, and what we take from it:
+ *   "# nThread T nGpus G minBytes … maxBytes … step: … warmup iters: W iters: I …"
+ *       G is -g, the GPUs one process drives (gpus_per_process: -g 8 is host-bound at small
+ *       sizes, research notes in ../shared/validation-public/README.md); I the timed iterations.
+ *   "#  Rank  0 Group  0 Pid  1234 on  node005 device  0 [0x18] NVIDIA H100 80GB HBM3"
+ *       one line per rank (older versions have no "Group"): ranks = their number, nodes = the
+ *       distinct host names, the GPU model from the device name.
+ *   "# nccl-tests version 2.13.8 nccl-headers=21903 nccl-library=21903", or NCCL's own
+ *       "NCCL version 2.19.3+cuda12.3" (NCCL_DEBUG=INFO): the NCCL version, when present.
+ *   Result rows, out-of-place then in-place:
+ *       size count type redop root  time algbw busbw #wrong  time algbw busbw #wrong   (≥ 2.11)
+ *       size count type redop       time algbw busbw error   time algbw busbw error    (older)
+ *       size count type             time algbw busbw error   time algbw busbw error    (oldest)
+ *     The layout is read from the column-header line when there is one, else from the number of
+ *     fields.  Times in µs; algbw = S/t and busbw = algbw·2(n−1)/n in GB/s (research §3).
+ *   "# Avg bus bandwidth    : 23.45": kept for the note.
+ * Lines that are neither comments nor rows (NCCL INFO output, mpirun noise) are skipped.
+ *
+ * Refused with one line `FILE:LINE: what` (DDP_FIT_ERROR_IMPORT, exit 2): no result row; a row that
+ * does not parse; another collective (redop "none": all_gather, broadcast…; a root ≥ 0: reduce,
+ * broadcast; busbw/algbw not 2(n−1)/n); several data types or reductions in one file (-d all,
+ * -o all).  When rank lines are absent, the rank count comes from busbw/algbw = 2(n−1)/n and the
+ * node count is 1 unless given.
+ */
+#ifndef DDP_NCCLIMPORT_H
+#define DDP_NCCLIMPORT_H
+
+#include <glib.h>
+#include "calibdb.h"
+
+typedef struct {
+  gint64 bytes;
+  double oop_us, oop_algbw, oop_busbw;   /* out-of-place */
+  double ip_us, ip_algbw, ip_busbw;      /* in-place */
+} DdpNcclTestsRow;
+
+/* One parsed all_reduce_perf output.  Strings owned (ddp_nccl_tests_free). */
+typedef struct {
+  GArray *rows;               /* DdpNcclTestsRow, in file order */
+  char *type, *redop;         /* "float", "sum" ("" when the format has no redop column) */
+  int threads, gpus_per_process, iterations;  /* 0 when the header line is absent */
+  int ranks, nodes;           /* derived (see above) */
+  gboolean ranks_from_ratio;  /* TRUE: no rank lines; ranks from busbw/algbw */
+  char *hosts;                /* "node005,node007", "" when no rank line names one */
+  char *gpu_name;             /* "" when no rank line names one */
+  char *nccl_version;         /* "2.19.3", "" when not stated */
+  char *header;               /* the "nThread …" line, "" when absent */
+  double avg_busbw;           /* the trailer's figure, NAN when absent */
+} DdpNcclTests;
+
+void ddp_nccl_tests_free(DdpNcclTests *t);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpNcclTests, ddp_nccl_tests_free)
+
+/* Parses @text (the file @path's contents, used in messages).  Returns: (transfer full) or NULL
+ * with DDP_FIT_ERROR_IMPORT. */
+DdpNcclTests *ddp_nccl_tests_parse(const char *path, const char *text, GError **error);
+
+typedef struct {
+  const char *algorithm;      /* label of the points: NCCL_ALGO the run was forced to, or NULL: "auto" */
+  const char *protocol;       /* NCCL_PROTO, or NULL: "auto" */
+  int nodes;                  /* > 0: overrides the node count (files without rank lines) */
+} DdpNcclImportOptions;
+
+/* Reads @path and stores it as one run (runs row, one batch of points, the imports row) in @db.
+ * An identical file imported before is not stored twice: its run id comes back with *@again set.
+ * Returns: the run id, or 0 with @error (DDP_FIT_ERROR_IMPORT for the file, a calibdb error for
+ * the store); nothing is written when the file is refused. */
+gint64 ddp_nccl_tests_import(DdpCalibDb *db, const char *path, const DdpNcclImportOptions *options,
+                             gboolean *again, GError **error);
+
+#endif

@@ -1,0 +1,881 @@
+/* validate — the model against published measurements (see validate.h; formats and definitions in
+ * docs/validation.md).  Rows run through the library (ddp_collective_compare_csv, ddp_simulate),
+ * never by spawning the binary, so a validation of the shipped data takes well under a second. */
+#include "validate.h"
+
+#include "datadir.h"
+#include "ddp.h"
+#include "keyfile.h"
+#include "scenario.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+G_DEFINE_QUARK(ddp-validate-error-quark, ddp_validate_error)
+
+/* ---- statistics ---- */
+
+static int
+compare_doubles(gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/**
+ * ddp_validate_stats:
+ * Fills @out with the count, median and maximum of |@errors[i]|, skipping NAN values.  The median
+ * of an even count is the mean of the two middle values; with no value both are NAN.
+ */
+void
+ddp_validate_stats(const double *errors, guint n, DdpCompareStats *out)
+{
+  g_autoptr(GArray) abs_errors = g_array_sized_new(FALSE, FALSE, sizeof(double), n);
+  for (guint i = 0; i < n; i++)
+    if (!isnan(errors[i])) {
+      double e = fabs(errors[i]);
+      g_array_append_val(abs_errors, e);
+    }
+  out->points = abs_errors->len;
+  if (abs_errors->len == 0) {
+    out->median_abs_error = out->max_abs_error = NAN;
+    return;
+  }
+  g_array_sort(abs_errors, compare_doubles);
+  const double *v = (const double *)abs_errors->data;
+  guint m = abs_errors->len;
+  out->median_abs_error = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+  out->max_abs_error = v[m - 1];
+}
+
+/* Errors collected per size regime (ALL gets every one), then summarised. */
+typedef struct {
+  GArray *errors[DDP_REGIME_COUNT];
+} RegimeErrors;
+
+static void
+regime_errors_init(RegimeErrors *r)
+{
+  for (int k = 0; k < DDP_REGIME_COUNT; k++)
+    r->errors[k] = g_array_new(FALSE, FALSE, sizeof(double));
+}
+
+static void
+regime_errors_add(RegimeErrors *r, guint64 bytes, double error)
+{
+  g_array_append_val(r->errors[ddp_size_regime(bytes)], error);
+  g_array_append_val(r->errors[DDP_REGIME_ALL], error);
+}
+
+/* Summarises into @out and frees the arrays. */
+static void
+regime_errors_finish(RegimeErrors *r, DdpCompareStats out[DDP_REGIME_COUNT])
+{
+  for (int k = 0; k < DDP_REGIME_COUNT; k++) {
+    ddp_validate_stats((const double *)r->errors[k]->data, r->errors[k]->len, &out[k]);
+    g_array_unref(r->errors[k]);
+  }
+}
+
+/* ---- CSV reading (the training and bucket_cap_mb tables; AllReduce curves are collective's) ---- */
+
+/* Splits one CSV record (RFC 4180 quoting, "" inside quotes; records do not span lines in the
+ * files we read).  NULL on an unterminated quote. */
+static GPtrArray *
+csv_split(const char *line)
+{
+  GPtrArray *fields = g_ptr_array_new_with_free_func(g_free);
+  const char *s = line;
+  for (;;) {
+    GString *field = g_string_new(NULL);
+    if (*s == '"') {
+      for (s++; !(*s == '"' && s[1] != '"'); s++) {
+        if (*s == '\0') {
+          g_string_free(field, TRUE);
+          g_ptr_array_unref(fields);
+          return NULL;
+        }
+        if (*s == '"')
+          s++;
+        g_string_append_c(field, *s);
+      }
+      s++;
+    }
+    while (*s && *s != ',')
+      g_string_append_c(field, *s++);
+    g_ptr_array_add(fields, g_string_free(field, FALSE));
+    if (*s != ',')
+      return fields;
+    s++;
+  }
+}
+
+/* One CSV table: the header's column names and the data records with their line numbers. */
+typedef struct {
+  const char *path;
+  GPtrArray *header;   /* of char* */
+  GPtrArray *records;  /* of GPtrArray of char* */
+  GArray *lines;       /* of guint, the line of each record */
+} Table;
+
+static void
+table_clear(Table *t)
+{
+  g_clear_pointer(&t->header, g_ptr_array_unref);
+  g_clear_pointer(&t->records, g_ptr_array_unref);
+  g_clear_pointer(&t->lines, g_array_unref);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Table, table_clear)
+
+static gboolean
+table_read(Table *t, const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(GError) local = NULL;
+  t->path = path;
+  if (!g_file_get_contents(path, &text, NULL, &local)) {
+    g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT, "%s", local->message);
+    return FALSE;
+  }
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  if (!lines[0] || !*g_strstrip(lines[0]) || !(t->header = csv_split(lines[0]))) {
+    g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT, "%s:1: header: no CSV header line", path);
+    return FALSE;
+  }
+  for (guint i = 0; i < t->header->len; i++)
+    g_strstrip(t->header->pdata[i]);
+  t->records = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+  t->lines = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint i = 1; lines[i]; i++) {
+    guint line = i + 1;
+    if (!*g_strstrip(lines[i]))
+      continue;
+    GPtrArray *fields = csv_split(lines[i]);
+    if (!fields || fields->len != t->header->len) {
+      g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT, "%s:%u: %s", path, line,
+                  fields ? "record: not as many fields as the header has columns" : "record: unterminated quote");
+      if (fields)
+        g_ptr_array_unref(fields);
+      return FALSE;
+    }
+    g_ptr_array_add(t->records, fields);
+    g_array_append_val(t->lines, line);
+  }
+  if (t->records->len == 0) {
+    g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT, "%s:2: record: no data rows", path);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static int
+table_column(const Table *t, const char *name)
+{
+  for (guint i = 0; i < t->header->len; i++)
+    if (strcmp(t->header->pdata[i], name) == 0)
+      return (int)i;
+  return -1;
+}
+
+/* Column indices of @names (NULL-terminated) into @cols; all required. */
+static gboolean
+table_columns(const Table *t, const char *const *names, int *cols, GError **error)
+{
+  for (guint k = 0; names[k]; k++)
+    if ((cols[k] = table_column(t, names[k])) < 0) {
+      g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT, "%s:1: %s: required column is missing",
+                  t->path, names[k]);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static const char *
+field(const Table *t, guint record, int col)
+{
+  return ((GPtrArray *)t->records->pdata[record])->pdata[col];
+}
+
+static guint
+record_line(const Table *t, guint record)
+{
+  return g_array_index(t->lines, guint, record);
+}
+
+static gboolean
+field_error(const Table *t, guint record, const char *column, const char *what, GError **error)
+{
+  g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT, "%s:%u: %s: %s", t->path, record_line(t, record),
+              column, what);
+  return FALSE;
+}
+
+static gboolean
+field_count(const Table *t, guint record, int col, const char *column, guint64 *out, GError **error)
+{
+  const char *text = field(t, record, col);
+  char *end;
+  errno = 0;
+  guint64 v = g_ascii_strtoull(text, &end, 10);
+  if (errno || end == text || *end || v == 0)
+    return field_error(t, record, column, "expected a positive whole number", error);
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+field_double(const Table *t, guint record, int col, const char *column, gboolean positive, double *out,
+             GError **error)
+{
+  const char *text = field(t, record, col);
+  char *end;
+  errno = 0;
+  double v = g_ascii_strtod(text, &end);
+  if (errno || end == text || *end || !isfinite(v) || (positive && !(v > 0)))
+    return field_error(t, record, column, positive ? "expected a positive number" : "expected a number", error);
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+field_nonempty(const Table *t, guint record, int col, const char *column, GError **error)
+{
+  if (*field(t, record, col))
+    return TRUE;
+  return field_error(t, record, column, "empty", error);
+}
+
+/* ---- running one training configuration ---- */
+
+typedef struct {
+  const char *model, *cluster, *precision;
+  guint64 gpus;
+  double batch, step_ms, bucket_cap_mb;   /* step_ms 0: defaults; bucket_cap_mb 0: PyTorch's 25 */
+  gboolean ddp;
+} Config;
+
+/* Iterations per prediction: without stragglers every steady iteration is the same, a few give
+ * the p50 as well as a hundred. */
+#define VALIDATE_ITERATIONS "5"
+
+/* Step time (p50 of the steady iterations, as the benchmark reports p50) and scaling efficiency of
+ * @config (see below), and the nodes its GPUs occupy.  A row without DDP is the 1-GPU step
+ * (ddp_simulate_one_gpu), efficiency 1. */
+static gboolean
+predict(const Config *config, DdpValidatePrediction *out, guint64 *nodes, GError **error)
+{
+  g_autofree char *gpus = g_strdup_printf("%" G_GUINT64_FORMAT, config->gpus);
+  char batch[G_ASCII_DTOSTR_BUF_SIZE], step[G_ASCII_DTOSTR_BUF_SIZE], cap[G_ASCII_DTOSTR_BUF_SIZE];
+  DdpCliOptions cli = {
+    .model = (char *)config->model,
+    .cluster = (char *)config->cluster,
+    .gpus = gpus,
+    .batch = g_ascii_dtostr(batch, sizeof batch, config->batch),
+    .precision = (char *)config->precision,
+    .iterations = VALIDATE_ITERATIONS,
+    .step_ms = config->step_ms > 0 ? g_ascii_dtostr(step, sizeof step, config->step_ms) : NULL,
+    .bucket_cap_mb = config->bucket_cap_mb > 0 ? g_ascii_dtostr(cap, sizeof cap, config->bucket_cap_mb) : NULL,
+  };
+  g_autoptr(DdpScenario) scenario = ddp_scenario_load(NULL, &cli, TRUE, error);
+  if (!scenario)
+    return FALSE;
+  *nodes = 1;
+  if (!config->ddp) {
+    out->efficiency = 1.0;
+    return ddp_simulate_one_gpu(scenario, config->batch, NULL, &out->step_ms, error);
+  }
+  DdpRunOptions options = { 0 };
+  g_autoptr(DdpResult) result = ddp_simulate(scenario, &options, error);
+  if (!result)
+    return FALSE;
+  *nodes = result->nodes;
+  out->step_ms = result->p50_ms;
+  /* As the benchmark derives it: the 1-GPU step without DDP over this step.  With --step-ms that
+   * step is the measured one the user gave; otherwise the model's 1-GPU prediction (single_gpu_ms,
+   * which is also what the model predicts for the no-DDP row). */
+  out->efficiency = (config->step_ms > 0 ? config->step_ms : result->single_gpu_ms) / result->p50_ms;
+  return TRUE;
+}
+
+/* Wraps a prediction failure as this row's input error. */
+static gboolean
+row_failed(const Table *t, guint record, GError *cause, GError **error)
+{
+  g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT, "%s:%u: ddpsim_model: cannot predict: %s", t->path,
+              record_line(t, record), cause->message);
+  g_error_free(cause);
+  return FALSE;
+}
+
+/* A model or cluster column as the loaders take it: a value with a '/' is a path, relative ones from
+ * the CSV's folder (as collective reads its cluster column); anything else a shipped name. */
+static char *
+resolve(const char *csv_path, const char *value)
+{
+  if (!strchr(value, '/') || g_path_is_absolute(value))
+    return g_strdup(value);
+  g_autofree char *dir = g_path_get_dirname(csv_path);
+  return g_build_filename(dir, value, NULL);
+}
+
+/* Why a row cannot run: its model is a bare name no data directory ships (another release's model,
+ * say).  A path that does not exist is bad input instead, reported by the loader. */
+static char *
+model_missing(const char *model)
+{
+  if (strchr(model, '/'))
+    return NULL;
+  g_autofree char *found = ddp_datadir_find(model, "models", ".model");
+  if (found)
+    return NULL;
+  return g_strdup_printf("model %s is not shipped (models/%s.model): skipped", model, model);
+}
+
+/* ---- training rows ---- */
+
+static void
+training_row_clear(gpointer data)
+{
+  DdpValidateTrainingRow *row = data;
+  g_free(row->model);
+  g_free(row->cluster);
+  g_free(row->skipped);
+}
+
+static void
+training_free(gpointer data)
+{
+  DdpValidateTraining *t = data;
+  g_free(t->path);
+  g_array_unref(t->rows);
+  g_free(t);
+}
+
+static gboolean
+parse_yes_no(const char *text, gboolean *out)
+{
+  if (g_ascii_strcasecmp(text, "yes") == 0 || g_ascii_strcasecmp(text, "true") == 0)
+    return *out = TRUE, TRUE;
+  if (g_ascii_strcasecmp(text, "no") == 0 || g_ascii_strcasecmp(text, "false") == 0)
+    return *out = FALSE, TRUE;
+  return FALSE;
+}
+
+/* What a measured 1-GPU step is the --step-ms of: the same model, cluster, batch and precision. */
+static char *
+step_key(const char *model, const char *cluster, double batch, const char *precision)
+{
+  char text[G_ASCII_DTOSTR_BUF_SIZE];
+  return g_strdup_printf("%s\t%s\t%s\t%s", model, cluster, g_ascii_dtostr(text, sizeof text, batch), precision);
+}
+
+/* Reads a training table; the no-DDP rows' step times go into @step_ms (step_key → double*) for
+ * --step-ms, then every row is predicted. */
+static DdpValidateTraining *
+training_read(const char *path, GHashTable *step_ms, GError **error)
+{
+  enum { C_MODEL, C_CLUSTER, C_GPUS, C_NODES, C_BATCH, C_DDP, C_PRECISION, C_MS, C_EFF, N_C };
+  static const char *const names[N_C + 1] = { "ddpsim_model", "cluster", "gpus", "nodes", "per_gpu_batch", "ddp",
+                                              "ddpsim_precision", "iteration_ms", "scaling_efficiency", NULL };
+  int col[N_C];
+  g_auto(Table) t = { 0 };
+  if (!table_read(&t, path, error) || !table_columns(&t, names, col, error))
+    return NULL;
+
+  g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(DdpValidateTrainingRow));
+  g_array_set_clear_func(rows, training_row_clear);
+  for (guint r = 0; r < t.records->len; r++) {
+    DdpValidateTrainingRow row = { .line = record_line(&t, r) };
+    g_array_append_val(rows, row);
+    DdpValidateTrainingRow *w = &g_array_index(rows, DdpValidateTrainingRow, rows->len - 1);
+    if (!field_nonempty(&t, r, col[C_MODEL], names[C_MODEL], error) ||
+        !field_nonempty(&t, r, col[C_CLUSTER], names[C_CLUSTER], error) ||
+        !field_count(&t, r, col[C_GPUS], names[C_GPUS], &w->gpus, error) ||
+        !field_count(&t, r, col[C_NODES], names[C_NODES], &w->nodes, error) ||
+        !field_double(&t, r, col[C_BATCH], names[C_BATCH], TRUE, &w->batch, error) ||
+        !field_double(&t, r, col[C_MS], names[C_MS], TRUE, &w->published_ms, error) ||
+        !field_double(&t, r, col[C_EFF], names[C_EFF], TRUE, &w->published_efficiency, error))
+      return NULL;
+    if (!parse_yes_no(field(&t, r, col[C_DDP]), &w->ddp)) {
+      field_error(&t, r, names[C_DDP], "expected yes or no", error);
+      return NULL;
+    }
+    if (!w->ddp && w->gpus != 1) {
+      field_error(&t, r, names[C_GPUS], "a row without DDP runs on 1 GPU", error);
+      return NULL;
+    }
+    w->model = g_strdup(field(&t, r, col[C_MODEL]));
+    w->cluster = g_strdup(field(&t, r, col[C_CLUSTER]));
+    if (!w->ddp) {
+      char *key = step_key(w->model, w->cluster, w->batch, field(&t, r, col[C_PRECISION]));
+      if (g_hash_table_contains(step_ms, key)) {
+        g_free(key);
+        field_error(&t, r, names[C_DDP], "a second no-DDP row for this model, cluster, batch and precision", error);
+        return NULL;
+      }
+      g_hash_table_insert(step_ms, key, g_memdup2(&w->published_ms, sizeof(double)));
+    }
+  }
+
+  for (guint r = 0; r < rows->len; r++) {
+    DdpValidateTrainingRow *w = &g_array_index(rows, DdpValidateTrainingRow, r);
+    if ((w->skipped = model_missing(w->model)))
+      continue;
+    const char *precision = field(&t, r, col[C_PRECISION]);
+    g_autofree char *key = step_key(w->model, w->cluster, w->batch, precision);
+    const double *step = g_hash_table_lookup(step_ms, key);
+    w->step_ms_flag = step ? *step : 0;
+    g_autofree char *model = resolve(path, w->model), *cluster = resolve(path, w->cluster);
+    Config config = { model, cluster, precision, w->gpus, w->batch, 0, 0, w->ddp };
+    GError *cause = NULL;
+    guint64 nodes;
+    if (!predict(&config, &w->defaults, &nodes, &cause))
+      return row_failed(&t, r, cause, error), NULL;
+    if (nodes != w->nodes) {
+      g_autofree char *what = g_strdup_printf("the cluster places %" G_GUINT64_FORMAT " GPUs on %" G_GUINT64_FORMAT
+                                              " node%s", w->gpus, nodes, nodes == 1 ? "" : "s");
+      field_error(&t, r, names[C_NODES], what, error);
+      return NULL;
+    }
+    if (w->step_ms_flag > 0) {
+      config.step_ms = w->step_ms_flag;
+      if (!predict(&config, &w->with_step, &nodes, &cause))
+        return row_failed(&t, r, cause, error), NULL;
+      w->baseline.step_ms = w->step_ms_flag;
+      w->baseline.efficiency = 1.0;
+    }
+    DdpValidatePrediction *p[] = { &w->defaults, &w->with_step, &w->baseline };
+    for (gsize k = 0; k < G_N_ELEMENTS(p); k++) {
+      p[k]->step_error = p[k]->step_ms > 0 ? p[k]->step_ms / w->published_ms - 1.0 : NAN;
+      p[k]->efficiency_error = p[k]->efficiency > 0 ? p[k]->efficiency / w->published_efficiency - 1.0 : NAN;
+    }
+  }
+  DdpValidateTraining *out = g_new0(DdpValidateTraining, 1);
+  out->path = g_strdup(path);
+  GArray *e[6];
+  for (int k = 0; k < 6; k++)
+    e[k] = g_array_new(FALSE, FALSE, sizeof(double));
+  for (guint r = 0; r < rows->len; r++) {
+    const DdpValidateTrainingRow *w = &g_array_index(rows, DdpValidateTrainingRow, r);
+    if (w->skipped || !w->ddp)
+      continue;
+    double v[6] = { w->with_step.step_error, w->with_step.efficiency_error, w->defaults.step_error,
+                    w->defaults.efficiency_error, w->baseline.step_error, w->baseline.efficiency_error };
+    for (int k = 0; k < 6; k++)
+      g_array_append_val(e[k], v[k]);
+  }
+  DdpCompareStats *s[6] = { &out->step_error, &out->efficiency_error, &out->default_step_error,
+                             &out->default_efficiency_error, &out->baseline_step_error,
+                             &out->baseline_efficiency_error };
+  for (int k = 0; k < 6; k++) {
+    ddp_validate_stats((const double *)e[k]->data, e[k]->len, s[k]);
+    g_array_unref(e[k]);
+  }
+  out->rows = g_steal_pointer(&rows);
+  return out;
+}
+
+/* ---- bucket_cap_mb comparisons ---- */
+
+/* The metric compared: PyTorch's diff.py "p75 throughput change" of cap 1 against cap 25, in %. */
+static const char bucketcap_metric[] = "p75 throughput change vs bucket_cap_mb=25";
+
+static void
+bucketcap_row_clear(gpointer data)
+{
+  DdpValidateBucketcapRow *row = data;
+  g_free(row->model);
+  g_free(row->cluster);
+  g_free(row->skipped);
+}
+
+static void
+bucketcap_free(gpointer data)
+{
+  DdpValidateBucketcap *b = data;
+  g_free(b->path);
+  g_array_unref(b->rows);
+  g_free(b);
+}
+
+/* Reads a bucket_cap_mb table and predicts its cap-1-vs-25 rows (the others — p75/p95 step times,
+ * throughputs — restate the same comparison and are not predicted).  --step-ms comes from
+ * @step_ms when a training table gave this model and cluster's 1-GPU step. */
+static DdpValidateBucketcap *
+bucketcap_read(const char *path, GHashTable *step_ms, GError **error)
+{
+  enum { C_MODEL, C_CLUSTER, C_GPUS, C_BATCH, C_PRECISION, C_CAP, C_METRIC, C_VALUE, N_C };
+  static const char *const names[N_C + 1] = { "ddpsim_model", "cluster", "gpus", "per_gpu_batch", "ddpsim_precision",
+                                              "bucket_cap_mb", "metric", "value", NULL };
+  int col[N_C];
+  g_auto(Table) t = { 0 };
+  if (!table_read(&t, path, error) || !table_columns(&t, names, col, error))
+    return NULL;
+  g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(DdpValidateBucketcapRow));
+  g_array_set_clear_func(rows, bucketcap_row_clear);
+  g_autoptr(GArray) errors = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GArray) baseline_errors = g_array_new(FALSE, FALSE, sizeof(double));
+  for (guint r = 0; r < t.records->len; r++) {
+    double cap, change;
+    if (!field_double(&t, r, col[C_CAP], names[C_CAP], TRUE, &cap, error))
+      return NULL;
+    if (strcmp(field(&t, r, col[C_METRIC]), bucketcap_metric) != 0)
+      continue;
+    if (cap != 1) {
+      field_error(&t, r, names[C_CAP], "the throughput change is reported on the bucket_cap_mb=1 rows", error);
+      return NULL;
+    }
+    DdpValidateBucketcapRow row = { .line = record_line(&t, r) };
+    if (!field_nonempty(&t, r, col[C_MODEL], names[C_MODEL], error) ||
+        !field_nonempty(&t, r, col[C_CLUSTER], names[C_CLUSTER], error) ||
+        !field_count(&t, r, col[C_GPUS], names[C_GPUS], &row.gpus, error) ||
+        !field_double(&t, r, col[C_BATCH], names[C_BATCH], TRUE, &row.batch, error) ||
+        !field_double(&t, r, col[C_VALUE], names[C_VALUE], FALSE, &change, error))
+      return NULL;
+    if (!(change > -100)) {
+      field_error(&t, r, names[C_VALUE], "a throughput change must be above -100 %", error);
+      return NULL;
+    }
+    row.model = g_strdup(field(&t, r, col[C_MODEL]));
+    row.cluster = g_strdup(field(&t, r, col[C_CLUSTER]));
+    row.published_ratio = 1.0 + change / 100.0;
+    row.error = row.baseline_error = NAN;
+    g_array_append_val(rows, row);
+    DdpValidateBucketcapRow *w = &g_array_index(rows, DdpValidateBucketcapRow, rows->len - 1);
+    if ((w->skipped = model_missing(w->model)))
+      continue;
+    const char *precision = field(&t, r, col[C_PRECISION]);
+    g_autofree char *key = step_key(w->model, w->cluster, w->batch, precision);
+    const double *step = g_hash_table_lookup(step_ms, key);
+    w->step_ms_flag = step ? *step : 0;
+    g_autofree char *model = resolve(path, w->model), *cluster = resolve(path, w->cluster);
+    Config small = { model, cluster, precision, w->gpus, w->batch, w->step_ms_flag, 1, TRUE };
+    Config large = small;
+    large.bucket_cap_mb = 25;
+    DdpValidatePrediction at_small = { 0 }, at_large = { 0 };
+    GError *cause = NULL;
+    guint64 nodes;
+    if (!predict(&small, &at_small, &nodes, &cause) || !predict(&large, &at_large, &nodes, &cause))
+      return row_failed(&t, r, cause, error), NULL;
+    w->predicted_ratio = at_large.step_ms / at_small.step_ms;
+    w->error = w->predicted_ratio / w->published_ratio - 1.0;
+    w->baseline_error = 1.0 / w->published_ratio - 1.0;
+    g_array_append_val(errors, w->error);
+    g_array_append_val(baseline_errors, w->baseline_error);
+  }
+  if (rows->len == 0) {
+    g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT, "%s:2: metric: no \"%s\" rows", path,
+                bucketcap_metric);
+    return NULL;
+  }
+  DdpValidateBucketcap *out = g_new0(DdpValidateBucketcap, 1);
+  out->path = g_strdup(path);
+  ddp_validate_stats((const double *)errors->data, errors->len, &out->error);
+  ddp_validate_stats((const double *)baseline_errors->data, baseline_errors->len, &out->baseline_error);
+  out->rows = g_steal_pointer(&rows);
+  return out;
+}
+
+/* ---- AllReduce curves ---- */
+
+static void
+curve_clear(gpointer data)
+{
+  g_free(((DdpValidateCurve *)data)->label);
+}
+
+static void
+allreduce_free(gpointer data)
+{
+  DdpValidateAllreduce *a = data;
+  g_free(a->path);
+  g_array_unref(a->curves);
+  g_ptr_array_unref(a->compare);
+  g_free(a);
+}
+
+/* "validation/oci-bm-gpu4-8.cluster" → "oci-bm-gpu4-8"; "dgx-a100" stays. */
+static char *
+cluster_label(const char *cluster)
+{
+  g_autofree char *base = g_path_get_basename(cluster);
+  if (g_str_has_suffix(base, ".cluster"))
+    base[strlen(base) - strlen(".cluster")] = '\0';
+  return g_steal_pointer(&base);
+}
+
+/* The baseline collective for one curve: the textbook ring closed form on the curve's cluster,
+ * t = 2(n-1)·α + 2(n-1)/n · S/B with the cluster file's spec latency α and slowest per-GPU link
+ * bandwidth B (cost_model = alpha-beta, algorithm ring; docs/collective.md).  The cluster is named
+ * as collective's comparison reads it: a value with a '/' is a path, relative ones from the CSV's
+ * folder; anything else a shipped name.  @cluster_out keeps the cluster alive (freed by the caller). */
+static DdpCollective *
+baseline_collective(const char *csv_path, const DdpCompareCurve *curve, DdpCluster **cluster_out, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname(csv_path);
+  g_autofree char *where = strchr(curve->cluster, '/') && !g_path_is_absolute(curve->cluster)
+                             ? g_build_filename(dir, curve->cluster, NULL)
+                             : g_strdup(curve->cluster);
+  DdpCluster *cluster = ddp_cluster_load(where, error);
+  if (!cluster)
+    return NULL;
+  cluster->nccl.cost_model = DDP_COST_ALPHA_BETA;
+  cluster->nccl.algorithm = DDP_ALGO_RING;
+  cluster->nccl.protocol = DDP_PROTO_AUTO;
+  DdpCollective *model = ddp_collective_new(cluster, curve->gpus, error);
+  if (!model) {
+    ddp_cluster_free(cluster);
+    return NULL;
+  }
+  *cluster_out = cluster;
+  return model;
+}
+
+/* Statistics of the model's errors come from collective (ddp_compare_curve_stats, ddp_compare_stats);
+ * the baseline's are collected here per regime, for the curve, the file's pool, and @all_baseline
+ * (every file's; NULL for a behaviour check, kept out of the pool). */
+static DdpValidateAllreduce *
+allreduce_read(const char *path, RegimeErrors *all_baseline, GError **error)
+{
+  GPtrArray *compare = ddp_collective_compare_csv(path, error);
+  if (!compare)
+    return NULL;
+  DdpValidateAllreduce *out = g_new0(DdpValidateAllreduce, 1);
+  out->path = g_strdup(path);
+  out->compare = compare;
+  out->curves = g_array_new(FALSE, TRUE, sizeof(DdpValidateCurve));
+  g_array_set_clear_func(out->curves, curve_clear);
+  RegimeErrors file_baseline;
+  regime_errors_init(&file_baseline);
+  gboolean ok = TRUE;
+  for (guint c = 0; ok && c < compare->len; c++) {
+    const DdpCompareCurve *curve = compare->pdata[c];
+    DdpCluster *cluster = NULL;
+    g_autoptr(GError) cause = NULL;
+    g_autoptr(DdpCollective) baseline_model = baseline_collective(path, curve, &cluster, &cause);
+    if (!baseline_model) {
+      g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT, "%s: cluster: %s", path, cause->message);
+      ok = FALSE;
+      break;
+    }
+    DdpValidateCurve v = { .curve = curve, .label = cluster_label(curve->cluster) };
+    RegimeErrors baseline;
+    regime_errors_init(&baseline);
+    for (guint i = 0; i < curve->points->len; i++) {
+      const DdpComparePoint *p = &g_array_index(curve->points, DdpComparePoint, i);
+      DdpCollectiveCost cost;
+      ddp_collective_allreduce(baseline_model, p->bytes, &cost);
+      /* busbw ∝ 1/time: predicted / measured busbw = measured / predicted time, as collective's */
+      double base = p->measured_us / cost.time_us - 1.0;
+      RegimeErrors *b[] = { &baseline, &file_baseline, all_baseline };
+      for (gsize k = 0; k < G_N_ELEMENTS(b); k++)
+        if (b[k])
+          regime_errors_add(b[k], p->bytes, base);
+    }
+    ddp_compare_curve_stats(curve, v.model);
+    regime_errors_finish(&baseline, v.baseline);
+    g_array_append_val(out->curves, v);
+    g_clear_pointer(&baseline_model, ddp_collective_free);
+    ddp_cluster_free(cluster);
+  }
+  ddp_compare_stats(compare, out->model);
+  regime_errors_finish(&file_baseline, out->baseline);
+  if (!ok) {
+    allreduce_free(out);
+    return NULL;
+  }
+  return out;
+}
+
+/* ---- the whole folder ---- */
+
+typedef enum { TABLE_ALLREDUCE, TABLE_TRAINING, TABLE_BUCKETCAP, TABLE_UNMAPPED } TableKind;
+
+/* What a CSV holds, from its header line.  A table with no mapping column at all (no cluster, no
+ * ddpsim_model: a plain copy of a public file) is UNMAPPED, listed rather than an error; one with
+ * some mapping but not all it needs is bad input (the readers name the missing column). */
+static gboolean
+table_kind(const char *path, TableKind *kind, GError **error)
+{
+  Table t = { 0 };
+  gboolean ok = table_read(&t, path, error);
+  if (ok) {
+    gboolean mapped = table_column(&t, "cluster") >= 0 || table_column(&t, "ddpsim_model") >= 0;
+    if (table_column(&t, "time_us") >= 0)
+      *kind = mapped ? TABLE_ALLREDUCE : TABLE_UNMAPPED;
+    else if (table_column(&t, "iteration_ms") >= 0)
+      *kind = mapped ? TABLE_TRAINING : TABLE_UNMAPPED;
+    else if (table_column(&t, "bucket_cap_mb") >= 0)
+      *kind = mapped ? TABLE_BUCKETCAP : TABLE_UNMAPPED;
+    else {
+      g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT,
+                  "%s:1: header: not a validation table (no time_us, iteration_ms or bucket_cap_mb column)", path);
+      ok = FALSE;
+    }
+  }
+  table_clear(&t);
+  return ok;
+}
+
+char *
+ddp_validation_default_dir(void)
+{
+  return ddp_datadir_find_dir("validation", "tests/data");
+}
+
+void
+ddp_validation_free(DdpValidation *v)
+{
+  if (!v)
+    return;
+  g_free(v->dir);
+  g_ptr_array_unref(v->allreduce);
+  g_ptr_array_unref(v->training);
+  g_ptr_array_unref(v->bucketcap);
+  g_ptr_array_unref(v->unmapped);
+  g_free(v);
+}
+
+/**
+ * ddp_validation_run_files:
+ * Validates the CSVs @paths (NULL-terminated); AllReduce files whose base name is in
+ * @behaviour_checks (NULL-terminated, or NULL) are reported but left out of the pooled statistics.
+ * Training tables run before bucket_cap_mb tables, whatever the order, so that the latter find the
+ * 1-GPU steps for --step-ms.  Returns: (transfer full) the validation, or NULL with @error naming
+ * file:line: column.
+ */
+DdpValidation *
+ddp_validation_run_files(const char *const *paths, const char *const *behaviour_checks, GError **error)
+{
+  g_autoptr(DdpValidation) v = g_new0(DdpValidation, 1);
+  v->allreduce = g_ptr_array_new_with_free_func(allreduce_free);
+  v->training = g_ptr_array_new_with_free_func(training_free);
+  v->bucketcap = g_ptr_array_new_with_free_func(bucketcap_free);
+  v->unmapped = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GHashTable) step_ms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  RegimeErrors all_baseline;
+  regime_errors_init(&all_baseline);
+  g_autoptr(GPtrArray) pooled = g_ptr_array_new();   /* borrowed DdpCompareCurve of the pooled files */
+  gboolean ok = TRUE;
+  /* pass 0: kinds, AllReduce and training; pass 1: bucket_cap_mb */
+  g_autoptr(GArray) kinds = g_array_new(FALSE, FALSE, sizeof(TableKind));
+  for (guint i = 0; ok && paths[i]; i++) {
+    TableKind kind;
+    if (!(ok = table_kind(paths[i], &kind, error)))
+      break;
+    g_array_append_val(kinds, kind);
+    if (kind == TABLE_ALLREDUCE) {
+      g_autofree char *name = g_path_get_basename(paths[i]);
+      gboolean check = behaviour_checks && g_strv_contains(behaviour_checks, name);
+      DdpValidateAllreduce *a = allreduce_read(paths[i], check ? NULL : &all_baseline, error);
+      if (!(ok = a != NULL))
+        break;
+      a->behaviour_check = check;
+      for (guint c = 0; !check && c < a->compare->len; c++)
+        g_ptr_array_add(pooled, a->compare->pdata[c]);
+      g_ptr_array_add(v->allreduce, a);
+    } else if (kind == TABLE_TRAINING) {
+      DdpValidateTraining *t = training_read(paths[i], step_ms, error);
+      if (!(ok = t != NULL))
+        break;
+      g_ptr_array_add(v->training, t);
+    } else if (kind == TABLE_UNMAPPED) {
+      g_ptr_array_add(v->unmapped, g_strdup(paths[i]));
+    }
+  }
+  for (guint i = 0; ok && i < kinds->len; i++)
+    if (g_array_index(kinds, TableKind, i) == TABLE_BUCKETCAP) {
+      DdpValidateBucketcap *b = bucketcap_read(paths[i], step_ms, error);
+      if (!(ok = b != NULL))
+        break;
+      g_ptr_array_add(v->bucketcap, b);
+    }
+  ddp_compare_stats(pooled, v->allreduce_model);
+  regime_errors_finish(&all_baseline, v->allreduce_baseline);
+  return ok ? g_steal_pointer(&v) : NULL;
+}
+
+static gint
+compare_strings(gconstpointer a, gconstpointer b)
+{
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The folder's optional validate.ini: [validate] behaviour_checks = CSV names (separated by ';',
+ * ',' or spaces) reported on their own, outside the pooled figures.  Every name must be a CSV of
+ * the folder; no other group or key is allowed. */
+static gboolean
+read_manifest(const char *dir, char ***behaviour_checks, GError **error)
+{
+  g_autofree char *path = g_build_filename(dir, "validate.ini", NULL);
+  if (!g_file_test(path, G_FILE_TEST_EXISTS))
+    return TRUE;
+  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load(path, error);
+  if (!kf)
+    return FALSE;
+  static const char *const keys[] = { "behaviour_checks", NULL };
+  gsize n_groups;
+  const char *const *groups = ddp_keyfile_groups(kf, &n_groups);
+  for (gsize i = 0; i < n_groups; i++)
+    if (strcmp(groups[i], "validate") != 0) {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_UNKNOWN, groups[i], NULL, "unknown group (only [validate])");
+      return FALSE;
+    }
+  g_autofree char *list = NULL;
+  if (!ddp_keyfile_check_keys(kf, "validate", keys, error) ||
+      !ddp_keyfile_get_string(kf, "validate", "behaviour_checks", FALSE, &list, error))
+    return FALSE;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+  g_auto(GStrv) parts = list ? g_strsplit_set(list, ";, \t", -1) : NULL;
+  for (guint i = 0; parts && parts[i]; i++) {
+    if (!*parts[i])
+      continue;
+    g_autofree char *csv = g_build_filename(dir, parts[i], NULL);
+    if (!g_str_has_suffix(parts[i], ".csv") || strchr(parts[i], '/') || !g_file_test(csv, G_FILE_TEST_IS_REGULAR)) {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "validate", "behaviour_checks",
+                            "\"%s\" is not a CSV of this folder", parts[i]);
+      return FALSE;
+    }
+    g_ptr_array_add(names, g_strdup(parts[i]));
+  }
+  g_ptr_array_add(names, NULL);
+  *behaviour_checks = (char **)g_ptr_array_free(g_steal_pointer(&names), FALSE);
+  return TRUE;
+}
+
+/**
+ * ddp_validation_run_dir:
+ * Validates every *.csv directly in @dir, in name order, with the behaviour checks its optional
+ * validate.ini names (see read_manifest).  Returns: (transfer full) or NULL with
+ * @error (a folder that cannot be read or holds no CSV is an input error too).
+ */
+DdpValidation *
+ddp_validation_run_dir(const char *dir, GError **error)
+{
+  g_autoptr(GError) local = NULL;
+  g_autoptr(GDir) d = g_dir_open(dir, 0, &local);
+  if (!d) {
+    g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT, "%s", local->message);
+    return NULL;
+  }
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+  const char *name;
+  while ((name = g_dir_read_name(d)))
+    if (g_str_has_suffix(name, ".csv"))
+      g_ptr_array_add(paths, g_build_filename(dir, name, NULL));
+  if (paths->len == 0) {
+    g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT, "%s: no *.csv file to validate", dir);
+    return NULL;
+  }
+  g_ptr_array_sort(paths, compare_strings);
+  g_ptr_array_add(paths, NULL);
+  g_auto(GStrv) behaviour_checks = NULL;
+  if (!read_manifest(dir, &behaviour_checks, error))
+    return NULL;
+  DdpValidation *v = ddp_validation_run_files((const char *const *)paths->pdata,
+                                              (const char *const *)behaviour_checks, error);
+  if (v)
+    v->dir = g_strdup(dir);
+  return v;
+}

@@ -1,0 +1,140 @@
+/* validate — the model against published measurements (issue 10 item 5, docs/validation.md): every
+ * CSV of a validation directory is read, each row predicted on the cluster its mapping column names,
+ * and the errors summarised per configuration (and, for AllReduce curves, per size regime) beside a
+ * trivial baseline, because a prediction is only worth what it beats:
+ *   - nccl-tests AllReduce curves (a `time_us` column): ddp_collective_compare_csv(); baseline the
+ *     textbook ring closed form with the cluster's spec latency and bandwidth (cost_model =
+ *     alpha-beta, algorithm = ring): t = 2(n-1)·α + 2(n-1)/n · S/B;
+ *   - DDP training step times (an `iteration_ms` column, PyTorch's DDP benchmark): ddp_simulate()
+ *     with --step-ms set from the same model's 1-GPU no-DDP row (the user's measured 1-GPU step),
+ *     and with built-in defaults; baseline "always 100 %" scaling efficiency;
+ *   - bucket_cap_mb comparisons (a `bucket_cap_mb` column): throughput at cap 1 over cap 25;
+ *     baseline "the cap does not matter" (ratio 1).
+ * Errors are fractions: predicted / published − 1 (for busbw: measured / predicted time − 1). */
+#ifndef DDP_VALIDATE_H
+#define DDP_VALIDATE_H
+
+#include <glib.h>
+#include "collective.h"
+
+#define DDP_VALIDATE_ERROR (ddp_validate_error_quark())
+GQuark ddp_validate_error_quark(void);
+typedef enum {
+  DDP_VALIDATE_ERROR_INPUT,    /* a file or row that does not parse, or names what cannot run */
+} DdpValidateError;
+
+/* Statistics come as collective's DdpCompareStats, per DdpSizeRegime (collective.h: < 64 KiB,
+ * 64 KiB - 16 MiB, > 16 MiB, all), so that `ddpsim validate` and `ddpsim allreduce --compare` give
+ * the same figures from one definition. */
+
+/* Median and maximum of |@errors[i]| over @n values (NAN ones skipped). */
+void ddp_validate_stats(const double *errors, guint n, DdpCompareStats *out);
+
+/* ---- AllReduce curves ---- */
+
+typedef struct {
+  const DdpCompareCurve *curve;     /* borrowed from the file's compare array */
+  char *label;                      /* the cluster column's base name, without .cluster */
+  DdpCompareStats model[DDP_REGIME_COUNT];     /* ddp_compare_curve_stats() */
+  DdpCompareStats baseline[DDP_REGIME_COUNT];
+} DdpValidateCurve;
+
+typedef struct {
+  char *path;
+  gboolean behaviour_check;         /* reported on its own, outside the pooled figures */
+  GPtrArray *compare;               /* of DdpCompareCurve, from ddp_collective_compare_csv() */
+  GArray *curves;                   /* of DdpValidateCurve, one per compare curve */
+  DdpCompareStats model[DDP_REGIME_COUNT];     /* every point of the file pooled */
+  DdpCompareStats baseline[DDP_REGIME_COUNT];
+} DdpValidateAllreduce;
+
+/* ---- DDP training rows ---- */
+
+/* One prediction of a row: step time and scaling efficiency, and their errors.  Efficiency is
+ * defined as the benchmark derives its published column: the 1-GPU step without DDP over the N-GPU
+ * step (per-GPU throughput ratio at a fixed per-GPU batch).  With --step-ms that 1-GPU step is the
+ * measured one given (the no-DDP row's); with defaults it is the model's 1-GPU prediction. */
+typedef struct {
+  double step_ms, efficiency;
+  double step_error, efficiency_error;
+} DdpValidatePrediction;
+
+typedef struct {
+  guint line;
+  char *model;                      /* ddpsim model (the ddpsim_model column) */
+  char *cluster;
+  guint64 gpus, nodes;
+  double batch;
+  gboolean ddp;                     /* FALSE: the 1-GPU row without DDP */
+  double published_ms, published_efficiency;
+  char *skipped;                    /* why the row was not predicted (model not shipped), or NULL */
+  double step_ms_flag;              /* the --step-ms used: the no-DDP row of this model, cluster,
+                                     * batch and precision; 0 when none */
+  DdpValidatePrediction with_step;  /* --step-ms (all zero when step_ms_flag is 0) */
+  DdpValidatePrediction defaults;   /* built-in compute defaults */
+  DdpValidatePrediction baseline;   /* "always 100 %": efficiency 1, step = the 1-GPU step */
+} DdpValidateTrainingRow;
+
+typedef struct {
+  char *path;
+  GArray *rows;                     /* of DdpValidateTrainingRow, in file order */
+  /* Over the predicted DDP rows (the no-DDP rows are the --step-ms input, not predictions): */
+  DdpCompareStats step_error, efficiency_error;                   /* --step-ms */
+  DdpCompareStats default_step_error, default_efficiency_error;   /* built-in defaults */
+  DdpCompareStats baseline_step_error, baseline_efficiency_error; /* always 100 % */
+} DdpValidateTraining;
+
+/* ---- bucket_cap_mb comparisons ---- */
+
+typedef struct {
+  guint line;
+  char *model, *cluster;
+  guint64 gpus;
+  double batch;
+  char *skipped;
+  double step_ms_flag;              /* a training table's no-DDP row of the same model, cluster,
+                                     * batch and precision, or 0 */
+  double published_ratio;           /* throughput at cap 1 / at cap 25: 1 + the reported change */
+  double predicted_ratio;           /* step time at cap 25 / at cap 1 */
+  double error;                     /* predicted / published ratio − 1 */
+  double baseline_error;            /* 1 / published ratio − 1 */
+} DdpValidateBucketcapRow;
+
+typedef struct {
+  char *path;
+  GArray *rows;                     /* of DdpValidateBucketcapRow */
+  DdpCompareStats error, baseline_error;
+} DdpValidateBucketcap;
+
+typedef struct {
+  char *dir;                        /* what was validated (a folder, or NULL for a file list) */
+  GPtrArray *allreduce;             /* of DdpValidateAllreduce, files in name order */
+  GPtrArray *training;              /* of DdpValidateTraining */
+  GPtrArray *bucketcap;             /* of DdpValidateBucketcap */
+  GPtrArray *unmapped;              /* of char*: tables of a known kind without any mapping column
+                                     * (cluster, ddpsim_model), not validated */
+  DdpCompareStats allreduce_model[DDP_REGIME_COUNT];    /* every AllReduce point pooled, but
+                                                              * the behaviour checks' */
+  DdpCompareStats allreduce_baseline[DDP_REGIME_COUNT];
+} DdpValidation;
+
+/* The shipped validation folder: $(pkgdatadir)/validation installed, tests/data uninstalled.
+ * NULL when neither exists; g_free(). */
+char *ddp_validation_default_dir(void);
+
+/* Validates every *.csv of @dir (sorted by name), recognised by header: `time_us` AllReduce curves,
+ * `iteration_ms` training rows, `bucket_cap_mb` comparisons; one with neither a `cluster` nor a
+ * `ddpsim_model` column is listed in unmapped.  An optional @dir/validate.ini ([validate]
+ * behaviour_checks = CSV names) marks AllReduce files reported outside the pooled figures (a
+ * cluster known to under-perform).  Returns: (transfer full) or NULL with
+ * @error (domain DDP_VALIDATE_ERROR, or DDP_COLLECTIVE_ERROR from an AllReduce file) saying
+ * file:line: column: what. */
+DdpValidation *ddp_validation_run_dir(const char *dir, GError **error);
+/* The same for an explicit NULL-terminated list of CSV paths (in the order given); AllReduce files
+ * whose base name is in @behaviour_checks (NULL-terminated, or NULL) stay out of the pooled figures. */
+DdpValidation *ddp_validation_run_files(const char *const *paths, const char *const *behaviour_checks,
+                                        GError **error);
+void ddp_validation_free(DdpValidation *v);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpValidation, ddp_validation_free)
+
+#endif
