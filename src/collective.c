@@ -27,6 +27,7 @@
  *    CollNet (SHARP in the network) and PAT are not modelled (docs/collective.md "NVLS").
  */
 #include "collective.h"
+#include "csv.h"
 
 #include "ranges.h"
 
@@ -1248,43 +1249,6 @@ ddp_protocol_parse(const char *name)
 
 /* ---- comparison with measured curves ---- */
 
-/* Splits one CSV record (RFC 4180: fields may be quoted, "" is a quote inside quotes; records
- * do not span lines in the files we read).  Returns NULL on an unterminated quote. */
-static GPtrArray *
-csv_split(const char *line)
-{
-  GPtrArray *fields = g_ptr_array_new_with_free_func(g_free);
-  const char *s = line;
-  for (;;) {
-    GString *field = g_string_new(NULL);
-    if (*s == '"') {
-      s++;
-      for (;;) {
-        if (*s == '\0') {
-          g_string_free(field, TRUE);
-          g_ptr_array_unref(fields);
-          return NULL;
-        }
-        if (*s == '"' && s[1] == '"') {
-          g_string_append_c(field, '"');
-          s += 2;
-        } else if (*s == '"') {
-          s++;
-          break;
-        } else {
-          g_string_append_c(field, *s++);
-        }
-      }
-    }
-    while (*s && *s != ',')
-      g_string_append_c(field, *s++);
-    g_ptr_array_add(fields, g_string_free(field, FALSE));
-    if (*s != ',')
-      return fields;
-    s++;
-  }
-}
-
 static void
 compare_curve_free(gpointer data)
 {
@@ -1463,7 +1427,7 @@ compare_read(CompareContext *ctx, char **lines, GError **error)
                                              "gpus_per_process" };
   static const gboolean required[N_COLS] = { FALSE, FALSE, TRUE, TRUE, TRUE, TRUE, FALSE };
   int col[N_COLS];
-  g_autoptr(GPtrArray) header = lines[0] ? csv_split(lines[0]) : NULL;
+  g_autoptr(GPtrArray) header = lines[0] ? ddp_csv_split(lines[0]) : NULL;
   if (!header) {
     g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_CSV, "%s:1: no header line", ctx->path);
     return NULL;
@@ -1486,7 +1450,7 @@ compare_read(CompareContext *ctx, char **lines, GError **error)
     const char *text = lines[line - 1];
     if (!*g_strstrip(lines[line - 1]))
       continue;
-    g_autoptr(GPtrArray) f = csv_split(text);
+    g_autoptr(GPtrArray) f = ddp_csv_split(text);
     if (!f || f->len != header->len) {
       g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_CSV, "%s:%u: expected %u fields", ctx->path,
                   line, header->len);

@@ -2,6 +2,7 @@
  * docs/validation.md).  Rows run through the library (ddp_collective_compare_csv, ddp_simulate),
  * never by spawning the binary, so a validation of the shipped data takes well under a second. */
 #include "validate.h"
+#include "csv.h"
 
 #include "datadir.h"
 #include "ddp.h"
@@ -80,37 +81,6 @@ regime_errors_finish(RegimeErrors *r, DdpCompareStats out[DDP_REGIME_COUNT])
 
 /* ---- CSV reading (the training and bucket_cap_mb tables; AllReduce curves are collective's) ---- */
 
-/* Splits one CSV record (RFC 4180 quoting, "" inside quotes; records do not span lines in the
- * files we read).  NULL on an unterminated quote. */
-static GPtrArray *
-csv_split(const char *line)
-{
-  GPtrArray *fields = g_ptr_array_new_with_free_func(g_free);
-  const char *s = line;
-  for (;;) {
-    GString *field = g_string_new(NULL);
-    if (*s == '"') {
-      for (s++; !(*s == '"' && s[1] != '"'); s++) {
-        if (*s == '\0') {
-          g_string_free(field, TRUE);
-          g_ptr_array_unref(fields);
-          return NULL;
-        }
-        if (*s == '"')
-          s++;
-        g_string_append_c(field, *s);
-      }
-      s++;
-    }
-    while (*s && *s != ',')
-      g_string_append_c(field, *s++);
-    g_ptr_array_add(fields, g_string_free(field, FALSE));
-    if (*s != ',')
-      return fields;
-    s++;
-  }
-}
-
 /* One CSV table: the header's column names and the data records with their line numbers. */
 typedef struct {
   const char *path;
@@ -139,7 +109,7 @@ table_read(Table *t, const char *path, GError **error)
     return FALSE;
   }
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-  if (!lines[0] || !*g_strstrip(lines[0]) || !(t->header = csv_split(lines[0]))) {
+  if (!lines[0] || !*g_strstrip(lines[0]) || !(t->header = ddp_csv_split(lines[0]))) {
     g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT, "%s:1: header: no CSV header line", path);
     return FALSE;
   }
@@ -151,7 +121,7 @@ table_read(Table *t, const char *path, GError **error)
     guint line = i + 1;
     if (!*g_strstrip(lines[i]))
       continue;
-    GPtrArray *fields = csv_split(lines[i]);
+    GPtrArray *fields = ddp_csv_split(lines[i]);
     if (!fields || fields->len != t->header->len) {
       g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT, "%s:%u: %s", path, line,
                   fields ? "record: not as many fields as the header has columns" : "record: unterminated quote");
