@@ -167,6 +167,10 @@ text_training(GString *out, const DdpValidation *v)
     text_stats_line(out, "--step-ms from the 1-GPU row", &t->step_error, &t->efficiency_error);
     text_stats_line(out, "baseline \"always 100 %\"", &t->baseline_step_error, &t->baseline_efficiency_error);
     text_stats_line(out, "built-in defaults (no --step-ms)", &t->default_step_error, &t->default_efficiency_error);
+    g_string_append_printf(out, "# 1-GPU rows without DDP, built-in defaults: %u rows, median |step error|",
+                           t->one_gpu_default_step_error.points);
+    append_percent(out, " %5.1f %%", t->one_gpu_default_step_error.median_abs_error);
+    append_percent(out, " (max %.1f %%)\n", t->one_gpu_default_step_error.max_abs_error);
   }
 }
 
@@ -327,6 +331,7 @@ report_json(const DdpValidation *v)
     json_stats(j, "step_error", &t->baseline_step_error);
     json_stats(j, "efficiency_error", &t->baseline_efficiency_error);
     ddp_json_end_object(j);
+    json_stats(j, "one_gpu_defaults_step_error", &t->one_gpu_default_step_error);
     ddp_json_end_object(j);
   }
   ddp_json_end_array(j);
@@ -545,9 +550,9 @@ report_markdown(const DdpValidation *v)
     const DdpValidateTraining *t = v->training->pdata[f];
     g_string_append_printf(
       out,
-      "\n### DDP step time (%s: PyTorch's DDP benchmark, DGX-1 V100, batch 32)\n\n"
+      "\n### Training steps (%s)\n\n"
       "`--step-ms` is the model's published 1-GPU step without DDP. Baseline: *always 100 %%* scaling "
-      "efficiency (step time = the 1-GPU step).\n\n"
+      "efficiency (step time = the 1-GPU step). Sources: the file's `source` column.\n\n"
       "| | DDP rows | median \\|step-time error\\| | median \\|efficiency error\\| |\n|---|---:|---:|---:|\n",
       base_name(t->path));
     struct { const char *label; const DdpCompareStats *step, *eff; } lines[] = {
@@ -584,6 +589,12 @@ report_markdown(const DdpValidation *v)
     }
     if (skipped)
       g_string_append_printf(out, "\n%u rows skipped: their model is not shipped.\n", skipped);
+    if (t->one_gpu_default_step_error.points > 0) {
+      g_string_append_printf(out, "\nThe %u one-GPU rows without DDP, predicted with built-in defaults (the compute "
+                                  "model alone): median |step-time error|", t->one_gpu_default_step_error.points);
+      md_percent(out, t->one_gpu_default_step_error.median_abs_error, " %.1f %%");
+      md_percent(out, t->one_gpu_default_step_error.max_abs_error, " (max %.1f %%).\n");
+    }
   }
   for (guint f = 0; f < v->bucketcap->len; f++) {
     const DdpValidateBucketcap *b = v->bucketcap->pdata[f];

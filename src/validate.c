@@ -442,6 +442,13 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
     ddp_validate_stats((const double *)e[k]->data, e[k]->len, s[k]);
     g_array_unref(e[k]);
   }
+  g_autoptr(GArray) one_gpu = g_array_new(FALSE, FALSE, sizeof(double));
+  for (guint r = 0; r < rows->len; r++) {
+    const DdpValidateTrainingRow *w = &g_array_index(rows, DdpValidateTrainingRow, r);
+    if (!w->skipped && !w->ddp)
+      g_array_append_val(one_gpu, w->defaults.step_error);
+  }
+  ddp_validate_stats((const double *)(void *)one_gpu->data, one_gpu->len, &out->one_gpu_default_step_error);
   out->rows = g_steal_pointer(&rows);
   return out;
 }

@@ -82,6 +82,8 @@ typedef struct {
   DdpCompareStats step_error, efficiency_error;                   /* --step-ms */
   DdpCompareStats default_step_error, default_efficiency_error;   /* built-in defaults */
   DdpCompareStats baseline_step_error, baseline_efficiency_error; /* always 100 % */
+  /* Over the 1-GPU rows without DDP: the built-in defaults' step time (the compute model alone) */
+  DdpCompareStats one_gpu_default_step_error;
 } DdpValidateTraining;
 
 /* ---- bucket_cap_mb comparisons ---- */

@@ -285,6 +285,8 @@ test_training_fixture(Folder *f, gconstpointer data)
   assert_stats(&t->baseline_efficiency_error, 2, 0.5 * (1 / 0.9 - 1 + 0.25), 0.25);
   g_assert_cmpuint(t->step_error.points, ==, 2);
   g_assert_cmpuint(t->default_step_error.points, ==, 2);
+  /* the one no-DDP row, alone in its statistic: median = max = its defaults error */
+  assert_stats(&t->one_gpu_default_step_error, 1, fabs(rows[0].defaults.step_error), fabs(rows[0].defaults.step_error));
   g_assert_cmpfloat_with_epsilon(t->step_error.max_abs_error,
                                  MAX(fabs(rows[1].with_step.step_error), fabs(rows[2].with_step.step_error)), EPS);
 
