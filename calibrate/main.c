@@ -16,6 +16,7 @@
 #include "calibdb.h"
 #include "calibrate.h"
 
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -850,6 +851,11 @@ run(const Job *job, int argc, char **argv)
 int
 main(int argc, char **argv)
 {
+  /* as ddpsim's main: the user's locale for text (UTF-8 help and arguments), C for numbers */
+  setlocale(LC_ALL, "");
+  setlocale(LC_NUMERIC, "C");
+  if (!g_get_charset(NULL))
+    setlocale(LC_CTYPE, "C.UTF-8");
   Job job;
   job_init(&job, &argc, &argv);
   int status = run(&job, argc, argv);

@@ -5,6 +5,7 @@
 #include "sweep.h"
 
 #include "keyfile.h"
+#include "ranges.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -71,7 +72,7 @@ normalise_value(DdpSweepAxis axis, const char *text, const char *where, GError *
   case DDP_SWEEP_AXIS_GPUS:
   case DDP_SWEEP_AXIS_SEED: {
     guint64 v;
-    guint64 max = axis == DDP_SWEEP_AXIS_GPUS ? G_MAXINT32 : G_MAXUINT64;
+    guint64 max = axis == DDP_SWEEP_AXIS_GPUS ? DDP_MAX_GPUS : G_MAXUINT64;
     guint64 min = axis == DDP_SWEEP_AXIS_GPUS ? 1 : 0;
     if (!g_ascii_string_to_unsigned(text, 10, min, max, &v, NULL)) {
       g_set_error(error, DDP_SWEEP_ERROR, DDP_SWEEP_ERROR_INVALID,
@@ -111,7 +112,7 @@ continue_progression(GPtrArray *values, const char *next, const char *where, GEr
 {
   guint64 last = 0;
   if (values->len < 2 || !next ||
-      !g_ascii_string_to_unsigned(g_strstrip((char *)next), 10, 1, G_MAXINT32, &last, NULL)) {
+      !g_ascii_string_to_unsigned(g_strstrip((char *)next), 10, 1, DDP_MAX_GPUS, &last, NULL)) {
     g_set_error(error, DDP_SWEEP_ERROR, DDP_SWEEP_ERROR_INVALID,
                 "%s: \"...\" needs two GPU counts before it and one after it (e.g. 8,16,...,1024)", where);
     return FALSE;

@@ -153,11 +153,11 @@ test_grid_bad_values(void)
     DdpSweepAxis axis;
     const char *list, *expect;
   } cases[] = {
-    { DDP_SWEEP_AXIS_GPUS, "0", "--gpus: \"0\" must be an integer from 1 to 2147483647" },
+    { DDP_SWEEP_AXIS_GPUS, "0", "--gpus: \"0\" must be an integer from 1 to 16777216" },
     { DDP_SWEEP_AXIS_GPUS, "8,x", "--gpus: \"x\" must be an integer" },
     { DDP_SWEEP_AXIS_GPUS, "8,,16", "--gpus: empty value in the list" },
     { DDP_SWEEP_AXIS_GPUS, "8,16,008", "--gpus: \"8\" is listed twice" },
-    { DDP_SWEEP_AXIS_GPUS, "2147483648", "must be an integer from 1 to 2147483647" },
+    { DDP_SWEEP_AXIS_GPUS, "16777217", "must be an integer from 1 to 16777216" },
     { DDP_SWEEP_AXIS_BUCKET_CAP, "0", "--bucket-cap-mb: \"0\" must be a number of MiB" },
     { DDP_SWEEP_AXIS_BUCKET_CAP, "-1", "\"-1\" must be a number of MiB" },
     { DDP_SWEEP_AXIS_BUCKET_CAP, "nan", "\"nan\" must be a number" },
