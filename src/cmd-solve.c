@@ -38,6 +38,7 @@ static const char *const limit_text[] = {
   "exposed communication (AllReduce not hidden behind backward)",
   "stragglers (waiting on slower ranks, compute slowed by concurrent communication)",
   "memory (the setup does not fit in GPU memory)",
+  "overheads (rank-to-rank jitter, compute slowed by concurrent NCCL kernels, input wait; docs/overheads.md)",
 };
 
 /* Parses "0.9" or "90%" into (0, 1]. */
@@ -100,8 +101,9 @@ append_point(GString *out, const char *label, const DdpSolvePoint *p, double tar
   g_string_append_printf(out, "  %-8s efficiency %.3f %%", label, 100 * p->efficiency);
   if (target > 0)
     g_string_append_printf(out, " (margin %+.3f points)", 100 * (p->efficiency - target));
-  g_string_append_printf(out, "; iteration %.3f ms = compute %.3f + exposed comm %.3f + straggler wait %.3f\n",
-                         p->iteration_ms, p->compute_ms, p->exposed_comm_ms, p->straggler_wait_ms);
+  g_string_append_printf(out, "; iteration %.3f ms = compute %.3f + exposed comm %.3f + overheads %.3f + straggler wait %.3f\n",
+                         p->iteration_ms, p->iteration_ms - p->exposed_comm_ms - p->overheads_ms - p->straggler_wait_ms,
+                         p->exposed_comm_ms, p->overheads_ms, p->straggler_wait_ms);
 }
 
 static char *
@@ -231,6 +233,7 @@ json_point(DdpJson *j, const DdpSolvePoint *p)
   ddp_json_double(j, "compute_ms", p->compute_ms, 6);
   ddp_json_double(j, "exposed_comm_ms", p->exposed_comm_ms, 6);
   ddp_json_double(j, "straggler_wait_ms", p->straggler_wait_ms, 6);
+  ddp_json_double(j, "overheads_ms", p->overheads_ms, 6);
   ddp_json_double(j, "memory_gb", p->memory_GB, 3);
   ddp_json_bool(j, "fits", p->fits);
   ddp_json_string(j, "limiting_term", ddp_limit_name(p->limit));

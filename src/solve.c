@@ -74,7 +74,7 @@ ddp_solve_status_name(DdpSolveStatus s)
 const char *
 ddp_limit_name(DdpLimit l)
 {
-  static const char *const names[] = { "none", "compute", "exposed_comm", "stragglers", "memory" };
+  static const char *const names[] = { "none", "compute", "exposed_comm", "stragglers", "memory", "overheads" };
   g_return_val_if_fail(l < G_N_ELEMENTS(names), "?");
   return names[l];
 }
@@ -149,13 +149,18 @@ classify(const DdpSolvePoint *p)
 {
   if (!p->fits)
     return DDP_LIMIT_MEMORY;
-  double overhead = MAX(0.0, p->compute_ms - p->single_gpu_ms);
-  double loss = overhead + p->exposed_comm_ms + p->straggler_wait_ms;
+  /* T(1) holds the host time per step too: what compute adds beyond it is DDP's copies and casts */
+  double overheads = isfinite(p->overheads_ms) ? p->overheads_ms : 0;
+  double compute = MAX(0.0, p->iteration_ms - p->exposed_comm_ms - p->straggler_wait_ms - overheads - p->single_gpu_ms);
+  double loss = compute + overheads + p->exposed_comm_ms + p->straggler_wait_ms;
   if (loss <= 1e-9 * p->iteration_ms)
     return DDP_LIMIT_NONE;
-  if (p->exposed_comm_ms >= overhead && p->exposed_comm_ms >= p->straggler_wait_ms)
+  double worst = MAX(MAX(compute, overheads), MAX(p->exposed_comm_ms, p->straggler_wait_ms));
+  if (p->exposed_comm_ms == worst)
     return DDP_LIMIT_EXPOSED_COMM;
-  return p->straggler_wait_ms >= overhead ? DDP_LIMIT_STRAGGLERS : DDP_LIMIT_COMPUTE;
+  if (p->straggler_wait_ms == worst)
+    return DDP_LIMIT_STRAGGLERS;
+  return overheads == worst ? DDP_LIMIT_OVERHEADS : DDP_LIMIT_COMPUTE;
 }
 
 /* Simulates the scenario with the quantity set to @x. */
@@ -187,7 +192,7 @@ evaluate(Search *s, double x, DdpSolvePoint *p, GError **error)
     /* strong scaling: B/N samples per GPU, split as ddpsim scale splits them */
     if (B / n < 1) {
       *p = (DdpSolvePoint){ .value = x, .feasible = FALSE, .efficiency = 0, .iteration_ms = NAN, .compute_ms = NAN,
-                            .exposed_comm_ms = NAN, .straggler_wait_ms = NAN, .single_gpu_ms = NAN, .memory_GB = NAN,
+                            .exposed_comm_ms = NAN, .straggler_wait_ms = NAN, .overheads_ms = NAN, .single_gpu_ms = NAN, .memory_GB = NAN,
                             .fits = TRUE, .limit = DDP_LIMIT_NONE };
       return TRUE;
     }
@@ -204,7 +209,8 @@ evaluate(Search *s, double x, DdpSolvePoint *p, GError **error)
   *p = (DdpSolvePoint){
     .value = x, .feasible = TRUE, .efficiency = r->scaling_efficiency, .iteration_ms = r->mean_ms,
     .single_gpu_ms = r->single_gpu_ms, .compute_ms = r->compute_ms, .exposed_comm_ms = r->exposed_comm_ms,
-    .straggler_wait_ms = r->straggler_wait_ms, .memory_GB = r->memory.total / 1e9, .fits = r->memory.fits,
+    .straggler_wait_ms = r->straggler_wait_ms,
+    .overheads_ms = r->input_wait_ms + r->jitter_ms + r->contention_ms, .memory_GB = r->memory.total / 1e9, .fits = r->memory.fits,
   };
   if (B > 0) {
     p->single_gpu_ms = s->strong_base_ms / n;

@@ -48,6 +48,7 @@ typedef enum {
   DDP_LIMIT_EXPOSED_COMM,    /* AllReduce time not hidden behind backward */
   DDP_LIMIT_STRAGGLERS,      /* waiting on slow ranks, contention slowdown */
   DDP_LIMIT_MEMORY,          /* the per-GPU memory does not fit */
+  DDP_LIMIT_OVERHEADS,       /* host time, input wait, rank-to-rank jitter, contention (docs/overheads.md) */
 } DdpLimit;
 
 const char *ddp_limit_name(DdpLimit l);
@@ -59,6 +60,7 @@ typedef struct {
                                * nothing simulated) */
   double efficiency;          /* weak T(1)/T(N), or strong T(1, B)/(N·T(N)) */
   double iteration_ms, compute_ms, exposed_comm_ms, straggler_wait_ms;
+  double overheads_ms;        /* host time per step, input wait, jitter, contention */
   double single_gpu_ms;       /* the ideal T(N): T(1) (weak) or T(1, B)/N (strong) */
   double memory_GB;           /* per GPU */
   gboolean fits;
