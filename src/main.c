@@ -16,7 +16,7 @@ usage(FILE *out)
                "A discrete-event simulator of PyTorch DistributedDataParallel training.\n\nVerbs:\n");
   for (const DdpCommand *c = ddp_commands(); c->name; c++)
     fprintf(out, "  %-10s %s\n", c->name, c->summary);
-  fprintf(out, "\n`ddpsim VERB --help` lists a verb's options.  Exit status: 0 success, 2 bad input, 1 internal error.\n");
+  fprintf(out, "\n`ddpsim VERB --help` lists a verb's options.  Exit status: 0 success, 2 bad input, 1 internal error,\n3 predict: the model does not fit in GPU memory (--allow-oom: 0).\n");
 }
 
 int
