@@ -375,6 +375,12 @@ run(int argc, char **argv, TimelineOptions *opts)
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(scenario_path, &opts->cli, TRUE, &error);
   if (!scenario)
     return ddp_cmd_fail("timeline", error);
+  /* DataParallel has no buckets and no NCCL stream: the chart's lanes do not exist for it */
+  if (scenario->setup.mode == DDP_MODE_DP && opts->output) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "-o: the chart draws DDP's bucket lanes, which --mode dp has none of; "
+                "use --trace FILE.json for DataParallel");
+    return ddp_cmd_fail("timeline", error);
+  }
 
   g_autoptr(DdpResult) probe = NULL;
   if (k > 0 && !ddp_stragglers_is_uniform(scenario->stragglers)) {

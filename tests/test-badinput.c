@@ -243,6 +243,7 @@ static const Case cases[] = {
   { "tune-points-zero", NULL, NULL, 0, NULL, NULL, 0, { "tune", "--points", "0" }, "--points:" },
   { "timeline-ranks-zero", NULL, NULL, 0, NULL, NULL, 0, { "timeline", "--trace", "t.json", "--ranks", "0" }, "--ranks:" },
   { "timeline-output-nodir", NULL, NULL, 0, NULL, NULL, 0, { "timeline", "--trace", "nodir/t.json" }, "--trace:" },
+  { "timeline-dp-chart", NULL, NULL, 0, NULL, NULL, 0, { "timeline", "--mode", "dp", "--gpus", "8", "-o", "x.png" }, "-o: the chart draws DDP" },
   { "calibration-empty-file", NULL, NULL, 0, NULL, NULL, SETUP_DB_EMPTY, { "predict", "--calibration", "empty.db" }, "empty.db: empty file" },
   { "calibration-text-file", "t.db", "not a database at all, but long enough for SQLite to read a full header ......\n", 0, NULL, NULL, 0, { "predict", "--calibration", "t.db" }, "t.db:" },
   { "fit-text-file", "t.db", "not a database at all, but long enough for SQLite to read a full header ......\n", 0, NULL, NULL, 0, { "fit", "--db", "t.db" }, "t.db:" },
