@@ -1183,6 +1183,28 @@ ddp_calibdb_batch_add_import(DdpCalibDb *db, const DdpCalibImport *import, GErro
 }
 
 /**
+ * ddp_calibdb_import_finish:
+ * @points_ok: FALSE when adding the batch's points failed (@error is then already set)
+ *
+ * Closes the one batch of an import into @run_id: records @import's provenance with the points
+ * already added, commits with @note and marks the run finished, so that the points and where they
+ * came from become durable together.  On any failure the batch is rolled back.
+ * Returns: @run_id, or 0 with @error set.
+ */
+gint64
+ddp_calibdb_import_finish(DdpCalibDb *db, gint64 run_id, const DdpCalibImport *import, gboolean points_ok,
+                          const char *note, GError **error)
+{
+  if (!points_ok || !ddp_calibdb_batch_add_import(db, import, error)) {
+    ddp_calibdb_batch_rollback(db);
+    return 0;
+  }
+  if (!ddp_calibdb_batch_commit(db, note, error) || !ddp_calibdb_run_finish(db, run_id, error))
+    return 0;
+  return run_id;
+}
+
+/**
  * ddp_calibdb_import_find:
  * Returns: the run of an earlier import of the same bytes in @format, 0 when there is none, or -1
  * with @error.

@@ -396,11 +396,5 @@ ddp_nccl_tests_import(DdpCalibDb *db, const char *path, const DdpNcclImportOptio
   }
   import.gpus_per_process = t->gpus_per_process;
   import.note = g_strdup(note);
-  if (!ok || !ddp_calibdb_batch_add_import(db, &import, error)) {
-    ddp_calibdb_batch_rollback(db);
-    return 0;
-  }
-  if (!ddp_calibdb_batch_commit(db, note, error) || !ddp_calibdb_run_finish(db, run_id, error))
-    return 0;
-  return run_id;
+  return ddp_calibdb_import_finish(db, run_id, &import, ok, note, error);
 }

@@ -640,11 +640,5 @@ ddp_prof_import(DdpCalibDb *db, const char *path, const DdpProfImportOptions *op
   }
   import.gpus_per_process = 1;
   import.note = g_strdup(note);
-  if (!ok || !ddp_calibdb_batch_add_import(db, &import, error)) {
-    ddp_calibdb_batch_rollback(db);
-    return 0;
-  }
-  if (!ddp_calibdb_batch_commit(db, note, error) || !ddp_calibdb_run_finish(db, run_id, error))
-    return 0;
-  return run_id;
+  return ddp_calibdb_import_finish(db, run_id, &import, ok, note, error);
 }
