@@ -14,58 +14,27 @@
  *   AllReduce of M on 4 GPUs: 2·3/4 · 8 396 800 / 100 + 2·3·5 000 = 125 952 + 30 000 = 155 952
  */
 #include "ddp.h"
+#include "fixture.h"
 
 #include <math.h>
 #include <string.h>
 
+/* The shared fixture, with the cluster's contention term off too (closed forms: no host time,
+ * jitter or contention; tests/test-overheads.c covers those). */
 static DdpScenario *
 scenario(const char *model_text_or_file, guint64 gpus, const char *stragglers)
 {
-  g_autoptr(GError) error = NULL;
-  DdpScenario *s = g_new0(DdpScenario, 1);
-  if (g_str_has_prefix(model_text_or_file, "[model]")) {
-    g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("t.model", model_text_or_file, &error);
-    g_assert_no_error(error);
-    s->model = ddp_model_from_keyfile(kf, &error);
-  } else {
-    g_autofree char *path = g_test_build_filename(G_TEST_DIST, "data", model_text_or_file, NULL);
-    s->model = ddp_model_load(path, &error);
-  }
-  g_assert_no_error(error);
-  g_autofree char *cluster = g_test_build_filename(G_TEST_DIST, "data", "ab4.cluster", NULL);
-  s->cluster = ddp_cluster_load(cluster, &error);
-  g_assert_no_error(error);
-  s->stragglers = ddp_stragglers_parse(stragglers, &error);
-  g_assert_no_error(error);
-  ddp_setup_init(&s->setup);
-  /* closed forms: no host time, jitter or contention (tests/test-overheads.c covers those) */
-  ddp_overheads_none(&s->setup.overheads);
+  DdpScenario *s = fixture_scenario(model_text_or_file, gpus, stragglers);
   s->setup.overheads.overlap_slowdown = -1;   /* the cluster's, set where a test needs it */
   s->cluster->overlap_slowdown = 0;
-  s->setup.gpus = gpus;
-  s->setup.iterations = 3;
   return s;
-}
-
-/* One bucket for the whole model in steady state too: cap and first bucket above the model size. */
-static void
-single_bucket(DdpScenario *s)
-{
-  s->setup.buckets.bucket_cap_mb = 1000;
-  s->setup.buckets.first_bucket_bytes = (guint64)1 << 40;
-}
-
-static void
-assert_ms_ns(double ms, gint64 ns)
-{
-  g_assert_cmpfloat_with_epsilon(ms, (double)ns / 1e6, 1e-9);
 }
 
 static void
 test_single_bucket_closed_form(void)
 {
   g_autoptr(DdpScenario) s = scenario("tiny.model", 4, "none");
-  single_bucket(s);
+  fixture_single_bucket(s);
   g_autoptr(GError) error = NULL;
   g_autoptr(DdpResult) r = ddp_simulate(s, NULL, &error);
   g_assert_no_error(error);
@@ -140,7 +109,7 @@ static void
 test_accumulation(void)
 {
   g_autoptr(DdpScenario) s = scenario("tiny.model", 4, "none");
-  single_bucket(s);
+  fixture_single_bucket(s);
   s->setup.accumulate = 4;
   g_autoptr(DdpResult) r = ddp_simulate(s, NULL, NULL);
   assert_ms_ns(r->mean_ms, 2076671);
@@ -158,7 +127,7 @@ static void
 test_fp16_hook(void)
 {
   g_autoptr(DdpScenario) s = scenario("tiny.model", 4, "none");
-  single_bucket(s);
+  fixture_single_bucket(s);
   s->setup.comm_hook = DDP_HOOK_FP16;
   g_autoptr(DdpResult) r = ddp_simulate(s, NULL, NULL);
   g_assert_cmpuint(r->buckets[0].wire_bytes, ==, 4198400);
@@ -192,7 +161,7 @@ static void
 test_slow_rank(void)
 {
   g_autoptr(DdpScenario) s = scenario("tiny.model", 4, "slow:1:2");
-  single_bucket(s);
+  fixture_single_bucket(s);
   g_autoptr(DdpResult) r = ddp_simulate(s, NULL, NULL);
   g_assert_false(r->collapsed_ranks);
   assert_ms_ns(r->mean_ms, 1297390);
@@ -293,7 +262,7 @@ static void
 test_find_unused_costs(void)
 {
   g_autoptr(DdpScenario) s = scenario("tiny.model", 4, "none");
-  single_bucket(s);
+  fixture_single_bucket(s);
   s->setup.buckets.find_unused_parameters = TRUE;
   g_autoptr(DdpResult) r = ddp_simulate(s, NULL, NULL);
   assert_ms_ns(r->unused_search_ms, 408);

@@ -15,6 +15,7 @@
  * test sets host_layer_us to see the GIL.
  */
 #include "dp.h"
+#include "fixture.h"
 
 #include "run-ddpsim.h"
 
@@ -22,40 +23,15 @@
 #include <math.h>
 #include <string.h>
 
+/* The shared fixture in DataParallel mode; DDP's comparison run: one bucket, as test-ddp.c's
+ * closed form. */
 static DdpScenario *
 scenario(const char *model_text_or_file, guint64 gpus)
 {
-  g_autoptr(GError) error = NULL;
-  DdpScenario *s = g_new0(DdpScenario, 1);
-  if (g_str_has_prefix(model_text_or_file, "[model]")) {
-    g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("t.model", model_text_or_file, &error);
-    g_assert_no_error(error);
-    s->model = ddp_model_from_keyfile(kf, &error);
-  } else {
-    g_autofree char *path = g_test_build_filename(G_TEST_DIST, "data", model_text_or_file, NULL);
-    s->model = ddp_model_load(path, &error);
-  }
-  g_assert_no_error(error);
-  g_autofree char *cluster = g_test_build_filename(G_TEST_DIST, "data", "ab4.cluster", NULL);
-  s->cluster = ddp_cluster_load(cluster, &error);
-  g_assert_no_error(error);
-  s->stragglers = ddp_stragglers_parse("none", &error);
-  g_assert_no_error(error);
-  ddp_setup_init(&s->setup);
-  ddp_overheads_none(&s->setup.overheads);
-  s->setup.gpus = gpus;
-  s->setup.iterations = 3;
+  DdpScenario *s = fixture_scenario(model_text_or_file, gpus, "none");
   s->setup.mode = DDP_MODE_DP;
-  /* DDP's comparison run: one bucket, as test-ddp.c's closed form */
-  s->setup.buckets.bucket_cap_mb = 1000;
-  s->setup.buckets.first_bucket_bytes = (guint64)1 << 40;
+  fixture_single_bucket(s);
   return s;
-}
-
-static void
-assert_ms_ns(double ms, gint64 ns)
-{
-  g_assert_cmpfloat_with_epsilon(ms, (double)ns / 1e6, 1e-9);
 }
 
 /* The acceptance case: DP slower than DDP by exactly the derived amount (no host dispatch cost,

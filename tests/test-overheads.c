@@ -7,30 +7,17 @@
  * With one bucket nothing overlaps, so iteration = F + B + AllReduce + finalize + optimizer
  * = 726 671 and the compute part is 570 719. */
 #include "ddp.h"
+#include "fixture.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
 
+/* The shared fixture with one bucket: no overlap, so every term is additive. */
 static DdpScenario *
 scenario(guint64 gpus)
 {
-  g_autoptr(GError) error = NULL;
-  DdpScenario *s = g_new0(DdpScenario, 1);
-  g_autofree char *model = g_test_build_filename(G_TEST_DIST, "data", "tiny.model", NULL);
-  s->model = ddp_model_load(model, &error);
-  g_assert_no_error(error);
-  g_autofree char *cluster = g_test_build_filename(G_TEST_DIST, "data", "ab4.cluster", NULL);
-  s->cluster = ddp_cluster_load(cluster, &error);
-  g_assert_no_error(error);
-  s->stragglers = ddp_stragglers_parse("none", &error);
-  g_assert_no_error(error);
-  ddp_setup_init(&s->setup);
-  ddp_overheads_none(&s->setup.overheads);
-  s->setup.gpus = gpus;
-  s->setup.iterations = 3;
-  /* one bucket: no overlap, so every term is additive */
-  s->setup.buckets.bucket_cap_mb = 1000;
-  s->setup.buckets.first_bucket_bytes = (guint64)1 << 40;
+  DdpScenario *s = fixture_scenario("tiny.model", gpus, "none");
+  fixture_single_bucket(s);
   return s;
 }
 
@@ -42,12 +29,6 @@ simulate(const DdpScenario *s, gboolean exact)
   DdpResult *r = ddp_simulate(s, &options, &error);
   g_assert_no_error(error);
   return r;
-}
-
-static void
-assert_ms_ns(double ms, gint64 ns)
-{
-  g_assert_cmpfloat_with_epsilon(ms, (double)ns / 1e6, 1e-9);
 }
 
 /* The defaults and where the overlap slowdown comes from: the setup, else the cluster, else 0.05. */

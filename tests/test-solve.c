@@ -15,39 +15,21 @@
 #include "solve.h"
 
 #include "ddp.h"
+#include "fixture.h"
 
 #include <math.h>
 
 static const double T1_NS = 505979;     /* the plain module, no DDP */
 static const double TDDP_NS = 570719;   /* DDP's compute and copies, before any AllReduce */
 
+/* The shared fixture (tiny.model when @model_text is NULL), contention off, one bucket. */
 static DdpScenario *
 scenario_from(const char *model_text, guint64 gpus)
 {
-  g_autoptr(GError) error = NULL;
-  DdpScenario *s = g_new0(DdpScenario, 1);
-  if (model_text) {
-    g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("t.model", model_text, &error);
-    g_assert_no_error(error);
-    s->model = ddp_model_from_keyfile(kf, &error);
-  } else {
-    g_autofree char *path = g_test_build_filename(G_TEST_DIST, "data", "tiny.model", NULL);
-    s->model = ddp_model_load(path, &error);
-  }
-  g_assert_no_error(error);
-  g_autofree char *cluster = g_test_build_filename(G_TEST_DIST, "data", "ab4.cluster", NULL);
-  s->cluster = ddp_cluster_load(cluster, &error);
-  g_assert_no_error(error);
-  s->stragglers = ddp_stragglers_parse("none", &error);
-  g_assert_no_error(error);
-  ddp_setup_init(&s->setup);
-  ddp_overheads_none(&s->setup.overheads);
+  DdpScenario *s = fixture_scenario(model_text ? model_text : "tiny.model", gpus, "none");
   s->cluster->overlap_slowdown = 0;
-  s->setup.gpus = gpus;
   s->setup.iterations = 2;
-  /* one bucket: cap and first bucket above the model size */
-  s->setup.buckets.bucket_cap_mb = 1000;
-  s->setup.buckets.first_bucket_bytes = (guint64)1 << 40;
+  fixture_single_bucket(s);
   return s;
 }
 
