@@ -1,6 +1,8 @@
 /* run-ddpsim — see run-ddpsim.h. */
 #include "run-ddpsim.h"
 
+#include <string.h>
+
 void
 run_clear(Run *r)
 {
@@ -35,4 +37,22 @@ run_env(Run *r, const char *env_name, const char *env_value, const char *first, 
     r->status = 0;
   else
     r->status = exit_error->domain == G_SPAWN_EXIT_ERROR ? exit_error->code : 128;
+}
+
+void
+run_assert_ok(const Run *r)
+{
+  if (r->status != 0)
+    g_error("ddpsim exited %d: %s", r->status, r->err);
+}
+
+void
+run_assert_one_line_error(const Run *r, int status, const char *must_contain)
+{
+  g_assert_cmpint(r->status, ==, status);
+  g_assert_cmpstr(r->out, ==, "");
+  g_assert_true(g_str_has_suffix(r->err, "\n"));
+  g_assert_true(strchr(r->err, '\n') == r->err + strlen(r->err) - 1);
+  if (!strstr(r->err, must_contain))
+    g_error("stderr \"%s\" lacks \"%s\"", r->err, must_contain);
 }

@@ -18,4 +18,10 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Run, run_clear)
 void run_env(Run *r, const char *env_name, const char *env_value, const char *first, ...) G_GNUC_NULL_TERMINATED;
 #define run(r, ...) run_env((r), NULL, NULL, __VA_ARGS__)
 
+/* Fails the test with its stderr unless @r exited 0. */
+void run_assert_ok(const Run *r);
+/* Asserts @r exited @status with nothing on stdout and exactly one stderr line containing
+ * @must_contain: the project's contract for bad input (DESIGN: one line, exit 2). */
+void run_assert_one_line_error(const Run *r, int status, const char *must_contain);
+
 #endif

@@ -57,18 +57,6 @@ test_calibration_elsewhere_warns(void)
 }
 
 static void
-assert_one_line_error(const Run *r, const char *must_contain)
-{
-  g_assert_cmpint(r->status, ==, 2);
-  g_assert_cmpstr(r->out, ==, "");
-  /* exactly one line */
-  g_assert_true(g_str_has_suffix(r->err, "\n"));
-  g_assert_true(strchr(r->err, '\n') == r->err + strlen(r->err) - 1);
-  if (!strstr(r->err, must_contain))
-    g_error("stderr \"%s\" lacks \"%s\"", r->err, must_contain);
-}
-
-static void
 test_golden_predict(void)
 {
   g_autofree char *model = fixture("tiny.model");
@@ -275,7 +263,7 @@ test_bad_input(void)
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_auto(Run) r = { 0 };
     run(&r, cases[i].args[0], cases[i].args[1], cases[i].args[2], cases[i].args[3], NULL);
-    assert_one_line_error(&r, cases[i].expect);
+    run_assert_one_line_error(&r, 2, cases[i].expect);
   }
   g_unlink(malformed);
   g_unlink(unknown);
@@ -288,7 +276,7 @@ test_unknown_verb(void)
 {
   g_auto(Run) r = { 0 };
   run(&r, "predikt", NULL);
-  assert_one_line_error(&r, "unknown verb \"predikt\"");
+  run_assert_one_line_error(&r, 2, "unknown verb \"predikt\"");
 }
 
 int

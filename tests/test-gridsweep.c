@@ -357,24 +357,6 @@ test_rows(void)
 #define GRID "--model", "resnet50,vit-b16", "--cluster", "dgx-a100,dgx-h100", "--gpus", "8,16", \
              "--bucket-cap-mb", "10,25", "--seed", "1,2", "--stragglers", "lognormal:0.1", "--iterations", "3"
 
-static void
-assert_ok(const Run *r)
-{
-  if (r->status != 0)
-    g_error("ddpsim exited %d: %s", r->status, r->err);
-}
-
-static void
-assert_one_line_error(const Run *r, int status, const char *must_contain)
-{
-  g_assert_cmpint(r->status, ==, status);
-  g_assert_cmpstr(r->out, ==, "");
-  g_assert_true(g_str_has_suffix(r->err, "\n"));
-  g_assert_true(strchr(r->err, '\n') == r->err + strlen(r->err) - 1);
-  if (!strstr(r->err, must_contain))
-    g_error("stderr \"%s\" lacks \"%s\"", r->err, must_contain);
-}
-
 static char *serial_csv;   /* the --jobs 1 output of GRID, for the other tests to compare with */
 
 static const char *
@@ -383,7 +365,7 @@ serial(void)
   if (!serial_csv) {
     g_auto(Run) r = { 0 };
     run(&r, "sweep", GRID, NULL);
-    assert_ok(&r);
+    run_assert_ok(&r);
     serial_csv = g_steal_pointer(&r.out);
   }
   return serial_csv;
@@ -412,7 +394,7 @@ test_cli_serial(void)
   g_auto(Run) p = { 0 };
   run(&p, "predict", "--model", "resnet50", "--cluster", "dgx-a100", "--gpus", "16", "--bucket-cap-mb", "10", "--seed",
       "2", "--stragglers", "lognormal:0.1", "--iterations", "3", "--json", NULL);
-  assert_ok(&p);
+  run_assert_ok(&p);
   g_autoptr(JsonParser) parser = json_parser_new();
   g_assert_true(json_parser_load_from_data(parser, p.out, -1, NULL));
   JsonObject *o = json_node_get_object(json_parser_get_root(parser));
@@ -439,7 +421,7 @@ test_cli_jobs_identical(void)
   for (gsize i = 0; i < G_N_ELEMENTS(jobs); i++) {
     g_auto(Run) r = { 0 };
     run(&r, "sweep", GRID, "--jobs", jobs[i], NULL);
-    assert_ok(&r);
+    run_assert_ok(&r);
     g_assert_cmpstr(r.out, ==, serial());
   }
 }
@@ -450,7 +432,7 @@ test_cli_json_lines(void)
 {
   g_auto(Run) r = { 0 };
   run(&r, "sweep", GRID, "--json", "--jobs", "2", NULL);
-  assert_ok(&r);
+  run_assert_ok(&r);
   g_auto(GStrv) lines = g_strsplit(r.out, "\n", -1);
   g_auto(GStrv) csv = g_strsplit(serial(), "\n", -1);
   g_assert_cmpuint(g_strv_length(lines), ==, 33);
@@ -481,7 +463,7 @@ test_cli_grid_file_and_output(void)
   g_auto(Run) r = { 0 };
   run(&r, "sweep", "--grid", grid, "--gpus", "8,16", "--stragglers", "lognormal:0.1", "--iterations", "3", "-o", out,
       NULL);
-  assert_ok(&r);
+  run_assert_ok(&r);
   g_assert_cmpstr(r.out, ==, "");
   g_autofree char *written = NULL;
   g_assert_true(g_file_get_contents(out, &written, NULL, NULL));
@@ -515,7 +497,7 @@ test_cli_bad_input(void)
     g_auto(Run) r = { 0 };
     const char *const *a = cases[i].args;
     run(&r, "sweep", "--iterations", "2", a[0], a[1], a[2], a[3], a[4], a[5], NULL);
-    assert_one_line_error(&r, 2, cases[i].expect);
+    run_assert_one_line_error(&r, 2, cases[i].expect);
     g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));   /* no partial output */
   }
 }
@@ -621,7 +603,7 @@ test_mpi_refused_without_mpi(void)
 #else
   g_auto(Run) r = { 0 };
   run_env(&r, "OMPI_COMM_WORLD_SIZE", "2", "sweep", "--gpus", "8,16", NULL);
-  assert_one_line_error(&r, 2, "started by mpirun with 2 ranks, but this ddpsim was built without MPI");
+  run_assert_one_line_error(&r, 2, "started by mpirun with 2 ranks, but this ddpsim was built without MPI");
 #endif
 }
 

@@ -54,24 +54,6 @@ have_gnuplot(void)
   return found != NULL;
 }
 
-static void
-assert_ok(const Run *r)
-{
-  if (r->status != 0)
-    g_error("ddpsim exited %d: %s", r->status, r->err);
-}
-
-static void
-assert_one_line_error(const Run *r, int status, const char *must_contain)
-{
-  g_assert_cmpint(r->status, ==, status);
-  g_assert_cmpstr(r->out, ==, "");
-  g_assert_true(g_str_has_suffix(r->err, "\n"));
-  g_assert_true(strchr(r->err, '\n') == r->err + strlen(r->err) - 1);
-  if (!strstr(r->err, must_contain))
-    g_error("stderr \"%s\" lacks \"%s\"", r->err, must_contain);
-}
-
 static guint
 count_entries(const char *dir)
 {
@@ -114,7 +96,7 @@ predict(const char *stragglers)
 {
   g_auto(Run) r = { 0 };
   run_env(&r, NULL, NULL, "predict", COMMON, "--stragglers", stragglers, "--seed", "3", "--json", NULL);
-  assert_ok(&r);
+  run_assert_ok(&r);
   return parse_json(r.out);
 }
 
@@ -145,7 +127,7 @@ test_png(void)
   g_autofree char *out = scratch("timeline.png");
   g_auto(Run) r = { 0 };
   run_env(&r, NULL, NULL, "timeline", COMMON, "-o", out, NULL);
-  assert_ok(&r);
+  run_assert_ok(&r);
   g_assert_nonnull(strstr(r.out, "wrote "));
   g_autofree char *data = NULL;
   gsize len = 0;
@@ -217,7 +199,7 @@ test_svg(void)
   g_autofree char *out = scratch("timeline.svg");
   g_auto(Run) r = { 0 };
   run_env(&r, NULL, NULL, "timeline", COMMON, "-o", out, NULL);
-  assert_ok(&r);
+  run_assert_ok(&r);
   g_autoptr(JsonParser) predicted = predict("none");
   guint n_buckets = json_array_get_length(predicted_buckets(predicted));
   g_assert_cmpuint(n_buckets, >=, 3);
@@ -290,7 +272,7 @@ test_exposed_figures_agree(void)
     g_auto(Run) r = { 0 };
     run_env(&r, NULL, NULL, "timeline", a[0], a[1], a[2], a[3], a[4], a[5], "--iterations", "5", "--bucket-cap-mb",
             "2", "-o", out, a[6], a[7], NULL);
-    assert_ok(&r);
+    run_assert_ok(&r);
     g_autofree char *svg = NULL;
     g_assert_true(g_file_get_contents(out, &svg, NULL, NULL));
     guint n = 0;
@@ -308,7 +290,7 @@ test_exposed_figures_agree(void)
       g_auto(Run) p = { 0 };
       run_env(&p, NULL, NULL, "predict", a[0], a[1], a[2], a[3], a[4], a[5], "--iterations", "5", "--bucket-cap-mb",
               "2", "--json", NULL);
-      assert_ok(&p);
+      run_assert_ok(&p);
       g_autoptr(JsonParser) parser = parse_json(p.out);
       double mean = json_object_get_double_member(json_node_get_object(json_parser_get_root(parser)), "exposed_comm_ms");
       g_assert_cmpfloat_with_epsilon(figure, mean, 0.0005 + 1e-9);
@@ -384,7 +366,7 @@ test_trace(void)
   g_auto(Run) r = { 0 };
   /* no -o: the trace alone needs no gnuplot */
   run_env(&r, "DDPSIM_GNUPLOT", "/nonexistent/gnuplot", "timeline", COMMON, "--trace", out, NULL);
-  assert_ok(&r);
+  run_assert_ok(&r);
   g_autoptr(JsonParser) predicted = predict("none");
   assert_trace(out, predicted, 1);
 
@@ -393,7 +375,7 @@ test_trace(void)
   g_assert_true(g_file_get_contents(out, &first, NULL, NULL));
   g_auto(Run) again = { 0 };
   run_env(&again, NULL, NULL, "timeline", COMMON, "--trace", out, NULL);
-  assert_ok(&again);
+  run_assert_ok(&again);
   g_assert_true(g_file_get_contents(out, &second, NULL, NULL));
   g_assert_cmpstr(first, ==, second);
   remove_files(tmpdir);
@@ -408,7 +390,7 @@ test_ranks(void)
   g_auto(Run) r = { 0 };
   run_env(&r, NULL, NULL, "timeline", COMMON, "--stragglers", "lognormal:0.1", "--seed", "3", "--ranks", "2",
           "--trace", out, NULL);
-  assert_ok(&r);
+  run_assert_ok(&r);
   g_assert_nonnull(strstr(r.out, "slowest"));
   g_assert_nonnull(strstr(r.out, "fastest"));
   g_autoptr(JsonParser) predicted = predict("lognormal:0.1");
@@ -433,7 +415,7 @@ test_no_gnuplot(void)
   g_autofree char *json = scratch("trace.json");
   g_auto(Run) r = { 0 };
   run_env(&r, "DDPSIM_GNUPLOT", "/nonexistent/gnuplot", "timeline", COMMON, "-o", png, "--trace", json, NULL);
-  assert_one_line_error(&r, 2, "gnuplot not found");
+  run_assert_one_line_error(&r, 2, "gnuplot not found");
   g_assert_nonnull(strstr(r.err, "/nonexistent/gnuplot"));
   g_assert_cmpuint(count_entries(tmpdir), ==, 0);
 }
@@ -458,7 +440,7 @@ test_gnuplot_fails(void)
   g_assert_true(g_file_set_contents(png, "previous", -1, NULL));
   g_auto(Run) r = { 0 };
   run_env(&r, "DDPSIM_GNUPLOT", fake, "timeline", COMMON, "-o", png, NULL);
-  assert_one_line_error(&r, 1, "line 7: simulated failure");
+  run_assert_one_line_error(&r, 1, "line 7: simulated failure");
   g_autofree char *kept = NULL;
   g_assert_true(g_file_get_contents(png, &kept, NULL, NULL));
   g_assert_cmpstr(kept, ==, "previous");
@@ -488,7 +470,7 @@ test_bad_input(void)
     g_auto(Run) r = { 0 };
     run_env(&r, NULL, NULL, "timeline", COMMON, cases[i].args[0], cases[i].args[1], cases[i].args[2],
             cases[i].args[3], NULL);
-    assert_one_line_error(&r, 2, cases[i].expect);
+    run_assert_one_line_error(&r, 2, cases[i].expect);
     g_assert_cmpuint(count_entries(tmpdir), ==, 0);
   }
 }

@@ -416,17 +416,6 @@ test_bad_folder(Folder *f, gconstpointer data)
 /* ---- the verb ---- */
 
 static void
-assert_one_line_error(const Run *r, const char *must_contain)
-{
-  g_assert_cmpint(r->status, ==, 2);
-  g_assert_cmpstr(r->out, ==, "");
-  g_assert_true(g_str_has_suffix(r->err, "\n"));
-  g_assert_true(strchr(r->err, '\n') == r->err + strlen(r->err) - 1);
-  if (!strstr(r->err, must_contain))
-    g_error("stderr \"%s\" lacks \"%s\"", r->err, must_contain);
-}
-
-static void
 test_cli(Folder *f, gconstpointer data)
 {
   (void)data;
@@ -455,12 +444,12 @@ test_cli(Folder *f, gconstpointer data)
 
   g_auto(Run) both = { 0 };
   run(&both, "validate", "--json", "--csv", NULL);
-  assert_one_line_error(&both, "--json, --csv and --markdown: choose one");
+  run_assert_one_line_error(&both, 2, "--json, --csv and --markdown: choose one");
   g_autofree char *bad = write_file(f, "bad.csv", "a,b\n1,2\n");
   g_auto(Run) bad_run = { 0 };
   run(&bad_run, "validate", bad, NULL);
   g_autofree char *expected = g_strdup_printf("%s:1: header: not a validation table", bad);
-  assert_one_line_error(&bad_run, expected);
+  run_assert_one_line_error(&bad_run, 2, expected);
 }
 
 /* ---- the shipped data ---- */
