@@ -50,7 +50,7 @@ parse_fraction(const char *text, const char *flag, gboolean allow_zero, double *
   if (end != text && *end == '%' && end[1] == '\0')
     v /= 100, end++;
   if (end == text || *end != '\0' || !(allow_zero ? v >= 0 : v > 0) || !(v <= 1)) {
-    g_set_error(error, DDP_CMD_ERROR, 0, "%s: \"%s\" must be a fraction in %s1 (0.9 or 90%%)", flag, text,
+    g_set_error(error, DDP_CMD_ERROR, 0, "%s: \"%s\" must be a fraction in %s1] (0.9 or 90%%)", flag, text,
                 allow_zero ? "[0, " : "(0, ");
     return FALSE;
   }
