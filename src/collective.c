@@ -333,6 +333,7 @@ struct _DdpCollective {
   double inter_latency_us;           /* the cluster's [inter] latency_us, added to every network hop */
   gboolean net_flush;                /* Simple receives over GPUDirect RDMA are flushed (physics_setup) */
   double ll_cap_GBs;                 /* NCCL's llMaxBw for this communicator (busbw) */
+  double ll128_channel_GBs[DDP_ALGO_COUNT]; /* NCCL's LL128 busbw per channel, ring and tree (physics_setup) */
   int nvls_channels;                 /* NVLS kernels' channels (nvls.cc), 0 without NVLS */
   double nvls_intra_algbw_GBs;       /* NVLS inside one node of ppn GPUs, algbw (tuner formula) */
   /* alpha-beta model */
@@ -589,6 +590,11 @@ physics_setup(DdpCollective *c, const DdpCluster *cluster)
   int arch = arch_index(c->sm_arch);
   int scale = c->nodes <= 2 ? (int)c->nodes - 1 : 2;
   c->ll_cap_GBs = ll_max_bw[c->nodes == 1 ? arch : cluster->nccl.amd_cpu ? 1 : 0][scale];
+  /* One channel is one thread block, and an LL128 block moves at most perChMaxRingLL128Bw /
+   * perChMaxTreeLL128Bw of busbw (tuning.cc, the tuner's own per-channel cap): it binds at mid
+   * sizes, where NCCL runs few channels (nc(S) below). */
+  c->ll128_channel_GBs[DDP_ALGO_RING] = ring_ll128_max_bw[arch][scale];
+  c->ll128_channel_GBs[DDP_ALGO_TREE] = tree_ll128_max_bw[arch][scale];
   c->intra_bus_GBs = G_MAXDOUBLE;
   if (c->ppn > 1) {
     c->intra_bus_GBs = ddp_cluster_intra_efficiency(cluster) * cluster->intra.bandwidth_GBs;
@@ -624,18 +630,19 @@ physics_peak(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p, int channels
   double algbw;
   if (a == DDP_ALGO_RING) {
     /* every link of the ring carries busbw = algbw · 2(n-1)/n, the network links included */
-    double bus = link * e;
-    if (p == DDP_PROTO_LL)
-      bus = MIN(bus, c->ll_cap_GBs);
-    algbw = bus * n / (2.0 * (n - 1));
+    double cap = p == DDP_PROTO_LL      ? c->ll_cap_GBs
+                 : p == DDP_PROTO_LL128 ? channels * c->ll128_channel_GBs[DDP_ALGO_RING]
+                                        : G_MAXDOUBLE;
+    algbw = MIN(link * e, cap) * n / (2.0 * (n - 1));
     /* a hop runs at its own link's rate: the first chunk is not held back by the bottleneck */
-    double cap = p == DDP_PROTO_LL ? c->ll_cap_GBs : G_MAXDOUBLE;
     *hop_intra = MIN(c->intra_bus_GBs * e, cap) / channels;
     *hop_net = MIN(net * e, cap) / channels;
   } else if (a == DDP_ALGO_TREE) {
     /* the reduce goes up and the broadcast down, each moving all S through every node's NICs and
      * along the chain inside the node: algbw ≤ the slowest of them */
-    double cap = p == DDP_PROTO_LL ? c->ll_cap_GBs / 2.0 : G_MAXDOUBLE;
+    double cap = p == DDP_PROTO_LL      ? c->ll_cap_GBs / 2.0
+                 : p == DDP_PROTO_LL128 ? channels * c->ll128_channel_GBs[DDP_ALGO_TREE] / 2.0
+                                        : G_MAXDOUBLE;
     algbw = MIN(link * e, cap);
     /* One node: NCCL's tree is a single chain, which its own table rates below the ring; auto never
      * picks it here (ddp_collective_allreduce) and a forced one gets the ring's throughput. */

@@ -998,6 +998,27 @@ test_physics_peaks(void)
   g_assert_cmpfloat_with_epsilon(before[0], before[1], 1e-9);
 }
 
+/* NCCL's per-channel LL128 cap (tuning.cc perChMaxTreeLL128Bws, Blackwell, 2 nodes: 31.67 GB/s of
+ * busbw per channel; a tree's algbw is half its busbw).  Two HGX B200 nodes run 16 channels, so
+ * Tree/LL128 tends to 16 · 31.67 / 2 = 253.36 GB/s, below the NIC bound (384 · 120/128 = 360).  With
+ * nc(S) channels (LL128: one per 640 threads × 8 B = 5 120 B) the cap scales: 8 channels at 40 960 B
+ * move it at 126.68 GB/s.  The ring's cap, 16 · 40 = 640 busbw, stays above its NIC bound. */
+static void
+test_physics_ll128_channel_cap(void)
+{
+  g_autoptr(DdpCluster) cluster = physics(b200());
+  g_autoptr(DdpCollective) c = model(cluster, 16);
+  DdpCollectiveCost cost;
+  g_assert_true(ddp_collective_allreduce_with(c, (guint64)1 << 50, DDP_ALGO_TREE, DDP_PROTO_LL128, &cost));
+  g_assert_cmpint(cost.channels, ==, 16);
+  g_assert_cmpfloat_with_epsilon(cost.algbw_GBs, 16 * 31.67 / 2, 0.01);
+  g_assert_true(ddp_collective_allreduce_with(c, 40960, DDP_ALGO_TREE, DDP_PROTO_LL128, &cost));
+  g_assert_cmpint(cost.channels, ==, 8);
+  g_assert_cmpfloat_with_epsilon(cost.transfer_us, 40960 / (1000 * 8 * 31.67 / 2), 1e-9);
+  g_assert_true(ddp_collective_allreduce_with(c, (guint64)1 << 50, DDP_ALGO_RING, DDP_PROTO_LL128, &cost));
+  g_assert_cmpfloat_with_epsilon(cost.algbw_GBs, 384 * 120.0 / 128 * 16 / 30, 0.01);
+}
+
 /* Transports.  Inside a PCIe node of 8 GPUs at 31.5 GB/s (PCIe 4.0 x16): with peer-to-peer NCCL
  * counts 12/15.75 of it, 24 GB/s busbw; without, the host-staged path is also bound by NCCL's CPU
  * rate, 16 GB/s on AMD hosts (AMD_BW) and 10 on Intel (SKL_QPI_BW).  Across nodes over TCP sockets
@@ -1209,8 +1230,8 @@ curve_median(const GPtrArray *curves, guint i)
  * (tests/data/allreduce-public.csv: DGX A100 with -g 8, one and two Vultr HGX B200 nodes; clusters
  * in tests/data/validation/, constants from specs and NCCL's source, nothing fitted to a curve):
  * median |busbw error| ≤ 10 % over all points and ≤ 15 % in each size regime.  Measured
- * (docs/collective.md "Validation"): 7.7 % over 92 points; < 64 KiB 5.6 %, 64 KiB–16 MiB 13.2 %,
- * > 16 MiB 7.6 %; per curve A100 2.3 %, one B200 node 13.1 %, two 7.5 % (NCCL's tuner model, the
+ * (docs/collective.md "Validation"): 7.4 % over 92 points; < 64 KiB 5.6 %, 64 KiB–16 MiB 7.9 %,
+ * > 16 MiB 7.6 %; per curve A100 2.3 %, one B200 node 13.1 %, two 5.3 % (NCCL's tuner model, the
  * previous default: 28.5 %).  The measured values are asserted with half a point of room, so a
  * change that makes them worse fails. */
 static void
@@ -1227,24 +1248,24 @@ test_validation_public(void)
   g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <=, 0.10);
   for (int r = 0; r < DDP_REGIME_ALL; r++)
     g_assert_cmpfloat(st[r].median_abs_error, <=, 0.15);
-  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.082);
+  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.079);
   g_assert_cmpfloat(st[DDP_REGIME_LATENCY].median_abs_error, <, 0.061);
-  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.137);
+  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.084);
   g_assert_cmpfloat(st[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.081);
   g_assert_cmpfloat(curve_median(curves, 0), <, 0.028);
   g_assert_cmpfloat(curve_median(curves, 1), <, 0.136);
-  g_assert_cmpfloat(curve_median(curves, 2), <, 0.081);
+  g_assert_cmpfloat(curve_median(curves, 2), <, 0.058);
 }
 
 /* The newer public curves (tests/data/allreduce-2.csv: 2x p4d over EFA, 2x1 V100 over TCP,
  * 8x RTX 4090 PCIe with peer-to-peer off and on) pooled with the three above: 199 points.
- * Measured: 13.0 % over all; < 64 KiB 20.3 %, 64 KiB–16 MiB 15.7 %, > 16 MiB 7.7 %; per curve p4d
+ * Measured: 12.4 % over all; < 64 KiB 20.3 %, 64 KiB–16 MiB 14.6 %, > 16 MiB 7.7 %; per curve p4d
  * 7.2 % (25.7 % before the GPUDirect RDMA flush of Simple receives on pre-Hopper GPUs was
  * charged), V100/TCP 17.6 % (26.6 % before its one-way latency was taken from a published
  * same-zone n1 measurement, 36 µs, instead of a 30 µs estimate), RTX 4090 p2p off 25.7 %, on
- * 21.3 %.  This misses issue 10's target (10 % / 15 %) overall and in the two small-size regimes:
- * the RTX 4090 floors are set by the host's issue time with -g 8, 4.9 µs per GPU there against
- * 4.0 on the A100 server (same CPU, so the software stack), which no spec gives; EFA runs at 20-50 %
+ * 21.3 %.  The mid regime meets issue 10's target (15 %) since NCCL's per-channel LL128 cap applies
+ * (15.7 % before); overall and below 64 KiB it is missed (10 % / 15 %): the RTX 4090 floors are
+ * set by the host's issue time with -g 8, 4.9 µs per GPU there against 4.0 on the A100 server (same CPU, so the software stack), which no spec gives; EFA runs at 20-50 %
  * of its NICs from 512 KiB to 16 MiB, which no published figure explains (docs/collective.md
  * "Validation").  Asserted as measured, with half a point of room. */
 static void
@@ -1265,9 +1286,9 @@ test_validation_extended(void)
                  100 * st[DDP_REGIME_MID].median_abs_error, 100 * st[DDP_REGIME_BANDWIDTH].median_abs_error,
                  st[DDP_REGIME_ALL].points);
   g_assert_cmpuint(st[DDP_REGIME_ALL].points, ==, 199);
-  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.135);
+  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.129);
   g_assert_cmpfloat(st[DDP_REGIME_LATENCY].median_abs_error, <, 0.208);
-  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.162);
+  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <=, 0.15);
   g_assert_cmpfloat(st[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.082);
   g_assert_cmpfloat(curve_median(curves, 0), <, 0.077);
   g_assert_cmpfloat(curve_median(curves, 1), <, 0.181);
@@ -1324,6 +1345,7 @@ main(int argc, char **argv)
   g_test_add_func("/collective/physics/host-floor", test_physics_host_floor);
   g_test_add_func("/collective/physics/fill", test_physics_fill);
   g_test_add_func("/collective/physics/peaks", test_physics_peaks);
+  g_test_add_func("/collective/physics/ll128-channel-cap", test_physics_ll128_channel_cap);
   g_test_add_func("/collective/physics/transports", test_physics_transports);
   g_test_add_func("/collective/physics/flush", test_physics_flush);
   g_test_add_func("/collective/physics/choices-exact", test_physics_choices_exact);
