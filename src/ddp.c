@@ -677,9 +677,12 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, GE
     sim->anchor_x = g_new0(double, sim->ranks);
     sim->anchor_k = g_new0(guint, sim->ranks);
   }
-  /* The envelope answers "when does the last rank get there" in O(log ranks); it needs straight
-   * lines, i.e. no stretching, and is pointless for one rank. */
-  if (!sim->stretching && !options->exact_ranks && sim->ranks > 1)
+  /* The envelope answers "when does the last rank get there" in O(log ranks); pointless for one
+   * rank.  It holds with stretching too: every rank slows inside the same collectives, which all
+   * start after the last rank started backward (a collective waits for its last launcher), so rank
+   * r reaches X at G⁻¹(start_r + factor_r·X) with one increasing G for all ranks, and the rank on
+   * top of the lines start_r + factor_r·X is the last one there. */
+  if (!options->exact_ranks && sim->ranks > 1)
     sim->hull = g_new(Line, sim->ranks);
   sim->intervals = g_array_new(FALSE, FALSE, sizeof(Interval));
   sim->des = ddp_des_new();

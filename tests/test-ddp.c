@@ -189,15 +189,19 @@ test_collapsed_equals_exact(void)
 }
 
 /* The envelope (max over ranks in O(log N)) against the plain per-rank pass, N <= 64, with
- * stragglers of every kind: identical numbers, not close ones. */
+ * stragglers of every kind, with and without compute slowed inside collectives (overlap_slowdown):
+ * identical numbers, not close ones. */
 static void
 test_envelope_equals_per_rank(void)
 {
   static const char *const specs[] = { "lognormal:0.3", "normal:0.2,hiccup:3:1.5", "slow:5:1.7,lognormal:0.05" };
   static const guint64 gpus[] = { 2, 8, 12, 64 };
+  static const double slowdowns[] = { 0, 0.05, 0.7 };
   for (gsize i = 0; i < G_N_ELEMENTS(specs); i++)
-    for (gsize g = 0; g < G_N_ELEMENTS(gpus); g++) {
+    for (gsize g = 0; g < G_N_ELEMENTS(gpus); g++)
+    for (gsize d = 0; d < G_N_ELEMENTS(slowdowns); d++) {
       g_autoptr(DdpScenario) s = scenario(four_layers, gpus[g], specs[i]);
+      s->cluster->overlap_slowdown = slowdowns[d];
       s->setup.buckets.bucket_cap_mb = 1e-4;
       s->setup.buckets.first_bucket_bytes = 1;
       s->setup.iterations = 20;
@@ -213,6 +217,9 @@ test_envelope_equals_per_rank(void)
         g_assert_cmpint(fast->buckets[b].end_ns, ==, slow->buckets[b].end_ns);
       }
       g_assert_cmpfloat(fast->exposed_comm_ms, ==, slow->exposed_comm_ms);
+      g_assert_cmpfloat(fast->contention_ms, ==, slow->contention_ms);
+      if (slowdowns[d] > 0)   /* the stretch is exercised: compute does overlap collectives */
+        g_assert_cmpfloat(fast->contention_ms, >, 0);
     }
 }
 
