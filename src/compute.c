@@ -76,13 +76,16 @@
  * `--calibration` replaces matmul and memory efficiencies with fitted values and `--step-ms`
  * rescales everything to a measured 1-GPU step.
  *
- * Optimizer (PyTorch foreach implementations) is memory-bound: bytes per parameter element read
- * and written — SGD: param r/w + grad r = 3 tensors; momentum adds buf r/w = 5; Adam/AdamW add
- * exp_avg and exp_avg_sq r/w = 7 tensors of the parameter dtype.  (PyTorch 2.x's foreach SGD with
- * momentum is three foreach ops — bufs.mul_, bufs.add_(grads), params.add_(bufs) — 8 tensor
- * passes; the H100 steps measure 0.38/1.32/4.04 ms for ResNet-50/BERT-base/BERT-large, which 8
- * passes at 0.75 of HBM match (0.33/1.40/4.27) and 5 passes do not (0.20/0.87/2.67).  Left at 5
- * until the closed forms in test-ddp/test-overheads/golden are re-derived.)
+ * Optimizer (PyTorch 2.x foreach implementations, the default on CUDA) is memory-bound: tensor-sized
+ * passes over memory, counted from torch/optim (sgd.py _multi_tensor_sgd, adam.py _multi_tensor_adam):
+ *   SGD           params.add_(grads): param r/w + grad r = 3;
+ *   SGD momentum  bufs.mul_ (2), bufs.add_(grads) (3), params.add_(bufs) (3) = 8;
+ *   Adam          exp_avgs.lerp_(grads) (3), exp_avg_sqs.mul_ (2), .addcmul_(grads, grads) (3: the
+ *                 same grad twice), denom = sqrt (2), .div_ (2), .add_(eps) (2),
+ *                 params.addcdiv_(exp_avgs, denom) (4) = 18;
+ *   AdamW         Adam + params.mul_(1 - lr·wd) (2) = 20.
+ * The H100 steps (calibrate/data) measure SGD momentum at 0.38/1.32/4.04 ms for ResNet-50/BERT-base/
+ * BERT-large: 8 passes at 0.75 of HBM give 0.33/1.40/4.27 (5 passes, the fused minimum, 0.20/0.87/2.67).
  */
 #include "compute.h"
 
@@ -120,7 +123,7 @@ struct _DdpCompute {
 #define UNALIGNED_GEMM_FACTOR 0.21
 
 static const char *const optimizer_names[DDP_OPTIMIZER_COUNT] = { "sgd", "sgd-momentum", "adam", "adamw" };
-static const double optimizer_tensor_passes[DDP_OPTIMIZER_COUNT] = { 3, 5, 7, 7 };
+static const double optimizer_tensor_passes[DDP_OPTIMIZER_COUNT] = { 3, 8, 18, 20 };
 static const double optimizer_state_tensors[DDP_OPTIMIZER_COUNT] = { 0, 1, 2, 2 };
 
 const char *

@@ -10,7 +10,8 @@
  *   per layer 16 185
  *   B (hooked) = 200 000 + 100 000 + 2·16 185 = 332 370;  B (no_sync) = 300 000
  *   finalize (bucket → .grad copies) = 32 370
- *   SGD momentum: 5 passes · 8 396 800 / 750 = 55 978.7 → 55 979
+ *   SGD momentum (foreach: bufs.mul_, bufs.add_, params.add_): 8 passes · 8 396 800 / 750
+ *     = 89 565.9 → 89 566
  *   AllReduce of M on 4 GPUs: 2·3/4 · 8 396 800 / 100 + 2·3·5 000 = 125 952 + 30 000 = 155 952
  */
 #include "ddp.h"
@@ -40,23 +41,23 @@ test_single_bucket_closed_form(void)
   g_assert_no_error(error);
   g_assert_cmpuint(r->n_buckets, ==, 1);
   /* iteration = F + B + AllReduce + finalize + optimizer
-   *           = 150 000 + 332 370 + 155 952 + 32 370 + 55 979 = 726 671 ns */
-  assert_ms_ns(r->mean_ms, 726671);
-  assert_ms_ns(r->p99_ms, 726671);
+   *           = 150 000 + 332 370 + 155 952 + 32 370 + 89 566 = 760 258 ns */
+  assert_ms_ns(r->mean_ms, 760258);
+  assert_ms_ns(r->p99_ms, 760258);
   assert_ms_ns(r->comm_ms, 155952);
   assert_ms_ns(r->exposed_comm_ms, 155952);       /* no overlap at all */
   g_assert_cmpfloat(r->overlap, ==, 0.0);
-  assert_ms_ns(r->compute_ms, 570719);
+  assert_ms_ns(r->compute_ms, 604306);
   /* the bucket is ready after the whole backward: F + B = 482 370 */
   g_assert_cmpint(r->buckets[0].ready_ns, ==, 482370);
   g_assert_cmpint(r->buckets[0].start_ns, ==, 482370);
   g_assert_cmpint(r->buckets[0].end_ns, ==, 482370 + 155952);
   /* T(1): the model on one GPU without DDP — no AllReduce, no hook copies (32 370) and no
-   * finalize copies (32 370): F + B_plain + optimizer = 150 000 + 300 000 + 55 979 = 505 979 */
-  assert_ms_ns(r->single_gpu_ms, 505979);
-  g_assert_cmpfloat_with_epsilon(r->scaling_efficiency, 505979.0 / 726671.0, 1e-12);
+   * finalize copies (32 370): F + B_plain + optimizer = 150 000 + 300 000 + 89 566 = 539 566 */
+  assert_ms_ns(r->single_gpu_ms, 539566);
+  g_assert_cmpfloat_with_epsilon(r->scaling_efficiency, 539566.0 / 760258.0, 1e-12);
   /* samples/s = 4 GPUs · 32 / 726.671 µs */
-  g_assert_cmpfloat_with_epsilon(r->samples_per_s, 128 / 726671e-9, 1e-6);
+  g_assert_cmpfloat_with_epsilon(r->samples_per_s, 128 / 760258e-9, 1e-6);
   g_assert_true(r->first_iteration_ms >= r->mean_ms);
 }
 
@@ -65,13 +66,13 @@ test_one_gpu(void)
 {
   g_autoptr(DdpScenario) s = scenario("tiny.model", 1, "none");
   g_autoptr(DdpResult) r = ddp_simulate(s, NULL, NULL);
-  /* N = 1: no communication; iteration = 570 719 ns (the reducer still copies into buckets and
-   * back); efficiency against the plain module's 505 979 ns: the reducer's own cost */
+  /* N = 1: no communication; iteration = 604 306 ns (the reducer still copies into buckets and
+   * back); efficiency against the plain module's 539 566 ns: the reducer's own cost */
   g_assert_cmpfloat(r->comm_ms, ==, 0.0);
   g_assert_cmpfloat(r->exposed_comm_ms, ==, 0.0);
-  assert_ms_ns(r->mean_ms, 570719);
-  assert_ms_ns(r->single_gpu_ms, 505979);
-  g_assert_cmpfloat_with_epsilon(r->scaling_efficiency, 505979.0 / 570719.0, 1e-12);
+  assert_ms_ns(r->mean_ms, 604306);
+  assert_ms_ns(r->single_gpu_ms, 539566);
+  g_assert_cmpfloat_with_epsilon(r->scaling_efficiency, 539566.0 / 604306.0, 1e-12);
   g_assert_cmpfloat(r->overlap, ==, 1.0);
 }
 
@@ -104,7 +105,7 @@ test_tiny_gradients_fast_network(void)
 }
 
 /* Gradient accumulation, K = 4: three no_sync micro-steps (forward + plain backward), then the
- * synced one: 4·150 000 + 3·300 000 + 332 370 + 155 952 + 32 370 + 55 979 = 2 076 671 ns. */
+ * synced one: 4·150 000 + 3·300 000 + 332 370 + 155 952 + 32 370 + 89 566 = 2 110 258 ns. */
 static void
 test_accumulation(void)
 {
@@ -112,17 +113,17 @@ test_accumulation(void)
   fixture_single_bucket(s);
   s->setup.accumulate = 4;
   g_autoptr(DdpResult) r = ddp_simulate(s, NULL, NULL);
-  assert_ms_ns(r->mean_ms, 2076671);
+  assert_ms_ns(r->mean_ms, 2110258);
   assert_ms_ns(r->comm_ms, 155952);
   /* samples per optimizer step: 4 GPUs · 32 · 4 */
-  g_assert_cmpfloat_with_epsilon(r->samples_per_s, 512 / 2076671e-9, 1e-6);
+  g_assert_cmpfloat_with_epsilon(r->samples_per_s, 512 / 2110258e-9, 1e-6);
 }
 
 /* fp16 compression hook, one bucket: the wire carries 2 bytes per element (4 198 400 B), the
  * AllReduce takes 1.5·4 198 400/100 + 30 000 = 92 976 ns; before it each rank casts and divides
  * (memory pass of 5/4 of the fp32 bucket: 2·10 496 000/750 = 27 989.3 → 27 989 ns on the compute
  * stream) and after it copies back (3/4: 2·6 297 600/750 = 16 793.6 → 16 794 ns, on the comm
- * stream).  Iteration = 150 000 + 332 370 + 27 989 + 92 976 + 16 794 + 32 370 + 55 979 = 708 478. */
+ * stream).  Iteration = 150 000 + 332 370 + 27 989 + 92 976 + 16 794 + 32 370 + 89 566 = 742 065. */
 static void
 test_fp16_hook(void)
 {
@@ -134,7 +135,7 @@ test_fp16_hook(void)
   g_assert_cmpuint(r->buckets[0].bytes, ==, 8396800);
   g_assert_cmpint(r->buckets[0].end_ns - r->buckets[0].start_ns, ==, 92976 + 16794);
   g_assert_cmpint(r->buckets[0].launch_ns, ==, 482370 + 27989);
-  assert_ms_ns(r->mean_ms, 708478);
+  assert_ms_ns(r->mean_ms, 742065);
 }
 
 /* Bucket order rules launch order: the ready order says a (layer l0, the LAST to finish backward)
@@ -156,7 +157,7 @@ test_in_order_launch(void)
 }
 
 /* slow:1:2 — rank 0 runs everything twice as long; every collective waits for it:
- * 2·150 000 + 2·332 370 + 155 952 + 2·32 370 + 2·55 979 = 1 297 390 ns. */
+ * 2·150 000 + 2·332 370 + 155 952 + 2·32 370 + 2·89 566 = 1 364 564 ns. */
 static void
 test_slow_rank(void)
 {
@@ -164,8 +165,8 @@ test_slow_rank(void)
   fixture_single_bucket(s);
   g_autoptr(DdpResult) r = ddp_simulate(s, NULL, NULL);
   g_assert_false(r->collapsed_ranks);
-  assert_ms_ns(r->mean_ms, 1297390);
-  assert_ms_ns(r->straggler_wait_ms, 1297390 - 570719 - 155952);
+  assert_ms_ns(r->mean_ms, 1364564);
+  assert_ms_ns(r->straggler_wait_ms, 1364564 - 604306 - 155952);
 }
 
 /* Collapsing identical ranks is an optimisation, never a different answer. */
@@ -259,12 +260,12 @@ test_overlap_slowdown(void)
 }
 
 /* find_unused_parameters, one bucket (no rebuild: the initial layout is kept; cap not passed, so
- * 2.x limits [first, cap], both above the model).  Two charges on top of 726 671:
+ * 2.x limits [first, cap], both above the model).  Two charges on top of 760 258:
  *   graph search after the synced forward: 60 ns · (4 params + 1.4 · 2 layers) = 408 ns;
  *   AllReduce of the int32 used-map, 4 · 4 = 16 B, queued behind the last bucket:
  *     2·3/4·16/100 + 30 000 = 30 000.24 → 30 000.
- *   iteration = 726 671 + 408 + 30 000 = 757 079.  --unused-search-us 100 replaces the 408 by
- *   100 000: 856 671.  static_graph: neither charge (no search, no per-iteration map). */
+ *   iteration = 760 258 + 408 + 30 000 = 790 666.  --unused-search-us 100 replaces the 408 by
+ *   100 000: 890 258.  static_graph: neither charge (no search, no per-iteration map). */
 static void
 test_find_unused_costs(void)
 {
@@ -274,16 +275,16 @@ test_find_unused_costs(void)
   g_autoptr(DdpResult) r = ddp_simulate(s, NULL, NULL);
   assert_ms_ns(r->unused_search_ms, 408);
   assert_ms_ns(r->unused_map_ms, 30000);
-  assert_ms_ns(r->mean_ms, 757079);
-  assert_ms_ns(r->compute_ms, 570719 + 408);
+  assert_ms_ns(r->mean_ms, 790666);
+  assert_ms_ns(r->compute_ms, 604306 + 408);
   assert_ms_ns(r->comm_ms, 155952 + 30000);
   s->setup.unused_search_us = 100;
   g_autoptr(DdpResult) set = ddp_simulate(s, NULL, NULL);
-  assert_ms_ns(set->mean_ms, 856671);
+  assert_ms_ns(set->mean_ms, 890258);
   s->setup.buckets.static_graph = TRUE;
   g_autoptr(DdpResult) st = ddp_simulate(s, NULL, NULL);
   g_assert_cmpfloat(st->unused_search_ms + st->unused_map_ms, ==, 0.0);
-  assert_ms_ns(st->mean_ms, 726671);
+  assert_ms_ns(st->mean_ms, 760258);
 }
 
 int

@@ -4,8 +4,8 @@
  * µs, backward 200/100 µs; parameters M = 8 396 800 B in 4 fp32 tensors; input "1024": 4 096 B a
  * sample) on tests/data/ab4.cluster (alpha-beta, 4 GPUs/node, 100 GB/s = 100 B/ns, α = 5 µs).
  * Shared pieces, in ns (test-ddp.c derives the DDP ones):
- *   F = 150 000, B (no hooks) = 300 000, SGD momentum = 55 979
- *   DDP, one bucket, 4 GPUs: 726 671 (F + hooked B 332 370 + AllReduce 155 952 + finalize 32 370
+ *   F = 150 000, B (no hooks) = 300 000, SGD momentum = 89 566
+ *   DDP, one bucket, 4 GPUs: 760 258 (F + hooked B 332 370 + AllReduce 155 952 + finalize 32 370
  *     + optimizer)
  *   Broadcast of M (< 10 MiB: one coalescing buffer) on 4 GPUs: 3·5 000 + 8 396 800/100 = 98 968;
  *     the Reduce of the gradients costs the same
@@ -36,8 +36,8 @@ scenario(const char *model_text_or_file, guint64 gpus)
 
 /* The acceptance case: DP slower than DDP by exactly the derived amount (no host dispatch cost,
  * so no GIL term; test_gil adds it).
- *   T_dp = 18 932 + 25 600 + 98 968 + F 150 000 + B 300 000 + 98 968 + 55 979 = 748 447
- *   T_dp − T_ddp = 748 447 − 726 671 = 21 776
+ *   T_dp = 18 932 + 25 600 + 98 968 + F 150 000 + B 300 000 + 98 968 + 89 566 = 782 034
+ *   T_dp − T_ddp = 782 034 − 760 258 = 21 776
  *     = scatter 18 932 + replicate 25 600 + broadcast 98 968 + reduce 98 968
  *       − (DDP's hook copies 32 370 + AllReduce 155 952 + finalize 32 370). */
 static void
@@ -58,24 +58,24 @@ test_closed_form_vs_ddp(void)
   assert_ms_ns(dp->forward_ms, 150000);
   assert_ms_ns(dp->backward_ms, 300000);
   assert_ms_ns(dp->reduce_ms, 98968);
-  assert_ms_ns(dp->optimizer_ms, 55979);
-  assert_ms_ns(dp->iteration_ms, 748447);
-  assert_ms_ns(dp->ddp_iteration_ms, 726671);
+  assert_ms_ns(dp->optimizer_ms, 89566);
+  assert_ms_ns(dp->iteration_ms, 782034);
+  assert_ms_ns(dp->ddp_iteration_ms, 760258);
   assert_ms_ns(dp->iteration_ms - dp->ddp_iteration_ms, 21776);
   /* the result carries DP's figures: nothing overlaps; the host terms are the rest */
-  assert_ms_ns(r->mean_ms, 748447);
-  assert_ms_ns(r->p99_ms, 748447);
-  assert_ms_ns(r->compute_ms, 150000 + 300000 + 55979);
+  assert_ms_ns(r->mean_ms, 782034);
+  assert_ms_ns(r->p99_ms, 782034);
+  assert_ms_ns(r->compute_ms, 150000 + 300000 + 89566);
   assert_ms_ns(r->comm_ms, 18932 + 98968 + 98968);
   assert_ms_ns(r->exposed_comm_ms, 18932 + 98968 + 98968);
   g_assert_cmpfloat(r->overlap, ==, 0.0);
   assert_ms_ns(r->straggler_wait_ms, 25600);
   g_assert_cmpuint(r->n_buckets, ==, 0);
   g_assert_cmpuint(r->nodes, ==, 1);
-  /* T(1): DataParallel on one GPU calls the module: F + B + optimizer = 505 979 */
-  assert_ms_ns(r->single_gpu_ms, 505979);
-  g_assert_cmpfloat_with_epsilon(r->scaling_efficiency, 505979.0 / 748447.0, 1e-12);
-  g_assert_cmpfloat_with_epsilon(r->samples_per_s, 128 / 748447e-9, 1e-6);
+  /* T(1): DataParallel on one GPU calls the module: F + B + optimizer = 539 566 */
+  assert_ms_ns(r->single_gpu_ms, 539566);
+  g_assert_cmpfloat_with_epsilon(r->scaling_efficiency, 539566.0 / 782034.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon(r->samples_per_s, 128 / 782034e-9, 1e-6);
 }
 
 /* The GIL: host_layer_us = 100 µs.  compute.c's host pipeline (host issues a pass every h, the GPU
@@ -84,8 +84,8 @@ test_closed_form_vs_ddp(void)
  *     400–500; fc2 issued at 800, runs 800–850: forward 850 000 ns (GPU 150 000);
  *   backward and optimizer at h = 100 (autograd device threads need no GIL), after a forward
  *     fc1 100–200, fc2 200–250: fc2 bwd issued 300, runs 300–400 (150 with the wait), fc1 bwd
- *     400–600 (200): B = 350 000; optimizer issued at 500, runs 600–655.979: 55 979.
- *   T_dp = 18 932 + 25 600 + 98 968 + 850 000 + 350 000 + 98 968 + 55 979 = 1 498 447. */
+ *     400–600 (200): B = 350 000; optimizer issued at 500, runs 600–689.566: 89 566.
+ *   T_dp = 18 932 + 25 600 + 98 968 + 850 000 + 350 000 + 98 968 + 89 566 = 1 532 034. */
 static void
 test_gil(void)
 {
@@ -97,12 +97,12 @@ test_gil(void)
   assert_ms_ns(dp.forward_gpu_ms, 250000);   /* what one process per GPU (DDP) would see */
   assert_ms_ns(dp.forward_ms, 850000);
   assert_ms_ns(dp.backward_ms, 350000);
-  assert_ms_ns(dp.optimizer_ms, 55979);
-  assert_ms_ns(dp.iteration_ms, 1498447);
+  assert_ms_ns(dp.optimizer_ms, 89566);
+  assert_ms_ns(dp.iteration_ms, 1532034);
   /* host_iteration_us is paid once per step, as in DDP */
   s->setup.overheads.host_iteration_us = 100;
   g_assert_true(ddp_dp_cost(s, NULL, &dp, NULL));
-  assert_ms_ns(dp.iteration_ms, 1598447);
+  assert_ms_ns(dp.iteration_ms, 1632034);
 }
 
 /* One GPU: no scatter, replicate, broadcast or reduce. */
@@ -114,11 +114,11 @@ test_one_gpu(void)
   g_assert_true(ddp_dp_cost(s, NULL, &dp, NULL));
   g_assert_cmpfloat(dp.scatter_ms + dp.replicate_host_ms + dp.broadcast_ms + dp.reduce_ms, ==, 0.0);
   assert_ms_ns(dp.forward_ms, 150000);
-  assert_ms_ns(dp.iteration_ms, 505979);
+  assert_ms_ns(dp.iteration_ms, 539566);
 }
 
 /* Accumulation K = 2: DataParallel has no no_sync, every micro-step does everything but the
- * optimizer: 2 · 692 468 + 55 979 = 1 440 915. */
+ * optimizer: 2 · 692 468 + 89 566 = 1 474 502. */
 static void
 test_accumulation(void)
 {
@@ -126,7 +126,7 @@ test_accumulation(void)
   s->setup.accumulate = 2;
   DdpDpCost dp;
   g_assert_true(ddp_dp_cost(s, NULL, &dp, NULL));
-  assert_ms_ns(dp.iteration_ms, 1440915);
+  assert_ms_ns(dp.iteration_ms, 1474502);
 }
 
 /* Coalescing: three fp32 tensors of 6 MiB close a 10 MiB buffer at 12 MiB ([p0 p1]) and leave p2:

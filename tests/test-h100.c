@@ -81,8 +81,8 @@ predict_ms(const char *model, const char *precision, const char *batch, gboolean
 
 /* Every GPU-bound row of the H100 measurements.  With the defaults of src/compute.c (fitted to these
  * measurements where its comments say so) the errors are, per row (docs/validation-h100.md):
- * median 5.6 %, max 22.6 % (BERT-base TF32 batch 8: host issue 0.78 × the step, step times
- * spread 28–102 ms), the convolution networks within 16.6 % (ResNet-50 FP32 batch 64); before the
+ * median 5.0 %, max 21.0 % (BERT-base TF32 batch 8: host issue 0.78 × the step, step times
+ * spread 28–102 ms), the convolution networks within 16.4 % (ResNet-50 FP32 batch 64); before the
  * H100 convolution/attention/autocast terms the median was 28.7 % and the max 55.6 %.  Bounds:
  * median ≤ 7 %, every row ≤ 25 %, convolution networks ≤ 17 %. */
 static void

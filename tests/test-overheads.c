@@ -2,10 +2,10 @@
  * the data loader's rate cap, rank-to-rank jitter, the contention default, and their scenario keys
  * and flags.  Closed forms derived by hand from the fixtures of tests/test-ddp.c:
  * tests/data/tiny.model on tests/data/ab4.cluster (alpha-beta ring, 4 GPUs/node), all in ns:
- *   F = 150 000; B (hooked) = 332 370; finalize = 32 370; SGD momentum = 55 979;
+ *   F = 150 000; B (hooked) = 332 370; finalize = 32 370; SGD momentum (8 passes) = 89 566;
  *   AllReduce of the whole model on 4 GPUs = 155 952.
  * With one bucket nothing overlaps, so iteration = F + B + AllReduce + finalize + optimizer
- * = 726 671 and the compute part is 570 719. */
+ * = 760 258 and the compute part is 604 306. */
 #include "ddp.h"
 #include "fixture.h"
 
@@ -57,10 +57,10 @@ test_host_iteration(void)
 {
   g_autoptr(DdpScenario) s = scenario(4);
   g_autoptr(DdpResult) base = simulate(s, FALSE);
-  assert_ms_ns(base->mean_ms, 726671);
+  assert_ms_ns(base->mean_ms, 760258);
   s->setup.overheads.host_iteration_us = 50;
   g_autoptr(DdpResult) r = simulate(s, FALSE);
-  assert_ms_ns(r->mean_ms, 726671 + 50000);
+  assert_ms_ns(r->mean_ms, 760258 + 50000);
   assert_ms_ns(r->host_iteration_ms, 50000);
   g_assert_cmpfloat_with_epsilon(r->single_gpu_ms - base->single_gpu_ms, 0.05, 1e-9);
   g_assert_cmpfloat_with_epsilon(r->straggler_wait_ms, 0, 1e-9);
@@ -89,9 +89,9 @@ test_step_ms_includes_host(void)
 
 /* The data loader's cap: a node's GPUs take batch × (GPUs on the node) samples per iteration, so the
  * iteration is at least that / rate.  4 GPUs/node, batch 32, 100 000 samples/s: 128 / 1e5 s =
- * 1.28 ms > 0.726 671 ms: the iteration IS the floor, and the wait is the difference.  8 GPUs on two
+ * 1.28 ms > 0.760 258 ms: the iteration IS the floor, and the wait is the difference.  8 GPUs on two
  * nodes: the same 4 GPUs per node, the same floor, under an iteration that the inter-node
- * AllReduce makes longer anyway.  T(1): 32 / 1e5 = 0.32 ms < its own 0.570 719 +
+ * AllReduce makes longer anyway.  T(1): 32 / 1e5 = 0.32 ms < its own 0.604 306 +
  * nothing: unaffected.  A rate of 1e6 gives a floor of 0.128 ms: no effect at all. */
 static void
 test_input_rate(void)
@@ -101,7 +101,7 @@ test_input_rate(void)
   g_autoptr(DdpResult) r = simulate(s, FALSE);
   assert_ms_ns(r->mean_ms, 1280000);
   assert_ms_ns(r->p99_ms, 1280000);
-  assert_ms_ns(r->input_wait_ms, 1280000 - 726671);
+  assert_ms_ns(r->input_wait_ms, 1280000 - 760258);
   g_assert_cmpfloat_with_epsilon(r->samples_per_s, 1e5, 1e-6);   /* the node's loader rate */
   s->setup.gpus = 8;
   g_autoptr(DdpResult) two_nodes = simulate(s, FALSE);
@@ -112,7 +112,7 @@ test_input_rate(void)
   s->setup.gpus = 4;
   s->setup.overheads.input_rate = 1e6;   /* floor 0.128 ms */
   g_autoptr(DdpResult) fast = simulate(s, FALSE);
-  assert_ms_ns(fast->mean_ms, 726671);
+  assert_ms_ns(fast->mean_ms, 760258);
   g_assert_cmpfloat(fast->input_wait_ms, ==, 0);
 }
 
@@ -149,7 +149,7 @@ test_jitter_quantiles(void)
 }
 
 /* Jitter on the iteration: with one bucket the slowest rank sets every synchronisation, so
- * iteration = f · (compute 570 719) + AllReduce 155 952 with f = ddp_jitter_slowest(σ, 4); the
+ * iteration = f · (compute 604 306) + AllReduce 155 952 with f = ddp_jitter_slowest(σ, 4); the
  * collapsed path (one rank at f) and the per-rank path (four permuted factors) agree to a few ns
  * of rounding; T(1) has no jitter (the median of one rank is itself). */
 static void
@@ -162,12 +162,12 @@ test_jitter_iteration(void)
   g_autoptr(DdpResult) exact = simulate(s, TRUE);
   g_assert_true(collapsed->collapsed_ranks);
   g_assert_false(exact->collapsed_ranks);
-  double expected = (f * 570719 + 155952) / 1e6;
+  double expected = (f * 604306 + 155952) / 1e6;
   g_assert_cmpfloat_with_epsilon(collapsed->mean_ms, expected, 5e-6);
   g_assert_cmpfloat_with_epsilon(exact->mean_ms, expected, 5e-6);
-  g_assert_cmpfloat_with_epsilon(collapsed->jitter_ms, (f - 1) * 0.570719, 1e-9);
+  g_assert_cmpfloat_with_epsilon(collapsed->jitter_ms, (f - 1) * 0.604306, 1e-9);
   g_assert_cmpfloat(collapsed->jitter_slowest, ==, f);
-  assert_ms_ns(collapsed->single_gpu_ms, 505979);   /* no DDP: no hook or finalize copies */
+  assert_ms_ns(collapsed->single_gpu_ms, 539566);   /* no DDP: no hook or finalize copies */
   g_assert_cmpfloat_with_epsilon(collapsed->straggler_wait_ms, 0, 5e-6);
 }
 
@@ -180,7 +180,7 @@ test_contention_default(void)
   g_autoptr(DdpScenario) s = scenario(4);
   s->setup.overheads.overlap_slowdown = -1;   /* ab4 says nothing: the default 0.05 */
   g_autoptr(DdpResult) single = simulate(s, FALSE);
-  assert_ms_ns(single->mean_ms, 726671);
+  assert_ms_ns(single->mean_ms, 760258);
   g_assert_cmpfloat(single->overlap_slowdown, ==, 0.05);
   g_assert_cmpfloat(single->contention_ms, ==, 0);
   s->setup.buckets.bucket_cap_mb = 1e-4;
