@@ -33,7 +33,9 @@ What it does, in one forward and one backward pass in training mode (DDP trains)
     (register_post_accumulate_grad_hook on torch >= 2.1, else a post-hook on each parameter's
     AccumulateGrad node — what DDP's Reducer hooks — else a tensor hook), then the parameters no
     gradient reached, in model.parameters() order (where static_graph's rebuild puts them);
-  * buffer_bytes: all module buffers (DDP's broadcast_buffers sends them before every forward).
+  * buffer_bytes: all module buffers (DDP's broadcast_buffers sends them before every forward);
+  * groups for grouped convolutions; seq_len (token ids [batch, T]) or image_size (square images),
+    and each layer's scaling, measured by a second export at half the input (with_scaling).
 
 The loss used for the backward pass is the sum of every floating-point tensor the model returns;
 the loss itself is not part of the model file.  Runs on CPU by default (--device cuda works too);
@@ -41,6 +43,7 @@ the export is deterministic for a given torch version and input.
 """
 import argparse
 import importlib
+import math
 import os
 import sys
 
@@ -385,6 +388,80 @@ def to_device(x, device):
     return x
 
 
+def input_size(example):
+    """The [model] key for the input size the costs are for (models/README.md "Input size"), so
+    that --seq-len / --image-size can rescale them: token ids [batch, T] give seq_len = T, square
+    images [batch, C, H, H] image_size = H; None for anything else."""
+    ex_in = tensors_in(example)
+    first = ex_in[0] if ex_in else None
+    if first is None:
+        return None
+    if not first.is_floating_point() and first.dim() == 2:
+        return ("seq_len", int(first.shape[1]))
+    if first.is_floating_point() and first.dim() == 4 and first.shape[2] == first.shape[3]:
+        return ("image_size", int(first.shape[2]))
+    return None
+
+
+def layer_costs(text):
+    """{layer name: (forward_flops, forward_bytes)} of an exported model file."""
+    costs, name, ff = {}, None, 0
+    for line in text.splitlines():
+        if line.startswith("[layer "):
+            name = line[len("[layer "):-1]
+        elif name and line.startswith("forward_flops = "):
+            ff = int(line.split("=", 1)[1])
+        elif name and line.startswith("forward_bytes = "):
+            costs[name] = (ff, int(line.split("=", 1)[1]))
+    return costs
+
+
+def with_scaling(text, model, example, batch, name, source, device, param_order):
+    """Adds each layer's `scaling` (models/README.md "Input size") by exporting again at half the
+    input size: a layer whose forward cost stays the same is `fixed` (one vector per sample), one
+    that falls with the square of the input ratio r is `quadratic` (attention), the rest follow r
+    (`linear`, the default, not written).  A model that does not run at the smaller size keeps
+    the default for every layer, and the file says so."""
+    key, size = input_size(example)
+    if size < 2:
+        return text
+    if key == "seq_len":
+        small, r = example[:, :size // 2], (size // 2) / size
+    else:
+        side = size // 2
+        small = torch.randn(example.shape[0], example.shape[1], side, side, dtype=example.dtype)
+        r = (side / size) ** 2
+    try:
+        small_text = export(model, small, batch, name, source, device, param_order)
+    except Exception as e:  # the model is built for one input size (fixed position tables, asserts)
+        note = "# scaling: every layer linear (default); the model did not run at %s %d: %s" % (
+            key, size // 2, str(e).splitlines()[0][:120] if str(e) else type(e).__name__)
+        return text.replace("\n\n[model]\n", "\n" + note + "\n\n[model]\n", 1)
+    big, little = layer_costs(text), layer_costs(small_text)
+    rules = {}
+    for layer, (ff, fb) in big.items():
+        if layer not in little:
+            continue
+        a, b = (ff, little[layer][0]) if ff > 0 else (fb, little[layer][1])
+        if a <= 0 or b <= 0:
+            continue
+        measured = math.log(b / a)
+        rule = min((abs(measured), "fixed"), (abs(measured - math.log(r)), "linear"),
+                   (abs(measured - 2 * math.log(r)), "quadratic"))[1]
+        if rule != "linear":
+            rules[layer] = rule
+    out, layer = [], None
+    for line in text.splitlines():
+        out.append(line)
+        if line.startswith("[layer "):
+            layer = line[len("[layer "):-1]
+        elif line.startswith("kind = ") and layer in rules:
+            out.append("scaling = %s" % rules[layer])
+    note = "# scaling: measured by a second export at %s %d: %d fixed, %d quadratic, the rest linear." % (
+        key, size // 2, sum(v == "fixed" for v in rules.values()), sum(v == "quadratic" for v in rules.values()))
+    return "\n".join(out).replace("\n\n[model]\n", "\n" + note + "\n\n[model]\n", 1) + "\n"
+
+
 def export(model, example, batch, name, source, device, param_order=False):
     model.train()
     model.to(device)
@@ -510,6 +587,7 @@ def export(model, example, batch, name, source, device, param_order=False):
         input_desc = "x".join(str(d) for d in first.shape[1:])
     else:
         input_desc = "?"
+    size_key = input_size(example)
     n_params = sum(p.numel() for _, p in named)
     buffer_bytes = sum(nbytes(b) for b in model.buffers())
     per = float(batch)
@@ -543,6 +621,8 @@ def export(model, example, batch, name, source, device, param_order=False):
     c("source = %s" % source)
     c("input = %s" % input_desc)
     c("dtype = %s" % DTYPE_NAMES[default_dtype])
+    if size_key:
+        c("%s = %d" % size_key)
     if buffer_bytes:
         c("buffer_bytes = %d" % buffer_bytes)
     c("ready_order = " + ";".join(order))
@@ -553,6 +633,8 @@ def export(model, example, batch, name, source, device, param_order=False):
         c("")
         c("[layer %s]" % r.name)
         c("kind = %s" % kind_of(r))
+        if kind_of(r) == "conv" and getattr(r.module, "groups", 1) > 1:
+            c("groups = %d" % r.module.groups)
         c("forward_flops = %d" % round(r.ff / per))
         c("backward_flops = %d" % round(r.bf / per))
         c("forward_bytes = %d" % round(r.fb / per))
@@ -596,6 +678,8 @@ def main(argv):
     batch = args.batch or (ex_in[0].shape[0] if ex_in and ex_in[0].dim() else 1)
     name = args.name or (os.path.basename(args.output)[:-len(".model")] if args.output.endswith(".model") else "exported")
     text = export(model, example, batch, name, args.target, args.device, args.param_order)
+    if input_size(example) and isinstance(example, torch.Tensor):
+        text = with_scaling(text, model, example, batch, name, args.target, args.device, args.param_order)
     if args.output == "-":
         sys.stdout.write(text)
     else:

@@ -10,15 +10,57 @@ file tools/gen-models.py wrote from the torchvision definition:
   * conv/linear FLOPs per layer, forward and backward (dX skipped on the image) — exactly;
   * buffer_bytes — exactly;
   * model totals of FLOPs, bytes and saved activations — within a tolerance, because the exporter
-    lists ReLUs and residual adds as layers of their own where the generator folds them.
+    lists ReLUs and residual adds as layers of their own where the generator folds them;
+  * image_size = 224, and `scaling` measured at half the input: fc fixed, every other layer linear,
+    as the generator marks them.
+Then two small modules written here: a token model (embedding, q/k/v projections, softmax(QKᵀ)V,
+a head on the mean) must get seq_len and scaling linear / quadratic / fixed where each belongs; a
+grouped convolution must carry `groups`.
 Exit status (Automake convention): 0 pass, 1 fail, 77 skip (torch or torchvision not installed).
 
 Usage: python3 tools/test-export.py [--keep FILE]
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+
+SMALL_MODULES = """
+import torch
+
+
+class TinyLM(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = torch.nn.Embedding(100, 32)
+        self.q = torch.nn.Linear(32, 32)
+        self.k = torch.nn.Linear(32, 32)
+        self.v = torch.nn.Linear(32, 32)
+        self.head = torch.nn.Linear(32, 10)
+
+    def forward(self, x):
+        h = self.emb(x)
+        scores = torch.softmax(self.q(h) @ self.k(h).transpose(1, 2) / 5.66, dim=-1)
+        return self.head((scores @ self.v(h)).mean(1))
+
+
+def grouped():
+    return torch.nn.Sequential(torch.nn.Conv2d(8, 16, 3, groups=4), torch.nn.ReLU())
+
+
+class OneSize(torch.nn.Module):
+    # built for 16x16 inputs only, like a model with a fixed position table
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(8, 8, 3, padding=1)
+
+    def forward(self, x):
+        if x.shape[-1] != 16:
+            raise ValueError("expected 16x16 images")
+        return self.conv(x)
+"""
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -107,6 +149,10 @@ def main(argv):
     check(not bad, "conv/linear layers: forward/backward FLOPs and forward bytes identical")
     for b in bad[:5]:
         print("     " + b)
+    check(emodel.get("image_size") == "224", "image_size %s == 224" % emodel.get("image_size"))
+    gscaling = {l["name"]: l["scaling"] for l in glayers if "scaling" in l}
+    escaling = {l["name"]: l["scaling"] for l in elayers if "scaling" in l}
+    check(gscaling == escaling, "scaling: generator %s == exporter %s" % (gscaling, escaling))
     gt, et = totals(glayers), totals(elayers)
     tol = {"forward_flops": 0.01, "backward_flops": 0.01, "forward_bytes": 0.05,
            "backward_bytes": 0.15, "activation_bytes": 0.02}
@@ -114,6 +160,35 @@ def main(argv):
         rel = abs(et[k] - gt[k]) / gt[k]
         check(rel <= t, "total %s: generator %.4g, exporter %.4g (%.1f %% apart, limit %g %%)"
               % (k, gt[k], et[k], 100 * rel, 100 * t))
+    small_dir = tempfile.mkdtemp(prefix="ddpsim-export-small-")
+    with open(os.path.join(small_dir, "small_modules.py"), "w") as f:
+        f.write(SMALL_MODULES)
+    for target, shape, extra in (("small_modules:TinyLM", "2,64", ["--input-dtype", "int64", "--input-high", "100"]),
+                                 ("small_modules:grouped", "2,8,16,16", []),
+                                 ("small_modules:OneSize", "2,8,16,16", [])):
+        path = os.path.join(small_dir, target.split(":")[1] + ".model")
+        r = subprocess.run([sys.executable, os.path.join(HERE, "ddpsim-export.py"), target, "--input-shape", shape,
+                            "-o", path] + extra, cwd=small_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True)
+        check(r.returncode == 0, "export %s (%s)" % (target, r.stderr.strip()))
+        if r.returncode != 0:
+            continue
+        model, layers, _, _ = parse_model(path)
+        by = {l["name"]: l for l in layers}
+        if target.endswith("TinyLM"):
+            check(model.get("seq_len") == "64", "TinyLM: seq_len %s == 64" % model.get("seq_len"))
+            got = {n: l.get("scaling", "linear") for n, l in by.items()}
+            want = {"emb": "linear", "q": "linear", "k": "linear", "v": "linear", "ops": "quadratic",
+                    "ops#2": "quadratic", "head": "fixed"}
+            check(got == want, "TinyLM scaling: %s == %s" % (got, want))
+        elif target.endswith("grouped"):
+            check(by.get("0", {}).get("groups") == "4", "grouped conv: groups %s == 4" % by.get("0", {}).get("groups"))
+        else:
+            with open(path) as f:
+                text = f.read()
+            check("did not run at image_size 8: expected 16x16 images" in text and "scaling =" not in text,
+                  "a model built for one input size: exported, every layer linear, and the file says why")
+    shutil.rmtree(small_dir)
     if failures:
         print("FAIL: %d check(s) failed; exported file: %s" % (len(failures), out))
         return 1
