@@ -734,7 +734,8 @@ ddp_calibdb_lock_run(DdpCalibDb *db, GError **error)
  * ddp_calibdb_open:
  * @path: a file, or ":memory:" (tests)
  * @mode: DDP_CALIBDB_READ (the file must exist and be ours) or DDP_CALIBDB_WRITE (created with
- *   the current schema when missing or empty; put in WAL mode)
+ *   the current schema when missing or empty; in WAL mode while open, so that readers can read
+ *   during a calibration; a rollback journal again once closed)
  *
  * Returns: (transfer full): the open store, or NULL with @error set — DDP_CALIBDB_ERROR_OPEN,
  * _CORRUPT, _FOREIGN, _VERSION or _NOT_FOUND (empty file in read mode) are the user's to fix.
@@ -800,6 +801,11 @@ ddp_calibdb_close(DdpCalibDb *db)
     ddp_calibdb_batch_rollback(db);
   for (int s = 0; s < ST_COUNT; s++)
     sqlite3_finalize(db->st[s]);
+  /* Back to a rollback journal once the writing is done: a reader of a WAL-mode file needs
+   * SQLite's -shm index beside it and, being read-only, cannot remove it again.  Best effort: with
+   * another connection still open (a reader during a calibration) the file stays in WAL mode. */
+  if (db->sql && db->mode == DDP_CALIBDB_WRITE)
+    sqlite3_exec(db->sql, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
   if (db->sql)
     sqlite3_close(db->sql);
   if (db->run_lock >= 0)

@@ -296,6 +296,28 @@ file_teardown(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
   g_free(f->dir);
 }
 
+/* The journal mode of @path as a second connection sees it. */
+static char *
+journal_mode(const char *path)
+{
+  sqlite3 *raw = NULL;
+  g_assert_cmpint(sqlite3_open_v2(path, &raw, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  sqlite3_stmt *st = NULL;
+  g_assert_cmpint(sqlite3_prepare_v2(raw, "PRAGMA journal_mode", -1, &st, NULL), ==, SQLITE_OK);
+  g_assert_cmpint(sqlite3_step(st), ==, SQLITE_ROW);
+  char *mode = g_strdup((const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+  return mode;
+}
+
+static gboolean
+beside(const char *path, const char *suffix)
+{
+  g_autofree char *p = g_strconcat(path, suffix, NULL);
+  return g_file_test(p, G_FILE_TEST_EXISTS);
+}
+
 static void
 test_file_roundtrip(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
 {
@@ -308,18 +330,14 @@ test_file_roundtrip(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
     id = ddp_calibdb_run_begin(db, &run, &error);
     g_assert_true(write_allreduce_batch(db, id, "b0", POINTS_PER_BATCH, &error));
     g_assert_no_error(error);
+    /* WAL while the writer is open: readers read during a calibration */
+    g_autofree char *open_mode = journal_mode(f->path);
+    g_assert_cmpstr(open_mode, ==, "wal");
   }
-  /* WAL mode is recorded in the file itself */
-  {
-    sqlite3 *raw = NULL;
-    g_assert_cmpint(sqlite3_open_v2(f->path, &raw, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
-    sqlite3_stmt *st = NULL;
-    g_assert_cmpint(sqlite3_prepare_v2(raw, "PRAGMA journal_mode", -1, &st, NULL), ==, SQLITE_OK);
-    g_assert_cmpint(sqlite3_step(st), ==, SQLITE_ROW);
-    g_assert_cmpstr((const char *)sqlite3_column_text(st, 0), ==, "wal");
-    sqlite3_finalize(st);
-    sqlite3_close(raw);
-  }
+  /* a rollback journal once it is closed, and nothing left beside the file */
+  g_autofree char *closed_mode = journal_mode(f->path);
+  g_assert_cmpstr(closed_mode, ==, "delete");
+  g_assert_false(beside(f->path, "-wal") || beside(f->path, "-shm"));
   g_autoptr(DdpCalibDb) db = ddp_calibdb_open(f->path, DDP_CALIBDB_READ, &error);
   g_assert_no_error(error);
   assert_check(db);
@@ -334,6 +352,9 @@ test_file_roundtrip(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
   DdpCalibRun run = sample_run();
   g_assert_cmpint(ddp_calibdb_run_begin(db, &run, &error), ==, 0);
   g_assert_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_SQL);
+  /* a reader leaves nothing beside the file either */
+  g_clear_pointer(&db, ddp_calibdb_close);
+  g_assert_false(beside(f->path, "-wal") || beside(f->path, "-shm") || beside(f->path, "-journal"));
 }
 
 static void
