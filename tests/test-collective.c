@@ -1258,16 +1258,16 @@ test_validation_public(void)
 }
 
 /* The newer public curves (tests/data/allreduce-2.csv: 2x p4d over EFA, 2x1 V100 over TCP,
- * 8x RTX 4090 PCIe with peer-to-peer off and on) pooled with the three above: 199 points.
- * Measured: 12.4 % over all; < 64 KiB 20.3 %, 64 KiB–16 MiB 14.6 %, > 16 MiB 7.7 %; per curve p4d
- * 7.2 % (25.7 % before the GPUDirect RDMA flush of Simple receives on pre-Hopper GPUs was
- * charged), V100/TCP 17.6 % (26.6 % before its one-way latency was taken from a published
- * same-zone n1 measurement, 36 µs, instead of a 30 µs estimate), RTX 4090 p2p off 25.7 %, on
- * 21.3 %.  The mid regime meets issue 10's target (15 %) since NCCL's per-channel LL128 cap applies
- * (15.7 % before); overall and below 64 KiB it is missed (10 % / 15 %): the RTX 4090 floors are
- * set by the host's issue time with -g 8, 4.9 µs per GPU there against 4.0 on the A100 server (same CPU, so the software stack), which no spec gives; EFA runs at 20-50 %
- * of its NICs from 512 KiB to 16 MiB, which no published figure explains (docs/collective.md
- * "Validation").  Asserted as measured, with half a point of room. */
+ * 8x RTX 4090 PCIe with peer-to-peer off and on) pooled with the three above: 199 points, issue 10's
+ * target met (≤ 10 % over all, ≤ 15 % per regime).  Measured: 7.9 % over all; < 64 KiB 5.7 %,
+ * 64 KiB–16 MiB 14.6 %, > 16 MiB 7.7 %; per curve p4d 7.2 % (25.7 % before the GPUDirect RDMA
+ * flush of Simple receives on pre-Hopper GPUs was charged), V100/TCP 17.6 % (26.6 % before its
+ * one-way latency was taken from a published same-zone n1 measurement, 36 µs, instead of a 30 µs
+ * estimate), RTX 4090 p2p off 7.9 %, on 7.9 % (25.7 / 21.3 % with the DGX A100 host issue time;
+ * their cluster files take 5.27 µs per GPU from another 8x RTX 4090 server's published -g 8 floor,
+ * NVIDIA/nccl#1530).  The mid regime met the target once NCCL's per-channel LL128 cap applied (15.7 %
+ * before).  Still off: EFA at 20-50 % of its NICs from 512 KiB to 16 MiB, and the TCP curve's floor
+ * (docs/collective.md "Validation").  Asserted as measured, with half a point of room. */
 static void
 test_validation_extended(void)
 {
@@ -1286,14 +1286,17 @@ test_validation_extended(void)
                  100 * st[DDP_REGIME_MID].median_abs_error, 100 * st[DDP_REGIME_BANDWIDTH].median_abs_error,
                  st[DDP_REGIME_ALL].points);
   g_assert_cmpuint(st[DDP_REGIME_ALL].points, ==, 199);
-  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.129);
-  g_assert_cmpfloat(st[DDP_REGIME_LATENCY].median_abs_error, <, 0.208);
-  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <=, 0.15);
+  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <=, 0.10);
+  for (int r = 0; r < DDP_REGIME_ALL; r++)
+    g_assert_cmpfloat(st[r].median_abs_error, <=, 0.15);
+  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.084);
+  g_assert_cmpfloat(st[DDP_REGIME_LATENCY].median_abs_error, <, 0.062);
+  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.1465);
   g_assert_cmpfloat(st[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.082);
   g_assert_cmpfloat(curve_median(curves, 0), <, 0.077);
   g_assert_cmpfloat(curve_median(curves, 1), <, 0.181);
-  g_assert_cmpfloat(curve_median(curves, 2), <, 0.262);
-  g_assert_cmpfloat(curve_median(curves, 3), <, 0.218);
+  g_assert_cmpfloat(curve_median(curves, 2), <, 0.084);
+  g_assert_cmpfloat(curve_median(curves, 3), <, 0.084);
 }
 
 /* NVIDIA/nccl-tests#290 (tests/data/allreduce-h100-290.csv), reported beside the acceptance set:
