@@ -67,12 +67,12 @@ parse_gpu(const DdpKeyFile *kf, DdpCluster *c, GError **error)
   if (!ddp_keyfile_has_group(kf, "gpu"))
     return TRUE;
   g_autofree char *name = NULL;
-  gint64 sm_arch = c->gpu.sm_arch, sms = c->gpu.sms;
+  double sm_arch = c->gpu.sm_arch, sms = c->gpu.sms;
   static const char *const peak_keys[DDP_PRECISION_COUNT] = { "fp32_tflops", "tf32_tflops", "fp16_tflops", "bf16_tflops" };
   if (!ddp_keyfile_check_keys(kf, "gpu", gpu_keys, error) ||
       !ddp_keyfile_get_string(kf, "gpu", "name", FALSE, &name, error) ||
-      !ddp_keyfile_get_int64(kf, "gpu", "sm_arch", FALSE, 60, 200, &sm_arch, error) ||
-      !ddp_keyfile_get_int64(kf, "gpu", "sms", FALSE, 1, 1024, &sms, error) ||
+      !ddp_keyfile_get_ranged(kf, "gpu", "sm_arch", FALSE, &DDP_RANGE_SM_ARCH, &sm_arch, error) ||
+      !ddp_keyfile_get_ranged(kf, "gpu", "sms", FALSE, &DDP_RANGE_SMS, &sms, error) ||
       !get_positive(kf, "gpu", "hbm_GBs", FALSE, &DDP_RANGE_BANDWIDTH_GBS, &c->gpu.hbm_GBs, error) ||
       !get_positive(kf, "gpu", "memory_GB", FALSE, &DDP_RANGE_MEMORY_GB, &c->gpu.memory_GB, error))
     return FALSE;
@@ -97,20 +97,20 @@ parse_transport(const DdpKeyFile *kf, DdpCluster *c, GError **error)
 {
   gboolean p2p = TRUE;
   if (ddp_keyfile_has_group(kf, "intra") &&
-      (!ddp_keyfile_get_double(kf, "intra", "efficiency", FALSE, 1e-3, 1.0, &c->intra.efficiency, error) ||
+      (!ddp_keyfile_get_ranged(kf, "intra", "efficiency", FALSE, &DDP_RANGE_TRANSPORT_EFFICIENCY, &c->intra.efficiency, error) ||
        !ddp_keyfile_get_bool(kf, "intra", "p2p", FALSE, &p2p, error)))
     return FALSE;
   c->intra.p2p_off = !p2p;
   if ((int)c->inter.fabric == DDP_INTER_FABRIC_COUNT)   /* "tcp" */
     c->inter.fabric = DDP_INTER_ETHERNET;
   if (ddp_keyfile_has_group(kf, "inter") &&
-      !ddp_keyfile_get_double(kf, "inter", "efficiency", FALSE, 1e-3, 1.0, &c->inter.efficiency, error))
+      !ddp_keyfile_get_ranged(kf, "inter", "efficiency", FALSE, &DDP_RANGE_TRANSPORT_EFFICIENCY, &c->inter.efficiency, error))
     return FALSE;
   /* ≈ one cudaLaunchKernel plus NCCL's enqueue per GPU: nccl-tests -g 8 (one thread issuing eight
    * GPUs' calls) floors at 32 µs on the public DGX A100 curve (docs/collective.md "Host floor") */
   c->nccl.host_launch_us = 4.0;
   if (ddp_keyfile_has_group(kf, "nccl") &&
-      !ddp_keyfile_get_double(kf, "nccl", "host_launch_us", FALSE, 0, 1e4, &c->nccl.host_launch_us, error))
+      !ddp_keyfile_get_ranged(kf, "nccl", "host_launch_us", FALSE, &DDP_RANGE_HOST_LAUNCH_US, &c->nccl.host_launch_us, error))
     return FALSE;
   return TRUE;
 }
@@ -131,13 +131,13 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
                 "%s: [cluster]: required group is missing (is this a cluster file?)", ddp_keyfile_path(kf));
     return NULL;
   }
-  gint64 gpus_per_node = 0, max_nodes = 0;
+  double gpus_per_node = 0, max_nodes = 0;
   if (!ddp_keyfile_check_keys(kf, "cluster", cluster_keys, error) ||
       !ddp_keyfile_get_string(kf, "cluster", "name", TRUE, &c->name, error) ||
       !ddp_keyfile_get_string(kf, "cluster", "description", FALSE, &c->description, error) ||
-      !ddp_keyfile_get_int64(kf, "cluster", "gpus_per_node", TRUE, (gint64)DDP_RANGE_GPUS_PER_NODE.min, (gint64)DDP_RANGE_GPUS_PER_NODE.max, &gpus_per_node, error) ||
-      !ddp_keyfile_get_int64(kf, "cluster", "max_nodes", FALSE, 0, (gint64)DDP_RANGE_NODES.max, &max_nodes, error) ||
-      !ddp_keyfile_get_double(kf, "cluster", "overlap_slowdown", FALSE, 0, 10, &c->overlap_slowdown, error) ||
+      !ddp_keyfile_get_ranged(kf, "cluster", "gpus_per_node", TRUE, &DDP_RANGE_GPUS_PER_NODE, &gpus_per_node, error) ||
+      !ddp_keyfile_get_ranged(kf, "cluster", "max_nodes", FALSE, &DDP_RANGE_NODES, &max_nodes, error) ||
+      !ddp_keyfile_get_ranged(kf, "cluster", "overlap_slowdown", FALSE, &DDP_RANGE_OVERLAP_SLOWDOWN, &c->overlap_slowdown, error) ||
       !parse_gpu(kf, c, error))
     return NULL;
   c->gpus_per_node = (int)gpus_per_node;
@@ -161,14 +161,14 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
   c->inter.oversubscription = 1.0;
   c->inter.rail_optimized = TRUE;
   if (ddp_keyfile_has_group(kf, "inter")) {
-    gint64 nics = 0;
+    double nics = 0;
     fabric = DDP_INTER_IB;
     if (!ddp_keyfile_check_keys(kf, "inter", inter_keys, error) ||
         !ddp_keyfile_get_choice(kf, "inter", "fabric", TRUE, inter_fabrics, &fabric, error) ||
-        !ddp_keyfile_get_int64(kf, "inter", "nics_per_node", TRUE, (gint64)DDP_RANGE_NICS.min, (gint64)DDP_RANGE_NICS.max, &nics, error) ||
+        !ddp_keyfile_get_ranged(kf, "inter", "nics_per_node", TRUE, &DDP_RANGE_NICS, &nics, error) ||
         !get_positive(kf, "inter", "nic_bandwidth_Gbps", TRUE, &DDP_RANGE_BANDWIDTH_GBPS, &c->inter.nic_bandwidth_Gbps, error) ||
         !ddp_keyfile_get_ranged(kf, "inter", "latency_us", TRUE, &DDP_RANGE_LATENCY_US, &c->inter.latency_us, error) ||
-        !ddp_keyfile_get_double(kf, "inter", "oversubscription", FALSE, 1, 1e6, &c->inter.oversubscription, error) ||
+        !ddp_keyfile_get_ranged(kf, "inter", "oversubscription", FALSE, &DDP_RANGE_OVERSUBSCRIPTION, &c->inter.oversubscription, error) ||
         !ddp_keyfile_get_bool(kf, "inter", "rail_optimized", FALSE, &c->inter.rail_optimized, error))
       return NULL;
     c->inter.fabric = fabric;
@@ -183,7 +183,7 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
   }
 
   int cost_model = DDP_COST_NCCL, algorithm = DDP_ALGO_AUTO, protocol = DDP_PROTO_AUTO;
-  gint64 channels = 0;
+  double channels = 0;
   /* per-call launch overhead on top of NCCL's latency model: "a few µs" (docs/model.md §1.6) */
   c->nccl.launch_us = 5.0;
   c->nccl.nvls = TRUE;   /* NCCL_NVLS_ENABLE's default: on wherever the hardware supports it */
@@ -192,9 +192,9 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
        !ddp_keyfile_get_choice(kf, "nccl", "cost_model", FALSE, cost_models, &cost_model, error) ||
        !ddp_keyfile_get_choice(kf, "nccl", "algorithm", FALSE, algorithm_choices, &algorithm, error) ||
        !ddp_keyfile_get_choice(kf, "nccl", "protocol", FALSE, protocol_choices, &protocol, error) ||
-       !ddp_keyfile_get_int64(kf, "nccl", "channels", FALSE, 0, 64, &channels, error) ||
-       !ddp_keyfile_get_double(kf, "nccl", "bw_intra_GBs", FALSE, 0, 1e4, &c->nccl.bw_intra_GBs, error) ||
-       !ddp_keyfile_get_double(kf, "nccl", "bw_inter_GBs", FALSE, 0, 1e4, &c->nccl.bw_inter_GBs, error) ||
+       !ddp_keyfile_get_ranged(kf, "nccl", "channels", FALSE, &DDP_RANGE_CHANNELS, &channels, error) ||
+       !ddp_keyfile_get_ranged(kf, "nccl", "bw_intra_GBs", FALSE, &DDP_RANGE_NCCL_BW_GBS, &c->nccl.bw_intra_GBs, error) ||
+       !ddp_keyfile_get_ranged(kf, "nccl", "bw_inter_GBs", FALSE, &DDP_RANGE_NCCL_BW_GBS, &c->nccl.bw_inter_GBs, error) ||
        !ddp_keyfile_get_bool(kf, "nccl", "amd_cpu", FALSE, &c->nccl.amd_cpu, error) ||
        !ddp_keyfile_get_ranged(kf, "nccl", "launch_us", FALSE, &DDP_RANGE_LATENCY_US, &c->nccl.launch_us, error) ||
        !ddp_keyfile_get_bool(kf, "nccl", "nvls", FALSE, &c->nccl.nvls, error)))
@@ -202,9 +202,10 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
   static const char *const bw_keys[] = { "bw_intra_GBs", "bw_inter_GBs" };
   const double bw_values[] = { c->nccl.bw_intra_GBs, c->nccl.bw_inter_GBs };
   for (int k = 0; k < 2; k++)
-    if (bw_values[k] != 0 && !ddp_range_contains(&DDP_RANGE_BANDWIDTH_GBS, bw_values[k])) {
+    if (bw_values[k] != 0 && bw_values[k] < DDP_RANGE_BANDWIDTH_GBS.min) {
       ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "nccl", bw_keys[k],
-                            "must be 0 (from the topology) or from 0.00125 to 10000 GB/s (got %g)", bw_values[k]);
+                            "must be 0 (from the topology) or from %g to %g GB/s (got %g)", DDP_RANGE_BANDWIDTH_GBS.min,
+                            DDP_RANGE_NCCL_BW_GBS.max, bw_values[k]);
       return NULL;
     }
   c->nccl.cost_model = cost_model;

@@ -162,8 +162,8 @@ parse_layer(const DdpKeyFile *kf, const char *group, DdpModel *model, GArray *la
       !ddp_keyfile_get_ranged(kf, group, "forward_us", FALSE, &DDP_RANGE_LAYER_US, &layer.forward_us, error) ||
       !ddp_keyfile_get_ranged(kf, group, "backward_us", FALSE, &DDP_RANGE_LAYER_US, &layer.backward_us, error))
     return FALSE;
-  gint64 groups = 1;
-  if (!ddp_keyfile_get_int64(kf, group, "groups", FALSE, 1, G_MAXINT32, &groups, error))
+  double groups = 1;
+  if (!ddp_keyfile_get_ranged(kf, group, "groups", FALSE, &DDP_RANGE_GROUPS, &groups, error))
     return FALSE;
   layer.groups = (guint)groups;
   layer.kind = kind;
@@ -269,16 +269,20 @@ ddp_model_from_keyfile(const DdpKeyFile *kf, GError **error)
     return NULL;
   }
   int dtype = DDP_DTYPE_FP32;
+  double buffer_bytes = 0, seq_len = 0, image_size = 0;
   if (!ddp_keyfile_check_keys(kf, "model", model_keys, error) ||
       !ddp_keyfile_get_string(kf, "model", "name", TRUE, &model->name, error) ||
       !ddp_keyfile_get_string(kf, "model", "source", FALSE, &model->source, error) ||
       !ddp_keyfile_get_string(kf, "model", "input", FALSE, &model->input, error) ||
       !ddp_keyfile_get_choice(kf, "model", "dtype", FALSE, dtype_names, &dtype, error) ||
-      !ddp_keyfile_get_int64(kf, "model", "buffer_bytes", FALSE, 0, (gint64)DDP_RANGE_TENSOR_BYTES.max, &model->buffer_bytes, error) ||
+      !ddp_keyfile_get_ranged(kf, "model", "buffer_bytes", FALSE, &DDP_RANGE_TENSOR_BYTES, &buffer_bytes, error) ||
       !ddp_keyfile_get_ranged(kf, "model", "measured_batch", FALSE, &DDP_RANGE_BATCH, &model->measured_batch, error) ||
-      !ddp_keyfile_get_int64(kf, "model", "seq_len", FALSE, 1, 1 << 24, &model->seq_len, error) ||
-      !ddp_keyfile_get_int64(kf, "model", "image_size", FALSE, 1, 1 << 16, &model->image_size, error))
+      !ddp_keyfile_get_ranged(kf, "model", "seq_len", FALSE, &DDP_RANGE_SEQ_LEN, &seq_len, error) ||
+      !ddp_keyfile_get_ranged(kf, "model", "image_size", FALSE, &DDP_RANGE_IMAGE_SIZE, &image_size, error))
     return NULL;
+  model->buffer_bytes = (gint64)buffer_bytes;
+  model->seq_len = (gint64)seq_len;
+  model->image_size = (gint64)image_size;
 
   g_autoptr(GArray) layers = g_array_new(FALSE, TRUE, sizeof(DdpLayer));
   g_autoptr(GArray) params = g_array_new(FALSE, TRUE, sizeof(DdpParam));

@@ -36,6 +36,12 @@ const DdpRange DDP_RANGE_ACCUMULATE = { 1, 1048576.0, TRUE };
 /* 10^6 steady iterations already take seconds to simulate; more adds nothing to a mean. */
 const DdpRange DDP_RANGE_ITERATIONS = { 1, 1e6, TRUE };
 const DdpRange DDP_RANGE_STRAGGLER_EVERY = { 1, 1e9, TRUE };
+/* SMs per GPU: an H100 has 132, a B200 148; 1024 leaves room for any announced part. */
+const DdpRange DDP_RANGE_SMS = { 1, 1024, TRUE };
+/* NCCL's MAXCHANNELS is 64 (collective.c MAX_CHANNELS); 0 derives the count from the topology. */
+const DdpRange DDP_RANGE_CHANNELS = { 0, 64, TRUE };
+/* nn.Conv2d groups: at most the input channels; 2^31 − 1 keeps the count inside a C int. */
+const DdpRange DDP_RANGE_GROUPS = { 1, 2147483647.0, TRUE };
 /* Bytes moved per sample by one layer: 10^18 is an exabyte; GPT-3's largest layer moves ~10^9. */
 const DdpRange DDP_RANGE_BYTES = { 0, 1e18, FALSE };
 /* One parameter or the buffers: 2^50 bytes (1 PiB) is 12× a 10 T-parameter fp64 model; the
@@ -45,6 +51,11 @@ const DdpRange DDP_RANGE_SWEEP_BYTES = { 1, 1125899906842624.0, TRUE };
 const DdpRange DDP_RANGE_STEP_FACTOR = { 2, 1048576.0, TRUE };
 /* 1e-6 MiB is one byte; 1e9 MiB (1 PiB) is more than any model's gradients. */
 const DdpRange DDP_RANGE_BUCKET_CAP_MB = { 1e-6, 1e9, FALSE };
+/* Tokens per sample: 2^24 (16 M) is beyond any announced context window; costs scale at most
+ * quadratically in it (model.c), and 2^48 stays inside a double's exact range. */
+const DdpRange DDP_RANGE_SEQ_LEN = { 1, 16777216.0, TRUE };
+/* Image side in pixels: 65 536 is a 4-gigapixel image, far beyond any vision model's input. */
+const DdpRange DDP_RANGE_IMAGE_SIZE = { 1, 65536.0, TRUE };
 /* 0.01 Gb/s (a 10 Mb/s link, the slowest anyone would model) to 10^5 GB/s (50× NVLink 5). */
 const DdpRange DDP_RANGE_BANDWIDTH_GBS = { 1.25e-3, 1e5, FALSE };
 const DdpRange DDP_RANGE_BANDWIDTH_GBPS = { 0.01, 8e5, FALSE };
@@ -53,6 +64,12 @@ const DdpRange DDP_RANGE_TFLOPS = { 1e-3, 1e6, FALSE };
 /* FLOPs per sample of one layer: GPT-3's whole forward pass is ~3.5·10^11 per token. */
 const DdpRange DDP_RANGE_FLOPS = { 0, 1e18, FALSE };
 const DdpRange DDP_RANGE_MEMORY_GB = { 1e-3, 1e6, FALSE };
+/* NCCL's per-channel bwIntra/bwInter: its fastest speed tables stop below 100 GB/s per channel;
+ * 10^4 leaves room.  0 derives them from the topology; other values also need
+ * DDP_RANGE_BANDWIDTH_GBS's minimum (cluster.c). */
+const DdpRange DDP_RANGE_NCCL_BW_GBS = { 0, 1e4, FALSE };
+/* Data-loader samples per second per node: 10^12 is unlimited in practice; 0 means no cap. */
+const DdpRange DDP_RANGE_INPUT_RATE = { 0, 1e12, FALSE };
 /* Link latencies: one second is already no network anyone trains on. */
 const DdpRange DDP_RANGE_LATENCY_US = { 0, 1e6, FALSE };
 /* A measured layer time: 1000 s per layer and micro-step. */
@@ -60,6 +77,14 @@ const DdpRange DDP_RANGE_LAYER_US = { 0, 1e9, FALSE };
 /* A measured step: 1 ns to 11.6 days. */
 const DdpRange DDP_RANGE_STEP_MS = { 1e-6, 1e9, FALSE };
 const DdpRange DDP_RANGE_HICCUP_MS = { 0, 1e9, FALSE };
+/* Host time to issue one collective on one GPU: the measured floor is ~4 µs; 10 ms is no host. */
+const DdpRange DDP_RANGE_HOST_LAUNCH_US = { 0, 1e4, FALSE };
+/* Host time per iteration (optimizer bookkeeping, data hand-off): ~100 µs; 10 s is no training loop. */
+const DdpRange DDP_RANGE_HOST_ITERATION_US = { 0, 1e7, FALSE };
+/* Host dispatch per layer pass: ~10 µs in eager PyTorch; one second per layer is no framework. */
+const DdpRange DDP_RANGE_HOST_LAYER_US = { 0, 1e6, FALSE };
+/* find_unused_parameters' graph search per iteration: as long as a measured layer may take (1000 s). */
+const DdpRange DDP_RANGE_UNUSED_SEARCH_US = { 0, 1e9, FALSE };
 /* Straggler SIGMA: measured step-time jitter is a few percent.  normal:10 is already noise ten
  * times the step (and floored at 0.1); lognormal:2 puts the 99th percentile at 100× the median.
  * The worst draw (|z| ≤ 8.6 from 53-bit uniforms) then stays at a factor ≤ 87 or ≤ e^17. */
@@ -67,6 +92,18 @@ const DdpRange DDP_RANGE_SIGMA_NORMAL = { 0, 10, FALSE };
 const DdpRange DDP_RANGE_SIGMA_LOGNORMAL = { 0, 2, FALSE };
 const DdpRange DDP_RANGE_SLOW_FACTOR = { 1e-3, 1e3, FALSE };
 const DdpRange DDP_RANGE_EFFICIENCY = { 1e-4, 1, FALSE };
+/* Share of a link's bandwidth NCCL's transport reaches: 0.1 % is already a broken link. */
+const DdpRange DDP_RANGE_TRANSPORT_EFFICIENCY = { 1e-3, 1, FALSE };
+/* Compute slowdown while NCCL kernels run: measured at a few percent; 10 is compute 11× slower. */
+const DdpRange DDP_RANGE_OVERLAP_SLOWDOWN = { 0, 10, FALSE };
+/* A k:1 oversubscribed network: 1 is non-blocking; 10^6:1 is no fabric anyone trains on. */
+const DdpRange DDP_RANGE_OVERSUBSCRIPTION = { 1, 1e6, FALSE };
+/* σ of the persistent rank-to-rank speed factor: measured at ~2 %; at 0.5 the slowest of 2^24
+ * ranks is already ~3.7× the median (factors are floored at 0.1, straggler.c). */
+const DdpRange DDP_RANGE_JITTER = { 0, 0.5, FALSE };
+/* CUDA compute capability × 10: 60 is Pascal, the first NVLink GPU; 200 leaves room past
+ * Blackwell's 100–120. */
+const DdpRange DDP_RANGE_SM_ARCH = { 60, 200, TRUE };
 
 gboolean
 ddp_range_contains(const DdpRange *r, double v)

@@ -63,28 +63,45 @@ extern const DdpRange DDP_RANGE_GLOBAL_BATCH;    /* 1 .. 2^40 samples, whole */
 extern const DdpRange DDP_RANGE_ACCUMULATE;      /* 1 .. 2^20 */
 extern const DdpRange DDP_RANGE_ITERATIONS;      /* 1 .. 10^6 */
 extern const DdpRange DDP_RANGE_STRAGGLER_EVERY; /* 1 .. 10^9 */
+extern const DdpRange DDP_RANGE_SMS;             /* 1 .. 1024 SMs per GPU */
+extern const DdpRange DDP_RANGE_CHANNELS;        /* 0 (derive) .. 64 NCCL channels */
+extern const DdpRange DDP_RANGE_GROUPS;          /* 1 .. 2^31-1 convolution groups */
 /* Sizes */
 extern const DdpRange DDP_RANGE_BYTES;           /* 0 .. 10^18 per sample per layer */
 extern const DdpRange DDP_RANGE_TENSOR_BYTES;    /* 0 .. 2^50, parameters and buffers */
 extern const DdpRange DDP_RANGE_SWEEP_BYTES;     /* 1 .. 2^50, allreduce -b/-e/-i */
 extern const DdpRange DDP_RANGE_STEP_FACTOR;     /* 2 .. 2^20, allreduce -f */
 extern const DdpRange DDP_RANGE_BUCKET_CAP_MB;   /* 1e-6 .. 1e9 MiB */
+extern const DdpRange DDP_RANGE_SEQ_LEN;         /* 1 .. 2^24 tokens, whole */
+extern const DdpRange DDP_RANGE_IMAGE_SIZE;      /* 1 .. 2^16 pixels, whole */
 /* Rates */
 extern const DdpRange DDP_RANGE_BANDWIDTH_GBS;   /* 1.25e-3 .. 1e5 GB/s (0.01 Gb/s .. 10^5 GB/s) */
 extern const DdpRange DDP_RANGE_BANDWIDTH_GBPS;  /* 0.01 .. 8e5 Gb/s */
 extern const DdpRange DDP_RANGE_TFLOPS;          /* 1e-3 .. 1e6 TFLOP/s */
 extern const DdpRange DDP_RANGE_FLOPS;           /* 0 .. 1e18 FLOPs per sample per layer */
 extern const DdpRange DDP_RANGE_MEMORY_GB;       /* 1e-3 .. 1e6 GB */
+extern const DdpRange DDP_RANGE_NCCL_BW_GBS;     /* 0 (derive) .. 1e4 GB/s per NCCL channel */
+extern const DdpRange DDP_RANGE_INPUT_RATE;      /* 0 (unlimited) .. 1e12 samples/s per node */
 /* Times */
 extern const DdpRange DDP_RANGE_LATENCY_US;      /* 0 .. 1e6 µs */
 extern const DdpRange DDP_RANGE_LAYER_US;        /* 0 .. 1e9 µs per layer (measured) */
 extern const DdpRange DDP_RANGE_STEP_MS;         /* 1e-6 .. 1e9 ms */
 extern const DdpRange DDP_RANGE_HICCUP_MS;       /* 0 .. 1e9 ms */
+extern const DdpRange DDP_RANGE_HOST_LAUNCH_US;  /* 0 .. 1e4 µs per collective per GPU */
+extern const DdpRange DDP_RANGE_HOST_ITERATION_US; /* 0 .. 1e7 µs per iteration */
+extern const DdpRange DDP_RANGE_HOST_LAYER_US;   /* 0 .. 1e6 µs per layer pass */
+extern const DdpRange DDP_RANGE_UNUSED_SEARCH_US; /* 0 .. 1e9 µs per iteration */
 /* Factors */
 extern const DdpRange DDP_RANGE_SIGMA_NORMAL;    /* 0 .. 10 (normal:SIGMA stragglers) */
 extern const DdpRange DDP_RANGE_SIGMA_LOGNORMAL; /* 0 .. 2 (lognormal:SIGMA stragglers) */
 extern const DdpRange DDP_RANGE_SLOW_FACTOR;     /* 1e-3 .. 1e3 */
 extern const DdpRange DDP_RANGE_EFFICIENCY;      /* 1e-4 .. 1 (fitted or given fraction of peak) */
+extern const DdpRange DDP_RANGE_TRANSPORT_EFFICIENCY; /* 1e-3 .. 1 (share of a link NCCL reaches) */
+extern const DdpRange DDP_RANGE_OVERLAP_SLOWDOWN; /* 0 .. 10 (compute slowdown under NCCL) */
+extern const DdpRange DDP_RANGE_OVERSUBSCRIPTION; /* 1 .. 1e6 (k:1 network) */
+extern const DdpRange DDP_RANGE_JITTER;          /* 0 .. 0.5 (σ of rank-to-rank speed) */
+/* Versions */
+extern const DdpRange DDP_RANGE_SM_ARCH;         /* 60 .. 200 (compute capability × 10) */
 
 /* TRUE when @v is inside @r (and whole when @r is an integer range). */
 gboolean ddp_range_contains(const DdpRange *r, double v);

@@ -7,8 +7,6 @@
  */
 #include "scenario.h"
 
-#include <errno.h>
-#include <math.h>
 #include <string.h>
 
 G_DEFINE_QUARK(ddp-scenario-error-quark, ddp_scenario_error)
@@ -103,39 +101,19 @@ ddp_scenario_free(DdpScenario *s)
   g_free(s);
 }
 
-/* --flag values: numbers with ranges (ranges.h ddp_flag_*), one-line errors naming the flag. */
+/* --seed takes any guint64.  It is the one flag without a DdpRange (ranges.h): a range holds its
+ * bounds in doubles, and no double is 2^64 − 1, so the seed is parsed here. */
 static gboolean
-flag_range(const char *flag, const char *text, double min, double max, double *out, GError **error)
+flag_seed(const char *text, guint64 *out, GError **error)
 {
   if (!text)
     return TRUE;
-  char *end = NULL;
-  errno = 0;
-  double v = g_ascii_strtod(text, &end);
-  if (end == text || *end != '\0' || errno || !isfinite(v) || v < min || v > max) {
-    g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
-                "--%s: \"%s\" must be a number from %g to %g", flag, text, min, max);
-    return FALSE;
-  }
-  *out = v;
-  return TRUE;
-}
-
-static gboolean
-flag_uint(const char *flag, const char *text, guint64 min, guint64 max, guint64 *out, GError **error)
-{
-  if (!text)
-    return TRUE;
-  guint64 v = 0;
-  g_autoptr(GError) local = NULL;
-  if (!g_ascii_string_to_unsigned(text, 10, min, max, &v, &local)) {
+  if (!g_ascii_string_to_unsigned(text, 10, 0, G_MAXUINT64, out, NULL)) {
     g_autofree char *quoted = ddp_range_quote(text);
     g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
-                "--%s: \"%s\" must be an integer from %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT,
-                flag, quoted, min, max);
+                "--seed: \"%s\" must be an integer from 0 to %" G_GUINT64_FORMAT, quoted, G_MAXUINT64);
     return FALSE;
   }
-  *out = v;
   return TRUE;
 }
 
@@ -227,19 +205,19 @@ static const char *const training_keys[] = {
   "host_iteration_us", "host_layer_us", "input_rate", "jitter", "seq_len", "image_size", NULL
 };
 
-/* [training] keys of the overheads and the input size, with the ranges of the flags. */
+/* [training] keys of the overheads and the input size, with the ranges of their flags (apply_cli). */
 static gboolean
 read_overheads(const DdpKeyFile *kf, DdpSetup *t, GError **error)
 {
   DdpOverheads *o = &t->overheads;
-  gint64 seq_len = t->seq_len, image_size = t->image_size;
-  if (!ddp_keyfile_get_double(kf, "training", "overlap_slowdown", FALSE, 0, 10, &o->overlap_slowdown, error) ||
-      !ddp_keyfile_get_double(kf, "training", "host_iteration_us", FALSE, 0, 1e7, &o->host_iteration_us, error) ||
-      !ddp_keyfile_get_double(kf, "training", "host_layer_us", FALSE, 0, 1e6, &o->host_layer_us, error) ||
-      !ddp_keyfile_get_double(kf, "training", "input_rate", FALSE, 0, 1e12, &o->input_rate, error) ||
-      !ddp_keyfile_get_double(kf, "training", "jitter", FALSE, 0, 0.5, &o->jitter, error) ||
-      !ddp_keyfile_get_int64(kf, "training", "seq_len", FALSE, 1, 1 << 24, &seq_len, error) ||
-      !ddp_keyfile_get_int64(kf, "training", "image_size", FALSE, 1, 1 << 16, &image_size, error))
+  double seq_len = t->seq_len, image_size = t->image_size;
+  if (!ddp_keyfile_get_ranged(kf, "training", "overlap_slowdown", FALSE, &DDP_RANGE_OVERLAP_SLOWDOWN, &o->overlap_slowdown, error) ||
+      !ddp_keyfile_get_ranged(kf, "training", "host_iteration_us", FALSE, &DDP_RANGE_HOST_ITERATION_US, &o->host_iteration_us, error) ||
+      !ddp_keyfile_get_ranged(kf, "training", "host_layer_us", FALSE, &DDP_RANGE_HOST_LAYER_US, &o->host_layer_us, error) ||
+      !ddp_keyfile_get_ranged(kf, "training", "input_rate", FALSE, &DDP_RANGE_INPUT_RATE, &o->input_rate, error) ||
+      !ddp_keyfile_get_ranged(kf, "training", "jitter", FALSE, &DDP_RANGE_JITTER, &o->jitter, error) ||
+      !ddp_keyfile_get_ranged(kf, "training", "seq_len", FALSE, &DDP_RANGE_SEQ_LEN, &seq_len, error) ||
+      !ddp_keyfile_get_ranged(kf, "training", "image_size", FALSE, &DDP_RANGE_IMAGE_SIZE, &image_size, error))
     return FALSE;
   t->seq_len = (guint)seq_len;
   t->image_size = (guint)image_size;
@@ -265,11 +243,11 @@ read_scenario_file(const DdpKeyFile *kf, DdpScenario *s, char **model, char **cl
                 "%s: [scenario]: required group is missing (is this a scenario file?)", ddp_keyfile_path(kf));
     return FALSE;
   }
-  gint64 gpus = (gint64)s->setup.gpus;
+  double gpus = (double)s->setup.gpus;
   if (!ddp_keyfile_check_keys(kf, "scenario", scenario_keys, error) ||
       !ddp_keyfile_get_string(kf, "scenario", "model", FALSE, model, error) ||
       !ddp_keyfile_get_string(kf, "scenario", "cluster", FALSE, cluster, error) ||
-      !ddp_keyfile_get_int64(kf, "scenario", "gpus", FALSE, 1, (gint64)DDP_RANGE_GPUS.max, &gpus, error))
+      !ddp_keyfile_get_ranged(kf, "scenario", "gpus", FALSE, &DDP_RANGE_GPUS, &gpus, error))
     return FALSE;
   s->setup.gpus = (guint64)gpus;
   if (ddp_keyfile_has_group(kf, "cluster")) {
@@ -285,27 +263,29 @@ read_scenario_file(const DdpKeyFile *kf, DdpScenario *s, char **model, char **cl
     return TRUE;
   DdpSetup *t = &s->setup;
   int precision = t->precision, hook = t->comm_hook, optimizer = t->optimizer, mode = t->mode;
-  gint64 accumulate = t->accumulate, iterations = t->iterations, seed = (gint64)t->seed;
+  double accumulate = t->accumulate, iterations = t->iterations;
+  gint64 seed = (gint64)t->seed;
   g_autofree char *torch_version = NULL;
   if (!ddp_keyfile_check_keys(kf, "training", training_keys, error) ||
       !ddp_keyfile_get_ranged(kf, "training", "batch", FALSE, &DDP_RANGE_BATCH, &t->batch, error) ||
       !ddp_keyfile_get_choice(kf, "training", "precision", FALSE, precision_choices, &precision, error) ||
       !ddp_keyfile_get_ranged(kf, "training", "bucket_cap_mb", FALSE, &DDP_RANGE_BUCKET_CAP_MB, &t->buckets.bucket_cap_mb, error) ||
-      !ddp_keyfile_get_int64(kf, "training", "accumulate", FALSE, 1, (gint64)DDP_RANGE_ACCUMULATE.max, &accumulate, error) ||
+      !ddp_keyfile_get_ranged(kf, "training", "accumulate", FALSE, &DDP_RANGE_ACCUMULATE, &accumulate, error) ||
       !ddp_keyfile_get_bool(kf, "training", "gradient_as_bucket_view", FALSE, &t->gradient_as_bucket_view, error) ||
       !ddp_keyfile_get_choice(kf, "training", "comm_hook", FALSE, hook_names, &hook, error) ||
       !ddp_keyfile_get_choice(kf, "training", "optimizer", FALSE, optimizer_choices, &optimizer, error) ||
       !ddp_keyfile_get_bool(kf, "training", "find_unused_parameters", FALSE, &t->buckets.find_unused_parameters, error) ||
       !ddp_keyfile_get_bool(kf, "training", "static_graph", FALSE, &t->buckets.static_graph, error) ||
       !ddp_keyfile_get_bool(kf, "training", "broadcast_buffers", FALSE, &t->broadcast_buffers, error) ||
-      !ddp_keyfile_get_int64(kf, "training", "iterations", FALSE, 1, (gint64)DDP_RANGE_ITERATIONS.max, &iterations, error) ||
+      !ddp_keyfile_get_ranged(kf, "training", "iterations", FALSE, &DDP_RANGE_ITERATIONS, &iterations, error) ||
+      /* no DdpRange holds 2^63 − 1 exactly (a double cannot), so the seed keeps its own bounds */
       !ddp_keyfile_get_int64(kf, "training", "seed", FALSE, 0, G_MAXINT64, &seed, error) ||
       !ddp_keyfile_get_string(kf, "training", "stragglers", FALSE, &t->stragglers, error) ||
       !ddp_keyfile_get_ranged(kf, "training", "step_ms", FALSE, &DDP_RANGE_STEP_MS, &t->step_ms, error) ||
       !ddp_keyfile_get_choice(kf, "training", "mode", FALSE, mode_names, &mode, error) ||
       !ddp_keyfile_get_string(kf, "training", "torch_version", FALSE, &torch_version, error) ||
       !ddp_keyfile_get_bool(kf, "training", "allow_oom", FALSE, &t->allow_oom, error) ||
-      !ddp_keyfile_get_double(kf, "training", "unused_search_us", FALSE, 0, 1e9, &t->unused_search_us, error) ||
+      !ddp_keyfile_get_ranged(kf, "training", "unused_search_us", FALSE, &DDP_RANGE_UNUSED_SEARCH_US, &t->unused_search_us, error) ||
       !read_overheads(kf, t, error))
     return FALSE;
   t->mode = mode;
@@ -346,12 +326,12 @@ apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError 
       !flag_choice("precision", cli->precision, precision_choices, &precision, error) ||
       !ddp_flag_count("accumulate", cli->accumulate, &DDP_RANGE_ACCUMULATE, &accumulate, error) ||
       !ddp_flag_count("iterations", cli->iterations, &DDP_RANGE_ITERATIONS, &iterations, error) ||
-      !flag_uint("seed", cli->seed, 0, G_MAXUINT64, &seed, error) ||
+      !flag_seed(cli->seed, &seed, error) ||
       !ddp_flag_number("step-ms", cli->step_ms, &DDP_RANGE_STEP_MS, &t->step_ms, error) ||
       !flag_choice("optimizer", cli->optimizer, optimizer_choices, &optimizer, error) ||
       !flag_choice("comm-hook", cli->comm_hook, hook_names, &hook, error) ||
       !flag_choice("mode", cli->mode, mode_names, &mode, error) ||
-      !ddp_flag_number("unused-search-us", cli->unused_search_us, &DDP_RANGE_LAYER_US, &t->unused_search_us, error))
+      !ddp_flag_number("unused-search-us", cli->unused_search_us, &DDP_RANGE_UNUSED_SEARCH_US, &t->unused_search_us, error))
     return FALSE;
   if (cli->torch_version && !ddp_torch_version_parse(cli->torch_version, &t->buckets.torch_version)) {
     g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
@@ -363,13 +343,13 @@ apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError 
     t->allow_oom = TRUE;
   DdpOverheads *o = &t->overheads;
   guint64 seq_len = t->seq_len, image_size = t->image_size;
-  if (!flag_range("overlap-slowdown", cli->overlap_slowdown, 0, 10, &o->overlap_slowdown, error) ||
-      !flag_range("host-iteration-us", cli->host_iteration_us, 0, 1e7, &o->host_iteration_us, error) ||
-      !flag_range("host-layer-us", cli->host_layer_us, 0, 1e6, &o->host_layer_us, error) ||
-      !flag_range("input-rate", cli->input_rate, 0, 1e12, &o->input_rate, error) ||
-      !flag_range("jitter", cli->jitter, 0, 0.5, &o->jitter, error) ||
-      !flag_uint("seq-len", cli->seq_len, 1, 1 << 24, &seq_len, error) ||
-      !flag_uint("image-size", cli->image_size, 1, 1 << 16, &image_size, error))
+  if (!ddp_flag_number("overlap-slowdown", cli->overlap_slowdown, &DDP_RANGE_OVERLAP_SLOWDOWN, &o->overlap_slowdown, error) ||
+      !ddp_flag_number("host-iteration-us", cli->host_iteration_us, &DDP_RANGE_HOST_ITERATION_US, &o->host_iteration_us, error) ||
+      !ddp_flag_number("host-layer-us", cli->host_layer_us, &DDP_RANGE_HOST_LAYER_US, &o->host_layer_us, error) ||
+      !ddp_flag_number("input-rate", cli->input_rate, &DDP_RANGE_INPUT_RATE, &o->input_rate, error) ||
+      !ddp_flag_number("jitter", cli->jitter, &DDP_RANGE_JITTER, &o->jitter, error) ||
+      !ddp_flag_count("seq-len", cli->seq_len, &DDP_RANGE_SEQ_LEN, &seq_len, error) ||
+      !ddp_flag_count("image-size", cli->image_size, &DDP_RANGE_IMAGE_SIZE, &image_size, error))
     return FALSE;
   t->seq_len = (guint)seq_len;
   t->image_size = (guint)image_size;

@@ -73,7 +73,7 @@ test_errors(void)
     { "[model]\nname = m\n" LAYER "params = a.w:3;a.w:4\n", "t.model:7: layer a.params: parameter a.w is listed twice" },
     { "[model]\nname = m\n" LAYER "params = a.w:3\nwidth = 4\n", "t.model:8: layer a.width: unknown key (known keys: kind, forward_flops, backward_flops, forward_bytes, backward_bytes, activation_bytes, forward_us, backward_us, params, scaling, groups)" },
     { "[model]\nname = m\n" LAYER "scaling = cubic\nparams = a.w:3\n", "t.model:7: layer a.scaling: \"cubic\" is not one of linear|quadratic|fixed" },
-    { "[model]\nname = m\nseq_len = 0\n" LAYER "params = a.w:3\n", "t.model:3: model.seq_len: must be between 1 and 16777216 (got 0)" },
+    { "[model]\nname = m\nseq_len = 0\n" LAYER "params = a.w:3\n", "t.model:3: model.seq_len: \"0\" must be a whole number from 1 to 16777216" },
     { "[model]\nname = m\n[layer a]\nkind = linear\nforward_flops = -1\nbackward_flops = 2\n", "t.model:5: layer a.forward_flops: \"-1\" must be a number from 0 to 1e+18" },
     { "[model]\nname = m\n[layer a]\nkind = lstm\n", "t.model:4: layer a.kind: \"lstm\" is not one of conv|linear|norm|embedding|attention|elementwise|pool|other" },
     { "[model]\nname = m\nready_order = a.x\n" LAYER "params = a.w:3\n", "t.model:3: model.ready_order: a.x is not a parameter of any layer" },

@@ -247,7 +247,7 @@ test_keys_and_flags(void)
     g_autoptr(GError) e = NULL;
     g_autoptr(DdpScenario) none = ddp_scenario_load(path, &bad, TRUE, &e);
     g_assert_null(none);
-    g_assert_error(e, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID);
+    g_assert_error(e, DDP_RANGE_ERROR, DDP_RANGE_ERROR_RANGE);
     g_assert_cmpstr(e->message, ==, bad_flags[i].message);
   }
 
@@ -255,7 +255,7 @@ test_keys_and_flags(void)
   g_assert_true(g_file_set_contents(path, bad_file, -1, &error));
   g_autoptr(DdpScenario) none = ddp_scenario_load(path, &cli, TRUE, &error);
   g_assert_null(none);
-  g_autofree char *expected = g_strdup_printf("%s:5: training.jitter: must be between 0 and 0.5 (got 0.6)", path);
+  g_autofree char *expected = g_strdup_printf("%s:5: training.jitter: \"0.6\" must be a number from 0 to 0.5", path);
   g_assert_cmpstr(error->message, ==, expected);
   g_clear_error(&error);
   g_autofree char *seq_for_tiny = g_strdup_printf("[scenario]\nmodel = %s\ncluster = %s\n[training]\nseq_len = 128\n", model, cluster);

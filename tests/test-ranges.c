@@ -1,6 +1,7 @@
 /* Tests of src/ranges.c: range checks, flag parsing, the input-file reader, message quoting, the
- * saturating clock conversion and the --gpus list parser.  Expected values are worked by hand in
- * the comments. */
+ * saturating clock conversion and the --gpus list parser; and that the model, cluster and scenario
+ * parsers hold a few ranges exactly at their bounds.  Expected values are worked by hand in the
+ * comments. */
 #define _DEFAULT_SOURCE   /* mkfifo, truncate */
 
 #include <glib.h>
@@ -10,7 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cluster.h"
+#include "keyfile.h"
+#include "model.h"
 #include "ranges.h"
+#include "scenario.h"
 
 static void
 test_contains(void)
@@ -201,6 +206,143 @@ test_gpu_list(void)
   }
 }
 
+/* Model and cluster texts through their parsers: NULL error text means the value must be accepted. */
+static DdpModel *
+load_model(const char *text, GError **error)
+{
+  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("t.model", text, error);
+  return kf ? ddp_model_from_keyfile(kf, error) : NULL;
+}
+
+static DdpCluster *
+load_cluster(const char *text, GError **error)
+{
+  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("t.cluster", text, error);
+  return kf ? ddp_cluster_from_keyfile(kf, error) : NULL;
+}
+
+#define MODEL_HEAD "[model]\nname = m\n"   /* lines 1-2; the key under test is line 3 */
+#define MODEL_LAYER "[layer a]\nkind = conv\nforward_flops = 1\nbackward_flops = 2\nparams = a.w:3\n"
+#define CLUSTER_HEAD "[cluster]\nname = x\ngpu = h100\ngpus_per_node = 1\n"   /* lines 1-4 */
+
+static void
+test_model_bounds(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpModel) seq = load_model(MODEL_HEAD "seq_len = 16777216\n" MODEL_LAYER, &error);   /* 2^24 */
+  g_assert_no_error(error);
+  g_assert_cmpint(seq->seq_len, ==, 16777216);
+  g_autoptr(DdpModel) image = load_model(MODEL_HEAD "image_size = 65536\n" MODEL_LAYER, &error);   /* 2^16 */
+  g_assert_no_error(error);
+  g_assert_cmpint(image->image_size, ==, 65536);
+  g_autoptr(DdpModel) grouped = load_model(MODEL_HEAD MODEL_LAYER "groups = 2147483647\n", &error);   /* 2^31 - 1 */
+  g_assert_no_error(error);
+  g_assert_cmpuint(grouped->layers[0].groups, ==, 2147483647u);
+  static const struct {
+    const char *text, *message;
+  } bad[] = {
+    { MODEL_HEAD "seq_len = 16777217\n" MODEL_LAYER, "t.model:3: model.seq_len: \"16777217\" must be a whole number from 1 to 16777216" },
+    { MODEL_HEAD "image_size = 65537\n" MODEL_LAYER, "t.model:3: model.image_size: \"65537\" must be a whole number from 1 to 65536" },
+    { MODEL_HEAD MODEL_LAYER "groups = 2147483648\n", "t.model:8: layer a.groups: \"2147483648\" must be a whole number from 1 to 2147483647" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_clear_error(&error);
+    g_autoptr(DdpModel) none = load_model(bad[i].text, &error);
+    g_assert_null(none);
+    g_assert_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_VALUE);
+    g_assert_cmpstr(error->message, ==, bad[i].message);
+  }
+}
+
+static void
+test_cluster_bounds(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCluster) c = load_cluster(CLUSTER_HEAD "overlap_slowdown = 10\n[nccl]\nchannels = 64\nbw_inter_GBs = 10000\n", &error);
+  g_assert_no_error(error);
+  g_assert_cmpfloat(c->overlap_slowdown, ==, 10);
+  g_assert_cmpint(c->nccl.channels, ==, 64);
+  g_assert_cmpfloat(c->nccl.bw_inter_GBs, ==, 10000);
+  static const struct {
+    const char *text, *message;
+  } bad[] = {
+    { CLUSTER_HEAD "overlap_slowdown = 10.000001\n", "t.cluster:5: cluster.overlap_slowdown: \"10.000001\" must be a number from 0 to 10" },
+    { CLUSTER_HEAD "[nccl]\nchannels = 65\n", "t.cluster:6: nccl.channels: \"65\" must be a whole number from 0 to 64" },
+    { CLUSTER_HEAD "[nccl]\nbw_inter_GBs = 10000.001\n", "t.cluster:6: nccl.bw_inter_GBs: \"10000.001\" must be a number from 0 to 10000" },
+    /* inside DDP_RANGE_NCCL_BW_GBS but neither 0 nor a bandwidth (below 0.00125 GB/s) */
+    { CLUSTER_HEAD "[nccl]\nbw_inter_GBs = 0.001\n", "t.cluster:6: nccl.bw_inter_GBs: must be 0 (from the topology) or from 0.00125 to 10000 GB/s (got 0.001)" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_clear_error(&error);
+    g_autoptr(DdpCluster) none = load_cluster(bad[i].text, &error);
+    g_assert_null(none);
+    g_assert_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_VALUE);
+    g_assert_cmpstr(error->message, ==, bad[i].message);
+  }
+}
+
+/* A scenario key and its flag share one range: jitter 0.5 and seq_len 2^24 pass both ways,
+ * a hair above fails both ways. */
+static void
+test_scenario_bounds(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp("test-ranges-XXXXXX", &error);
+  g_assert_no_error(error);
+  g_autofree char *model = g_build_filename(dir, "tok.model", NULL);
+  g_autofree char *scenario = g_build_filename(dir, "s.scenario", NULL);
+  g_autofree char *cluster = g_test_build_filename(G_TEST_DIST, "data", "ab4.cluster", NULL);
+  /* a token model measured at 1024 tokens */
+  g_assert_true(g_file_set_contents(model, "[model]\nname = tok\nseq_len = 1024\n" MODEL_LAYER, -1, &error));
+
+  static const struct {
+    const char *key, *flag, *value, *message;   /* message: NULL when accepted */
+  } cases[] = {
+    { "jitter", NULL, "0.5", NULL },
+    { "jitter", NULL, "0.5000001", "s.scenario:5: training.jitter: \"0.5000001\" must be a number from 0 to 0.5" },
+    { NULL, "jitter", "0.5", NULL },
+    { NULL, "jitter", "0.5000001", "--jitter: \"0.5000001\" must be a number from 0 to 0.5" },
+    { "seq_len", NULL, "16777216", NULL },
+    { "seq_len", NULL, "16777217", "s.scenario:5: training.seq_len: \"16777217\" must be a whole number from 1 to 16777216" },
+    { NULL, "seq-len", "16777216", NULL },
+    { NULL, "seq-len", "16777217", "--seq-len: \"16777217\" must be a whole number from 1 to 16777216" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *text = g_strdup_printf("[scenario]\nmodel = %s\ncluster = %s\n[training]\n%s%s%s\n", model, cluster,
+                                            cases[i].key ? cases[i].key : "", cases[i].key ? " = " : "",
+                                            cases[i].key ? cases[i].value : "");
+    g_clear_error(&error);
+    g_assert_true(g_file_set_contents(scenario, text, -1, &error));
+    DdpCliOptions cli = { 0 };
+    cli.gpus = (char *)"4";
+    if (g_strcmp0(cases[i].flag, "jitter") == 0)
+      cli.jitter = (char *)cases[i].value;
+    if (g_strcmp0(cases[i].flag, "seq-len") == 0)
+      cli.seq_len = (char *)cases[i].value;
+    g_autoptr(DdpScenario) s = ddp_scenario_load(scenario, &cli, TRUE, &error);
+    if (!cases[i].message) {
+      g_assert_no_error(error);
+      if (g_str_has_prefix(cases[i].key ? cases[i].key : cases[i].flag, "jitter"))
+        g_assert_cmpfloat(s->setup.overheads.jitter, ==, 0.5);
+      else
+        g_assert_cmpuint(s->setup.seq_len, ==, 16777216);
+      continue;
+    }
+    g_assert_null(s);
+    if (cases[i].key) {
+      g_assert_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_VALUE);
+      g_assert_true(g_str_has_prefix(error->message, scenario));
+      g_assert_cmpstr(error->message + strlen(dir) + 1, ==, cases[i].message);
+    } else {
+      g_assert_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_RANGE);
+      g_assert_cmpstr(error->message, ==, cases[i].message);
+    }
+  }
+  g_unlink(model);
+  g_unlink(scenario);
+  g_rmdir(dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -211,5 +353,8 @@ main(int argc, char **argv)
   g_test_add_func("/ranges/quote", test_quote);
   g_test_add_func("/ranges/time-from-ns", test_time_from_ns);
   g_test_add_func("/ranges/gpu-list", test_gpu_list);
+  g_test_add_func("/ranges/model-bounds", test_model_bounds);
+  g_test_add_func("/ranges/cluster-bounds", test_cluster_bounds);
+  g_test_add_func("/ranges/scenario-bounds", test_scenario_bounds);
   return g_test_run();
 }
