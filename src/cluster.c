@@ -45,14 +45,6 @@ ddp_cluster_free(DdpCluster *cluster)
   g_free(cluster);
 }
 
-/* A strictly positive double (bandwidths, FLOP/s) inside @range (ranges.h). */
-static gboolean
-get_positive(const DdpKeyFile *kf, const char *group, const char *key, gboolean required, const DdpRange *range,
-             double *out, GError **error)
-{
-  return ddp_keyfile_get_ranged(kf, group, key, required, range, out, error);
-}
-
 static gboolean
 parse_gpu(const DdpKeyFile *kf, DdpCluster *c, GError **error)
 {
@@ -73,11 +65,11 @@ parse_gpu(const DdpKeyFile *kf, DdpCluster *c, GError **error)
       !ddp_keyfile_get_string(kf, "gpu", "name", FALSE, &name, error) ||
       !ddp_keyfile_get_ranged(kf, "gpu", "sm_arch", FALSE, &DDP_RANGE_SM_ARCH, &sm_arch, error) ||
       !ddp_keyfile_get_ranged(kf, "gpu", "sms", FALSE, &DDP_RANGE_SMS, &sms, error) ||
-      !get_positive(kf, "gpu", "hbm_GBs", FALSE, &DDP_RANGE_BANDWIDTH_GBS, &c->gpu.hbm_GBs, error) ||
-      !get_positive(kf, "gpu", "memory_GB", FALSE, &DDP_RANGE_MEMORY_GB, &c->gpu.memory_GB, error))
+      !ddp_keyfile_get_ranged(kf, "gpu", "hbm_GBs", FALSE, &DDP_RANGE_BANDWIDTH_GBS, &c->gpu.hbm_GBs, error) ||
+      !ddp_keyfile_get_ranged(kf, "gpu", "memory_GB", FALSE, &DDP_RANGE_MEMORY_GB, &c->gpu.memory_GB, error))
     return FALSE;
   for (int p = 0; p < DDP_PRECISION_COUNT; p++)
-    if (!get_positive(kf, "gpu", peak_keys[p], FALSE, &DDP_RANGE_TFLOPS, &c->gpu.peak_tflops[p], error))
+    if (!ddp_keyfile_get_ranged(kf, "gpu", peak_keys[p], FALSE, &DDP_RANGE_TFLOPS, &c->gpu.peak_tflops[p], error))
       return FALSE;
   if (name)
     g_strlcpy(c->gpu.name, name, sizeof c->gpu.name);
@@ -153,7 +145,7 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
   if (ddp_keyfile_has_group(kf, "intra") &&
       (!ddp_keyfile_check_keys(kf, "intra", intra_keys, error) ||
        !ddp_keyfile_get_choice(kf, "intra", "fabric", TRUE, intra_fabrics, &fabric, error) ||
-       !get_positive(kf, "intra", "bandwidth_GBs", TRUE, &DDP_RANGE_BANDWIDTH_GBS, &c->intra.bandwidth_GBs, error) ||
+       !ddp_keyfile_get_ranged(kf, "intra", "bandwidth_GBs", TRUE, &DDP_RANGE_BANDWIDTH_GBS, &c->intra.bandwidth_GBs, error) ||
        !ddp_keyfile_get_ranged(kf, "intra", "latency_us", TRUE, &DDP_RANGE_LATENCY_US, &c->intra.latency_us, error)))
     return NULL;
   c->intra.fabric = fabric;
@@ -166,7 +158,7 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
     if (!ddp_keyfile_check_keys(kf, "inter", inter_keys, error) ||
         !ddp_keyfile_get_choice(kf, "inter", "fabric", TRUE, inter_fabrics, &fabric, error) ||
         !ddp_keyfile_get_ranged(kf, "inter", "nics_per_node", TRUE, &DDP_RANGE_NICS, &nics, error) ||
-        !get_positive(kf, "inter", "nic_bandwidth_Gbps", TRUE, &DDP_RANGE_BANDWIDTH_GBPS, &c->inter.nic_bandwidth_Gbps, error) ||
+        !ddp_keyfile_get_ranged(kf, "inter", "nic_bandwidth_Gbps", TRUE, &DDP_RANGE_BANDWIDTH_GBPS, &c->inter.nic_bandwidth_Gbps, error) ||
         !ddp_keyfile_get_ranged(kf, "inter", "latency_us", TRUE, &DDP_RANGE_LATENCY_US, &c->inter.latency_us, error) ||
         !ddp_keyfile_get_ranged(kf, "inter", "oversubscription", FALSE, &DDP_RANGE_OVERSUBSCRIPTION, &c->inter.oversubscription, error) ||
         !ddp_keyfile_get_bool(kf, "inter", "rail_optimized", FALSE, &c->inter.rail_optimized, error))

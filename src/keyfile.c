@@ -315,37 +315,6 @@ ddp_keyfile_get_string(const DdpKeyFile *kf, const char *group, const char *key,
 }
 
 gboolean
-ddp_keyfile_get_double(const DdpKeyFile *kf, const char *group, const char *key, gboolean required,
-                       double min, double max, double *out, GError **error)
-{
-  gboolean ok;
-  g_autofree char *value = raw_value(kf, group, key, required, &ok, error);
-  if (!value)
-    return ok;
-  char *end = NULL;
-  errno = 0;
-  double v = g_ascii_strtod(value, &end);
-  if (end == value || *end != '\0' || errno == ERANGE || !isfinite(v)) {
-    {
-    g_autofree char *quoted = ddp_range_quote(value);
-    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, key, "\"%s\" is not a number", quoted);
-    }
-    return FALSE;
-  }
-  if (v < min || v > max) {
-    if (max == G_MAXDOUBLE)
-      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, key,
-                            "must be at least %g (got %s)", min, value);
-    else
-      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, key,
-                            "must be between %g and %g (got %s)", min, max, value);
-    return FALSE;
-  }
-  *out = v;
-  return TRUE;
-}
-
-gboolean
 ddp_keyfile_get_int64(const DdpKeyFile *kf, const char *group, const char *key, gboolean required,
                       gint64 min, gint64 max, gint64 *out, GError **error)
 {

@@ -43,12 +43,11 @@ guint ddp_keyfile_line(const DdpKeyFile *kf, const char *group, const char *key)
 gboolean ddp_keyfile_check_keys(const DdpKeyFile *kf, const char *group, const char *const *known, GError **error);
 
 /* Typed getters.  When the key is absent: if @required, fail with ..._MISSING; otherwise store
- * nothing and return TRUE (so callers pre-fill defaults).  Range checks are inclusive; pass
- * -G_MAXDOUBLE/G_MAXDOUBLE or G_MININT64/G_MAXINT64 for "no bound".  Strings are newly allocated. */
+ * nothing and return TRUE (so callers pre-fill defaults).  Range checks are inclusive; numbers go
+ * through ddp_keyfile_get_ranged and the one table of ranges.h; ddp_keyfile_get_int64 is for the
+ * one integer no double holds (a 64-bit seed).  Strings are newly allocated. */
 gboolean ddp_keyfile_get_string(const DdpKeyFile *kf, const char *group, const char *key,
                                 gboolean required, char **out, GError **error);
-gboolean ddp_keyfile_get_double(const DdpKeyFile *kf, const char *group, const char *key,
-                                gboolean required, double min, double max, double *out, GError **error);
 gboolean ddp_keyfile_get_int64(const DdpKeyFile *kf, const char *group, const char *key,
                                gboolean required, gint64 min, gint64 max, gint64 *out, GError **error);
 gboolean ddp_keyfile_get_bool(const DdpKeyFile *kf, const char *group, const char *key,

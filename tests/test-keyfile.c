@@ -43,7 +43,8 @@ test_values(void)
   int kind = -1;
   static const char *const kinds[] = { "LL", "LL128", "Simple", NULL };
   g_assert_true(ddp_keyfile_get_string(kf, "alpha", "name", TRUE, &name, &error));
-  g_assert_true(ddp_keyfile_get_double(kf, "alpha", "ratio", TRUE, 0, 1, &ratio, &error));
+  static const DdpRange unit = { 0, 1, FALSE };
+  g_assert_true(ddp_keyfile_get_ranged(kf, "alpha", "ratio", TRUE, &unit, &ratio, &error));
   g_assert_true(ddp_keyfile_get_int64(kf, "beta", "count", TRUE, 0, 100, &count, &error));
   g_assert_true(ddp_keyfile_get_bool(kf, "beta", "flag", TRUE, &flag, &error));
   g_assert_true(ddp_keyfile_get_choice(kf, "beta", "kind", TRUE, kinds, &kind, &error));
@@ -55,7 +56,7 @@ test_values(void)
   g_assert_cmpint(kind, ==, 1);
   /* absent and optional: untouched, TRUE */
   double untouched = 7;
-  g_assert_true(ddp_keyfile_get_double(kf, "alpha", "absent", FALSE, 0, 1, &untouched, &error));
+  g_assert_true(ddp_keyfile_get_ranged(kf, "alpha", "absent", FALSE, &unit, &untouched, &error));
   g_assert_cmpfloat(untouched, ==, 7);
 }
 
@@ -99,8 +100,9 @@ test_value_errors(void)
   static const char *const kinds[] = { "slow", "medium", NULL };
   static const char *const known[] = { "bandwidth", "name", NULL };
   g_autoptr(GError) e1 = NULL, e2 = NULL, e3 = NULL, e4 = NULL, e5 = NULL, e6 = NULL;
-  g_assert_false(ddp_keyfile_get_double(kf, "net", "bandwidth", TRUE, 0, G_MAXDOUBLE, &d, &e1));
-  g_assert_cmpstr(e1->message, ==, "c.cluster:2: net.bandwidth: must be at least 0 (got -5)");
+  static const DdpRange nonnegative = { 0, 1e6, FALSE };
+  g_assert_false(ddp_keyfile_get_ranged(kf, "net", "bandwidth", TRUE, &nonnegative, &d, &e1));
+  g_assert_cmpstr(e1->message, ==, "c.cluster:2: net.bandwidth: \"-5\" must be a number from 0 to 1e+06");
   g_assert_false(ddp_keyfile_get_bool(kf, "net", "flag", TRUE, &b, &e2));
   g_assert_cmpstr(e2->message, ==, "c.cluster:4: net.flag: \"maybe\" is not a boolean (true or false)");
   g_assert_false(ddp_keyfile_get_int64(kf, "net", "n", TRUE, 0, 10, &n, &e3));
@@ -110,7 +112,7 @@ test_value_errors(void)
   g_assert_false(ddp_keyfile_check_keys(kf, "net", known, &e5));
   g_assert_error(e5, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_UNKNOWN);
   g_assert_true(g_str_has_prefix(e5->message, "c.cluster:4: net.flag: unknown key"));
-  g_assert_false(ddp_keyfile_get_double(kf, "net", "latency", TRUE, 0, 1, &d, &e6));
+  g_assert_false(ddp_keyfile_get_ranged(kf, "net", "latency", TRUE, &nonnegative, &d, &e6));
   g_assert_cmpstr(e6->message, ==, "c.cluster:1: net.latency: required key is missing");
 }
 
