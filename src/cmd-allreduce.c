@@ -9,7 +9,6 @@
 #include "jsonout.h"
 #include "ranges.h"
 
-#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -49,31 +48,6 @@ fail(GError **error, const char *format, const char *value)
   return FALSE;
 }
 
-/* nccl-tests' parsesize: a number with an optional K/M/G suffix (powers of 1024). */
-static gboolean
-parse_size(const char *flag, const char *text, guint64 *out, GError **error)
-{
-  char *end;
-  errno = 0;
-  double v = g_ascii_strtod(text, &end);
-  double unit = 1;
-  switch (g_ascii_toupper(*end)) {
-  case 'K': unit = 1024.0, end++; break;
-  case 'M': unit = 1024.0 * 1024.0, end++; break;
-  case 'G': unit = 1024.0 * 1024.0 * 1024.0, end++; break;
-  default: break;
-  }
-  v *= unit;
-  if (errno || end == text || *end || !ddp_range_contains(&DDP_RANGE_SWEEP_BYTES, v)) {
-    g_autofree char *quoted = ddp_range_quote(text);
-    g_set_error(error, DDP_CMD_ERROR, 0, "%s: \"%s\" is not a whole number of bytes from 1 to 2^50 (suffixes K, M, G)",
-                flag, quoted);
-    return FALSE;
-  }
-  *out = (guint64)v;
-  return TRUE;
-}
-
 /* The row after @size: -i adds, -f multiplies; G_MAXUINT64 once past -e (sizes ≤ 2^50, so the
  * comparisons below cannot overflow where the sum or product could). */
 static guint64
@@ -92,25 +66,16 @@ parse_sweep(const AllreduceOptions *o, Sweep *s, GError **error)
     guint64 size;
   } types[] = { { "float", 4 }, { "half", 2 }, { "bfloat16", 2 }, { "double", 8 } };
   *s = (Sweep){ 0, 8, 128 << 20, 2, 0, "float", 4, 1 };
-  if (o->per_process) {
-    char *end;
-    errno = 0;
-    s->per_process = g_ascii_strtoull(o->per_process, &end, 10);
-    if (errno || end == o->per_process || *end || s->per_process == 0 || s->per_process > 1024)
-      return fail(error, "-g: \"%s\" is not a whole number of GPUs from 1 to 1024", o->per_process);
-  }
-  if (!ddp_flag_count("gpus", o->gpus, &DDP_RANGE_GPUS, &s->gpus, error))
-    return FALSE;
-  if ((o->min_bytes && !parse_size("-b", o->min_bytes, &s->min_bytes, error)) ||
-      (o->max_bytes && !parse_size("-e", o->max_bytes, &s->max_bytes, error)) ||
-      (o->step_factor && !parse_size("-f", o->step_factor, &s->step_factor, error)) ||
-      (o->step_bytes && !parse_size("-i", o->step_bytes, &s->step_bytes, error)))
+  /* -f multiplies each row (nccl-tests); -i adds instead when given, but -f is checked either way */
+  if (!ddp_range_check_count("-g", o->per_process, &DDP_RANGE_GPUS_PER_PROCESS, &s->per_process, error) ||
+      !ddp_flag_count("gpus", o->gpus, &DDP_RANGE_GPUS, &s->gpus, error) ||
+      !ddp_range_check_size("-b", o->min_bytes, &DDP_RANGE_SWEEP_BYTES, &s->min_bytes, error) ||
+      !ddp_range_check_size("-e", o->max_bytes, &DDP_RANGE_SWEEP_BYTES, &s->max_bytes, error) ||
+      !ddp_range_check_size("-f", o->step_factor, &DDP_RANGE_STEP_FACTOR, &s->step_factor, error) ||
+      !ddp_range_check_size("-i", o->step_bytes, &DDP_RANGE_SWEEP_BYTES, &s->step_bytes, error))
     return FALSE;
   if (s->min_bytes > s->max_bytes)
     return fail(error, "-b: the smallest size is above -e (%s)", o->max_bytes ? o->max_bytes : "128M");
-  /* nccl-tests: -f multiplies; -i adds and applies when given */
-  if (!o->step_bytes && !ddp_range_contains(&DDP_RANGE_STEP_FACTOR, (double)s->step_factor))
-    return fail(error, "-f: \"%s\" must be from 2 to 1048576 (or use -i to add a step)", o->step_factor);
   /* the number of rows, counted before any is computed */
   guint64 rows = 0;
   for (guint64 size = s->min_bytes; rows <= DDP_MAX_SWEEP_ROWS && size <= s->max_bytes; rows++)

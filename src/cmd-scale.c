@@ -220,16 +220,13 @@ run(int argc, char **argv, ScaleOptions *o)
   double global_batch = 0, max_batch = INFINITY;
   if (!ddp_flag_number("global-batch", o->global_batch, &DDP_RANGE_GLOBAL_BATCH, &global_batch, &error))
     return ddp_cmd_fail("scale", error);
-  if (o->max_batch) {
-    char *end = NULL;
-    max_batch = g_ascii_strtod(o->max_batch, &end);
-    if (!o->global_batch || end == o->max_batch || *end != '\0' || !ddp_range_contains(&DDP_RANGE_BATCH, max_batch)) {
-      g_set_error(&error, DDP_CMD_ERROR, 0, o->global_batch ? "--max-batch: \"%s\" must be a whole number from 1 to 16777216"
-                                                            : "--max-batch: \"%s\" applies to strong scaling only (give --global-batch)",
-                  o->max_batch);
-      return ddp_cmd_fail("scale", error);
-    }
+  if (o->max_batch && !o->global_batch) {
+    g_autofree char *quoted = ddp_range_quote(o->max_batch);
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--max-batch: \"%s\" applies to strong scaling only (give --global-batch)", quoted);
+    return ddp_cmd_fail("scale", error);
   }
+  if (!ddp_flag_number("max-batch", o->max_batch, &DDP_RANGE_BATCH, &max_batch, &error))
+    return ddp_cmd_fail("scale", error);
   g_autoptr(DdpScenario) s = ddp_scenario_load(scenario_path, &o->cli, FALSE, &error);
   if (!s)
     return ddp_cmd_fail("scale", error);

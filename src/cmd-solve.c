@@ -41,36 +41,6 @@ static const char *const limit_text[] = {
   "overheads (rank-to-rank jitter, compute slowed by concurrent NCCL kernels, input wait; docs/overheads.md)",
 };
 
-/* Parses "0.9" or "90%" into (0, 1]. */
-static gboolean
-parse_fraction(const char *text, const char *flag, gboolean allow_zero, double *out, GError **error)
-{
-  char *end = NULL;
-  double v = g_ascii_strtod(text, &end);
-  if (end != text && *end == '%' && end[1] == '\0')
-    v /= 100, end++;
-  if (end == text || *end != '\0' || !(allow_zero ? v >= 0 : v > 0) || !(v <= 1)) {
-    g_set_error(error, DDP_CMD_ERROR, 0, "%s: \"%s\" must be a fraction in %s1] (0.9 or 90%%)", flag, text,
-                allow_zero ? "[0, " : "(0, ");
-    return FALSE;
-  }
-  *out = v;
-  return TRUE;
-}
-
-static gboolean
-parse_positive(const char *text, const char *flag, double *out, GError **error)
-{
-  char *end = NULL;
-  double v = g_ascii_strtod(text, &end);
-  if (end == text || *end != '\0' || !(v > 0) || !isfinite(v)) {
-    g_set_error(error, DDP_CMD_ERROR, 0, "%s: \"%s\" must be a positive number", flag, text);
-    return FALSE;
-  }
-  *out = v;
-  return TRUE;
-}
-
 /* A value as the reports print it: integers bare, bandwidth and caps to 4 significant digits,
  * rounded up for a least-value answer so that the printed value still reaches the target. */
 static char *
@@ -347,33 +317,25 @@ run(int argc, char **argv, SolveOptions *o)
     return ddp_cmd_fail("solve", error);
   }
   options.quantity = (DdpSolveQuantity)q;
-  if (o->target) {
-    if (!parse_fraction(o->target, "--target-efficiency", FALSE, &options.target_efficiency, &error))
-      return ddp_cmd_fail("solve", error);
-  } else if (q != DDP_SOLVE_BUCKET_CAP) {
+  if (!o->target && q != DDP_SOLVE_BUCKET_CAP) {
     g_set_error(&error, DDP_CMD_ERROR, 0, "--target-efficiency: needed for --for %s (e.g. 0.9)", o->quantity);
     return ddp_cmd_fail("solve", error);
   }
-  if ((o->min && !parse_positive(o->min, "--min", &options.min, &error)) ||
-      (o->max && !parse_positive(o->max, "--max", &options.max, &error)) ||
-      (o->tolerance && !parse_positive(o->tolerance, "--tolerance", &options.tolerance, &error)) ||
-      (o->min_gain && !parse_fraction(o->min_gain, "--min-gain", TRUE, &options.min_gain, &error)) ||
-      (o->global_batch && !parse_positive(o->global_batch, "--global-batch", &options.global_batch, &error)) ||
-      (o->max_batch && !parse_positive(o->max_batch, "--max-batch", &options.max_batch, &error)))
-    return ddp_cmd_fail("solve", error);
   if (o->max_batch && !o->global_batch) {
-    g_set_error(&error, DDP_CMD_ERROR, 0, "--max-batch: \"%s\" applies to strong scaling only (give --global-batch)", o->max_batch);
+    g_autofree char *quoted = ddp_range_quote(o->max_batch);
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--max-batch: \"%s\" applies to strong scaling only (give --global-batch)", quoted);
     return ddp_cmd_fail("solve", error);
   }
-  if ((o->global_batch && options.global_batch < 1) || (o->max_batch && options.max_batch < 1)) {
-    g_set_error(&error, DDP_CMD_ERROR, 0, "%s: \"%s\" must be at least 1 sample", options.global_batch < 1 ? "--global-batch" : "--max-batch",
-                options.global_batch < 1 ? o->global_batch : o->max_batch);
+  /* --min and --max are values of the quantity: the range of its own key or flag */
+  const DdpRange *range = ddp_solve_quantity_range(options.quantity);
+  if (!ddp_flag_fraction("target-efficiency", o->target, &DDP_RANGE_TARGET_EFFICIENCY, &options.target_efficiency, &error) ||
+      !ddp_flag_number("min", o->min, range, &options.min, &error) ||
+      !ddp_flag_number("max", o->max, range, &options.max, &error) ||
+      !ddp_flag_number("tolerance", o->tolerance, &DDP_RANGE_TOLERANCE, &options.tolerance, &error) ||
+      !ddp_flag_fraction("min-gain", o->min_gain, &DDP_RANGE_MIN_GAIN, &options.min_gain, &error) ||
+      !ddp_flag_number("global-batch", o->global_batch, &DDP_RANGE_GLOBAL_BATCH, &options.global_batch, &error) ||
+      !ddp_flag_number("max-batch", o->max_batch, &DDP_RANGE_BATCH, &options.max_batch, &error))
     return ddp_cmd_fail("solve", error);
-  }
-  if (options.tolerance >= 1) {
-    g_set_error(&error, DDP_CMD_ERROR, 0, "--tolerance: \"%s\" must be below 1 (a relative width, e.g. 0.001)", o->tolerance);
-    return ddp_cmd_fail("solve", error);
-  }
   g_autoptr(DdpScenario) s = ddp_scenario_load(scenario_path, &o->cli, TRUE, &error);
   if (!s)
     return ddp_cmd_fail("solve", error);

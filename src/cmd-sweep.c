@@ -12,11 +12,10 @@
 
 #include "ddp.h"
 #include "mpi-world.h"
+#include "ranges.h"
 #include "sweep.h"
 
 #include <stdlib.h>
-
-#define MAX_JOBS 1024
 
 typedef struct {
   DdpCliOptions cli;
@@ -170,11 +169,8 @@ static gboolean
 parse_jobs(const char *text, guint *jobs, GError **error)
 {
   guint64 v = 1;
-  if (text && !g_ascii_string_to_unsigned(text, 10, 0, MAX_JOBS, &v, NULL)) {
-    g_set_error(error, DDP_CMD_ERROR, 0, "--jobs: \"%s\" must be an integer from 0 (one per core) to %d", text,
-                MAX_JOBS);
+  if (!ddp_flag_count("jobs", text, &DDP_RANGE_JOBS, &v, error))
     return FALSE;
-  }
   *jobs = v == 0 ? (guint)MAX(1, g_get_num_processors()) : (guint)v;
   return TRUE;
 }

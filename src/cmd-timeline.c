@@ -17,12 +17,11 @@
 #include "collective.h"
 #include "ddp.h"
 #include "plot.h"
+#include "ranges.h"
 #include "trace.h"
 
 #include <math.h>
 #include <string.h>
-
-#define MAX_RANKS_K 16
 
 typedef struct {
   DdpCliOptions cli;
@@ -289,10 +288,8 @@ check_options(const TimelineOptions *opts, guint *k, GError **error)
     return FALSE;
   }
   guint64 ranks = 0;
-  if (opts->ranks && !g_ascii_string_to_unsigned(opts->ranks, 10, 1, MAX_RANKS_K, &ranks, NULL)) {
-    g_set_error(error, DDP_CMD_ERROR, 0, "--ranks: \"%s\" must be an integer from 1 to %d", opts->ranks, MAX_RANKS_K);
+  if (!ddp_flag_count("ranks", opts->ranks, &DDP_RANGE_TIMELINE_RANKS, &ranks, error))
     return FALSE;
-  }
   *k = (guint)ranks;
   if (opts->output) {
     DdpPlotFormat format;

@@ -53,20 +53,23 @@ cap_grid(const char *range, const char *points_text, GError **error)
   double lo = 1, hi = 256;
   if (range) {
     g_auto(GStrv) parts = g_strsplit(range, ":", -1);
-    char *e1 = NULL, *e2 = NULL;
-    if (g_strv_length(parts) != 2 || (lo = g_ascii_strtod(parts[0], &e1), *e1 != '\0' || e1 == parts[0]) ||
-        (hi = g_ascii_strtod(parts[1], &e2), *e2 != '\0' || e2 == parts[1]) || !(hi >= lo) ||
-        !ddp_range_contains(&DDP_RANGE_BUCKET_CAP_MB, lo) || !ddp_range_contains(&DDP_RANGE_BUCKET_CAP_MB, hi)) {
+    if (g_strv_length(parts) != 2) {
       g_autofree char *quoted = ddp_range_quote(range);
-      g_set_error(error, DDP_CMD_ERROR, 0, "--range: \"%s\" must be MIN:MAX in MiB with 1e-06 <= MIN <= MAX <= 1e+09", quoted);
+      g_set_error(error, DDP_CMD_ERROR, 0, "--range: \"%s\" must be MIN:MAX in MiB", quoted);
+      return NULL;
+    }
+    if (!ddp_range_check_number("--range MIN", parts[0], &DDP_RANGE_BUCKET_CAP_MB, &lo, error) ||
+        !ddp_range_check_number("--range MAX", parts[1], &DDP_RANGE_BUCKET_CAP_MB, &hi, error))
+      return NULL;
+    if (hi < lo) {
+      g_autofree char *quoted = ddp_range_quote(range);
+      g_set_error(error, DDP_CMD_ERROR, 0, "--range: \"%s\": MIN is above MAX", quoted);
       return NULL;
     }
   }
   guint64 points = (guint64)floor(log2(hi / lo)) + 1;
-  if (points_text && !g_ascii_string_to_unsigned(points_text, 10, 1, 10000, &points, NULL)) {
-    g_set_error(error, DDP_CMD_ERROR, 0, "--points: \"%s\" must be an integer from 1 to 10000", points_text);
+  if (!ddp_flag_count("points", points_text, &DDP_RANGE_TUNE_POINTS, &points, error))
     return NULL;
-  }
   GArray *caps = g_array_new(FALSE, FALSE, sizeof(double));
   for (guint64 i = 0; i < points; i++) {
     double cap = points == 1 ? lo : lo * pow(hi / lo, (double)i / (double)(points - 1));
@@ -93,11 +96,9 @@ first_bucket_list(const char *text, GError **error)
   g_array_append_val(list, pytorch_default);
   g_auto(GStrv) items = g_strsplit(text ? text : "", ",", -1);
   for (guint i = 0; text && items[i]; i++) {
-    char *end = NULL;
-    const char *item = g_strstrip(items[i]);
-    double v = g_ascii_strtod(item, &end);
-    if (end == item || *end != '\0' || !(v > 0) || !(v <= 1e6)) {
-      g_set_error(error, DDP_CMD_ERROR, 0, "--first-bucket-mb: \"%s\" is not a size in MiB (0 < size <= 1e6)", item);
+    /* the first bucket's cap is a bucket cap: the same range as --bucket-cap-mb */
+    double v;
+    if (!ddp_range_check_number("--first-bucket-mb", items[i], &DDP_RANGE_BUCKET_CAP_MB, &v, error)) {
       g_array_free(list, TRUE);
       return NULL;
     }
@@ -275,16 +276,8 @@ run(int argc, char **argv, TuneOptions *o)
                      own, &o->cli, &argc, &argv, &scenario_path, &error))
     return ddp_cmd_fail("tune", error);
   double min_gain = 0.01;
-  if (o->min_gain) {
-    char *end = NULL;
-    min_gain = g_ascii_strtod(o->min_gain, &end);
-    if (end != o->min_gain && *end == '%' && end[1] == '\0')
-      min_gain /= 100, end++;
-    if (end == o->min_gain || *end != '\0' || !(min_gain >= 0 && min_gain < 1)) {
-      g_set_error(&error, DDP_CMD_ERROR, 0, "--min-gain: \"%s\" must be a fraction in [0, 1) (0.01 or 1%%)", o->min_gain);
-      return ddp_cmd_fail("tune", error);
-    }
-  }
+  if (!ddp_flag_fraction("min-gain", o->min_gain, &DDP_RANGE_MIN_GAIN, &min_gain, &error))
+    return ddp_cmd_fail("tune", error);
   g_autoptr(GArray) firsts = first_bucket_list(o->first_bucket, &error);
   if (!firsts)
     return ddp_cmd_fail("tune", error);

@@ -23,92 +23,110 @@ G_DEFINE_QUARK(ddp-range-error-quark, ddp_range_error)
 
 /* 2^24 GPUs: 16.7 M, a hundred times the largest announced cluster (~200 k GPUs).  Per-rank state
  * is ~100 bytes, so stragglers on 2^24 ranks need ~1.7 GB at most; 2(n-1) stays inside int. */
-const DdpRange DDP_RANGE_GPUS = { 1, 16777216.0, TRUE };
+const DdpRange DDP_RANGE_GPUS = { 1, 16777216.0, TRUE, FALSE, FALSE };
 /* NVL576 racks are the largest announced NVLink domain; 1024 leaves room. */
-const DdpRange DDP_RANGE_GPUS_PER_NODE = { 1, 1024, TRUE };
-const DdpRange DDP_RANGE_NODES = { 0, 16777216.0, TRUE };
-const DdpRange DDP_RANGE_NICS = { 1, 1024, TRUE };
+const DdpRange DDP_RANGE_GPUS_PER_NODE = { 1, 1024, TRUE, FALSE, FALSE };
+const DdpRange DDP_RANGE_NODES = { 0, 16777216.0, TRUE, FALSE, FALSE };
+const DdpRange DDP_RANGE_NICS = { 1, 1024, TRUE, FALSE, FALSE };
 /* Samples per GPU per micro-step: whole samples (a fraction of a sample is not a batch);
  * 2^24 is far beyond any GPU memory for any model. */
-const DdpRange DDP_RANGE_BATCH = { 1, 16777216.0, TRUE };
-const DdpRange DDP_RANGE_GLOBAL_BATCH = { 1, 1099511627776.0, TRUE };
-const DdpRange DDP_RANGE_ACCUMULATE = { 1, 1048576.0, TRUE };
+const DdpRange DDP_RANGE_BATCH = { 1, 16777216.0, TRUE, FALSE, FALSE };
+const DdpRange DDP_RANGE_GLOBAL_BATCH = { 1, 1099511627776.0, TRUE, FALSE, FALSE };
+const DdpRange DDP_RANGE_ACCUMULATE = { 1, 1048576.0, TRUE, FALSE, FALSE };
 /* 10^6 steady iterations already take seconds to simulate; more adds nothing to a mean. */
-const DdpRange DDP_RANGE_ITERATIONS = { 1, 1e6, TRUE };
-const DdpRange DDP_RANGE_STRAGGLER_EVERY = { 1, 1e9, TRUE };
+const DdpRange DDP_RANGE_ITERATIONS = { 1, 1e6, TRUE, FALSE, FALSE };
+const DdpRange DDP_RANGE_STRAGGLER_EVERY = { 1, 1e9, TRUE, FALSE, FALSE };
 /* SMs per GPU: an H100 has 132, a B200 148; 1024 leaves room for any announced part. */
-const DdpRange DDP_RANGE_SMS = { 1, 1024, TRUE };
+const DdpRange DDP_RANGE_SMS = { 1, 1024, TRUE, FALSE, FALSE };
 /* NCCL's MAXCHANNELS is 64 (collective.c MAX_CHANNELS); 0 derives the count from the topology. */
-const DdpRange DDP_RANGE_CHANNELS = { 0, 64, TRUE };
+const DdpRange DDP_RANGE_CHANNELS = { 0, 64, TRUE, FALSE, FALSE };
 /* nn.Conv2d groups: at most the input channels; 2^31 − 1 keeps the count inside a C int. */
-const DdpRange DDP_RANGE_GROUPS = { 1, 2147483647.0, TRUE };
+const DdpRange DDP_RANGE_GROUPS = { 1, 2147483647.0, TRUE, FALSE, FALSE };
+/* nccl-tests -g: one process drives GPUs of its own node, so at most DDP_RANGE_GPUS_PER_NODE's 1024. */
+const DdpRange DDP_RANGE_GPUS_PER_PROCESS = { 1, 1024, TRUE, FALSE, FALSE };
+/* Caps on tune's log grid: each is a full simulation; 10^4 already resolves 1e-6 .. 1e9 MiB to 0.3 %. */
+const DdpRange DDP_RANGE_TUNE_POINTS = { 1, 10000, TRUE, FALSE, FALSE };
+/* The K slowest and K fastest ranks drawn beside rank 0: 33 lanes is the most a chart keeps legible,
+ * and the lane choice makes K passes over the ranks (cmd-timeline.c). */
+const DdpRange DDP_RANGE_TIMELINE_RANKS = { 1, 16, TRUE, FALSE, FALSE };
+/* Sweep threads on one machine: 0 takes one per core; 1024 is more cores than any host has. */
+const DdpRange DDP_RANGE_JOBS = { 0, 1024, TRUE, FALSE, FALSE };
 /* Bytes moved per sample by one layer: 10^18 is an exabyte; GPT-3's largest layer moves ~10^9. */
-const DdpRange DDP_RANGE_BYTES = { 0, 1e18, FALSE };
+const DdpRange DDP_RANGE_BYTES = { 0, 1e18, FALSE, FALSE, FALSE };
 /* One parameter or the buffers: 2^50 bytes (1 PiB) is 12× a 10 T-parameter fp64 model; the
  * model's total is capped at the same DDP_MAX_MODEL_BYTES, so sums of sizes stay inside gint64. */
-const DdpRange DDP_RANGE_TENSOR_BYTES = { 0, 1125899906842624.0, TRUE };
-const DdpRange DDP_RANGE_SWEEP_BYTES = { 1, 1125899906842624.0, TRUE };
-const DdpRange DDP_RANGE_STEP_FACTOR = { 2, 1048576.0, TRUE };
+const DdpRange DDP_RANGE_TENSOR_BYTES = { 0, 1125899906842624.0, TRUE, FALSE, FALSE };
+const DdpRange DDP_RANGE_SWEEP_BYTES = { 1, 1125899906842624.0, TRUE, FALSE, FALSE };
+const DdpRange DDP_RANGE_STEP_FACTOR = { 2, 1048576.0, TRUE, FALSE, FALSE };
 /* 1e-6 MiB is one byte; 1e9 MiB (1 PiB) is more than any model's gradients. */
-const DdpRange DDP_RANGE_BUCKET_CAP_MB = { 1e-6, 1e9, FALSE };
+const DdpRange DDP_RANGE_BUCKET_CAP_MB = { 1e-6, 1e9, FALSE, FALSE, FALSE };
 /* Tokens per sample: 2^24 (16 M) is beyond any announced context window; costs scale at most
  * quadratically in it (model.c), and 2^48 stays inside a double's exact range. */
-const DdpRange DDP_RANGE_SEQ_LEN = { 1, 16777216.0, TRUE };
+const DdpRange DDP_RANGE_SEQ_LEN = { 1, 16777216.0, TRUE, FALSE, FALSE };
 /* Image side in pixels: 65 536 is a 4-gigapixel image, far beyond any vision model's input. */
-const DdpRange DDP_RANGE_IMAGE_SIZE = { 1, 65536.0, TRUE };
+const DdpRange DDP_RANGE_IMAGE_SIZE = { 1, 65536.0, TRUE, FALSE, FALSE };
 /* 0.01 Gb/s (a 10 Mb/s link, the slowest anyone would model) to 10^5 GB/s (50× NVLink 5). */
-const DdpRange DDP_RANGE_BANDWIDTH_GBS = { 1.25e-3, 1e5, FALSE };
-const DdpRange DDP_RANGE_BANDWIDTH_GBPS = { 0.01, 8e5, FALSE };
+const DdpRange DDP_RANGE_BANDWIDTH_GBS = { 1.25e-3, 1e5, FALSE, FALSE, FALSE };
+const DdpRange DDP_RANGE_BANDWIDTH_GBPS = { 0.01, 8e5, FALSE, FALSE, FALSE };
 /* 1 GFLOP/s (an old CPU) to 10^6 TFLOP/s (200× a B200 at fp16 dense). */
-const DdpRange DDP_RANGE_TFLOPS = { 1e-3, 1e6, FALSE };
+const DdpRange DDP_RANGE_TFLOPS = { 1e-3, 1e6, FALSE, FALSE, FALSE };
 /* FLOPs per sample of one layer: GPT-3's whole forward pass is ~3.5·10^11 per token. */
-const DdpRange DDP_RANGE_FLOPS = { 0, 1e18, FALSE };
-const DdpRange DDP_RANGE_MEMORY_GB = { 1e-3, 1e6, FALSE };
+const DdpRange DDP_RANGE_FLOPS = { 0, 1e18, FALSE, FALSE, FALSE };
+const DdpRange DDP_RANGE_MEMORY_GB = { 1e-3, 1e6, FALSE, FALSE, FALSE };
 /* NCCL's per-channel bwIntra/bwInter: its fastest speed tables stop below 100 GB/s per channel;
  * 10^4 leaves room.  0 derives them from the topology; other values also need
  * DDP_RANGE_BANDWIDTH_GBS's minimum (cluster.c). */
-const DdpRange DDP_RANGE_NCCL_BW_GBS = { 0, 1e4, FALSE };
+const DdpRange DDP_RANGE_NCCL_BW_GBS = { 0, 1e4, FALSE, FALSE, FALSE };
 /* Data-loader samples per second per node: 10^12 is unlimited in practice; 0 means no cap. */
-const DdpRange DDP_RANGE_INPUT_RATE = { 0, 1e12, FALSE };
+const DdpRange DDP_RANGE_INPUT_RATE = { 0, 1e12, FALSE, FALSE, FALSE };
 /* Link latencies: one second is already no network anyone trains on. */
-const DdpRange DDP_RANGE_LATENCY_US = { 0, 1e6, FALSE };
+const DdpRange DDP_RANGE_LATENCY_US = { 0, 1e6, FALSE, FALSE, FALSE };
 /* A measured layer time: 1000 s per layer and micro-step. */
-const DdpRange DDP_RANGE_LAYER_US = { 0, 1e9, FALSE };
+const DdpRange DDP_RANGE_LAYER_US = { 0, 1e9, FALSE, FALSE, FALSE };
 /* A measured step: 1 ns to 11.6 days. */
-const DdpRange DDP_RANGE_STEP_MS = { 1e-6, 1e9, FALSE };
-const DdpRange DDP_RANGE_HICCUP_MS = { 0, 1e9, FALSE };
+const DdpRange DDP_RANGE_STEP_MS = { 1e-6, 1e9, FALSE, FALSE, FALSE };
+const DdpRange DDP_RANGE_HICCUP_MS = { 0, 1e9, FALSE, FALSE, FALSE };
 /* Host time to issue one collective on one GPU: the measured floor is ~4 µs; 10 ms is no host. */
-const DdpRange DDP_RANGE_HOST_LAUNCH_US = { 0, 1e4, FALSE };
+const DdpRange DDP_RANGE_HOST_LAUNCH_US = { 0, 1e4, FALSE, FALSE, FALSE };
 /* Host time per iteration (optimizer bookkeeping, data hand-off): ~100 µs; 10 s is no training loop. */
-const DdpRange DDP_RANGE_HOST_ITERATION_US = { 0, 1e7, FALSE };
+const DdpRange DDP_RANGE_HOST_ITERATION_US = { 0, 1e7, FALSE, FALSE, FALSE };
 /* Host dispatch per layer pass: ~10 µs in eager PyTorch; one second per layer is no framework. */
-const DdpRange DDP_RANGE_HOST_LAYER_US = { 0, 1e6, FALSE };
+const DdpRange DDP_RANGE_HOST_LAYER_US = { 0, 1e6, FALSE, FALSE, FALSE };
 /* find_unused_parameters' graph search per iteration: as long as a measured layer may take (1000 s). */
-const DdpRange DDP_RANGE_UNUSED_SEARCH_US = { 0, 1e9, FALSE };
+const DdpRange DDP_RANGE_UNUSED_SEARCH_US = { 0, 1e9, FALSE, FALSE, FALSE };
 /* Straggler SIGMA: measured step-time jitter is a few percent.  normal:10 is already noise ten
  * times the step (and floored at 0.1); lognormal:2 puts the 99th percentile at 100× the median.
  * The worst draw (|z| ≤ 8.6 from 53-bit uniforms) then stays at a factor ≤ 87 or ≤ e^17. */
-const DdpRange DDP_RANGE_SIGMA_NORMAL = { 0, 10, FALSE };
-const DdpRange DDP_RANGE_SIGMA_LOGNORMAL = { 0, 2, FALSE };
-const DdpRange DDP_RANGE_SLOW_FACTOR = { 1e-3, 1e3, FALSE };
-const DdpRange DDP_RANGE_EFFICIENCY = { 1e-4, 1, FALSE };
+const DdpRange DDP_RANGE_SIGMA_NORMAL = { 0, 10, FALSE, FALSE, FALSE };
+const DdpRange DDP_RANGE_SIGMA_LOGNORMAL = { 0, 2, FALSE, FALSE, FALSE };
+const DdpRange DDP_RANGE_SLOW_FACTOR = { 1e-3, 1e3, FALSE, FALSE, FALSE };
+const DdpRange DDP_RANGE_EFFICIENCY = { 1e-4, 1, FALSE, FALSE, FALSE };
 /* Share of a link's bandwidth NCCL's transport reaches: 0.1 % is already a broken link. */
-const DdpRange DDP_RANGE_TRANSPORT_EFFICIENCY = { 1e-3, 1, FALSE };
+const DdpRange DDP_RANGE_TRANSPORT_EFFICIENCY = { 1e-3, 1, FALSE, FALSE, FALSE };
 /* Compute slowdown while NCCL kernels run: measured at a few percent; 10 is compute 11× slower. */
-const DdpRange DDP_RANGE_OVERLAP_SLOWDOWN = { 0, 10, FALSE };
+const DdpRange DDP_RANGE_OVERLAP_SLOWDOWN = { 0, 10, FALSE, FALSE, FALSE };
 /* A k:1 oversubscribed network: 1 is non-blocking; 10^6:1 is no fabric anyone trains on. */
-const DdpRange DDP_RANGE_OVERSUBSCRIPTION = { 1, 1e6, FALSE };
+const DdpRange DDP_RANGE_OVERSUBSCRIPTION = { 1, 1e6, FALSE, FALSE, FALSE };
 /* σ of the persistent rank-to-rank speed factor: measured at ~2 %; at 0.5 the slowest of 2^24
  * ranks is already ~3.7× the median (factors are floored at 0.1, straggler.c). */
-const DdpRange DDP_RANGE_JITTER = { 0, 0.5, FALSE };
+const DdpRange DDP_RANGE_JITTER = { 0, 0.5, FALSE, FALSE, FALSE };
+/* A scaling efficiency to reach: 1 is perfect scaling; any positive target is a question. */
+const DdpRange DDP_RANGE_TARGET_EFFICIENCY = { 0, 1, FALSE, TRUE, FALSE };
+/* The least gain over PyTorch's defaults worth a recommendation: 0 takes any gain; no gain reaches 1
+ * (the best time would be 0), so 1 never recommends. */
+const DdpRange DDP_RANGE_MIN_GAIN = { 0, 1, FALSE, FALSE, FALSE };
+/* Relative width of solve's final bisection bracket: above 0 so that bisection ends, below 1 so that
+ * it narrows at all. */
+const DdpRange DDP_RANGE_TOLERANCE = { 0, 1, FALSE, TRUE, TRUE };
 /* CUDA compute capability × 10: 60 is Pascal, the first NVLink GPU; 200 leaves room past
  * Blackwell's 100–120. */
-const DdpRange DDP_RANGE_SM_ARCH = { 60, 200, TRUE };
+const DdpRange DDP_RANGE_SM_ARCH = { 60, 200, TRUE, FALSE, FALSE };
 
 gboolean
 ddp_range_contains(const DdpRange *r, double v)
 {
-  return isfinite(v) && v >= r->min && v <= r->max && (!r->integer || v == floor(v));
+  return isfinite(v) && (r->min_open ? v > r->min : v >= r->min) && (r->max_open ? v < r->max : v <= r->max) &&
+         (!r->integer || v == floor(v));
 }
 
 char *
@@ -117,7 +135,11 @@ ddp_range_describe(const DdpRange *r)
   char lo[G_ASCII_DTOSTR_BUF_SIZE], hi[G_ASCII_DTOSTR_BUF_SIZE];
   g_ascii_formatd(lo, sizeof lo, r->integer ? "%.0f" : "%g", r->min);
   g_ascii_formatd(hi, sizeof hi, r->integer ? "%.0f" : "%g", r->max);
-  return g_strdup_printf("%s from %s to %s", r->integer ? "a whole number" : "a number", lo, hi);
+  const char *kind = r->integer ? "a whole number" : "a number";
+  if (!r->min_open && !r->max_open)
+    return g_strdup_printf("%s from %s to %s", kind, lo, hi);
+  return g_strdup_printf("%s %s %s and %s %s", kind, r->min_open ? "above" : "at least", lo,
+                         r->max_open ? "below" : "at most", hi);
 }
 
 gboolean
@@ -145,7 +167,9 @@ ddp_parse_number(const char *text, double *out)
   const char *s = text;
   while (g_ascii_isspace(*s))
     s++;
-  if (*s == '\0')
+  /* decimal only: g_ascii_strtod would also read hexadecimal, "inf" and "nan" */
+  gsize length = strspn(s, "0123456789+-.eE");
+  if (length == 0 || (s[length] != '\0' && !g_ascii_isspace(s[length])))
     return FALSE;
   char *end = NULL;
   errno = 0;
@@ -159,45 +183,116 @@ ddp_parse_number(const char *text, double *out)
   return TRUE;
 }
 
+/* "WHERE: "TEXT" must be a number from MIN to MAX[HINT]" */
 static gboolean
-flag_error(const char *flag, const char *text, const DdpRange *r, GError **error)
+range_error(const char *where, const char *text, const DdpRange *r, const char *hint, GError **error)
 {
   g_autofree char *range = ddp_range_describe(r);
   g_autofree char *quoted = ddp_range_quote(text);
-  g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_RANGE, "--%s: \"%s\" must be %s", flag, quoted, range);
+  g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_RANGE, "%s: \"%s\" must be %s%s", where, quoted, range, hint);
   return FALSE;
 }
 
 /**
- * ddp_flag_number:
- * @flag: the flag's name without dashes, for the message
- * @text: (nullable): the flag's text; NULL (not given) leaves *out alone and returns TRUE
+ * ddp_range_check_number:
+ * @where: what the value is, for the message: "-g", "--flag", "FILE:LINE: group.key"
+ * @text: (nullable): the value's text; NULL (not given) leaves *out alone and returns TRUE
  *
- * Returns: FALSE with DDP_RANGE_ERROR_RANGE ("--flag: "text" must be …") when @text is not a
- *   number inside @r.
+ * Returns: FALSE with DDP_RANGE_ERROR_RANGE ("WHERE: "text" must be …") when @text is not a
+ *   number inside @r (a whole number when @r is an integer range: "1e3" is one).
  */
 gboolean
-ddp_flag_number(const char *flag, const char *text, const DdpRange *r, double *out, GError **error)
+ddp_range_check_number(const char *where, const char *text, const DdpRange *r, double *out, GError **error)
 {
   if (!text)
     return TRUE;
   double v;
   if (!ddp_parse_number(text, &v) || !ddp_range_contains(r, v))
-    return flag_error(flag, text, r, error);
+    return range_error(where, text, r, "", error);
   *out = v;
   return TRUE;
 }
 
-/* As ddp_flag_number for a whole-number range, into a guint64 (no sign wrap: "-8" is refused). */
+/* As ddp_range_check_number for a whole-number range, written as an integer ("1e3", "8.0" are
+ * refused), into a guint64 (no sign wrap: "-8" is refused). */
 gboolean
-ddp_flag_count(const char *flag, const char *text, const DdpRange *r, guint64 *out, GError **error)
+ddp_range_check_count(const char *where, const char *text, const DdpRange *r, guint64 *out, GError **error)
 {
   if (!text)
     return TRUE;
   gint64 v;
   if (!ddp_parse_integer(text, &v) || !ddp_range_contains(r, (double)v))
-    return flag_error(flag, text, r, error);
+    return range_error(where, text, r, "", error);
   *out = (guint64)v;
+  return TRUE;
+}
+
+/* nccl-tests' parsesize: a number, then K, M or G for 2^10, 2^20, 2^30 ("1.5K" is 1536). */
+gboolean
+ddp_range_check_size(const char *where, const char *text, const DdpRange *r, guint64 *out, GError **error)
+{
+  if (!text)
+    return TRUE;
+  gsize length = strlen(text);
+  double unit = 1;
+  switch (length ? g_ascii_toupper(text[length - 1]) : '\0') {
+  case 'K': unit = 1024.0; break;
+  case 'M': unit = 1024.0 * 1024.0; break;
+  case 'G': unit = 1024.0 * 1024.0 * 1024.0; break;
+  default: break;
+  }
+  g_autofree char *number = g_strndup(text, unit > 1 ? length - 1 : length);
+  double v;
+  if (!ddp_parse_number(number, &v) || !ddp_range_contains(r, v * unit))
+    return range_error(where, text, r, " (suffixes K, M, G)", error);
+  *out = (guint64)(v * unit);
+  return TRUE;
+}
+
+/* A seed: a decimal integer from 0 to 2^64 − 1 (no sign, no spaces). */
+gboolean
+ddp_range_check_seed(const char *where, const char *text, guint64 *out, GError **error)
+{
+  if (!text)
+    return TRUE;
+  if (!g_ascii_string_to_unsigned(text, 10, 0, G_MAXUINT64, out, NULL)) {
+    g_autofree char *quoted = ddp_range_quote(text);
+    g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_RANGE, "%s: \"%s\" must be a whole number from 0 to %" G_GUINT64_FORMAT,
+                where, quoted, G_MAXUINT64);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+ddp_flag_number(const char *flag, const char *text, const DdpRange *r, double *out, GError **error)
+{
+  g_autofree char *where = g_strconcat("--", flag, NULL);
+  return ddp_range_check_number(where, text, r, out, error);
+}
+
+gboolean
+ddp_flag_count(const char *flag, const char *text, const DdpRange *r, guint64 *out, GError **error)
+{
+  g_autofree char *where = g_strconcat("--", flag, NULL);
+  return ddp_range_check_count(where, text, r, out, error);
+}
+
+/* "0.9" or "90%" (a percentage of 1). */
+gboolean
+ddp_flag_fraction(const char *flag, const char *text, const DdpRange *r, double *out, GError **error)
+{
+  if (!text)
+    return TRUE;
+  gsize length = strlen(text);
+  gboolean percent = length > 0 && text[length - 1] == '%';
+  g_autofree char *number = g_strndup(text, percent ? length - 1 : length);
+  double v;
+  if (!ddp_parse_number(number, &v) || !ddp_range_contains(r, percent ? v / 100 : v)) {
+    g_autofree char *where = g_strconcat("--", flag, NULL);
+    return range_error(where, text, r, " (or a percentage: 90% for 0.9)", error);
+  }
+  *out = percent ? v / 100 : v;
   return TRUE;
 }
 

@@ -12,6 +12,11 @@
  *                        (keyfile.h; integer ranges store a whole number in the double)
  *   - a --flag value:    ddp_flag_number("flag", text, &DDP_RANGE_X, &out, error)
  *                        ddp_flag_count("flag", text, &DDP_RANGE_X, &out, error) for a guint64
+ *                        ddp_flag_fraction("flag", …) where "90%" may stand for 0.9
+ *   - any other value:   ddp_range_check_number(where, text, &DDP_RANGE_X, &out, error) and
+ *                        ddp_range_check_count(…), @where naming it: "-g", "FILE:LINE: group.key",
+ *                        a list item's flag; ddp_range_check_size for nccl-tests' K/M/G sizes;
+ *                        ddp_range_check_seed for a seed (the one number without a DdpRange)
  *   - a file to read:    ddp_range_read_file(path, what, &text, &length, error): regular files
  *                        under DDP_MAX_INPUT_BYTES only (no FIFOs, devices, directories)
  *   - a --gpus list:     ddp_gpu_list_parse(text, error)
@@ -34,10 +39,11 @@ typedef enum {
   DDP_RANGE_ERROR_SIZE,    /* a list, sweep or simulation larger than the stated bounds */
 } DdpLimitsError;
 
-/* An inclusive range; @integer: whole numbers only. */
+/* A range, inclusive unless @min_open / @max_open exclude that end; @integer: whole numbers only. */
 typedef struct {
   double min, max;
   gboolean integer;
+  gboolean min_open, max_open;
 } DdpRange;
 
 /* The simulated clock's ceiling: 2^62 ns (146 years), half of gint64 so that the sum of two
@@ -66,6 +72,10 @@ extern const DdpRange DDP_RANGE_STRAGGLER_EVERY; /* 1 .. 10^9 */
 extern const DdpRange DDP_RANGE_SMS;             /* 1 .. 1024 SMs per GPU */
 extern const DdpRange DDP_RANGE_CHANNELS;        /* 0 (derive) .. 64 NCCL channels */
 extern const DdpRange DDP_RANGE_GROUPS;          /* 1 .. 2^31-1 convolution groups */
+extern const DdpRange DDP_RANGE_GPUS_PER_PROCESS; /* 1 .. 1024 (allreduce -g) */
+extern const DdpRange DDP_RANGE_TUNE_POINTS;     /* 1 .. 10^4 caps (tune --points) */
+extern const DdpRange DDP_RANGE_TIMELINE_RANKS;  /* 1 .. 16 (timeline --ranks) */
+extern const DdpRange DDP_RANGE_JOBS;            /* 0 (one per core) .. 1024 threads (sweep --jobs) */
 /* Sizes */
 extern const DdpRange DDP_RANGE_BYTES;           /* 0 .. 10^18 per sample per layer */
 extern const DdpRange DDP_RANGE_TENSOR_BYTES;    /* 0 .. 2^50, parameters and buffers */
@@ -100,17 +110,33 @@ extern const DdpRange DDP_RANGE_TRANSPORT_EFFICIENCY; /* 1e-3 .. 1 (share of a l
 extern const DdpRange DDP_RANGE_OVERLAP_SLOWDOWN; /* 0 .. 10 (compute slowdown under NCCL) */
 extern const DdpRange DDP_RANGE_OVERSUBSCRIPTION; /* 1 .. 1e6 (k:1 network) */
 extern const DdpRange DDP_RANGE_JITTER;          /* 0 .. 0.5 (σ of rank-to-rank speed) */
+extern const DdpRange DDP_RANGE_TARGET_EFFICIENCY; /* above 0 .. 1 (solve --target-efficiency) */
+extern const DdpRange DDP_RANGE_MIN_GAIN;        /* 0 .. 1 (tune, solve --min-gain) */
+extern const DdpRange DDP_RANGE_TOLERANCE;       /* above 0 .. below 1 (solve --tolerance) */
 /* Versions */
 extern const DdpRange DDP_RANGE_SM_ARCH;         /* 60 .. 200 (compute capability × 10) */
 
 /* TRUE when @v is inside @r (and whole when @r is an integer range). */
 gboolean ddp_range_contains(const DdpRange *r, double v);
-/* "between 1 and 16777216" / "a whole number between …": for messages; free with g_free(). */
+/* "a whole number from 1 to 16777216", "a number above 0 and at most 1": for messages; free with g_free(). */
 char *ddp_range_describe(const DdpRange *r);
 
+/* @text (NULL: not given, *out untouched, TRUE) as a number or whole number inside @r; else FALSE
+ * with DDP_RANGE_ERROR_RANGE and the one message every range check gives:
+ * "WHERE: "TEXT" must be a number from MIN to MAX". */
+gboolean ddp_range_check_number(const char *where, const char *text, const DdpRange *r, double *out, GError **error);
+gboolean ddp_range_check_count(const char *where, const char *text, const DdpRange *r, guint64 *out, GError **error);
+/* A byte count as nccl-tests writes it: a number with an optional K, M or G (2^10, 2^20, 2^30). */
+gboolean ddp_range_check_size(const char *where, const char *text, const DdpRange *r, guint64 *out, GError **error);
+/* A seed: any guint64.  No DdpRange holds 2^64 − 1 (a double cannot), so it is checked here. */
+gboolean ddp_range_check_seed(const char *where, const char *text, guint64 *out, GError **error);
+/* ddp_range_check_number / _count for "--FLAG". */
 gboolean ddp_flag_number(const char *flag, const char *text, const DdpRange *r, double *out, GError **error);
 gboolean ddp_flag_count(const char *flag, const char *text, const DdpRange *r, guint64 *out, GError **error);
-/* Parses an integer or number in @text into *out; FALSE when it is not one (no range check). */
+/* As ddp_flag_number, where a percentage "90%" may stand for 0.9. */
+gboolean ddp_flag_fraction(const char *flag, const char *text, const DdpRange *r, double *out, GError **error);
+/* Parses an integer or number in @text into *out; FALSE when it is not one (no range check).
+ * Decimal only: hexadecimal ("0x10", "0x1p3"), "inf" and "nan" are not numbers here. */
 gboolean ddp_parse_integer(const char *text, gint64 *out);
 gboolean ddp_parse_number(const char *text, double *out);
 

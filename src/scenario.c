@@ -101,22 +101,6 @@ ddp_scenario_free(DdpScenario *s)
   g_free(s);
 }
 
-/* --seed takes any guint64.  It is the one flag without a DdpRange (ranges.h): a range holds its
- * bounds in doubles, and no double is 2^64 − 1, so the seed is parsed here. */
-static gboolean
-flag_seed(const char *text, guint64 *out, GError **error)
-{
-  if (!text)
-    return TRUE;
-  if (!g_ascii_string_to_unsigned(text, 10, 0, G_MAXUINT64, out, NULL)) {
-    g_autofree char *quoted = ddp_range_quote(text);
-    g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
-                "--seed: \"%s\" must be an integer from 0 to %" G_GUINT64_FORMAT, quoted, G_MAXUINT64);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 static gboolean
 flag_choice(const char *flag, const char *text, const char *const *choices, int *out, GError **error)
 {
@@ -326,7 +310,7 @@ apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError 
       !flag_choice("precision", cli->precision, precision_choices, &precision, error) ||
       !ddp_flag_count("accumulate", cli->accumulate, &DDP_RANGE_ACCUMULATE, &accumulate, error) ||
       !ddp_flag_count("iterations", cli->iterations, &DDP_RANGE_ITERATIONS, &iterations, error) ||
-      !flag_seed(cli->seed, &seed, error) ||
+      !ddp_range_check_seed("--seed", cli->seed, &seed, error) ||
       !ddp_flag_number("step-ms", cli->step_ms, &DDP_RANGE_STEP_MS, &t->step_ms, error) ||
       !flag_choice("optimizer", cli->optimizer, optimizer_choices, &optimizer, error) ||
       !flag_choice("comm-hook", cli->comm_hook, hook_names, &hook, error) ||

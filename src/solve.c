@@ -54,6 +54,17 @@ ddp_solve_quantity_unit(DdpSolveQuantity q)
   return quantity_units[q];
 }
 
+const DdpRange *
+ddp_solve_quantity_range(DdpSolveQuantity q)
+{
+  static const DdpRange *const ranges[DDP_SOLVE_COUNT] = {
+    &DDP_RANGE_BANDWIDTH_GBPS, &DDP_RANGE_NICS, &DDP_RANGE_GPUS, &DDP_RANGE_BATCH, &DDP_RANGE_ACCUMULATE,
+    &DDP_RANGE_BUCKET_CAP_MB,
+  };
+  g_return_val_if_fail(q < DDP_SOLVE_COUNT, NULL);
+  return ranges[q];
+}
+
 int
 ddp_solve_quantity_parse(const char *name)
 {

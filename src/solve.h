@@ -11,6 +11,7 @@
 #define DDP_SOLVE_H
 
 #include <glib.h>
+#include "ranges.h"
 #include "scenario.h"
 
 typedef enum {
@@ -29,6 +30,9 @@ const char *ddp_solve_quantity_name(DdpSolveQuantity q);
 int ddp_solve_quantity_parse(const char *name);
 /* Unit of the answer, for reports ("Gb/s per NIC", "NICs per node", …). */
 const char *ddp_solve_quantity_unit(DdpSolveQuantity q);
+/* Where a --min or --max of @q must lie: the range of the key or flag it stands for
+ * (nic_bandwidth_Gbps, nics_per_node, --gpus, --batch, --accumulate, --bucket-cap-mb). */
+const DdpRange *ddp_solve_quantity_range(DdpSolveQuantity q);
 
 typedef enum {
   DDP_SOLVE_FOUND,          /* the bracket was narrowed to the answer */

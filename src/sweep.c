@@ -69,27 +69,22 @@ normalise_value(DdpSweepAxis axis, const char *text, const char *where, GError *
   case DDP_SWEEP_AXIS_MODEL:
   case DDP_SWEEP_AXIS_CLUSTER:
     return g_strdup(text);
-  case DDP_SWEEP_AXIS_GPUS:
+  case DDP_SWEEP_AXIS_GPUS: {
+    guint64 v;
+    if (!ddp_range_check_count(where, text, &DDP_RANGE_GPUS, &v, error))
+      return NULL;
+    return g_strdup_printf("%" G_GUINT64_FORMAT, v);
+  }
   case DDP_SWEEP_AXIS_SEED: {
     guint64 v;
-    guint64 max = axis == DDP_SWEEP_AXIS_GPUS ? DDP_MAX_GPUS : G_MAXUINT64;
-    guint64 min = axis == DDP_SWEEP_AXIS_GPUS ? 1 : 0;
-    if (!g_ascii_string_to_unsigned(text, 10, min, max, &v, NULL)) {
-      g_set_error(error, DDP_SWEEP_ERROR, DDP_SWEEP_ERROR_INVALID,
-                  "%s: \"%s\" must be an integer from %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT, where, text, min, max);
+    if (!ddp_range_check_seed(where, text, &v, error))
       return NULL;
-    }
     return g_strdup_printf("%" G_GUINT64_FORMAT, v);
   }
   case DDP_SWEEP_AXIS_BUCKET_CAP: {
-    char *end = NULL;
-    double v = g_ascii_strtod(text, &end);
-    /* the scenario's own range for bucket_cap_mb: above 1e-6 MiB, at most 1e9 MiB */
-    if (end == text || *end != '\0' || !isfinite(v) || v < 1e-6 || v > 1e9) {
-      g_set_error(error, DDP_SWEEP_ERROR, DDP_SWEEP_ERROR_INVALID,
-                  "%s: \"%s\" must be a number of MiB from 1e-06 to 1e+09", where, text);
+    double v;
+    if (!ddp_range_check_number(where, text, &DDP_RANGE_BUCKET_CAP_MB, &v, error))
       return NULL;
-    }
     char buffer[G_ASCII_DTOSTR_BUF_SIZE];
     return g_strdup(g_ascii_formatd(buffer, sizeof buffer, CAP_FORMAT, v));
   }
@@ -110,13 +105,15 @@ is_ellipsis(const char *item)
 static gboolean
 continue_progression(GPtrArray *values, const char *next, const char *where, GError **error)
 {
-  guint64 last = 0;
-  if (values->len < 2 || !next ||
-      !g_ascii_string_to_unsigned(g_strstrip((char *)next), 10, 1, DDP_MAX_GPUS, &last, NULL)) {
+  if (values->len < 2 || !next) {
     g_set_error(error, DDP_SWEEP_ERROR, DDP_SWEEP_ERROR_INVALID,
                 "%s: \"...\" needs two GPU counts before it and one after it (e.g. 8,16,...,1024)", where);
     return FALSE;
   }
+  guint64 last = 0;
+  if (!ddp_range_check_count(where, g_strstrip((char *)next), &DDP_RANGE_GPUS, &last, error))
+    return FALSE;
+  /* the two counts before it, as normalise_value wrote them */
   guint64 a = g_ascii_strtoull(values->pdata[values->len - 2], NULL, 10);
   guint64 b = g_ascii_strtoull(values->pdata[values->len - 1], NULL, 10);
   if (b <= a || last <= b) {

@@ -51,10 +51,11 @@ const char *ddp_sweep_axis_flag(DdpSweepAxis axis);
 const char *ddp_sweep_axis_key(DdpSweepAxis axis);
 
 /* Sets @axis from a comma-separated list ("8,64,512"), replacing what was there.  Values are
- * validated for the axis (GPU counts and seeds integers, caps positive numbers, names non-empty)
- * and may not repeat.  GPU counts may continue a progression as `scale --gpus` does:
+ * validated for the axis (GPU counts, caps and seeds against their ranges in ranges.h, names
+ * non-empty) and may not repeat.  GPU counts may continue a progression as `scale --gpus` does:
  * "8,16,...,1024" is 8, 16, 32, … 1024 (geometric when the second is a multiple of the first,
- * else arithmetic).  @where prefixes errors: "--gpus" or "grid.ini:3: sweep.gpus". */
+ * else arithmetic).  @where prefixes errors: "--gpus" or "grid.ini:3: sweep.gpus".  A number out
+ * of its range is a DDP_RANGE_ERROR, anything else a DDP_SWEEP_ERROR. */
 gboolean ddp_sweep_grid_set_axis(DdpSweepGrid *grid, DdpSweepAxis axis, const char *list, const char *where,
                                  GError **error);
 /* Reads the [sweep] group of a grid file (keys: ddp_sweep_axis_key()); axes it names are set. */

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ranges.h"
 #include "run-ddpsim.h"
 #include "sweep.h"
 
@@ -130,7 +131,6 @@ test_grid_progression(void)
     { "8,16,...", "needs two GPU counts before it" },
     { "16,8,...,64", "must increase (16, 8, ..., 64)" },
     { "8,16,...,16", "must increase" },
-    { "8,16,...,x", "needs two GPU counts" },
     { "8,16,...,64,32", "\"32\" is listed twice" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
@@ -141,6 +141,12 @@ test_grid_progression(void)
     if (!strstr(error->message, bad[i][1]))
       g_error("\"%s\": \"%s\" lacks \"%s\"", bad[i][0], error->message, bad[i][1]);
   }
+  /* the count after "..." is a GPU count like any other */
+  g_autoptr(DdpSweepGrid) bad_end = ddp_sweep_grid_new();
+  g_autoptr(GError) range_error = NULL;
+  g_assert_false(ddp_sweep_grid_set_axis(bad_end, DDP_SWEEP_AXIS_GPUS, "8,16,...,x", "--gpus", &range_error));
+  g_assert_error(range_error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_RANGE);
+  g_assert_cmpstr(range_error->message, ==, "--gpus: \"x\" must be a whole number from 1 to 16777216");
   /* seeds take no ellipsis: a seed list is written out */
   g_autoptr(DdpSweepGrid) grid = ddp_sweep_grid_new();
   g_assert_false(ddp_sweep_grid_set_axis(grid, DDP_SWEEP_AXIS_SEED, "1,2,...,5", "--seed", NULL));
@@ -149,30 +155,39 @@ test_grid_progression(void)
 static void
 test_grid_bad_values(void)
 {
+  /* numbers out of their range are DDP_RANGE_ERROR (ranges.h), the list's own faults DDP_SWEEP_ERROR */
+  const GQuark range = DDP_RANGE_ERROR, sweep = DDP_SWEEP_ERROR;
   struct {
     DdpSweepAxis axis;
     const char *list, *expect;
+    GQuark domain;
   } cases[] = {
-    { DDP_SWEEP_AXIS_GPUS, "0", "--gpus: \"0\" must be an integer from 1 to 16777216" },
-    { DDP_SWEEP_AXIS_GPUS, "8,x", "--gpus: \"x\" must be an integer" },
-    { DDP_SWEEP_AXIS_GPUS, "8,,16", "--gpus: empty value in the list" },
-    { DDP_SWEEP_AXIS_GPUS, "8,16,008", "--gpus: \"8\" is listed twice" },
-    { DDP_SWEEP_AXIS_GPUS, "16777217", "must be an integer from 1 to 16777216" },
-    { DDP_SWEEP_AXIS_BUCKET_CAP, "0", "--bucket-cap-mb: \"0\" must be a number of MiB" },
-    { DDP_SWEEP_AXIS_BUCKET_CAP, "-1", "\"-1\" must be a number of MiB" },
-    { DDP_SWEEP_AXIS_BUCKET_CAP, "nan", "\"nan\" must be a number" },
-    { DDP_SWEEP_AXIS_BUCKET_CAP, "2e9", "\"2e9\" must be a number" },
-    { DDP_SWEEP_AXIS_BUCKET_CAP, "25,25.0", "\"25\" is listed twice" },
-    { DDP_SWEEP_AXIS_SEED, "-1", "--seed: \"-1\" must be an integer from 0" },
-    { DDP_SWEEP_AXIS_MODEL, "resnet50,", "--model: empty value" },
-    { DDP_SWEEP_AXIS_CLUSTER, "", "--cluster: empty list" },
+    { DDP_SWEEP_AXIS_GPUS, "0", "--gpus: \"0\" must be a whole number from 1 to 16777216", range },
+    { DDP_SWEEP_AXIS_GPUS, "8,x", "--gpus: \"x\" must be a whole number", range },
+    { DDP_SWEEP_AXIS_GPUS, "8,,16", "--gpus: empty value in the list", sweep },
+    { DDP_SWEEP_AXIS_GPUS, "8,16,008", "--gpus: \"8\" is listed twice", sweep },
+    { DDP_SWEEP_AXIS_GPUS, "16777217", "must be a whole number from 1 to 16777216", range },
+    { DDP_SWEEP_AXIS_GPUS, "0x10", "--gpus: \"0x10\" must be a whole number", range },
+    { DDP_SWEEP_AXIS_BUCKET_CAP, "0", "--bucket-cap-mb: \"0\" must be a number from 1e-06 to 1e+09", range },
+    { DDP_SWEEP_AXIS_BUCKET_CAP, "-1", "\"-1\" must be a number from 1e-06", range },
+    { DDP_SWEEP_AXIS_BUCKET_CAP, "nan", "\"nan\" must be a number", range },
+    { DDP_SWEEP_AXIS_BUCKET_CAP, "2e9", "\"2e9\" must be a number", range },
+    { DDP_SWEEP_AXIS_BUCKET_CAP, "0x10", "\"0x10\" must be a number", range },
+    { DDP_SWEEP_AXIS_BUCKET_CAP, "25,25.0", "\"25\" is listed twice", sweep },
+    { DDP_SWEEP_AXIS_SEED, "-1", "--seed: \"-1\" must be a whole number from 0 to 18446744073709551615", range },
+    { DDP_SWEEP_AXIS_SEED, "18446744073709551616", "--seed: \"18446744073709551616\" must be a whole number", range },
+    { DDP_SWEEP_AXIS_MODEL, "resnet50,", "--model: empty value", sweep },
+    { DDP_SWEEP_AXIS_CLUSTER, "", "--cluster: empty list", sweep },
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autoptr(DdpSweepGrid) grid = grid_of(NULL, NULL, "8", "25", NULL);
     g_autoptr(GError) error = NULL;
     g_autofree char *where = g_strdup_printf("--%s", ddp_sweep_axis_flag(cases[i].axis));
     g_assert_false(ddp_sweep_grid_set_axis(grid, cases[i].axis, cases[i].list, where, &error));
-    g_assert_error(error, DDP_SWEEP_ERROR, DDP_SWEEP_ERROR_INVALID);
+    if (cases[i].domain == range)
+      g_assert_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_RANGE);
+    else
+      g_assert_error(error, DDP_SWEEP_ERROR, DDP_SWEEP_ERROR_INVALID);
     if (!strstr(error->message, cases[i].expect))
       g_error("\"%s\": message \"%s\" lacks \"%s\"", cases[i].list, error->message, cases[i].expect);
     /* the axis kept what it had */
@@ -267,7 +282,7 @@ test_grid_file(void)
   struct {
     const char *text, *expect;
   } bad[] = {
-    { "[sweep]\nmodel = a\n\ngpus = 8,x\n", "bad.ini:4: sweep.gpus: \"x\" must be an integer" },
+    { "[sweep]\nmodel = a\n\ngpus = 8,x\n", "bad.ini:4: sweep.gpus: \"x\" must be a whole number from 1 to 16777216" },
     { "[sweep]\ngpu = 8\n", "bad.ini:2: sweep.gpu" },
     { "[sweep]\nmodel = a\n[training]\nbatch = 4\n", "bad.ini:3: [training]: unknown group" },
     { "# nothing\n", "[sweep]: required group is missing" },
@@ -484,9 +499,9 @@ test_cli_bad_input(void)
   } cases[] = {
     { { "--gpus", "8,12", "-o", out }, "point 1 (gpus 12): --gpus: 12 GPUs do not fill whole nodes" },
     { { "--model", "resnet50,no-such-model", "-o", out }, "point 1 (model no-such-model)" },
-    { { "--gpus", "8,x", "-o", out }, "--gpus: \"x\" must be an integer" },
+    { { "--gpus", "8,x", "-o", out }, "--gpus: \"x\" must be a whole number" },
     { { "--gpus", many_gpus, "--seed", many_seeds, "-o", out }, "more than 100000 points" },
-    { { "--jobs", "x", "-o", out }, "--jobs: \"x\" must be an integer from 0" },
+    { { "--jobs", "x", "-o", out }, "--jobs: \"x\" must be a whole number from 0 to 1024" },
     { { "--jobs", "1025", "-o", out }, "--jobs" },
     { { "--json", "--csv", "-o", out }, "--json and --csv" },
     { { "-o", nowhere }, "does not exist" },

@@ -43,7 +43,7 @@ test_values(void)
   int kind = -1;
   static const char *const kinds[] = { "LL", "LL128", "Simple", NULL };
   g_assert_true(ddp_keyfile_get_string(kf, "alpha", "name", TRUE, &name, &error));
-  static const DdpRange unit = { 0, 1, FALSE };
+  static const DdpRange unit = { 0, 1, FALSE, FALSE, FALSE };
   g_assert_true(ddp_keyfile_get_ranged(kf, "alpha", "ratio", TRUE, &unit, &ratio, &error));
   g_assert_true(ddp_keyfile_get_int64(kf, "beta", "count", TRUE, 0, 100, &count, &error));
   g_assert_true(ddp_keyfile_get_bool(kf, "beta", "flag", TRUE, &flag, &error));
@@ -100,7 +100,7 @@ test_value_errors(void)
   static const char *const kinds[] = { "slow", "medium", NULL };
   static const char *const known[] = { "bandwidth", "name", NULL };
   g_autoptr(GError) e1 = NULL, e2 = NULL, e3 = NULL, e4 = NULL, e5 = NULL, e6 = NULL;
-  static const DdpRange nonnegative = { 0, 1e6, FALSE };
+  static const DdpRange nonnegative = { 0, 1e6, FALSE, FALSE, FALSE };
   g_assert_false(ddp_keyfile_get_ranged(kf, "net", "bandwidth", TRUE, &nonnegative, &d, &e1));
   g_assert_cmpstr(e1->message, ==, "c.cluster:2: net.bandwidth: \"-5\" must be a number from 0 to 1e+06");
   g_assert_false(ddp_keyfile_get_bool(kf, "net", "flag", TRUE, &b, &e2));

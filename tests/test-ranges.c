@@ -83,6 +83,111 @@ test_flags(void)
   g_assert_cmpfloat(d, ==, 2.5);
 }
 
+/* Decimal numbers only: g_ascii_strtod alone would read "0x10" as 16 and "0x1p3" as 8. */
+static void
+test_parse_number(void)
+{
+  static const struct {
+    const char *text;
+    double value;
+  } good[] = { { " 2.5 ", 2.5 }, { "1e3", 1000 }, { "-1.5", -1.5 }, { "+2", 2 }, { ".5", 0.5 } };
+  for (gsize i = 0; i < G_N_ELEMENTS(good); i++) {
+    double v = 0;
+    g_assert_true(ddp_parse_number(good[i].text, &v));
+    g_assert_cmpfloat(v, ==, good[i].value);
+  }
+  const char *bad[] = { "0x10", "0x1p3", "0X10", "inf", "infinity", "nan", "", " ", "1e", "8 8", "2.5ms", "1e-400", "1e309" };
+  for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
+    double v = 7;
+    if (ddp_parse_number(bad[i], &v))
+      g_error("\"%s\" parsed as %g", bad[i], v);
+    g_assert_cmpfloat(v, ==, 7);
+  }
+  gint64 n = 7;
+  g_assert_false(ddp_parse_integer("0x10", &n));   /* base 10: "0" then junk */
+  g_assert_cmpint(n, ==, 7);
+}
+
+/* Open ends, the where-named checks, sizes with K/M/G, fractions with %, seeds. */
+static void
+test_checks(void)
+{
+  g_assert_false(ddp_range_contains(&DDP_RANGE_TARGET_EFFICIENCY, 0));      /* above 0 */
+  g_assert_true(ddp_range_contains(&DDP_RANGE_TARGET_EFFICIENCY, 1e-300));
+  g_assert_true(ddp_range_contains(&DDP_RANGE_TARGET_EFFICIENCY, 1));       /* at most 1 */
+  g_assert_false(ddp_range_contains(&DDP_RANGE_TOLERANCE, 1));              /* below 1 */
+  g_assert_true(ddp_range_contains(&DDP_RANGE_TOLERANCE, 0.999));
+  g_autofree char *target = ddp_range_describe(&DDP_RANGE_TARGET_EFFICIENCY);
+  g_assert_cmpstr(target, ==, "a number above 0 and at most 1");
+  g_autofree char *tolerance = ddp_range_describe(&DDP_RANGE_TOLERANCE);
+  g_assert_cmpstr(tolerance, ==, "a number above 0 and below 1");
+
+  g_autoptr(GError) error = NULL;
+  guint64 n = 0;
+  g_assert_true(ddp_range_check_count("-g", "1024", &DDP_RANGE_GPUS_PER_PROCESS, &n, &error));
+  g_assert_cmpuint(n, ==, 1024);
+  g_assert_false(ddp_range_check_count("-g", "1025", &DDP_RANGE_GPUS_PER_PROCESS, &n, &error));
+  g_assert_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_RANGE);
+  g_assert_cmpstr(error->message, ==, "-g: \"1025\" must be a whole number from 1 to 1024");
+  g_clear_error(&error);
+  double d = 0;
+  g_assert_false(ddp_range_check_number("g.ini:3: sweep.bucket_cap_mb", "0x10", &DDP_RANGE_BUCKET_CAP_MB, &d, &error));
+  g_assert_cmpstr(error->message, ==, "g.ini:3: sweep.bucket_cap_mb: \"0x10\" must be a number from 1e-06 to 1e+09");
+  g_clear_error(&error);
+
+  /* sizes: 128M = 2^27, 1.5K = 1536, 8G = 2^33 */
+  static const struct {
+    const char *text;
+    guint64 value;
+  } sizes[] = { { "128M", 134217728 }, { "1.5K", 1536 }, { "8g", 8589934592 }, { "1", 1 }, { "1048576G", 1125899906842624 } };
+  for (gsize i = 0; i < G_N_ELEMENTS(sizes); i++) {
+    g_assert_true(ddp_range_check_size("-e", sizes[i].text, &DDP_RANGE_SWEEP_BYTES, &n, &error));
+    g_assert_cmpuint(n, ==, sizes[i].value);
+  }
+  /* 1.3 bytes is no whole byte; 2097152G is 2^51 */
+  const char *bad_sizes[] = { "0", "1.3", "0x10", "-8", "K", "", "8KB", "2097152G", "1e400", "nanK" };
+  for (gsize i = 0; i < G_N_ELEMENTS(bad_sizes); i++) {
+    g_clear_error(&error);
+    g_assert_false(ddp_range_check_size("-b", bad_sizes[i], &DDP_RANGE_SWEEP_BYTES, &n, &error));
+    g_autofree char *expected = g_strdup_printf("-b: \"%s\" must be a whole number from 1 to 1125899906842624 (suffixes K, M, G)",
+                                                bad_sizes[i]);
+    g_assert_cmpstr(error->message, ==, expected);
+  }
+  g_clear_error(&error);
+
+  /* fractions: 90% is 0.9; 100% is 1 */
+  static const struct {
+    const char *text;
+    double value;
+  } fractions[] = { { "0.9", 0.9 }, { "90%", 0.9 }, { "100%", 1 }, { "1", 1 } };
+  for (gsize i = 0; i < G_N_ELEMENTS(fractions); i++) {
+    g_assert_true(ddp_flag_fraction("target-efficiency", fractions[i].text, &DDP_RANGE_TARGET_EFFICIENCY, &d, &error));
+    g_assert_cmpfloat_with_epsilon(d, fractions[i].value, 1e-15);
+  }
+  const char *bad_fractions[] = { "0", "0%", "1.01", "101%", "%", "90%%", "0x1", "nan%", "-5%" };
+  for (gsize i = 0; i < G_N_ELEMENTS(bad_fractions); i++) {
+    g_clear_error(&error);
+    g_assert_false(ddp_flag_fraction("target-efficiency", bad_fractions[i], &DDP_RANGE_TARGET_EFFICIENCY, &d, &error));
+    g_autofree char *expected = g_strdup_printf("--target-efficiency: \"%s\" must be a number above 0 and at most 1 "
+                                                "(or a percentage: 90%% for 0.9)", bad_fractions[i]);
+    g_assert_cmpstr(error->message, ==, expected);
+  }
+  g_clear_error(&error);
+  g_assert_true(ddp_flag_fraction("min-gain", "0%", &DDP_RANGE_MIN_GAIN, &d, &error));   /* 0 is in [0, 1] */
+  g_assert_cmpfloat(d, ==, 0);
+
+  /* seeds: any guint64, written as a plain decimal */
+  g_assert_true(ddp_range_check_seed("--seed", "18446744073709551615", &n, &error));
+  g_assert_cmpuint(n, ==, G_MAXUINT64);
+  const char *bad_seeds[] = { "-1", "18446744073709551616", "0x1", " 1", "1.0", "" };
+  for (gsize i = 0; i < G_N_ELEMENTS(bad_seeds); i++) {
+    g_clear_error(&error);
+    g_assert_false(ddp_range_check_seed("--seed", bad_seeds[i], &n, &error));
+    g_autofree char *expected = g_strdup_printf("--seed: \"%s\" must be a whole number from 0 to 18446744073709551615", bad_seeds[i]);
+    g_assert_cmpstr(error->message, ==, expected);
+  }
+}
+
 static void
 test_read_file(void)
 {
@@ -349,6 +454,8 @@ main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/ranges/contains", test_contains);
   g_test_add_func("/ranges/flags", test_flags);
+  g_test_add_func("/ranges/parse-number", test_parse_number);
+  g_test_add_func("/ranges/checks", test_checks);
   g_test_add_func("/ranges/read-file", test_read_file);
   g_test_add_func("/ranges/quote", test_quote);
   g_test_add_func("/ranges/time-from-ns", test_time_from_ns);

@@ -460,7 +460,7 @@ test_bad_input(void)
   } cases[] = {
     { { "-o", pdf, NULL }, ".png or .svg" },
     { { NULL }, "nothing to write" },
-    { { "-o", png, "--ranks", "0" }, "--ranks: \"0\" must be an integer from 1 to 16" },
+    { { "-o", png, "--ranks", "0" }, "--ranks: \"0\" must be a whole number from 1 to 16" },
     { { "--trace", png, "--ranks", "x" }, "--ranks" },
     { { "-o", nowhere, NULL }, "does not exist" },
     { { "--trace", nowhere, NULL }, "does not exist" },
