@@ -535,7 +535,8 @@ alpha_beta_model(DdpCollective *c, const DdpCluster *cluster)
  * t_k    the cluster's nccl.launch_us: kernel launch to first flag, and completion;
  * L_ap   NCCL's latency for the pair (tuning.cc, tune_model above) plus the cluster's [inter]
  *        latency_us for every network hop, × NCCL's ring plateau factor where NCCL applies it;
- * A_ap   peak algbw from the links' physics (physics_peak), not NCCL's per-channel caps;
+ * A_ap   peak algbw from the links' physics (physics_peak); of NCCL's per-channel caps only LL128's,
+ *        the one a thread block cannot exceed whatever the link;
  * nc(S)  the channels NCCL actually runs: enqueue.cc topoGetAlgoInfo drops channels while
  *        S < nc · nthreads · threadThreshold (comm.h), down to 1;
  * F_ap   pipeline fill: the first chunk c(S) crosses the algorithm's hops one after another, each at
