@@ -33,7 +33,6 @@
 
 #include "fit.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1368,26 +1367,22 @@ ddp_compare_stats(const GPtrArray *curves, DdpCompareStats out[DDP_REGIME_COUNT]
   stats_finish(errors, out);
 }
 
-/* A positive whole number of the CSV ("1024", "8"): FALSE otherwise. */
+/* A positive whole number of the CSV ("1024", "8"), decimal only (ranges.h): FALSE otherwise. */
 static gboolean
 parse_count(const char *text, guint64 *out)
 {
-  char *end;
-  errno = 0;
-  guint64 v = g_ascii_strtoull(text, &end, 10);
-  if (errno || end == text || *end || v == 0)
+  gint64 v;
+  if (!ddp_parse_integer(text, &v) || v <= 0)
     return FALSE;
-  *out = v;
+  *out = (guint64)v;
   return TRUE;
 }
 
 static gboolean
 parse_positive(const char *text, double *out)
 {
-  char *end;
-  errno = 0;
-  double v = g_ascii_strtod(text, &end);
-  if (errno || end == text || *end || !(v > 0) || !isfinite(v))
+  double v;
+  if (!ddp_parse_number(text, &v) || !(v > 0))
     return FALSE;
   *out = v;
   return TRUE;

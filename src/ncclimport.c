@@ -6,9 +6,10 @@
  * the table; a file with no result row at all is refused, which is what catches foreign files.
  */
 #include "ncclimport.h"
-#include "fit.h"
 
-#include <errno.h>
+#include "fit.h"
+#include "ranges.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -33,18 +34,6 @@ ddp_nccl_tests_free(DdpNcclTests *t)
   g_free(t->nccl_version);
   g_free(t->header);
   g_free(t);
-}
-
-static gboolean
-parse_double(const char *text, double *out)
-{
-  char *end = NULL;
-  errno = 0;
-  double v = g_ascii_strtod(text, &end);
-  if (end == text || *end != '\0' || errno || !isfinite(v))
-    return FALSE;
-  *out = v;
-  return TRUE;
 }
 
 static gboolean
@@ -217,7 +206,7 @@ ddp_nccl_tests_parse(const char *path, const char *text, GError **error)
         const char *colon = strchr(p, ':');
         double v;
         g_autofree char *value = colon ? g_strstrip(g_strdup(colon + 1)) : NULL;
-        if (value && parse_double(value, &v))
+        if (value && ddp_parse_number(value, &v))
           t->avg_busbw = v;
       }
       continue;
@@ -260,7 +249,7 @@ ddp_nccl_tests_parse(const char *path, const char *text, GError **error)
     for (int k = 0; k < 8; k++) {
       if (k == 3 || k == 7)
         continue; /* #wrong / error: an integer, a float, or N/A; not used */
-      if (!parse_double(f[c + k], &v[k]) || v[k] < 0)
+      if (!ddp_parse_number(f[c + k], &v[k]) || v[k] < 0)
         FAIL(lineno, "%s \"%s\" is not a non-negative number", names[k], f[c + k]);
     }
     if (!(v[0] > 0) || !(v[4] > 0))

@@ -7,9 +7,9 @@
 #include "datadir.h"
 #include "ddp.h"
 #include "keyfile.h"
+#include "ranges.h"
 #include "scenario.h"
 
-#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -184,13 +184,10 @@ field_error(const Table *t, guint record, const char *column, const char *what, 
 static gboolean
 field_count(const Table *t, guint record, int col, const char *column, guint64 *out, GError **error)
 {
-  const char *text = field(t, record, col);
-  char *end;
-  errno = 0;
-  guint64 v = g_ascii_strtoull(text, &end, 10);
-  if (errno || end == text || *end || v == 0)
+  gint64 v;
+  if (!ddp_parse_integer(field(t, record, col), &v) || v <= 0)
     return field_error(t, record, column, "expected a positive whole number", error);
-  *out = v;
+  *out = (guint64)v;
   return TRUE;
 }
 
@@ -198,11 +195,8 @@ static gboolean
 field_double(const Table *t, guint record, int col, const char *column, gboolean positive, double *out,
              GError **error)
 {
-  const char *text = field(t, record, col);
-  char *end;
-  errno = 0;
-  double v = g_ascii_strtod(text, &end);
-  if (errno || end == text || *end || !isfinite(v) || (positive && !(v > 0)))
+  double v;
+  if (!ddp_parse_number(field(t, record, col), &v) || (positive && !(v > 0)))
     return field_error(t, record, column, positive ? "expected a positive number" : "expected a number", error);
   *out = v;
   return TRUE;
@@ -494,7 +488,7 @@ bucketcap_read(const char *path, GHashTable *step_ms, GError **error)
   g_autoptr(GArray) errors = g_array_new(FALSE, FALSE, sizeof(double));
   g_autoptr(GArray) baseline_errors = g_array_new(FALSE, FALSE, sizeof(double));
   for (guint r = 0; r < t.records->len; r++) {
-    double cap, change;
+    double cap = 0, change = 0;
     if (!field_double(&t, r, col[C_CAP], names[C_CAP], TRUE, &cap, error))
       return NULL;
     if (strcmp(field(&t, r, col[C_METRIC]), bucketcap_metric) != 0)

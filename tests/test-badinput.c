@@ -229,6 +229,8 @@ static const Case cases[] = {
   { "compare-gpus-2^25", "c.csv", CSV_HEAD "dgx-a100,33554432,8,1\n", 0, NULL, NULL, 0, { "allreduce", "--compare", "c.csv" }, "c.csv:2:" },
   { "compare-bytes-2^63", "c.csv", CSV_HEAD "dgx-a100,8,9223372036854775807,1\n", 0, NULL, NULL, 0, { "allreduce", "--compare", "c.csv" }, "c.csv:2:" },
   { "compare-time-nan", "c.csv", CSV_HEAD "dgx-a100,8,8,nan\n", 0, NULL, NULL, 0, { "allreduce", "--compare", "c.csv" }, "c.csv:2:" },
+  { "compare-time-hex", "c.csv", CSV_HEAD "dgx-a100,8,8,0x10\n", 0, NULL, NULL, 0, { "allreduce", "--compare", "c.csv" }, "c.csv:2:" },
+  { "compare-gpus-hex", "c.csv", CSV_HEAD "dgx-a100,0x8,8,1\n", 0, NULL, NULL, 0, { "allreduce", "--compare", "c.csv" }, "c.csv:2:" },
   { "compare-nul-byte", "c.csv", CSV_HEAD "dgx-a100,8,8,1\0\n", sizeof(CSV_HEAD "dgx-a100,8,8,1\0\n") - 1, NULL, NULL, 0, { "allreduce", "--compare", "c.csv" }, "c.csv:2: a NUL byte" },
   { "compare-fields", "c.csv", CSV_HEAD "dgx-a100,8\n", 0, NULL, NULL, 0, { "allreduce", "--compare", "c.csv" }, "c.csv:2: expected 4 fields" },
   { "compare-no-column", "c.csv", "cluster,gpus\n", 0, NULL, NULL, 0, { "allreduce", "--compare", "c.csv" }, "c.csv:1: no \"bytes\" column" },
