@@ -8,9 +8,6 @@
  */
 #include "keyfile.h"
 
-#include <errno.h>
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 G_DEFINE_QUARK(ddp-keyfile-error-quark, ddp_keyfile_error)
@@ -315,31 +312,21 @@ ddp_keyfile_get_string(const DdpKeyFile *kf, const char *group, const char *key,
 }
 
 gboolean
-ddp_keyfile_get_int64(const DdpKeyFile *kf, const char *group, const char *key, gboolean required,
-                      gint64 min, gint64 max, gint64 *out, GError **error)
+ddp_keyfile_get_uint64(const DdpKeyFile *kf, const char *group, const char *key, gboolean required,
+                       guint64 min, guint64 max, guint64 *out, GError **error)
 {
   gboolean ok;
   g_autofree char *value = raw_value(kf, group, key, required, &ok, error);
   if (!value)
     return ok;
-  char *end = NULL;
-  errno = 0;
-  gint64 v = g_ascii_strtoll(value, &end, 10);
-  if (end == value || *end != '\0' || errno == ERANGE) {
-    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, key, "\"%s\" is not an integer", value);
+  /* decimal digits only: no sign, no spaces, no hexadecimal */
+  if (!g_ascii_string_to_unsigned(value, 10, min, max, out, NULL)) {
+    g_autofree char *quoted = ddp_range_quote(value);
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, key,
+                          "\"%s\" must be a whole number from %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT, quoted,
+                          min, max);
     return FALSE;
   }
-  if (v < min || v > max) {
-    if (max == G_MAXINT64)
-      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, key,
-                            "must be at least %" G_GINT64_FORMAT " (got %s)", min, value);
-    else
-      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, key,
-                            "must be between %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT " (got %s)",
-                            min, max, value);
-    return FALSE;
-  }
-  *out = v;
   return TRUE;
 }
 

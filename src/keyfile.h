@@ -44,12 +44,12 @@ gboolean ddp_keyfile_check_keys(const DdpKeyFile *kf, const char *group, const c
 
 /* Typed getters.  When the key is absent: if @required, fail with ..._MISSING; otherwise store
  * nothing and return TRUE (so callers pre-fill defaults).  Range checks are inclusive; numbers go
- * through ddp_keyfile_get_ranged and the one table of ranges.h; ddp_keyfile_get_int64 is for the
+ * through ddp_keyfile_get_ranged and the one table of ranges.h; ddp_keyfile_get_uint64 is for the
  * one integer no double holds (a 64-bit seed).  Strings are newly allocated. */
 gboolean ddp_keyfile_get_string(const DdpKeyFile *kf, const char *group, const char *key,
                                 gboolean required, char **out, GError **error);
-gboolean ddp_keyfile_get_int64(const DdpKeyFile *kf, const char *group, const char *key,
-                               gboolean required, gint64 min, gint64 max, gint64 *out, GError **error);
+gboolean ddp_keyfile_get_uint64(const DdpKeyFile *kf, const char *group, const char *key,
+                                gboolean required, guint64 min, guint64 max, guint64 *out, GError **error);
 gboolean ddp_keyfile_get_bool(const DdpKeyFile *kf, const char *group, const char *key,
                               gboolean required, gboolean *out, GError **error);
 /* A number inside @range (ranges.h), the usual way to read a numeric key: an integer range takes

@@ -248,7 +248,7 @@ read_scenario_file(const DdpKeyFile *kf, DdpScenario *s, char **model, char **cl
   DdpSetup *t = &s->setup;
   int precision = t->precision, hook = t->comm_hook, optimizer = t->optimizer, mode = t->mode;
   double accumulate = t->accumulate, iterations = t->iterations;
-  gint64 seed = (gint64)t->seed;
+  guint64 seed = t->seed;
   g_autofree char *torch_version = NULL;
   if (!ddp_keyfile_check_keys(kf, "training", training_keys, error) ||
       !ddp_keyfile_get_ranged(kf, "training", "batch", FALSE, &DDP_RANGE_BATCH, &t->batch, error) ||
@@ -262,8 +262,8 @@ read_scenario_file(const DdpKeyFile *kf, DdpScenario *s, char **model, char **cl
       !ddp_keyfile_get_bool(kf, "training", "static_graph", FALSE, &t->buckets.static_graph, error) ||
       !ddp_keyfile_get_bool(kf, "training", "broadcast_buffers", FALSE, &t->broadcast_buffers, error) ||
       !ddp_keyfile_get_ranged(kf, "training", "iterations", FALSE, &DDP_RANGE_ITERATIONS, &iterations, error) ||
-      /* no DdpRange holds 2^63 − 1 exactly (a double cannot), so the seed keeps its own bounds */
-      !ddp_keyfile_get_int64(kf, "training", "seed", FALSE, 0, G_MAXINT64, &seed, error) ||
+      /* no DdpRange holds 2^64 − 1 exactly (a double cannot): the seed's range is the --seed flag's */
+      !ddp_keyfile_get_uint64(kf, "training", "seed", FALSE, 0, G_MAXUINT64, &seed, error) ||
       !ddp_keyfile_get_string(kf, "training", "stragglers", FALSE, &t->stragglers, error) ||
       !ddp_keyfile_get_ranged(kf, "training", "step_ms", FALSE, &DDP_RANGE_STEP_MS, &t->step_ms, error) ||
       !ddp_keyfile_get_choice(kf, "training", "mode", FALSE, mode_names, &mode, error) ||
@@ -283,7 +283,7 @@ read_scenario_file(const DdpKeyFile *kf, DdpScenario *s, char **model, char **cl
   t->optimizer = optimizer;
   t->accumulate = (guint)accumulate;
   t->iterations = (guint)iterations;
-  t->seed = (guint64)seed;
+  t->seed = seed;
   if (ddp_keyfile_has_key(kf, "training", "bucket_cap_mb"))
     t->buckets.bucket_cap_given = TRUE;
   if (ddp_keyfile_has_key(kf, "training", "stragglers")) {

@@ -38,14 +38,14 @@ test_values(void)
   g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("mem.conf", good, &error);
   g_autofree char *name = NULL;
   double ratio = 0;
-  gint64 count = 0;
+  guint64 count = 0;
   gboolean flag = FALSE;
   int kind = -1;
   static const char *const kinds[] = { "LL", "LL128", "Simple", NULL };
   g_assert_true(ddp_keyfile_get_string(kf, "alpha", "name", TRUE, &name, &error));
   static const DdpRange unit = { 0, 1, FALSE, FALSE, FALSE };
   g_assert_true(ddp_keyfile_get_ranged(kf, "alpha", "ratio", TRUE, &unit, &ratio, &error));
-  g_assert_true(ddp_keyfile_get_int64(kf, "beta", "count", TRUE, 0, 100, &count, &error));
+  g_assert_true(ddp_keyfile_get_uint64(kf, "beta", "count", TRUE, 0, 100, &count, &error));
   g_assert_true(ddp_keyfile_get_bool(kf, "beta", "flag", TRUE, &flag, &error));
   g_assert_true(ddp_keyfile_get_choice(kf, "beta", "kind", TRUE, kinds, &kind, &error));
   g_assert_no_error(error);
@@ -94,7 +94,7 @@ test_value_errors(void)
   g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("c.cluster", text, &e0);
   g_assert_no_error(e0);
   double d;
-  gint64 n;
+  guint64 n;
   gboolean b;
   int k;
   static const char *const kinds[] = { "slow", "medium", NULL };
@@ -105,8 +105,8 @@ test_value_errors(void)
   g_assert_cmpstr(e1->message, ==, "c.cluster:2: net.bandwidth: \"-5\" must be a number from 0 to 1e+06");
   g_assert_false(ddp_keyfile_get_bool(kf, "net", "flag", TRUE, &b, &e2));
   g_assert_cmpstr(e2->message, ==, "c.cluster:4: net.flag: \"maybe\" is not a boolean (true or false)");
-  g_assert_false(ddp_keyfile_get_int64(kf, "net", "n", TRUE, 0, 10, &n, &e3));
-  g_assert_cmpstr(e3->message, ==, "c.cluster:5: net.n: \"3.5\" is not an integer");
+  g_assert_false(ddp_keyfile_get_uint64(kf, "net", "n", TRUE, 0, 10, &n, &e3));
+  g_assert_cmpstr(e3->message, ==, "c.cluster:5: net.n: \"3.5\" must be a whole number from 0 to 10");
   g_assert_false(ddp_keyfile_get_choice(kf, "net", "kind", TRUE, kinds, &k, &e4));
   g_assert_cmpstr(e4->message, ==, "c.cluster:6: net.kind: \"Fast\" is not one of slow|medium");
   g_assert_false(ddp_keyfile_check_keys(kf, "net", known, &e5));

@@ -411,6 +411,12 @@ test_scenario_bounds(void)
     { "seq_len", NULL, "16777217", "s.scenario:5: training.seq_len: \"16777217\" must be a whole number from 1 to 16777216" },
     { NULL, "seq-len", "16777216", NULL },
     { NULL, "seq-len", "16777217", "--seq-len: \"16777217\" must be a whole number from 1 to 16777216" },
+    /* the seed: 2^64 − 1 from the file as from the flag (no double holds it: its own parser) */
+    { "seed", NULL, "18446744073709551615", NULL },
+    { "seed", NULL, "18446744073709551616",
+      "s.scenario:5: training.seed: \"18446744073709551616\" must be a whole number from 0 to 18446744073709551615" },
+    { NULL, "seed", "18446744073709551615", NULL },
+    { NULL, "seed", "18446744073709551616", "--seed: \"18446744073709551616\" must be a whole number from 0 to 18446744073709551615" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autofree char *text = g_strdup_printf("[scenario]\nmodel = %s\ncluster = %s\n[training]\n%s%s%s\n", model, cluster,
@@ -424,11 +430,16 @@ test_scenario_bounds(void)
       cli.jitter = (char *)cases[i].value;
     if (g_strcmp0(cases[i].flag, "seq-len") == 0)
       cli.seq_len = (char *)cases[i].value;
+    if (g_strcmp0(cases[i].flag, "seed") == 0)
+      cli.seed = (char *)cases[i].value;
     g_autoptr(DdpScenario) s = ddp_scenario_load(scenario, &cli, TRUE, &error);
     if (!cases[i].message) {
       g_assert_no_error(error);
-      if (g_str_has_prefix(cases[i].key ? cases[i].key : cases[i].flag, "jitter"))
+      const char *name = cases[i].key ? cases[i].key : cases[i].flag;
+      if (g_str_has_prefix(name, "jitter"))
         g_assert_cmpfloat(s->setup.overheads.jitter, ==, 0.5);
+      else if (g_str_has_prefix(name, "seed"))
+        g_assert_cmpuint(s->setup.seed, ==, G_MAXUINT64);
       else
         g_assert_cmpuint(s->setup.seq_len, ==, 16777216);
       continue;
