@@ -12,15 +12,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  g_autofree char *text = fuzz_text(data, size);
-  if (!text)
+  g_autoptr(DdpKeyFile) kf = fuzz_keyfile(data, size, "fuzz.cluster");
+  if (!kf)
     return 0;
   g_autoptr(GError) error = NULL;
-  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("fuzz.cluster", text, &error);
-  if (!kf) {
-    fuzz_check_error(error);
-    return 0;
-  }
   g_autoptr(DdpCluster) cluster = ddp_cluster_from_keyfile(kf, &error);
   if (!cluster) {
     fuzz_check_error(error);

@@ -10,15 +10,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  g_autofree char *text = fuzz_text(data, size);
-  if (!text)
+  g_autoptr(DdpKeyFile) kf = fuzz_keyfile(data, size, "fuzz.model");
+  if (!kf)
     return 0;
   g_autoptr(GError) error = NULL;
-  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("fuzz.model", text, &error);
-  if (!kf) {
-    fuzz_check_error(error);
-    return 0;
-  }
   g_autoptr(DdpModel) model = ddp_model_from_keyfile(kf, &error);
   if (!model) {
     fuzz_check_error(error);

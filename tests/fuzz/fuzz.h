@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "keyfile.h"
 #include "ranges.h"
 
 #define FUZZ_REQUIRE(cond) \
@@ -42,6 +43,21 @@ fuzz_check_error(const GError *error)
 {
   FUZZ_REQUIRE(error != NULL && error->message != NULL && error->message[0] != '\0');
   FUZZ_REQUIRE(strchr(error->message, '\n') == NULL);
+}
+
+/* The bytes as key-file text named @name (the parser's first stage), or NULL when they hold a NUL
+ * byte or the key-file parser refused them (the refusal checked as fuzz_check_error does). */
+static inline DdpKeyFile *
+fuzz_keyfile(const uint8_t *data, size_t size, const char *name)
+{
+  g_autofree char *text = fuzz_text(data, size);
+  if (!text)
+    return NULL;
+  g_autoptr(GError) error = NULL;
+  DdpKeyFile *kf = ddp_keyfile_load_data(name, text, &error);
+  if (!kf)
+    fuzz_check_error(error);
+  return kf;
 }
 
 /* The bytes written to this process's scratch file (for parsers that take a path); the path is
