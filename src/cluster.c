@@ -19,9 +19,10 @@ static const char *const cluster_keys[] = { "name", "description", "gpu", "gpus_
                                             "overlap_slowdown", NULL };
 static const char *const gpu_keys[] = { "name", "sm_arch", "fp32_tflops", "tf32_tflops", "fp16_tflops",
                                         "bf16_tflops", "hbm_GBs", "memory_GB", "sms", NULL };
-static const char *const intra_keys[] = { "fabric", "bandwidth_GBs", "latency_us", "efficiency", "p2p", NULL };
+static const char *const intra_keys[] = { "fabric", "bandwidth_GBs", "latency_us", "efficiency", "p2p", "domain_gpus",
+                                          NULL };
 static const char *const inter_keys[] = { "fabric", "nics_per_node", "nic_bandwidth_Gbps", "latency_us",
-                                          "oversubscription", "rail_optimized", "efficiency", NULL };
+                                          "oversubscription", "rail_optimized", "efficiency", "nodes_per_leaf", NULL };
 static const char *const nccl_keys[] = { "cost_model", "algorithm", "protocol", "channels", "bw_intra_GBs",
                                          "bw_inter_GBs", "amd_cpu", "launch_us", "nvls", "host_launch_us", NULL };
 
@@ -149,11 +150,29 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
        !ddp_keyfile_get_ranged(kf, "intra", "latency_us", TRUE, &DDP_RANGE_LATENCY_US, &c->intra.latency_us, error)))
     return NULL;
   c->intra.fabric = fabric;
+  double domain_gpus = gpus_per_node;
+  if (ddp_keyfile_has_group(kf, "intra") &&
+      !ddp_keyfile_get_ranged(kf, "intra", "domain_gpus", FALSE, &DDP_RANGE_DOMAIN_GPUS, &domain_gpus, error))
+    return NULL;
+  if ((guint64)domain_gpus % (guint64)gpus_per_node != 0) {
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "intra", "domain_gpus",
+                          "an NVLink domain holds whole nodes: %g is not a multiple of gpus_per_node %g", domain_gpus,
+                          gpus_per_node);
+    return NULL;
+  }
+  if (domain_gpus > gpus_per_node && fabric == DDP_INTRA_PCIE) {
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "intra", "domain_gpus",
+                          "a PCIe fabric does not span nodes (domain_gpus %g > gpus_per_node %g needs NVLink)",
+                          domain_gpus, gpus_per_node);
+    return NULL;
+  }
+  c->intra.domain_gpus = (int)domain_gpus;
 
   c->inter.oversubscription = 1.0;
+  c->inter.nodes_per_leaf = 1;
   c->inter.rail_optimized = TRUE;
   if (ddp_keyfile_has_group(kf, "inter")) {
-    double nics = 0;
+    double nics = 0, leaf = 1;
     fabric = DDP_INTER_IB;
     if (!ddp_keyfile_check_keys(kf, "inter", inter_keys, error) ||
         !ddp_keyfile_get_choice(kf, "inter", "fabric", TRUE, inter_fabrics, &fabric, error) ||
@@ -161,17 +180,22 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
         !ddp_keyfile_get_ranged(kf, "inter", "nic_bandwidth_Gbps", TRUE, &DDP_RANGE_BANDWIDTH_GBPS, &c->inter.nic_bandwidth_Gbps, error) ||
         !ddp_keyfile_get_ranged(kf, "inter", "latency_us", TRUE, &DDP_RANGE_LATENCY_US, &c->inter.latency_us, error) ||
         !ddp_keyfile_get_ranged(kf, "inter", "oversubscription", FALSE, &DDP_RANGE_OVERSUBSCRIPTION, &c->inter.oversubscription, error) ||
-        !ddp_keyfile_get_bool(kf, "inter", "rail_optimized", FALSE, &c->inter.rail_optimized, error))
+        !ddp_keyfile_get_bool(kf, "inter", "rail_optimized", FALSE, &c->inter.rail_optimized, error) ||
+        !ddp_keyfile_get_ranged(kf, "inter", "nodes_per_leaf", FALSE, &DDP_RANGE_NODES_PER_LEAF, &leaf, error))
       return NULL;
+    c->inter.nodes_per_leaf = (int)leaf;
     c->inter.fabric = fabric;
     c->inter.nics_per_node = (int)nics;
   } else {
-    if (c->max_nodes > 1) {
+    /* without a network the cluster is one NVLink domain: one server, or the hosts of one rack */
+    int domain_nodes = ddp_cluster_domain_nodes(c);
+    if (c->max_nodes > domain_nodes) {
+      g_autofree char *what = domain_nodes == 1 ? g_strdup("one node") : g_strdup_printf("%d nodes (one NVLink domain)", domain_nodes);
       ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_MISSING, "cluster", "max_nodes",
-                            "more than one node needs an [inter] group describing the network");
+                            "more than %s needs an [inter] group describing the network", what);
       return NULL;
     }
-    c->max_nodes = 1;
+    c->max_nodes = domain_nodes;
   }
 
   int cost_model = DDP_COST_NCCL, algorithm = DDP_ALGO_AUTO, protocol = DDP_PROTO_AUTO;
@@ -286,6 +310,12 @@ ddp_cluster_inter_GBs_per_gpu(const DdpCluster *cluster)
 {
   return cluster->inter.nics_per_node * cluster->inter.nic_bandwidth_Gbps / 8.0 /
          cluster->gpus_per_node / cluster->inter.oversubscription;
+}
+
+int
+ddp_cluster_domain_nodes(const DdpCluster *cluster)
+{
+  return cluster->intra.domain_gpus > cluster->gpus_per_node ? cluster->intra.domain_gpus / cluster->gpus_per_node : 1;
 }
 
 /* Intra-node: what NCCL's topology counts per link of the raw rate (topo.h): NVLink 2/3 at 20 of

@@ -46,13 +46,20 @@ typedef struct {
      * (ddp_cluster_intra_efficiency). */
     double efficiency;
     gboolean p2p_off;         /* GPU peer-to-peer disabled ([intra] p2p = false): staged through host memory */
+    /* GPUs in one NVLink domain ([intra] domain_gpus): gpus_per_node for an ordinary server, 72 for
+     * an NVL72 rack of 18 four-GPU trays.  Inside a domain ranks talk over NVLink (and NVLS); the
+     * NICs only join domains.  A whole number of nodes. */
+    int domain_gpus;
   } intra;
   struct {
     DdpInterFabric fabric;
     int nics_per_node;
     double nic_bandwidth_Gbps;/* per NIC, one direction, 10^9 bit/s */
     double latency_us;        /* per hop */
-    double oversubscription;  /* >= 1: fabric bisection is 1/oversubscription of the NIC total */
+    /* >= 1: the uplinks of a leaf switch carry 1/oversubscription of what its nodes' NICs can send
+     * (k:1 above the leaf); inside a leaf of nodes_per_leaf nodes the fabric is non-blocking. */
+    double oversubscription;
+    int nodes_per_leaf;       /* nodes under one leaf switch (per rail); 1 (the default): every node its own leaf */
     gboolean rail_optimized;
     /* Share of the NIC line rate NCCL's transport reaches; 0: the fabric's default
      * (ddp_cluster_inter_efficiency). */
@@ -93,8 +100,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpCluster, ddp_cluster_free)
 /* Nodes used by @gpus GPUs, and whether @gpus fits this cluster (a multiple of gpus_per_node or
  * fewer than one node; within max_nodes). */
 gboolean ddp_cluster_check_gpus(const DdpCluster *cluster, guint64 gpus, guint64 *nodes, GError **error);
-/* Per-GPU share of inter-node bandwidth, 10^9 B/s: NICs × NIC bandwidth / 8 / gpus_per_node / oversubscription. */
+/* Per-GPU share of inter-node bandwidth, 10^9 B/s: NICs × NIC bandwidth / 8 / gpus_per_node /
+ * oversubscription (the alpha-beta model's link: every node its own leaf). */
 double ddp_cluster_inter_GBs_per_gpu(const DdpCluster *cluster);
+
+/* Nodes in one NVLink domain: domain_gpus / gpus_per_node (1 for an ordinary server). */
+int ddp_cluster_domain_nodes(const DdpCluster *cluster);
 
 /* Effective transport efficiencies: the cluster's own value, or the fabric's default (cluster.c
  * derives each default).  Intra: NVLink/NVSwitch 20/25 (NVLink 2–3), 20.6/25 (NVLink 4), 40.1/50

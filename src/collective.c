@@ -316,7 +316,9 @@ struct _DdpCollective {
   DdpCostModel cost_model;
   DdpAlgorithm algorithm;            /* forced, or AUTO */
   DdpProtocol protocol;              /* forced, or AUTO */
-  guint64 gpus, nodes, ppn;
+  /* nodes and ppn are NCCL's: an NVLink domain that spans hosts (NVL72) is one node to NCCL's
+   * topology (MNNVL), so they count domains and GPUs per domain; hosts counts the servers. */
+  guint64 gpus, nodes, ppn, hosts, hosts_per_domain;
   int sm_arch;
   /* NCCL model */
   Graph graph[DDP_ALGO_COUNT];       /* RING, TREE; NVLS and NVLS_TREE share the NVLS graph (0 channels: none) */
@@ -333,6 +335,8 @@ struct _DdpCollective {
   gboolean net_flush;                /* Simple receives over GPUDirect RDMA are flushed (physics_setup) */
   double ll_cap_GBs;                 /* NCCL's llMaxBw for this communicator (busbw) */
   double ll128_channel_GBs[DDP_ALGO_COUNT]; /* NCCL's LL128 busbw per channel, ring and tree (physics_setup) */
+  double tree_channel_cap_GBs;       /* tree algbw cap across nodes: tree graph channels × perChMaxTreeBw / 2 */
+  double nvls_tree_channel_cap_GBs;  /* NVLSTree algbw cap: NVLS graph channels × perChMaxNVLSTreeBw, as a ring's */
   int nvls_channels;                 /* NVLS kernels' channels (nvls.cc), 0 without NVLS */
   double nvls_intra_algbw_GBs;       /* NVLS inside one node of ppn GPUs, algbw (tuner formula) */
   /* alpha-beta model */
@@ -359,8 +363,28 @@ log2_floor(guint64 x)
   return l;
 }
 
+/* The share of a node's NIC bandwidth a collective gets through the switches when every node
+ * sends (docs/collective.md "Switch tiers").  Under one leaf switch (per rail) of nodes_per_leaf
+ * hosts the fabric is non-blocking.  A job that spans leaves crosses the leaves' uplinks, which carry
+ * 1/oversubscription of what the leaf's hosts can send.  NCCL's rings and trees are ordered by node
+ * index, so only a few of their edges leave a leaf, but each edge that does carries what one node's
+ * NICs carry (a ring's neighbour link; a tree's parent link, two of which a node has over the two
+ * trees): a leaf's uplink then behaves as one node whose NICs are nodes_per_leaf / oversubscription
+ * of a host's — the bound binds only where oversubscription exceeds the hosts per leaf (per NCCL node
+ * when an NVLink domain spans hosts).  nodes_per_leaf 1, the default, is the older reading: every
+ * node's NICs divided by oversubscription. */
+static double
+fabric_share(const DdpCluster *cluster, guint64 hosts, guint64 hosts_per_domain)
+{
+  /* a leaf holds at least one NCCL node: an NVLink domain's hosts share their uplinks */
+  guint64 leaf = MAX((guint64)MAX(cluster->inter.nodes_per_leaf, 1), hosts_per_domain);
+  if (hosts <= leaf)
+    return 1.0;
+  return MIN(1.0, (double)leaf / (cluster->inter.oversubscription * (double)hosts_per_domain));
+}
+
 static Fabric
-fabric_of(const DdpCluster *cluster, guint64 nodes, guint64 ppn)
+fabric_of(const DdpCluster *cluster, guint64 nodes, guint64 ppn, guint64 hosts, guint64 hosts_per_domain)
 {
   Fabric f = { 0 };
   f.sm_arch = cluster->gpu.sm_arch;
@@ -370,10 +394,11 @@ fabric_of(const DdpCluster *cluster, guint64 nodes, guint64 ppn)
     f.tree_intra_GBs = f.intra_GBs * (double)ppn / (double)(ppn - 1);
   }
   if (nodes > 1) {
-    /* NCCL's IB/socket plugins report the link speed: 400 Gb/s → 50 GB/s.  The fabric's
-     * oversubscription divides what a NIC can push through the core when every node sends. */
-    f.nics = cluster->inter.nics_per_node;
-    f.nic_path_GBs = MIN(cluster->inter.nic_bandwidth_Gbps / 8.0 / cluster->inter.oversubscription,
+    /* NCCL's IB/socket plugins report the link speed: 400 Gb/s → 50 GB/s.  An oversubscribed core
+     * passes only a share of it when every node sends (fabric_share).  An NVLink domain of several
+     * hosts has all of their NICs. */
+    f.nics = cluster->inter.nics_per_node * (int)MIN(hosts_per_domain, 1024);
+    f.nic_path_GBs = MIN(cluster->inter.nic_bandwidth_Gbps / 8.0 * fabric_share(cluster, hosts, hosts_per_domain),
                          pcie_path_GBs(f.sm_arch));
   }
   gboolean sm100 = f.sm_arch >= 100, sm90 = f.sm_arch >= 90;
@@ -551,7 +576,7 @@ static const double proto_threads[DDP_PROTO_COUNT] = { 0, 512, 640, 512 };
  *   LL128  120 × 640 threads × 8 steps × 8 B = 4 915 200 B, 120 of every 128 B data: 576 000 B;
  *   Simple NCCL_BUFFSIZE 4 MiB / 8 = 512 KiB;  NVLS: nvlsChunkSize 128 KiB (collectives.h). */
 static const double step_bytes[DDP_PROTO_COUNT] = { 0, 32768, 576000, 524288 };
-enum { NVLS_CHUNK_BYTES = 131072 };
+enum { NVLS_CHUNK_BYTES = 131072, NCCL_STEPS = 8 };
 /* Payload per byte on the wire: LL 8-byte words of 4 B data + 4 B flag; LL128 120 of 128 B. */
 static const double proto_payload[DDP_PROTO_COUNT] = { 0, 0.5, 120.0 / 128.0, 1.0 };
 
@@ -595,6 +620,13 @@ physics_setup(DdpCollective *c, const DdpCluster *cluster)
    * sizes, where NCCL runs few channels (nc(S) below). */
   c->ll128_channel_GBs[DDP_ALGO_RING] = ring_ll128_max_bw[arch][scale];
   c->ll128_channel_GBs[DDP_ALGO_TREE] = tree_ll128_max_bw[arch][scale];
+  /* NCCL's per-channel tree and NVLSTree rates, counted on the graphs' channels as its tuner does
+   * (tuning.cc: Tree busBw ≤ nChannels × perChMaxTreeBw, algBw = busBw / 2; NVLSTree bw per channel
+   * ≤ perChMaxNVLSTreeBw, algBw = nChannels · bw · n / (2(n-1))): a tree channel's thread block
+   * reduces and forwards to two children, and NCCL measured what one sustains. */
+  double n = (double)c->gpus;
+  c->tree_channel_cap_GBs = c->graph[DDP_ALGO_TREE].channels * tree_max_bw[arch][scale] / 2.0;
+  c->nvls_tree_channel_cap_GBs = c->graph[DDP_ALGO_NVLS].channels * nvls_tree_max_bw[arch][scale] * n / (2.0 * (n - 1));
   c->intra_bus_GBs = G_MAXDOUBLE;
   if (c->ppn > 1) {
     c->intra_bus_GBs = ddp_cluster_intra_efficiency(cluster) * cluster->intra.bandwidth_GBs;
@@ -604,7 +636,8 @@ physics_setup(DdpCollective *c, const DdpCluster *cluster)
   c->net_GBs = 0;
   if (c->nodes > 1) {
     double nic = cluster->inter.nic_bandwidth_Gbps / 8.0 * ddp_cluster_inter_efficiency(cluster);
-    c->net_GBs = cluster->inter.nics_per_node * MIN(nic, pcie_path_GBs(c->sm_arch)) / cluster->inter.oversubscription;
+    c->net_GBs = (double)c->hosts_per_domain * cluster->inter.nics_per_node * MIN(nic, pcie_path_GBs(c->sm_arch)) *
+                 fabric_share(cluster, c->hosts, c->hosts_per_domain);
   }
   /* NVLS runs on comm->nvlsChannels (nvls.cc ncclNvlsInit / ncclNvlsTuning): 16 on Hopper; on
    * Blackwell 24 on one node, 32 across nodes.  Its intra-node peak is NCCL's own NVLS figure for
@@ -612,11 +645,25 @@ physics_setup(DdpCollective *c, const DdpCluster *cluster)
   c->nvls_channels = 0;
   if (c->graph[DDP_ALGO_NVLS].channels >= 2) {
     c->nvls_channels = c->sm_arch >= 100 ? (c->nodes == 1 ? 24 : 32) : 16;
-    Fabric one = fabric_of(cluster, 1, c->ppn);
+    Fabric one = fabric_of(cluster, 1, c->ppn, c->hosts, c->hosts_per_domain);
     Graph g1 = search_nvls_graph(&one, (int)c->ppn);
     double ppn = (double)c->ppn;
     c->nvls_intra_algbw_GBs = nvls_busbw(&g1, arch) * ppn / (2.0 * (ppn - 1));
   }
+}
+
+/* What one node moves through its NICs, each way, in a double binary tree AllReduce over @nodes
+ * nodes, in units of the buffer S: each tree carries S/2 and a node moves S/2 each way per edge it
+ * has in a tree, so the load is (edges in tree 1 + edges in tree 2) / 2.  NCCL's trees (trees.cc
+ * ncclGetBtree, ncclGetDtree: the second tree mirrored for an even count, shifted by one for an odd
+ * one) give every node at most 2 edges over both on 2 nodes (load 1: S each way, the 2-node case
+ * NCCL's tuner doubles the tree's bandwidth for), 3 on 3 nodes, and 4 from 4 nodes on — every node
+ * is internal (3 edges) in one tree and a leaf (1) in the other (checked node by node up to 10^5
+ * nodes), so algbw ≤ NIC bandwidth / 2 there, as NCCL's tuner assumes with bwInter. */
+static double
+tree_node_load(guint64 nodes)
+{
+  return (double)MIN(nodes, 4) / 2.0;
 }
 
 /* Peak algbw of @a × @p, and the per-channel rates of its intra-node and network hops (busbw
@@ -638,26 +685,37 @@ physics_peak(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p, int channels
     *hop_intra = MIN(c->intra_bus_GBs * e, cap) / channels;
     *hop_net = MIN(net * e, cap) / channels;
   } else if (a == DDP_ALGO_TREE) {
-    /* the reduce goes up and the broadcast down, each moving all S through every node's NICs and
-     * along the chain inside the node: algbw ≤ the slowest of them */
+    /* Inside a node the chain moves all S up and all S down through every GPU's link.  Across
+     * nodes each of the two trees carries half the buffer, and a node moves S/2 each way per tree
+     * edge it has (its children's halves up and its parent's down in the reduce; the reverse in the
+     * broadcast): the double binary tree's edges per node (tree_node_load) set its NIC load.  Each
+     * protocol has NCCL's per-channel cap: LL's llMaxBw, LL128's perChMaxTreeLL128Bw on the
+     * channels running (as the ring's), Simple's perChMaxTreeBws across nodes counted on the tree
+     * graph's channels as NCCL's tuner counts it (tuning.cc: busBw ≤ nChannels × it, algBw =
+     * busBw / 2; on two A100 nodes that is what keeps the tree below the ring at large sizes, as
+     * NCCL's tuner and the Azure NDm A100 v4 curve have it). */
     double cap = p == DDP_PROTO_LL      ? c->ll_cap_GBs / 2.0
                  : p == DDP_PROTO_LL128 ? channels * c->ll128_channel_GBs[DDP_ALGO_TREE] / 2.0
+                 : c->nodes > 1         ? c->tree_channel_cap_GBs
                                         : G_MAXDOUBLE;
-    algbw = MIN(link * e, cap);
+    double tree_net = c->nodes > 1 ? net / tree_node_load(c->nodes) : G_MAXDOUBLE;
+    algbw = MIN(MIN(c->intra_bus_GBs, tree_net) * e, cap);
     /* One node: NCCL's tree is a single chain, which its own table rates below the ring; auto never
      * picks it here (ddp_collective_allreduce) and a forced one gets the ring's throughput. */
     if (c->nodes == 1)
       algbw = MIN(link * e, 2.0 * cap) * n / (2.0 * (n - 1));
     *hop_intra = MIN(c->intra_bus_GBs * e, cap) / channels;
-    *hop_net = MIN(net * e, cap) / channels;
+    *hop_net = MIN(tree_net * e, cap) / channels;
   } else if (a == DDP_ALGO_NVLS) {
     algbw = c->allreduce[DDP_ALGO_NVLS][DDP_PROTO_SIMPLE].algbw_GBs;
     *hop_intra = *hop_net = 2.0 * algbw / channels;
   } else {
-    /* NVLSTree: NVLS inside each node, a tree through the NICs across them */
-    algbw = MIN(c->nvls_intra_algbw_GBs, net);
+    /* NVLSTree: NVLS inside each node, the double binary tree through the NICs across them (its
+     * NIC load as the tree's), and NCCL's per-channel NVLSTree rate (perChMaxNVLSTreeBws). */
+    double tree_net = net / tree_node_load(c->nodes);
+    algbw = MIN(MIN(c->nvls_intra_algbw_GBs, tree_net), c->nvls_tree_channel_cap_GBs);
     *hop_intra = 2.0 * c->nvls_intra_algbw_GBs / channels;
-    *hop_net = net / channels;
+    *hop_net = tree_net / channels;
   }
   return algbw;
 }
@@ -687,16 +745,21 @@ static gboolean allowed(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p);
 DdpCollective *
 ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error)
 {
-  guint64 nodes;
-  if (!ddp_cluster_check_gpus(cluster, gpus, &nodes, error))
+  guint64 hosts;
+  if (!ddp_cluster_check_gpus(cluster, gpus, &hosts, error))
     return NULL;
   g_autoptr(DdpCollective) c = g_new0(DdpCollective, 1);
   c->cost_model = cluster->nccl.cost_model;
   c->algorithm = cluster->nccl.algorithm;
   c->protocol = cluster->nccl.protocol;
   c->gpus = gpus;
-  c->nodes = nodes;
-  c->ppn = gpus / nodes;
+  c->hosts = hosts;
+  /* NVLink domains: a job is spread evenly over the fewest domains that hold it (32 four-GPU hosts
+   * on NVL72 racks of 18: 2 domains of 16 hosts).  NCCL treats each domain as one node (MNNVL). */
+  guint64 domain_hosts = (guint64)ddp_cluster_domain_nodes(cluster);
+  c->nodes = (hosts + domain_hosts - 1) / domain_hosts;
+  c->hosts_per_domain = (hosts + c->nodes - 1) / c->nodes;
+  c->ppn = MIN(gpus, c->hosts_per_domain * (guint64)cluster->gpus_per_node);
   c->sm_arch = cluster->gpu.sm_arch;
   c->gpus_per_process = 1;
   if (gpus == 1)
@@ -713,7 +776,7 @@ ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error)
     return g_steal_pointer(&c);
   }
 
-  Fabric f = fabric_of(cluster, nodes, c->ppn);
+  Fabric f = fabric_of(cluster, c->nodes, c->ppn, c->hosts, c->hosts_per_domain);
   c->graph[DDP_ALGO_RING] = search_graph(&f, FALSE, MAX_SEARCH_CHANNELS);
   c->graph[DDP_ALGO_TREE] = search_graph(&f, TRUE, c->graph[DDP_ALGO_RING].channels);
   apply_overrides(cluster, &c->graph[DDP_ALGO_RING]);
@@ -773,6 +836,12 @@ ddp_collective_gpus(const DdpCollective *c)
 guint64
 ddp_collective_nodes(const DdpCollective *c)
 {
+  return c->hosts;
+}
+
+guint64
+ddp_collective_domains(const DdpCollective *c)
+{
   return c->nodes;
 }
 
@@ -826,10 +895,13 @@ physics_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProt
   double S = (double)bytes, n = (double)c->gpus;
   gboolean nvls = a == DDP_ALGO_NVLS || a == DDP_ALGO_NVLS_TREE;
   int NC = nvls ? c->nvls_channels : c->comm_channels;
-  int nc = NC;
+  /* NCCL runs ⌊S / (nthreads · threshold)⌋ channels; the model takes the quotient itself, so that
+   * between two channel counts the time stays flat instead of dropping when a channel joins (a
+   * larger message is never faster: the scale properties of tests/test-collective). */
+  double nc = NC;
   if (!nvls) {
     double per_channel = proto_threads[p] * thread_threshold[p] * (a == DDP_ALGO_RING && p == DDP_PROTO_LL ? n : 1.0);
-    nc = (int)CLAMP(floor(S / per_channel), 1, NC);
+    nc = CLAMP(S / per_channel, 1, NC);
   }
   double hop_intra, hop_net;
   double algbw = physics_peak(c, a, p, NC, &hop_intra, &hop_net) * nc / NC;
@@ -841,6 +913,13 @@ physics_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProt
     /* n-1 hops to bring the first chunk round; nodes-1 of them leave a node */
     net_hops = (double)(c->nodes - 1);
     intra_hops = n - 1 - net_hops;
+    /* ... but only as far as the pipeline is deep: a connection buffers NCCL_STEPS (8) steps
+     * (device.h), so no more than 8 hops' worth of the first chunk are in flight ahead of the
+     * steady state; past that a ring of any size streams at its link rate (the network hops,
+     * the slowest, counted first).  Without the cap a ring of 1 024 GPUs pays 1 023 hops of fill
+     * and runs at 60 % of its measured rate (nccl-tests#322, 128 H100 nodes). */
+    net_hops = MIN(net_hops, (double)NCCL_STEPS);
+    intra_hops = MIN(intra_hops, (double)NCCL_STEPS - net_hops);
   } else if (a == DDP_ALGO_TREE) {
     /* up the chain inside the node, then up and down the tree across nodes */
     intra_hops = (double)(c->ppn - 1);
@@ -863,7 +942,7 @@ physics_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProt
   out->latency_us = c->launch_us + lat;
   out->transfer_us = S / (1000.0 * algbw);
   out->fill_us = fill;
-  out->channels = nc;
+  out->channels = (int)floor(nc);
   out->time_us = out->latency_us + out->transfer_us + fill;
 }
 
@@ -973,7 +1052,7 @@ ddp_collective_allreduce(const DdpCollective *c, guint64 bytes, DdpCollectiveCos
     return;
   }
   DdpFitAllreduceCost measured;
-  if (c->fit && ddp_fit_allreduce_cost(c->fit, c->gpus, c->nodes, bytes, c->algorithm, c->protocol, &measured)) {
+  if (c->fit && ddp_fit_allreduce_cost(c->fit, c->gpus, c->hosts, bytes, c->algorithm, c->protocol, &measured)) {
     out->time_us = measured.time_us;
     out->latency_us = measured.params.alpha_us;
     out->algorithm = measured.algo;

@@ -56,7 +56,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpCollective, ddp_collective_free)
 void ddp_collective_set_gpus_per_process(DdpCollective *c, guint gpus_per_process);
 
 guint64 ddp_collective_gpus(const DdpCollective *c);
+/* Servers the ranks occupy. */
 guint64 ddp_collective_nodes(const DdpCollective *c);
+/* NVLink domains the ranks occupy: the nodes of NCCL's topology (the servers, unless the cluster's
+ * [intra] domain_gpus joins several into one NVLink domain, as an NVL72 rack does). */
+guint64 ddp_collective_domains(const DdpCollective *c);
 
 /* AllReduce of @bytes bytes (count × type size, as nccl-tests' size column).  With one rank the
  * cost is zero (no communication). */

@@ -11,6 +11,13 @@
  *   H200 SXM 141GB  — H200 datasheet (2024): H100 compute; HBM3e 4.8 TB/s.
  *   B200 HGX 180GB  — HGX B200 datasheet (2025): TF32 1100, FP16/BF16 2250 dense; HBM3e 8 TB/s;
  *                     FP32 (non-tensor) 80 is our reading of the sheet and is least certain.
+ *   GB200 (NVL72)   — GB200 NVL72 specification (2024), per GPU = the rack's figures / 72, tensor
+ *                     figures there are with sparsity, halved here: FP16/BF16 2500, TF32 1250,
+ *                     FP32 80 (5 760 / 72); 13.4 TB HBM3e = 186 GB at 8 TB/s (576 TB/s / 72).
+ *   GB300 (NVL72)   — GB300 NVL72 specification (2025), per GPU the same way: FP16/BF16 2500,
+ *                     TF32 1250, FP32 80 (as GB200: our reading); 20.7 TB HBM3e = 288 GB at 8 TB/s;
+ *                     160 SMs; compute capability 10.3.  memory_GB is the spec's total less the
+ *                     ~3 % CUDA keeps (as B200's 191.5 of 192): an estimate.
  *   GeForce RTX 4090 — NVIDIA Ada Lovelace GPU architecture whitepaper v1.0 (2022), GeForce RTX 4090
  *                     column: sm_89, 128 SMs, FP32 82.6; tensor TF32 82.6, FP16 and BF16 165.2 with
  *                     FP32 accumulate (what mixed-precision training uses; 330.4 is FP16 accumulate);
@@ -42,11 +49,15 @@ static const BuiltinGpu builtin_gpus[] = {
     { "H200-SXM-141GB", 90, { 67.0, 494.7, 989.4, 989.4 }, 4800.0, 150.76, 132 } },
   { { "b200", "b200-sxm", NULL, NULL },
     { "B200-SXM-180GB", 100, { 80.0, 1100.0, 2250.0, 2250.0 }, 8000.0, 191.5, 148 } },
+  { { "gb200", "gb200-nvl72", NULL, NULL },
+    { "GB200-186GB", 100, { 80.0, 1250.0, 2500.0, 2500.0 }, 8000.0, 180.4, 148 } },
+  { { "gb300", "gb300-nvl72", NULL, NULL },
+    { "GB300-288GB", 103, { 80.0, 1250.0, 2500.0, 2500.0 }, 8000.0, 279.4, 160 } },
   { { "rtx4090", "rtx-4090", "geforce-rtx-4090", NULL },
     { "GeForce-RTX-4090", 89, { 82.6, 82.6, 165.2, 165.2 }, 1008.0, 25.757, 128 } },
 };
 
-static const char *const builtin_names[] = { "v100", "a100", "a100-40gb", "h100", "h200", "b200", "rtx4090", NULL };
+static const char *const builtin_names[] = { "v100", "a100", "a100-40gb", "h100", "h200", "b200", "gb200", "gb300", "rtx4090", NULL };
 
 /**
  * ddp_gpu_lookup:

@@ -26,6 +26,10 @@ G_DEFINE_QUARK(ddp-range-error-quark, ddp_range_error)
 const DdpRange DDP_RANGE_GPUS = { 1, 16777216.0, TRUE, FALSE, FALSE };
 /* NVL576 racks are the largest announced NVLink domain; 1024 leaves room. */
 const DdpRange DDP_RANGE_GPUS_PER_NODE = { 1, 1024, TRUE, FALSE, FALSE };
+/* An NVLink domain: NVL72 is 72 GPUs, NVL576 the largest announced; whole nodes (cluster.c). */
+const DdpRange DDP_RANGE_DOMAIN_GPUS = { 1, 1024, TRUE, FALSE, FALSE };
+/* Nodes under one leaf switch: a 64-port leaf serves 32 nodes non-blocking; 2^16 leaves room. */
+const DdpRange DDP_RANGE_NODES_PER_LEAF = { 1, 65536, TRUE, FALSE, FALSE };
 const DdpRange DDP_RANGE_NODES = { 0, 16777216.0, TRUE, FALSE, FALSE };
 const DdpRange DDP_RANGE_NICS = { 1, 1024, TRUE, FALSE, FALSE };
 /* Samples per GPU per micro-step: whole samples (a fraction of a sample is not a batch);

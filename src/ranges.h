@@ -63,6 +63,8 @@ typedef struct {
 extern const DdpRange DDP_RANGE_GPUS;            /* 1 .. 2^24 */
 extern const DdpRange DDP_RANGE_GPUS_PER_NODE;   /* 1 .. 1024 */
 extern const DdpRange DDP_RANGE_NODES;           /* 0 (no limit) .. 2^24 */
+extern const DdpRange DDP_RANGE_DOMAIN_GPUS;     /* 1 .. 1024 GPUs in one NVLink domain */
+extern const DdpRange DDP_RANGE_NODES_PER_LEAF;  /* 1 .. 65536 nodes under one leaf switch */
 extern const DdpRange DDP_RANGE_NICS;            /* 1 .. 1024 */
 extern const DdpRange DDP_RANGE_BATCH;           /* 1 .. 2^24 samples, whole */
 extern const DdpRange DDP_RANGE_GLOBAL_BATCH;    /* 1 .. 2^40 samples, whole */
