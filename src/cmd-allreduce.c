@@ -6,6 +6,7 @@
 #include "cmd.h"
 
 #include "collective.h"
+#include "tierfit.h"
 #include "jsonout.h"
 #include "ranges.h"
 
@@ -577,6 +578,21 @@ run(int argc, char **argv, AllreduceOptions *o)
     if (!cluster)
       return ddp_cmd_fail("allreduce", error);
     guint64 gpus = sweep.gpus ? sweep.gpus : (guint64)cluster->gpus_per_node;
+    guint64 nodes = 1;
+    if (!ddp_cluster_check_gpus(cluster, gpus, &nodes, &error))
+      return ddp_cmd_fail("allreduce", error);
+    /* a calibration first fits the model's per-tier parameters of the cluster (tierfit.h) */
+    g_autoptr(DdpFit) calibration = NULL;
+    g_autoptr(GPtrArray) warnings = NULL, tier_lines = NULL;
+    if (o->calibration) {
+      if (!(calibration = ddp_fit_open(o->calibration, &error)))
+        return ddp_cmd_fail("allreduce", error);
+      DdpTierFit tiers;
+      ddp_tier_calibrate_cluster(cluster, calibration, &tiers);
+      g_autofree char *name = g_path_get_basename(o->calibration);
+      warnings = ddp_fit_coverage_warnings(calibration, &cluster->gpu, gpus);
+      tier_lines = ddp_tier_fit_report(&tiers, name, gpus, nodes);
+    }
     g_autoptr(DdpCollective) model = ddp_collective_new(cluster, gpus, &error);
     if (!model)
       return ddp_cmd_fail("allreduce", error);
@@ -585,15 +601,12 @@ run(int argc, char **argv, AllreduceOptions *o)
       return ddp_cmd_fail("allreduce", error);
     }
     ddp_collective_set_gpus_per_process(model, (guint)sweep.per_process);
-    g_autoptr(DdpFit) calibration = NULL;
-    if (o->calibration) {
-      if (!(calibration = ddp_fit_open(o->calibration, &error)))
-        return ddp_cmd_fail("allreduce", error);
+    if (calibration) {
       ddp_collective_use_calibration(model, calibration);
-      g_autoptr(GPtrArray) warnings = ddp_fit_coverage_warnings(calibration, &cluster->gpu, gpus,
-                                                                ddp_collective_nodes(model));
       for (guint i = 0; i < warnings->len; i++)
         g_printerr("ddpsim: %s\n", (const char *)g_ptr_array_index(warnings, i));
+      for (guint i = 0; i < tier_lines->len; i++)
+        g_printerr("ddpsim: %s\n", (const char *)g_ptr_array_index(tier_lines, i));
     }
     g_autoptr(GArray) rows = sweep_rows(model, &sweep);
     text = o->json  ? sweep_json(cluster, model, &sweep, rows, o->explain)

@@ -338,7 +338,8 @@ struct _DdpCollective {
   double tree_channel_cap_GBs;       /* tree algbw cap across nodes: tree graph channels × perChMaxTreeBw / 2 */
   double nvls_tree_channel_cap_GBs;  /* NVLSTree algbw cap: NVLS graph channels × perChMaxNVLSTreeBw, as a ring's */
   int nvls_channels;                 /* NVLS kernels' channels (nvls.cc), 0 without NVLS */
-  double nvls_intra_algbw_GBs;       /* NVLS inside one node of ppn GPUs, algbw (tuner formula) */
+  double nvls_intra_algbw_GBs;       /* NVLS inside one node of ppn GPUs, algbw (tuner formula × nvls_scale) */
+  double nvls_scale;                 /* [intra] efficiency over the link's default share (1 unless set) */
   /* alpha-beta model */
   double ab_bw_GBs;                  /* slowest link crossed, 10^9 B/s */
   double ab_alpha_us;                /* slowest hop */
@@ -642,13 +643,18 @@ physics_setup(DdpCollective *c, const DdpCluster *cluster)
   /* NVLS runs on comm->nvlsChannels (nvls.cc ncclNvlsInit / ncclNvlsTuning): 16 on Hopper; on
    * Blackwell 24 on one node, 32 across nodes.  Its intra-node peak is NCCL's own NVLS figure for
    * one node of ppn GPUs: no spec gives NVLink SHARP's throughput (docs/collective.md "NVLS"). */
+  /* NVLS moves its data over the same NVLink: a cluster (or a calibration, tierfit.h) that sets
+   * [intra] efficiency below or above the link's default share scales NVLS's rate alike. */
+  DdpCluster defaults = *cluster;
+  defaults.intra.efficiency = 0;
+  c->nvls_scale = ddp_cluster_intra_efficiency(cluster) / ddp_cluster_intra_efficiency(&defaults);
   c->nvls_channels = 0;
   if (c->graph[DDP_ALGO_NVLS].channels >= 2) {
     c->nvls_channels = c->sm_arch >= 100 ? (c->nodes == 1 ? 24 : 32) : 16;
     Fabric one = fabric_of(cluster, 1, c->ppn, c->hosts, c->hosts_per_domain);
     Graph g1 = search_nvls_graph(&one, (int)c->ppn);
     double ppn = (double)c->ppn;
-    c->nvls_intra_algbw_GBs = nvls_busbw(&g1, arch) * ppn / (2.0 * (ppn - 1));
+    c->nvls_intra_algbw_GBs = nvls_busbw(&g1, arch) * ppn / (2.0 * (ppn - 1)) * c->nvls_scale;
   }
 }
 
@@ -688,16 +694,17 @@ physics_peak(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p, int channels
     /* Inside a node the chain moves all S up and all S down through every GPU's link.  Across
      * nodes each of the two trees carries half the buffer, and a node moves S/2 each way per tree
      * edge it has (its children's halves up and its parent's down in the reduce; the reverse in the
-     * broadcast): the double binary tree's edges per node (tree_node_load) set its NIC load.  Each
-     * protocol has NCCL's per-channel cap: LL's llMaxBw, LL128's perChMaxTreeLL128Bw on the
-     * channels running (as the ring's), Simple's perChMaxTreeBws across nodes counted on the tree
+     * broadcast): the double binary tree's edges per node (tree_node_load) set its NIC load.
+     * NCCL's per-channel caps: LL's llMaxBw and LL128's perChMaxTreeLL128Bw on the channels running
+     * (as the ring's), and across nodes, for every protocol, perChMaxTreeBws counted on the tree
      * graph's channels as NCCL's tuner counts it (tuning.cc: busBw ≤ nChannels × it, algBw =
-     * busBw / 2; on two A100 nodes that is what keeps the tree below the ring at large sizes, as
-     * NCCL's tuner and the Azure NDm A100 v4 curve have it). */
+     * busBw / 2, before the protocol's own min); on two A100 nodes that is what keeps the tree below
+     * the ring at large sizes, as NCCL's tuner and the Azure NDm A100 v4 curve have it. */
     double cap = p == DDP_PROTO_LL      ? c->ll_cap_GBs / 2.0
                  : p == DDP_PROTO_LL128 ? channels * c->ll128_channel_GBs[DDP_ALGO_TREE] / 2.0
-                 : c->nodes > 1         ? c->tree_channel_cap_GBs
                                         : G_MAXDOUBLE;
+    if (c->nodes > 1)
+      cap = MIN(cap, c->tree_channel_cap_GBs);
     double tree_net = c->nodes > 1 ? net / tree_node_load(c->nodes) : G_MAXDOUBLE;
     algbw = MIN(MIN(c->intra_bus_GBs, tree_net) * e, cap);
     /* One node: NCCL's tree is a single chain, which its own table rates below the ring; auto never
@@ -707,7 +714,7 @@ physics_peak(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p, int channels
     *hop_intra = MIN(c->intra_bus_GBs * e, cap) / channels;
     *hop_net = MIN(tree_net * e, cap) / channels;
   } else if (a == DDP_ALGO_NVLS) {
-    algbw = c->allreduce[DDP_ALGO_NVLS][DDP_PROTO_SIMPLE].algbw_GBs;
+    algbw = c->allreduce[DDP_ALGO_NVLS][DDP_PROTO_SIMPLE].algbw_GBs * c->nvls_scale;
     *hop_intra = *hop_net = 2.0 * algbw / channels;
   } else {
     /* NVLSTree: NVLS inside each node, the double binary tree through the NICs across them (its
@@ -1051,8 +1058,11 @@ ddp_collective_allreduce(const DdpCollective *c, guint64 bytes, DdpCollectiveCos
     zero_cost(out);
     return;
   }
+  /* A calibration answers where it measured exactly these ranks on these servers (its curve);
+   * elsewhere the model does, with the tiers the calibration fitted (tierfit.h). */
   DdpFitAllreduceCost measured;
-  if (c->fit && ddp_fit_allreduce_cost(c->fit, c->gpus, c->hosts, bytes, c->algorithm, c->protocol, &measured)) {
+  if (c->fit && ddp_fit_allreduce_cost(c->fit, c->gpus, c->hosts, bytes, c->algorithm, c->protocol, &measured) &&
+      measured.from_curve) {
     out->time_us = measured.time_us;
     out->latency_us = measured.params.alpha_us;
     out->algorithm = measured.algo;

@@ -43,9 +43,10 @@ DdpCollective *ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GErro
 void ddp_collective_free(DdpCollective *c);
 
 typedef struct _DdpFit DdpFit;
-/* From now on AllReduce costs come from @fit (a calibration database's measured α and bandwidth,
- * fit.h) wherever it covers this communicator's ranks and nodes; elsewhere the model answers.
- * @fit is borrowed and must outlive @c. */
+/* From now on AllReduce costs come from @fit's measured curve (fit.h) where it measured exactly this
+ * communicator's ranks and nodes; elsewhere the model answers — built, for a calibrated answer, on
+ * the cluster whose tiers tierfit.h fitted to the same calibration.  @fit is borrowed and must
+ * outlive @c. */
 void ddp_collective_use_calibration(DdpCollective *c, const DdpFit *fit);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpCollective, ddp_collective_free)
 

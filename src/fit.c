@@ -1326,17 +1326,17 @@ ddp_fit_layer_time(const DdpFit *fit, const char *signature, DdpPrecision precis
 /**
  * ddp_fit_coverage_warnings:
  * @gpu: (nullable): the simulated cluster's GPU
- * @gpus, @nodes: the simulated job
+ * @gpus: the simulated job's GPUs
  *
  * What a user should know before trusting numbers taken from @fit for this cluster, one line each
- * (issue 12 item 5): the calibration measured another GPU model (or one ddpsim cannot identify);
- * the GPU count or node count lies outside the measured AllReduce range (outside it the time is
- * extrapolated along GPU counts, or, across the single-/multi-node boundary, comes from the
- * built-in model).  Lines start with "warning: " and name the calibration.
+ * (issue 12 item 5): the calibration measured another GPU model (or one ddpsim cannot identify), or
+ * no multi-GPU AllReduce at all.  How far past the measured GPU and node counts the job is, and
+ * what the answer there assumes, is tierfit.h's report (ddp_tier_fit_report).  Lines start with
+ * "warning: ".
  * Returns: (transfer full) (element-type utf8): possibly empty; g_ptr_array_unref().
  */
 GPtrArray *
-ddp_fit_coverage_warnings(const DdpFit *fit, const DdpGpuSpec *gpu, guint64 gpus, guint64 nodes)
+ddp_fit_coverage_warnings(const DdpFit *fit, const DdpGpuSpec *gpu, guint64 gpus)
 {
   GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
   const DdpCalibFit *h = fit->header;
@@ -1348,31 +1348,11 @@ ddp_fit_coverage_warnings(const DdpFit *fit, const DdpGpuSpec *gpu, guint64 gpus
     g_ptr_array_add(lines, g_strdup_printf("warning: calibration measured %s, which ddpsim cannot match to a "
                                            "built-in GPU: it cannot check that the cluster's %s is the same model",
                                            measured, gpu->name));
-  int min_ranks = G_MAXINT, max_ranks = 0, min_nodes = G_MAXINT, max_nodes = 0;
-  for (guint i = 0; i < fit->allreduce->len; i++) {
-    const DdpCalibAllreduceFit *f = &g_array_index(fit->allreduce, DdpCalibAllreduceFit, i);
-    if (f->ranks < 2)
-      continue;
-    min_ranks = MIN(min_ranks, f->ranks);
-    max_ranks = MAX(max_ranks, f->ranks);
-    min_nodes = MIN(min_nodes, f->nodes);
-    max_nodes = MAX(max_nodes, f->nodes);
-  }
-  if (gpus < 2)
-    return lines;
-  if (max_ranks == 0) {
+  gboolean any = FALSE;
+  for (guint i = 0; i < fit->allreduce->len; i++)
+    any = any || g_array_index(fit->allreduce, DdpCalibAllreduceFit, i).ranks >= 2;
+  if (gpus >= 2 && !any)
     g_ptr_array_add(lines, g_strdup("warning: the calibration holds no multi-GPU AllReduce measurement: "
                                     "AllReduce times come from the built-in model"));
-    return lines;
-  }
-  if (nodes < (guint64)min_nodes || nodes > (guint64)max_nodes)
-    g_ptr_array_add(lines, g_strdup_printf("warning: %" G_GUINT64_FORMAT " node%s is outside the calibration's "
-                                           "measured range (%d..%d nodes): AllReduce times there come from the "
-                                           "built-in model or are extrapolated", nodes, nodes == 1 ? "" : "s",
-                                           min_nodes, max_nodes));
-  else if (gpus < (guint64)min_ranks || gpus > (guint64)max_ranks)
-    g_ptr_array_add(lines, g_strdup_printf("warning: %" G_GUINT64_FORMAT " GPUs is outside the calibration's "
-                                           "measured range (%d..%d GPUs): AllReduce times are extrapolated from "
-                                           "the nearest measured count", gpus, min_ranks, max_ranks));
   return lines;
 }

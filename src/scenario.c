@@ -6,6 +6,7 @@
  * only here; errors name the file:line:key or the --flag.
  */
 #include "scenario.h"
+#include "tierfit.h"
 
 #include <string.h>
 
@@ -361,17 +362,26 @@ apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError 
   return TRUE;
 }
 
-/* A calibration from another GPU model, or outside its measured GPU/node range, is used but
- * said so on stderr, one line each (issue 12 item 5): a warning, not an error. */
+/* A calibration's AllReduce curves fit the collective model's per-tier parameters of the cluster
+ * (tierfit.h): the scenario's cluster carries the fitted values from here on, at every GPU count a
+ * verb asks about.  What came from the calibration, what from the specs, and how far past the
+ * measured range the job is, and a calibration from another GPU model, go to stderr, one line each
+ * (issue 12 item 5, issue 16 item 3): notes and warnings, not errors. */
 static void
-warn_calibration_coverage(const DdpScenario *s)
+calibrate_cluster(DdpScenario *s, const char *calibration_path)
 {
+  DdpTierFit tiers;
+  ddp_tier_calibrate_cluster(s->cluster, s->calibration, &tiers);
   guint64 nodes = 1;
   if (!ddp_cluster_check_gpus(s->cluster, s->setup.gpus, &nodes, NULL))
     return;
-  g_autoptr(GPtrArray) lines = ddp_fit_coverage_warnings(s->calibration, &s->cluster->gpu, s->setup.gpus, nodes);
+  g_autoptr(GPtrArray) lines = ddp_fit_coverage_warnings(s->calibration, &s->cluster->gpu, s->setup.gpus);
+  g_autofree char *name = g_path_get_basename(calibration_path);
+  g_autoptr(GPtrArray) tier_lines = ddp_tier_fit_report(&tiers, name, s->setup.gpus, nodes);
   for (guint i = 0; i < lines->len; i++)
     g_printerr("ddpsim: %s\n", (const char *)g_ptr_array_index(lines, i));
+  for (guint i = 0; i < tier_lines->len; i++)
+    g_printerr("ddpsim: %s\n", (const char *)g_ptr_array_index(tier_lines, i));
 }
 
 /**
@@ -424,6 +434,6 @@ ddp_scenario_load(const char *scenario_path, const DdpCliOptions *cli, gboolean 
   if (cli->calibration && !(s->calibration = ddp_fit_open(cli->calibration, error)))
     return NULL;
   if (s->calibration)
-    warn_calibration_coverage(s);
+    calibrate_cluster(s, cli->calibration);
   return g_steal_pointer(&s);
 }

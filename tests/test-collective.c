@@ -1002,11 +1002,14 @@ test_physics_peaks(void)
   g_assert_cmpfloat_with_epsilon(before[0], before[1], 1e-9);
 }
 
-/* NCCL's per-channel LL128 cap (tuning.cc perChMaxTreeLL128Bws, Blackwell, 2 nodes: 31.67 GB/s of
- * busbw per channel; a tree's algbw is half its busbw).  Two HGX B200 nodes run 16 channels, so
- * Tree/LL128 tends to 16 · 31.67 / 2 = 253.36 GB/s, below the NIC bound (384 · 120/128 = 360).  With
- * nc(S) channels (LL128: one per 640 threads × 8 B = 5 120 B) the cap scales: 8 channels at 40 960 B
- * move it at 126.68 GB/s.  The ring's cap, 16 · 40 = 640 busbw, stays above its NIC bound. */
+/* NCCL's per-channel caps on a tree across nodes (tuning.cc).  LL128's (perChMaxTreeLL128Bws,
+ * Blackwell, 2 nodes: 31.67 GB/s of busbw per channel, a tree's algbw half its busbw) on the 16
+ * channels two HGX B200 nodes run: 16 · 31.67 / 2 = 253.36 GB/s, below the NIC bound (384 · 120/128
+ * = 360); and the tree's own (perChMaxTreeBws, 42.8 on 2 Blackwell nodes, on the tree graph's 8
+ * channels as NCCL's tuner counts it, every protocol): 8 · 42.8 / 2 = 171.2, the one that binds.
+ * With nc(S) channels (LL128: one per 640 threads × 8 B = 5 120 B) the peak scales: 8 of 16 at
+ * 40 960 B move it at 85.6 GB/s.  The ring has neither tree cap; its LL128 cap, 16 · 40 = 640
+ * busbw, stays above its NIC bound. */
 static void
 test_physics_ll128_channel_cap(void)
 {
@@ -1015,10 +1018,10 @@ test_physics_ll128_channel_cap(void)
   DdpCollectiveCost cost;
   g_assert_true(ddp_collective_allreduce_with(c, (guint64)1 << 50, DDP_ALGO_TREE, DDP_PROTO_LL128, &cost));
   g_assert_cmpint(cost.channels, ==, 16);
-  g_assert_cmpfloat_with_epsilon(cost.algbw_GBs, 16 * 31.67 / 2, 0.01);
+  g_assert_cmpfloat_with_epsilon(cost.algbw_GBs, MIN(16 * 31.67 / 2, 8 * 42.8 / 2), 0.01);
   g_assert_true(ddp_collective_allreduce_with(c, 40960, DDP_ALGO_TREE, DDP_PROTO_LL128, &cost));
   g_assert_cmpint(cost.channels, ==, 8);
-  g_assert_cmpfloat_with_epsilon(cost.transfer_us, 40960 / (1000 * 8 * 31.67 / 2), 1e-9);
+  g_assert_cmpfloat_with_epsilon(cost.transfer_us, 40960 / (1000 * 8 * 42.8 / 2 * 8 / 16), 1e-9);
   g_assert_true(ddp_collective_allreduce_with(c, (guint64)1 << 50, DDP_ALGO_RING, DDP_PROTO_LL128, &cost));
   g_assert_cmpfloat_with_epsilon(cost.algbw_GBs, 384 * 120.0 / 128 * 16 / 30, 0.01);
 }
@@ -1254,11 +1257,13 @@ test_validation_public(void)
     g_assert_cmpfloat(st[r].median_abs_error, <=, 0.15);
   g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.079);
   g_assert_cmpfloat(st[DDP_REGIME_LATENCY].median_abs_error, <, 0.061);
-  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.084);
+  /* issue 16: NCCL's per-channel tree rate across nodes (docs/collective.md §11.2) took the two
+   * B200 nodes' mid regime from 5.0 to 7.9 % (their Tree/LL128 range) and this set's from 7.9 to 9.8 % */
+  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.103);
   g_assert_cmpfloat(st[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.081);
   g_assert_cmpfloat(curve_median(curves, 0), <, 0.028);
   g_assert_cmpfloat(curve_median(curves, 1), <, 0.136);
-  g_assert_cmpfloat(curve_median(curves, 2), <, 0.058);
+  g_assert_cmpfloat(curve_median(curves, 2), <, 0.071);
 }
 
 /* The newer public curves (tests/data/allreduce-2.csv: 2x p4d over EFA, 2x1 V100 over TCP,
@@ -1320,6 +1325,43 @@ test_validation_degraded(void)
     for (guint i = 0; i < cv->points->len; i++)
       g_assert_cmpfloat(g_array_index(cv->points, DdpComparePoint, i).busbw_error, >, 0.0);
   }
+}
+
+/* Issue 16's public data beyond two nodes and in NVLink domains (tests/data/allreduce-3.csv): every
+ * public curve pooled (allreduce-public, -2, -3: 304 points) meets median |busbw error| ≤ 10 % overall
+ * and ≤ 15 % in each size regime.  Per curve, with half a point of room: the 128-node H100 ring
+ * (14.6 %), the Azure A100 pair (6.7 %), the 1- and 2-host GB300 (7.6, 13.5 %).  Two curves beyond
+ * 2 nodes miss the 15 % target and are asserted where they are, so that any change shows: 64 GB300
+ * GPUs in one NVL72 rack (NVLS measured at half its peak up to 64 MiB) and 128 over two racks (a flat
+ * ~490 µs up to 16 MiB); docs/collective.md §11.7. */
+static void
+test_validation_scale(void)
+{
+  g_autoptr(GPtrArray) third = validation_curves("allreduce-3.csv");
+  g_assert_cmpuint(third->len, ==, 7);
+  const double guard[] = { 0.081, 0.140, 0.663, 1.772, 0.151, 0.072, 0.169 };
+  for (guint i = 0; i < third->len; i++) {
+    g_test_message("allreduce-3 curve %u: median %.1f %%", i, 100 * curve_median(third, i));
+    g_assert_cmpfloat(curve_median(third, i), <, guard[i]);
+  }
+  g_autoptr(GPtrArray) all = g_ptr_array_new();
+  const char *files[] = { "allreduce-public.csv", "allreduce-2.csv" };
+  g_autoptr(GPtrArray) a = validation_curves(files[0]);
+  g_autoptr(GPtrArray) b = validation_curves(files[1]);
+  GPtrArray *sets[] = { a, b, third };
+  for (gsize k = 0; k < G_N_ELEMENTS(sets); k++)
+    for (guint i = 0; i < sets[k]->len; i++)
+      g_ptr_array_add(all, sets[k]->pdata[i]);
+  DdpCompareStats st[DDP_REGIME_COUNT];
+  ddp_compare_stats(all, st);
+  g_test_message("every public curve: all %.1f %%, < 64 KiB %.1f %%, 64 KiB-16 MiB %.1f %%, > 16 MiB %.1f %% (%u points)",
+                 100 * st[DDP_REGIME_ALL].median_abs_error, 100 * st[DDP_REGIME_LATENCY].median_abs_error,
+                 100 * st[DDP_REGIME_MID].median_abs_error, 100 * st[DDP_REGIME_BANDWIDTH].median_abs_error,
+                 st[DDP_REGIME_ALL].points);
+  g_assert_cmpuint(st[DDP_REGIME_ALL].points, ==, 304);
+  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <=, 0.10);
+  for (int r = 0; r < DDP_REGIME_ALL; r++)
+    g_assert_cmpfloat(st[r].median_abs_error, <=, 0.15);
 }
 
 /* Scale properties over every shipped cluster × 1 … 4 096 nodes × 8 B … 16 GiB (issue 16):
@@ -1422,24 +1464,25 @@ test_nvlink_domains(void)
   g_assert_cmpfloat(cost.algbw_GBs, >, 2 * hosts_cost.algbw_GBs);
 }
 
-/* The double binary tree's NIC load (NCCL trees.cc): on two nodes a node moves S each way, from 4
- * nodes on 2S.  Forced Tree/LL128 on DGX H100 (8 × 400 Gb/s at 0.96 = 384 GB/s a node, LL128 carries
- * 120 of 128 bytes: 360), where NCCL's per-channel LL128 cap is 16 channels × 36.7 (2 nodes) or × 29
- * (more) GB/s of busbw, algbw half of it: 2 nodes min(360, 293.6) = 293.6 (the cap); 4 and 64 nodes
- * min(360 / 2, 232) = 180 (the NICs). */
+/* The double binary tree's NIC load (NCCL trees.cc): a node moves S each way on two nodes, 1.5 S on
+ * three, 2S from four on.  Forced Tree/Simple on DGX H100 (8 × 400 Gb/s at 0.96 = 384 GB/s a node)
+ * with 32 channels (so that NCCL's per-channel tree rate, 32 × 41.4 or 36 GB/s / 2, stays above the
+ * NICs): on 2 nodes the NICs would carry 384, but the chain inside the node moves S each way too
+ * and NVLink 4 carries 450 · 20.6/25 = 370.8; 256 on 3 nodes, 192 on 4 and on 64. */
 static void
 test_tree_node_load(void)
 {
   g_autoptr(GError) error = NULL;
   guint64 huge = (guint64)1 << 50;
-  const struct { guint64 nodes; double algbw; } cases[] = { { 2, 16 * 36.7 / 2 }, { 4, 180.0 }, { 64, 180.0 } };
+  const struct { guint64 nodes; double algbw; } cases[] = { { 2, 370.8 }, { 3, 256.0 }, { 4, 192.0 }, { 64, 192.0 } };
   g_autoptr(DdpCluster) cluster = ddp_cluster_load("dgx-h100", &error);
   g_assert_no_error(error);
+  cluster->nccl.channels = 32;
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autoptr(DdpCollective) c = ddp_collective_new(cluster, cases[i].nodes * 8, &error);
     g_assert_no_error(error);
     DdpCollectiveCost cost;
-    g_assert_true(ddp_collective_allreduce_with(c, huge, DDP_ALGO_TREE, DDP_PROTO_LL128, &cost));
+    g_assert_true(ddp_collective_allreduce_with(c, huge, DDP_ALGO_TREE, DDP_PROTO_SIMPLE, &cost));
     g_assert_cmpfloat_with_epsilon(cost.algbw_GBs, cases[i].algbw, 1e-3);   /* algbw comes back from S / time */
   }
 }
@@ -1483,6 +1526,7 @@ main(int argc, char **argv)
   g_test_add_func("/collective/validation/public", test_validation_public);
   g_test_add_func("/collective/validation/extended", test_validation_extended);
   g_test_add_func("/collective/validation/degraded", test_validation_degraded);
+  g_test_add_func("/collective/validation/scale", test_validation_scale);
   g_test_add_func("/collective/scale/properties", test_scale_properties);
   g_test_add_func("/collective/scale/nvlink-domains", test_nvlink_domains);
   g_test_add_func("/collective/scale/tree-node-load", test_tree_node_load);

@@ -1,0 +1,241 @@
+/* Tests for tierfit: the collective model's per-tier parameters fitted to measured curves —
+ * planted parameters recovered, a one-node calibration carried to every node count, and the public
+ * families measured at several node counts calibrated on all but the largest count and asked about
+ * the largest (issue 16 item 3). */
+#include "tierfit.h"
+
+#include "collective.h"
+
+#include <math.h>
+#include <string.h>
+
+static DdpCluster *
+load(const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  DdpCluster *c = ddp_cluster_load(name, &error);
+  g_assert_no_error(error);
+  return c;
+}
+
+/* Measured points made by the model itself on @truth at @gpus, 8 B .. 8 GiB ×4. */
+static void
+add_model_points(GArray *points, const DdpCluster *truth, guint64 gpus)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCollective) c = ddp_collective_new(truth, gpus, &error);
+  g_assert_no_error(error);
+  for (guint64 bytes = 8; bytes <= (guint64)8 << 30; bytes *= 4) {
+    DdpCollectiveCost cost;
+    ddp_collective_allreduce(c, bytes, &cost);
+    DdpTierPoint p = { gpus, ddp_collective_nodes(c), 1, DDP_ALGO_AUTO, DDP_PROTO_AUTO, bytes, cost.time_us };
+    g_array_append_val(points, p);
+  }
+}
+
+static double
+time_at(const DdpCluster *cluster, guint64 gpus, guint64 bytes)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCollective) c = ddp_collective_new(cluster, gpus, &error);
+  g_assert_no_error(error);
+  DdpCollectiveCost cost;
+  ddp_collective_allreduce(c, bytes, &cost);
+  return cost.time_us;
+}
+
+/* Curves the model makes on a DGX H100 cluster whose tiers were changed (intra efficiency 0.7,
+ * launch 9 µs; inter efficiency 0.8, latency 6 µs per hop), at 1 node (8 GPUs) and at 2 and 4
+ * nodes: fitted from the shipped file's values, the four numbers come back, and 64 nodes — never
+ * measured — are predicted as the planted cluster has them, within 1 % at every size. */
+static void
+test_recovers_planted(void)
+{
+  g_autoptr(DdpCluster) truth = load("dgx-h100");
+  truth->intra.efficiency = 0.7;
+  truth->nccl.launch_us = 9.0;
+  truth->inter.efficiency = 0.8;
+  truth->inter.latency_us = 6.0;
+  g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(DdpTierPoint));
+  add_model_points(points, truth, 8);
+  add_model_points(points, truth, 16);
+  add_model_points(points, truth, 32);
+  g_autoptr(DdpCluster) cluster = load("dgx-h100");
+  DdpTierFit fit;
+  ddp_tier_fit(cluster, (const DdpTierPoint *)(void *)points->data, points->len, &fit);
+  g_assert_true(fit.intra.fitted);
+  g_assert_true(fit.inter.fitted);
+  g_assert_cmpuint(fit.intra.points, ==, 16);
+  g_assert_cmpuint(fit.inter.points, ==, 32);
+  g_assert_cmpuint(fit.inter.min_nodes, ==, 2);
+  g_assert_cmpuint(fit.inter.max_nodes, ==, 4);
+  g_assert_cmpfloat_with_epsilon(fit.intra.efficiency, 0.7, 0.01);
+  g_assert_cmpfloat_with_epsilon(fit.intra.latency_us, 9.0, 0.2);
+  g_assert_cmpfloat_with_epsilon(fit.inter.efficiency, 0.8, 0.01);
+  g_assert_cmpfloat_with_epsilon(fit.inter.latency_us, 6.0, 0.2);
+  g_assert_cmpfloat(fit.intra.rms_log_error, <, 0.005);
+  ddp_tier_fit_apply(&fit, cluster);
+  for (guint64 bytes = 1024; bytes <= (guint64)4 << 30; bytes *= 8) {
+    double want = time_at(truth, 512, bytes), got = time_at(cluster, 512, bytes);
+    g_assert_cmpfloat(fabs(got / want - 1), <, 0.01);
+  }
+}
+
+/* A one-node calibration fits the intra tier only, and it is used across nodes too: on 2 nodes the
+ * calibrated cluster answers as the planted one (whose inter tier is the shipped file's), not as
+ * the uncalibrated file — before issue 16 a one-node import was thrown away there. */
+static void
+test_one_node_carries(void)
+{
+  g_autoptr(DdpCluster) truth = load("dgx-a100");
+  truth->intra.efficiency = 0.55;
+  truth->nccl.launch_us = 12.0;
+  g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(DdpTierPoint));
+  add_model_points(points, truth, 8);
+  g_autoptr(DdpCluster) cluster = load("dgx-a100");
+  g_autoptr(DdpCluster) plain = load("dgx-a100");
+  DdpTierFit fit;
+  ddp_tier_fit(cluster, (const DdpTierPoint *)(void *)points->data, points->len, &fit);
+  g_assert_true(fit.intra.fitted);
+  g_assert_false(fit.inter.fitted);
+  ddp_tier_fit_apply(&fit, cluster);
+  g_assert_cmpfloat(cluster->inter.latency_us, ==, plain->inter.latency_us);
+  guint64 bytes = 64 << 10;   /* small enough that the launch and the intra-node hops show on 2 nodes */
+  double want = time_at(truth, 16, bytes), got = time_at(cluster, 16, bytes), before = time_at(plain, 16, bytes);
+  g_assert_cmpfloat(fabs(got / want - 1), <, 0.01);
+  g_assert_cmpfloat(fabs(before / want - 1), >, 0.05);
+}
+
+/* The report: which tier came from where, and how far past the measured range the job is. */
+static void
+test_report(void)
+{
+  DdpTierFit fit = { 0 };
+  fit.intra = (DdpTierParams){ TRUE, 0.75, 6.0, 12, 0.02, 1, 1, 8, 8 };
+  fit.inter = (DdpTierParams){ TRUE, 0.9, 3.5, 24, 0.03, 2, 4, 16, 32 };
+  g_autoptr(GPtrArray) lines = ddp_tier_fit_report(&fit, "h100.db", 512, 64);
+  g_assert_cmpuint(lines->len, ==, 3);
+  g_assert_true(g_str_has_prefix(g_ptr_array_index(lines, 0), "note: calibration h100.db: inside a node, [intra] "
+                                                             "efficiency 0.750 and launch 6.0 us per call fitted to "
+                                                             "12 one-node points (8 GPUs; rms error 2.0 %)"));
+  g_assert_true(g_str_has_prefix(g_ptr_array_index(lines, 1), "note: calibration h100.db: across nodes, [inter] "
+                                                             "efficiency 0.900 and latency 3.5 us per network hop "
+                                                             "fitted to 24 points at 2..4 nodes"));
+  g_assert_true(g_str_has_prefix(g_ptr_array_index(lines, 2), "warning: 64 nodes is 16.0x the largest calibrated "
+                                                             "(4 nodes, 32 GPUs)"));
+  g_autoptr(GPtrArray) inside = ddp_tier_fit_report(&fit, "h100.db", 24, 3);
+  g_assert_cmpuint(inside->len, ==, 2);
+  DdpTierFit one_node = { .intra = fit.intra };
+  g_autoptr(GPtrArray) specs = ddp_tier_fit_report(&one_node, "x.db", 16, 2);
+  g_assert_cmpuint(specs->len, ==, 2);
+  g_assert_true(g_str_has_prefix(g_ptr_array_index(specs, 1), "warning: calibration x.db has no multi-node"));
+  DdpTierFit none = { 0 };
+  g_autoptr(GPtrArray) silent = ddp_tier_fit_report(&none, "x.db", 16, 2);
+  g_assert_cmpuint(silent->len, ==, 0);
+}
+
+/* ---- calibrate small, predict large on the public families ---- */
+
+static int
+compare_doubles(gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Median |busbw error| at the family's largest node count after calibrating on the others. */
+static double
+calibrate_small_predict_large(const char *csv, const char *cluster_rel, guint64 *largest_nodes)
+{
+  g_autofree char *path = g_test_build_filename(G_TEST_DIST, "data", csv, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) curves = ddp_collective_compare_csv(path, &error);
+  g_assert_no_error(error);
+  guint64 largest = 0;
+  for (guint c = 0; c < curves->len; c++) {
+    const DdpCompareCurve *cv = curves->pdata[c];
+    if (strcmp(cv->cluster, cluster_rel) == 0)
+      largest = MAX(largest, cv->nodes);
+  }
+  g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(DdpTierPoint));
+  for (guint c = 0; c < curves->len; c++) {
+    const DdpCompareCurve *cv = curves->pdata[c];
+    if (strcmp(cv->cluster, cluster_rel) != 0 || cv->nodes == largest)
+      continue;
+    for (guint i = 0; i < cv->points->len; i++) {
+      const DdpComparePoint *p = &g_array_index(cv->points, DdpComparePoint, i);
+      DdpTierPoint t = { cv->gpus, cv->nodes, cv->gpus_per_process, DDP_ALGO_AUTO, DDP_PROTO_AUTO, p->bytes, p->measured_us };
+      g_array_append_val(points, t);
+    }
+  }
+  g_autofree char *cluster_path = g_test_build_filename(G_TEST_DIST, "data", cluster_rel, NULL);
+  g_autoptr(DdpCluster) cluster = load(cluster_path);
+  DdpTierFit fit;
+  ddp_tier_fit(cluster, (const DdpTierPoint *)(void *)points->data, points->len, &fit);
+  ddp_tier_fit_apply(&fit, cluster);
+  g_test_message("%s: calibrated on %u points below %" G_GUINT64_FORMAT " nodes: intra %s %.3f / %.1f us, inter %s %.3f / %.1f us",
+                 cluster_rel, points->len, largest, fit.intra.fitted ? "fitted" : "specs", cluster->intra.efficiency,
+                 cluster->nccl.launch_us, fit.inter.fitted ? "fitted" : "specs", cluster->inter.efficiency,
+                 cluster->inter.latency_us);
+  g_autoptr(GArray) errors = g_array_new(FALSE, FALSE, sizeof(double));
+  for (guint c = 0; c < curves->len; c++) {
+    const DdpCompareCurve *cv = curves->pdata[c];
+    if (strcmp(cv->cluster, cluster_rel) != 0 || cv->nodes != largest)
+      continue;
+    g_autoptr(DdpCollective) coll = ddp_collective_new(cluster, cv->gpus, &error);
+    g_assert_no_error(error);
+    ddp_collective_set_gpus_per_process(coll, cv->gpus_per_process);
+    for (guint i = 0; i < cv->points->len; i++) {
+      const DdpComparePoint *p = &g_array_index(cv->points, DdpComparePoint, i);
+      DdpCollectiveCost cost;
+      ddp_collective_allreduce(coll, p->bytes, &cost);
+      double e = fabs(p->measured_us / cost.time_us - 1);   /* predicted / measured busbw − 1 */
+      g_test_message("  %" G_GUINT64_FORMAT " nodes %12" G_GUINT64_FORMAT " B: measured %.2f us, predicted %.2f us (%s/%s)",
+                     cv->nodes, p->bytes, p->measured_us, cost.time_us, ddp_algorithm_name(cost.algorithm),
+                     ddp_protocol_name(cost.protocol));
+      g_array_append_val(errors, e);
+    }
+  }
+  g_assert_cmpuint(errors->len, >, 0);
+  g_array_sort(errors, compare_doubles);
+  *largest_nodes = largest;
+  guint n = errors->len;
+  return n % 2 ? g_array_index(errors, double, n / 2)
+               : (g_array_index(errors, double, n / 2 - 1) + g_array_index(errors, double, n / 2)) / 2;
+}
+
+/* Every public family measured at several node counts, calibrated on all counts but the largest and
+ * asked about the largest (issue 16 item 3d):
+ *  - Vultr HGX B200 (allreduce-public.csv): 1 node → 2 nodes: within 10 % (median |busbw error|);
+ *  - OCI GB300 NVL72 (allreduce-3.csv): 1, 2 and 16 hosts (all inside one NVLink domain, so only the
+ *    intra tier is calibrated) → 32 hosts over two racks: the two-rack curve's flat ~490 µs up to
+ *    16 MiB is not in the one-rack curves nor in the specs, so the answer stays far off (151.7 %,
+ *    from 177 % uncalibrated); asserted
+ *    where it is, so that a change shows (docs/collective.md §11.7).
+ * The H100 family of nccl-tests#290 (1 and 2 nodes) is left out: its 2-node cluster was found
+ * under-performing by its reporter, so no calibration of the healthy node predicts it. */
+static void
+test_public_families(void)
+{
+  guint64 nodes = 0;
+  double b200 = calibrate_small_predict_large("allreduce-public.csv", "validation/vultr-hgx-b200.cluster", &nodes);
+  g_test_message("vultr-hgx-b200: %" G_GUINT64_FORMAT " nodes predicted from 1: median |error| %.1f %%", nodes, 100 * b200);
+  g_assert_cmpuint(nodes, ==, 2);
+  g_assert_cmpfloat(b200, <=, 0.10);
+  double gb300 = calibrate_small_predict_large("allreduce-3.csv", "validation/oci-gb300-nvl72.cluster", &nodes);
+  g_test_message("oci-gb300-nvl72: %" G_GUINT64_FORMAT " hosts predicted from 1, 2, 16: median |error| %.1f %%", nodes,
+                 100 * gb300);
+  g_assert_cmpuint(nodes, ==, 32);
+  g_assert_cmpfloat(gb300, <, 1.522);   /* 151.7 % today */
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/tierfit/recovers-planted", test_recovers_planted);
+  g_test_add_func("/tierfit/one-node-carries", test_one_node_carries);
+  g_test_add_func("/tierfit/report", test_report);
+  g_test_add_func("/tierfit/public-families", test_public_families);
+  return g_test_run();
+}
