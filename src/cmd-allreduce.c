@@ -307,13 +307,15 @@ sweep_text(const DdpCluster *cluster, const DdpCollective *model, const Sweep *s
            gboolean explain)
 {
   GString *out = g_string_new(NULL);
+  guint64 nodes = ddp_collective_nodes(model), domains = ddp_collective_domains(model);
+  g_autofree char *in_domains = domains < nodes ? g_strdup_printf(" in %" G_GUINT64_FORMAT " NVLink domain%s", domains,
+                                                                  domains == 1 ? "" : "s")
+                                                : g_strdup("");
   g_string_append_printf(out, "# ddpsim allreduce: cluster %s, %" G_GUINT64_FORMAT " GPUs = %" G_GUINT64_FORMAT
-                              " node%s x %" G_GUINT64_FORMAT ", %s cost model, algorithm %s, protocol %s\n",
-                         cluster->name, ddp_collective_gpus(model), ddp_collective_nodes(model),
-                         ddp_collective_nodes(model) == 1 ? "" : "s",
-                         ddp_collective_gpus(model) / ddp_collective_nodes(model),
-                         cost_model_name(cluster->nccl.cost_model), ddp_algorithm_name(cluster->nccl.algorithm),
-                         ddp_protocol_name(cluster->nccl.protocol));
+                              " node%s x %" G_GUINT64_FORMAT "%s, %s cost model, algorithm %s, protocol %s\n",
+                         cluster->name, ddp_collective_gpus(model), nodes, nodes == 1 ? "" : "s",
+                         ddp_collective_gpus(model) / nodes, in_domains, cost_model_name(cluster->nccl.cost_model),
+                         ddp_algorithm_name(cluster->nccl.algorithm), ddp_protocol_name(cluster->nccl.protocol));
   if (explain)
     explain_text(out, cluster, model);
   /* --explain under the nccl model: the terms of each row (channels in use, latency, transfer,
@@ -360,6 +362,7 @@ sweep_json(const DdpCluster *cluster, const DdpCollective *model, const Sweep *s
   ddp_json_string(j, "cluster", cluster->name);
   ddp_json_int(j, "gpus", (gint64)ddp_collective_gpus(model));
   ddp_json_int(j, "nodes", (gint64)ddp_collective_nodes(model));
+  ddp_json_int(j, "domains", (gint64)ddp_collective_domains(model));
   ddp_json_string(j, "cost_model", cost_model_name(cluster->nccl.cost_model));
   ddp_json_string(j, "type", s->type_name);
   ddp_json_begin_array(j, "rows");

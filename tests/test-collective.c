@@ -1266,6 +1266,22 @@ test_validation_public(void)
   g_assert_cmpfloat(curve_median(curves, 2), <, 0.071);
 }
 
+/* Pooled statistics of @curves, logged, with issue 10's target asserted (≤ 10 % median overall, ≤ 15 %
+ * in each size regime) and the expected number of points. */
+static void
+pooled_stats(GPtrArray *curves, const char *label, guint points, DdpCompareStats st[DDP_REGIME_COUNT])
+{
+  ddp_compare_stats(curves, st);
+  g_test_message("%s: all %.1f %%, < 64 KiB %.1f %%, 64 KiB-16 MiB %.1f %%, > 16 MiB %.1f %% (%u points)", label,
+                 100 * st[DDP_REGIME_ALL].median_abs_error, 100 * st[DDP_REGIME_LATENCY].median_abs_error,
+                 100 * st[DDP_REGIME_MID].median_abs_error, 100 * st[DDP_REGIME_BANDWIDTH].median_abs_error,
+                 st[DDP_REGIME_ALL].points);
+  g_assert_cmpuint(st[DDP_REGIME_ALL].points, ==, points);
+  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <=, 0.10);
+  for (int r = 0; r < DDP_REGIME_ALL; r++)
+    g_assert_cmpfloat(st[r].median_abs_error, <=, 0.15);
+}
+
 /* The newer public curves (tests/data/allreduce-2.csv: 2x p4d over EFA, 2x1 V100 over TCP,
  * 8x RTX 4090 PCIe with peer-to-peer off and on) pooled with the three above: 199 points, issue 10's
  * target met (≤ 10 % over all, ≤ 15 % per regime).  Measured: 7.9 % over all; < 64 KiB 5.7 %,
@@ -1289,15 +1305,7 @@ test_validation_extended(void)
   for (guint i = 0; i < curves->len; i++)
     g_ptr_array_add(all, curves->pdata[i]);
   DdpCompareStats st[DDP_REGIME_COUNT];
-  ddp_compare_stats(all, st);
-  g_test_message("7 public curves: all %.1f %%, < 64 KiB %.1f %%, 64 KiB-16 MiB %.1f %%, > 16 MiB %.1f %% (%u points)",
-                 100 * st[DDP_REGIME_ALL].median_abs_error, 100 * st[DDP_REGIME_LATENCY].median_abs_error,
-                 100 * st[DDP_REGIME_MID].median_abs_error, 100 * st[DDP_REGIME_BANDWIDTH].median_abs_error,
-                 st[DDP_REGIME_ALL].points);
-  g_assert_cmpuint(st[DDP_REGIME_ALL].points, ==, 199);
-  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <=, 0.10);
-  for (int r = 0; r < DDP_REGIME_ALL; r++)
-    g_assert_cmpfloat(st[r].median_abs_error, <=, 0.15);
+  pooled_stats(all, "7 public curves", 199, st);
   g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.084);
   g_assert_cmpfloat(st[DDP_REGIME_LATENCY].median_abs_error, <, 0.062);
   g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.1465);
@@ -1353,15 +1361,7 @@ test_validation_scale(void)
     for (guint i = 0; i < sets[k]->len; i++)
       g_ptr_array_add(all, sets[k]->pdata[i]);
   DdpCompareStats st[DDP_REGIME_COUNT];
-  ddp_compare_stats(all, st);
-  g_test_message("every public curve: all %.1f %%, < 64 KiB %.1f %%, 64 KiB-16 MiB %.1f %%, > 16 MiB %.1f %% (%u points)",
-                 100 * st[DDP_REGIME_ALL].median_abs_error, 100 * st[DDP_REGIME_LATENCY].median_abs_error,
-                 100 * st[DDP_REGIME_MID].median_abs_error, 100 * st[DDP_REGIME_BANDWIDTH].median_abs_error,
-                 st[DDP_REGIME_ALL].points);
-  g_assert_cmpuint(st[DDP_REGIME_ALL].points, ==, 304);
-  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <=, 0.10);
-  for (int r = 0; r < DDP_REGIME_ALL; r++)
-    g_assert_cmpfloat(st[r].median_abs_error, <=, 0.15);
+  pooled_stats(all, "every public curve", 304, st);
 }
 
 /* Scale properties over every shipped cluster × 1 … 4 096 nodes × 8 B … 16 GiB (issue 16):
