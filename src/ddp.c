@@ -36,6 +36,7 @@
 #include "des.h"
 #include "dp.h"
 #include "fsdp.h"
+#include "zero.h"
 #include "ranges.h"
 
 #include <math.h>
@@ -776,6 +777,8 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
     return ddp_dp_simulate(scenario, options, error);
   if (scenario->setup.mode == DDP_MODE_FSDP)
     return ddp_fsdp_simulate(scenario, options, error);
+  if (scenario->setup.mode == DDP_MODE_ZERO1)
+    return ddp_zero_simulate(scenario, options, error);
   if (!options)
     options = &no_options;
   const DdpSetup *setup = &scenario->setup;
