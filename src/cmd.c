@@ -22,6 +22,7 @@
 static const DdpCommand commands[] = {
   { "predict", ddp_cmd_predict, "predict one configuration: iteration time, overlap, efficiency, bucket schedule" },
   { "buckets", ddp_cmd_buckets, "PyTorch's initial and rebuilt bucket layout, by parameter name" },
+  { "compare", ddp_cmd_compare, "which data-parallel strategy to run: DDP, ZeRO-1, FSDP grad-op/full, HSDP side by side, with a recommendation" },
   { "scale", ddp_cmd_scale, "scaling efficiency over GPU counts (weak, and strong with --global-batch)" },
   { "tune", ddp_cmd_tune, "sweep bucket_cap_mb (and the first bucket); recommend a change only above a noise threshold" },
   { "solve", ddp_cmd_solve, "inverse questions: bandwidth, NICs, GPUs, batch or bucket cap for a target efficiency" },
