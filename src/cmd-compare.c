@@ -37,25 +37,27 @@ row_sharding(const Row *r)
   return r->mode == DDP_MODE_FSDP ? ddp_sharding_name(r->sharding) : "-";
 }
 
-/* The recommended row and why, or -1. */
+/* The recommended row and why.  Among the strategies that fit: the fastest, except that within
+ * 1 % of it (below the model's resolution) the one needing least memory wins; when none fits, the
+ * one needing least memory. */
 static int
 recommend(const Row *rows, guint n, GString *reason)
 {
-  int best = -1;
+  int fastest = -1, best = -1;
   for (guint i = 0; i < n; i++)
-    if (rows[i].result->memory.fits && (best < 0 || rows[i].result->mean_ms < rows[best].result->mean_ms))
-      best = (int)i;
-  if (best >= 0) {
+    if (rows[i].result->memory.fits && (fastest < 0 || rows[i].result->mean_ms < rows[fastest].result->mean_ms))
+      fastest = (int)i;
+  if (fastest >= 0) {
+    for (guint i = 0; i < n; i++)
+      if (rows[i].result->memory.fits && rows[i].result->mean_ms <= 1.01 * rows[fastest].result->mean_ms &&
+          (best < 0 || rows[i].result->memory.total < rows[best].result->memory.total))
+        best = (int)i;
     const DdpResult *b = rows[best].result;
-    g_string_append_printf(reason, "fastest that fits: %.1f ms per iteration, %.1f %% efficiency, %.1f GB per GPU",
+    g_string_append_printf(reason, "%s: %.1f ms per iteration, %.1f %% efficiency, %.1f GB per GPU",
+                           best == fastest ? "the fastest that fits" : "within 1 % of the fastest that fits, and less memory",
                            b->mean_ms, 100 * b->scaling_efficiency, b->memory.total / 1e9);
     if (!rows[0].result->memory.fits)
       g_string_append_printf(reason, "; DDP needs %.1f GB per GPU", rows[0].result->memory.total / 1e9);
-    for (guint i = 0; i < n; i++)
-      if ((int)i != best && rows[i].result->memory.fits) {
-        g_string_append_printf(reason, "; next: %s %.1f ms", rows[i].label, rows[i].result->mean_ms);
-        break;
-      }
     return best;
   }
   for (guint i = 0; i < n; i++)
