@@ -120,6 +120,44 @@ ddp_report_predict_text(const DdpScenario *s, const DdpResult *r)
   return g_string_free(out, FALSE);
 }
 
+/* The "strategy" object of a sharded strategy's prediction (docs/json.md). */
+static void
+strategy_json(DdpJson *j, const DdpScenario *s, const DdpResult *r)
+{
+  ddp_json_begin_object(j, "strategy");
+  ddp_json_string(j, "mode", ddp_mode_name(s->setup.mode));
+  if (s->setup.mode == DDP_MODE_FSDP) {
+    ddp_json_string(j, "sharding", ddp_sharding_name(s->setup.shard.sharding));
+    ddp_json_string(j, "backward_prefetch", ddp_backward_prefetch_name(s->setup.shard.backward_prefetch));
+    ddp_json_bool(j, "forward_prefetch", s->setup.shard.forward_prefetch);
+    ddp_json_bool(j, "limit_all_gathers", s->setup.shard.limit_all_gathers);
+    ddp_json_int(j, "units", r->n_units);
+    ddp_json_int(j, "blocks_per_unit", s->setup.shard.blocks_per_unit);
+  }
+  if (r->shard_gpus > 0)
+    ddp_json_int(j, "shard_gpus", (gint64)r->shard_gpus);
+  if (r->spans) {
+    ddp_json_double(j, "all_gather_ms", r->all_gather_ms, 6);
+    ddp_json_double(j, "reduce_scatter_ms", r->reduce_scatter_ms, 6);
+    ddp_json_double(j, "replica_all_reduce_ms", r->replica_all_reduce_ms, 6);
+    ddp_json_begin_array(j, "collectives");
+    for (guint i = 0; i < r->spans->len; i++) {
+      const DdpCommSpan *c = &g_array_index(r->spans, DdpCommSpan, i);
+      ddp_json_begin_object(j, NULL);
+      ddp_json_string(j, "op", ddp_collective_op_name(c->op));
+      ddp_json_int(j, "unit", c->unit);
+      ddp_json_int(j, "lane", c->lane);
+      ddp_json_bool(j, "backward", c->backward);
+      ddp_json_int(j, "bytes", (gint64)c->bytes);
+      ddp_json_double(j, "start_ms", ns_ms(c->start_ns), 6);
+      ddp_json_double(j, "end_ms", ns_ms(c->end_ns), 6);
+      ddp_json_end_object(j);
+    }
+    ddp_json_end_array(j);
+  }
+  ddp_json_end_object(j);
+}
+
 char *
 ddp_report_predict_json(const DdpScenario *s, const DdpResult *r)
 {
@@ -166,38 +204,8 @@ ddp_report_predict_json(const DdpScenario *s, const DdpResult *r)
   ddp_json_double(j, "unused_map_ms", r->unused_map_ms, 6);
   if (r->dp)
     ddp_dp_json(j, r->dp);
-  ddp_json_begin_object(j, "strategy");
-  ddp_json_string(j, "mode", ddp_mode_name(s->setup.mode));
-  if (s->setup.mode == DDP_MODE_FSDP) {
-    ddp_json_string(j, "sharding", ddp_sharding_name(s->setup.shard.sharding));
-    ddp_json_string(j, "backward_prefetch", ddp_backward_prefetch_name(s->setup.shard.backward_prefetch));
-    ddp_json_bool(j, "forward_prefetch", s->setup.shard.forward_prefetch);
-    ddp_json_bool(j, "limit_all_gathers", s->setup.shard.limit_all_gathers);
-    ddp_json_int(j, "units", r->n_units);
-    ddp_json_int(j, "blocks_per_unit", s->setup.shard.blocks_per_unit);
-  }
-  if (r->shard_gpus > 0)
-    ddp_json_int(j, "shard_gpus", (gint64)r->shard_gpus);
-  if (r->spans) {
-    ddp_json_double(j, "all_gather_ms", r->all_gather_ms, 6);
-    ddp_json_double(j, "reduce_scatter_ms", r->reduce_scatter_ms, 6);
-    ddp_json_double(j, "replica_all_reduce_ms", r->replica_all_reduce_ms, 6);
-    ddp_json_begin_array(j, "collectives");
-    for (guint i = 0; i < r->spans->len; i++) {
-      const DdpCommSpan *c = &g_array_index(r->spans, DdpCommSpan, i);
-      ddp_json_begin_object(j, NULL);
-      ddp_json_string(j, "op", ddp_collective_op_name(c->op));
-      ddp_json_int(j, "unit", c->unit);
-      ddp_json_int(j, "lane", c->lane);
-      ddp_json_bool(j, "backward", c->backward);
-      ddp_json_int(j, "bytes", (gint64)c->bytes);
-      ddp_json_double(j, "start_ms", ns_ms(c->start_ns), 6);
-      ddp_json_double(j, "end_ms", ns_ms(c->end_ns), 6);
-      ddp_json_end_object(j);
-    }
-    ddp_json_end_array(j);
-  }
-  ddp_json_end_object(j);
+  if (s->setup.mode == DDP_MODE_ZERO1 || s->setup.mode == DDP_MODE_FSDP)
+    strategy_json(j, s, r);
   ddp_json_begin_object(j, "memory");
   ddp_json_int(j, "bytes_per_gpu", (gint64)llround(r->memory.total));
   ddp_json_bool(j, "fits", r->memory.fits);

@@ -9,6 +9,10 @@
 #include <glib.h>
 #include "ddp.h"
 
+/* The largest rank's share (0..1] of @model's parameter elements under ZeroRedundancyOptimizer's
+ * partition over @ranks (zero.c). */
+double ddp_zero_largest_share(const DdpModel *model, guint64 ranks);
+
 /* ddp_simulate() for setup.mode zero1.  Refuses overlap_with_ddp (not modelled yet).  Returns:
  * (transfer full) or NULL with @error set. */
 DdpResult *ddp_zero_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError **error);
