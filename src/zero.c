@@ -90,7 +90,19 @@ ddp_zero_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
       ddp_result_free(r);
       return NULL;
     }
-    gint64 at = ddp_time_from_ns((r->mean_ms - saved_ms) * 1e6);
+    /* the broadcasts follow the (shortened) step of the reported iteration */
+    gint64 saved_ns = ddp_time_from_ns(saved_ms * 1e6);
+    gint64 at = r->reported_iteration_ns - saved_ns;
+    for (guint w = 0; w < r->n_timelines; w++) {
+      GArray *segs = r->timelines[w].segments;
+      for (guint k = 0; k < segs->len; k++) {
+        DdpSegment *g = &g_array_index(segs, DdpSegment, k);
+        if (g->kind == DDP_SEGMENT_OPTIMIZER) {
+          g->end_ns = MAX(g->start_ns, g->end_ns - saved_ns);
+          at = MAX(at, g->end_ns);
+        }
+      }
+    }
     for (guint i = 0; i < model->n_params; i++) {
       guint64 bytes = (guint64)model->params[i].numel * ddp_dtype_size(model->params[i].dtype);
       DdpCollectiveCost cost;
@@ -114,6 +126,7 @@ ddp_zero_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
   r->exposed_comm_ms += broadcast_ms;   /* the broadcasts follow the step: nothing hides them */
   r->overlap = r->comm_ms > 0 ? CLAMP(1.0 - r->exposed_comm_ms / r->comm_ms, 0.0, 1.0) : 1.0;
   r->reported_iteration_ns += ddp_time_from_ns(delta * 1e6);
+  r->reported_exposed_comm_ns += ddp_time_from_ns(broadcast_ms * 1e6);
   r->shard_gpus = n;
   r->samples_per_s = (double)n * scenario->setup.batch * scenario->setup.accumulate / (r->mean_ms / 1e3);
   if (r->single_gpu_ms > 0)
