@@ -31,13 +31,20 @@
  * GPU order is the issue order and the only CPU waits are the limiter's; the schedule is a fixed
  * sequence of operations on three FIFOs (compute, lane 0, lane 1) whose dependencies all point to
  * earlier operations, so one pass in issue order gives every start and end exactly — no event
- * queue is needed.  Every rank runs the same schedule (stragglers are not applied to FSDP yet).
+ * queue is needed.
+ * Stragglers.  Every rank runs the same schedule, its compute scaled by its factor of the iteration
+ * (straggler.h; times the persistent jitter factor), and every unit's collectives wait for the last
+ * rank to issue them.  The ranks' schedules are the one schedule stretched by their factors, so in
+ * every unit the last rank to arrive is the one with the largest factor: the iteration is the
+ * schedule with compute × max_r factor_r (and max_r delay_r, a pause before backward, added) — the
+ * upper envelope ddp.c uses, exact here because FSDP synchronises every unit.
  */
 #include "fsdp.h"
 
 #include "strategy.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void
@@ -312,6 +319,13 @@ replica_collective(const DdpCluster *cluster, guint64 ppn, guint64 nodes, GError
   return ddp_collective_new(&replica, nodes, error);
 }
 
+static int
+compare_ms(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 /* The largest @k block units' @bytes (units 1..), summed. */
 static double
 largest_units(const double *bytes, guint n_units, guint k)
@@ -416,18 +430,65 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
   };
   compute_ns += plan.optimizer_ns;
 
+  if (!ddp_stragglers_check_ranks(scenario->stragglers, gpus, error))
+    return NULL;
   DdpResult *r = g_new0(DdpResult, 1);
   r->spans = g_array_new(FALSE, FALSE, sizeof(DdpCommSpan));
   g_autoptr(GArray) segments = g_array_new(FALSE, FALSE, sizeof(DdpSegment));
   gint64 backward_end = 0;
   gint64 host_ns = ddp_time_from_ns(setup->overheads.host_iteration_us * 1e3);
-  gint64 iteration = ddp_fsdp_schedule(&plan, r->spans, segments, &backward_end) + host_ns;
+  /* the slowest rank's persistent jitter (as ddp.c: ddp_jitter_slowest), and per iteration the
+   * largest straggler factor and delay over the ranks (file comment) */
+  double jitter = setup->overheads.jitter > 0 && gpus > 1 ? ddp_jitter_slowest(setup->overheads.jitter, gpus) : 1.0;
+  gboolean vary = !ddp_stragglers_is_none(scenario->stragglers);
+  g_autofree double *factor = vary ? g_new(double, gpus) : NULL;
+  g_autofree gint64 *delay = vary ? g_new(gint64, gpus) : NULL;
+  guint32 seed[2] = { (guint32)setup->seed, (guint32)(setup->seed >> 32) };
+  g_autoptr(GRand) rng = g_rand_new_with_seed_array(seed, 2);
+  g_autofree gint64 *fwd_at = g_new0(gint64, nl), *bwd_at = g_new0(gint64, nl);
+  r->iteration_ms = g_new0(double, setup->iterations);
+  double sum_ms = 0, sum_exposed = 0, sum_wait = 0;
+  gint64 iteration = 0, exposed_ns = 0;
+  for (guint i = 0; i < setup->iterations; i++) {
+    double f = jitter;
+    gint64 d = 0;
+    if (vary) {
+      ddp_stragglers_sample(scenario->stragglers, rng, i + 1, gpus, factor, delay);
+      double worst = factor[0];
+      for (guint64 k = 0; k < gpus; k++) {
+        worst = MAX(worst, factor[k]);
+        d = MAX(d, delay[k]);
+      }
+      f *= worst;
+    }
+    for (guint l = 0; l < nl; l++) {
+      fwd_at[l] = ddp_time_from_ns(f * (double)fwd[l]);
+      bwd_at[l] = ddp_time_from_ns(f * (double)bwd[l]);
+    }
+    DdpFsdpPlan at = plan;
+    at.forward_ns = fwd_at;
+    at.backward_ns = bwd_at;
+    at.optimizer_ns = ddp_time_from_ns(f * (double)plan.optimizer_ns);
+    gboolean last = i + 1 == setup->iterations;
+    if (last) {
+      g_array_set_size(r->spans, 0);
+      g_array_set_size(segments, 0);
+    }
+    gint64 end = ddp_fsdp_schedule(&at, last ? r->spans : NULL, last ? segments : NULL, &backward_end);
+    gint64 stretched = ddp_time_from_ns(f * (double)compute_ns);
+    exposed_ns = MAX(0, end - stretched);
+    iteration = end + host_ns + d;
+    r->iteration_ms[i] = (double)iteration / 1e6;
+    sum_ms += r->iteration_ms[i];
+    sum_exposed += (double)exposed_ns / 1e6;
+    sum_wait += (double)(stretched - compute_ns + d) / 1e6;
+  }
   for (guint i = 0; i < r->spans->len; i++) {
-    const DdpCommSpan *s = &g_array_index(r->spans, DdpCommSpan, i);
-    double ms = (double)(s->end_ns - s->start_ns) / 1e6;
-    if (s->op == DDP_OP_ALL_GATHER)
+    const DdpCommSpan *c = &g_array_index(r->spans, DdpCommSpan, i);
+    double ms = (double)(c->end_ns - c->start_ns) / 1e6;
+    if (c->op == DDP_OP_ALL_GATHER)
       r->all_gather_ms += ms;
-    else if (s->lane == 0)
+    else if (c->lane == 0)
       r->reduce_scatter_ms += ms;
     else
       r->replica_all_reduce_ms += ms;
@@ -438,22 +499,25 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
   r->n_units = nu;
   r->shard_gpus = shard;
   r->iterations = setup->iterations;
-  r->iteration_ms = g_new0(double, setup->iterations);
-  for (guint i = 0; i < setup->iterations; i++)
-    r->iteration_ms[i] = (double)iteration / 1e6;
-  r->mean_ms = r->p50_ms = r->p99_ms = r->first_iteration_ms = (double)iteration / 1e6;
+  g_autofree double *sorted = g_memdup2(r->iteration_ms, setup->iterations * sizeof(double));
+  qsort(sorted, setup->iterations, sizeof(double), compare_ms);
+  r->mean_ms = r->first_iteration_ms = sum_ms / setup->iterations;
+  r->p50_ms = sorted[MAX((guint)ceil(0.50 * setup->iterations), 1) - 1];
+  r->p99_ms = sorted[MAX((guint)ceil(0.99 * setup->iterations), 1) - 1];
   r->compute_ms = (double)compute_ns / 1e6;
   r->host_iteration_ms = (double)host_ns / 1e6;
-  r->exposed_comm_ms = MAX(0.0, r->mean_ms - r->compute_ms - r->host_iteration_ms);
+  r->exposed_comm_ms = sum_exposed / setup->iterations;
   r->overlap = r->comm_ms > 0 ? CLAMP(1.0 - r->exposed_comm_ms / r->comm_ms, 0.0, 1.0) : 1.0;
+  r->jitter_slowest = jitter;
+  r->jitter_ms = (jitter - 1.0) * r->compute_ms;
+  r->straggler_wait_ms = MAX(0.0, sum_wait / setup->iterations - r->jitter_ms);
   r->host_layer_ms = ddp_compute_host_bound_ns(compute) / 1e6;
-  r->jitter_slowest = 1.0;
   r->samples_per_s = (double)gpus * setup->batch / (r->mean_ms / 1e3);
   r->collapsed_ranks = TRUE;
   r->backward_end_ns = g_new0(gint64, 1);
   r->backward_end_ns[0] = backward_end;
   r->reported_iteration_ns = iteration;
-  r->reported_exposed_comm_ns = ddp_time_from_ns(r->exposed_comm_ms * 1e6);
+  r->reported_exposed_comm_ns = exposed_ns;
   r->n_timelines = options->n_watch_ranks;
   r->timelines = g_new0(DdpRankTimeline, options->n_watch_ranks);
   for (guint i = 0; i < options->n_watch_ranks; i++) {

@@ -3,6 +3,7 @@
  * none, the rate limiter, SHARD_GRAD_OP), the units of the shipped Llama-2-7B, and the ZeRO paper's
  * memory formulas.  Times are integers in arbitrary units (ns). */
 #include "fsdp.h"
+#include "fixture.h"
 #include "strategy.h"
 
 #include <string.h>
@@ -218,6 +219,39 @@ test_memory_strategies(void)
   ddp_model_free(model);
 }
 
+/* Stragglers under FSDP: every unit's collectives wait for the last rank, so the iteration is the
+ * schedule with compute × the largest factor (fsdp.c).  On the fixture (tiny, 4 GPUs of ab4, every
+ * overhead off) with slow:1:2 one rank runs at half speed: the nominal compute is unchanged, the
+ * straggler wait is exactly one more compute (2·C − C), and the iteration grows by at least it less
+ * the communication that hid behind compute.  normal:0.1 is deterministic for a seed and spreads
+ * the iterations (p99 ≥ p50 > 0). */
+static void
+test_stragglers(void)
+{
+  g_autoptr(DdpScenario) s = fixture_scenario("tiny.model", 4, NULL);
+  s->setup.mode = DDP_MODE_FSDP;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpResult) plain = ddp_simulate(s, NULL, &error);
+  g_assert_no_error(error);
+  g_autoptr(DdpScenario) slow = fixture_scenario("tiny.model", 4, "slow:1:2");
+  slow->setup.mode = DDP_MODE_FSDP;
+  g_autoptr(DdpResult) r = ddp_simulate(slow, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpfloat_with_epsilon(r->compute_ms, plain->compute_ms, 1e-9);
+  g_assert_cmpfloat_with_epsilon(r->straggler_wait_ms, plain->compute_ms, 1e-5);
+  g_assert_cmpfloat(r->mean_ms, >=, plain->mean_ms + plain->compute_ms - plain->comm_ms - 1e-6);
+  g_autoptr(DdpScenario) noisy = fixture_scenario("tiny.model", 4, "normal:0.1");
+  noisy->setup.mode = DDP_MODE_FSDP;
+  noisy->setup.iterations = 50;
+  g_autoptr(DdpResult) a = ddp_simulate(noisy, NULL, &error);
+  g_autoptr(DdpResult) b = ddp_simulate(noisy, NULL, &error);
+  g_assert_no_error(error);
+  for (guint i = 0; i < 50; i++)
+    g_assert_cmpfloat(a->iteration_ms[i], ==, b->iteration_ms[i]);
+  g_assert_cmpfloat(a->p99_ms, >, a->p50_ms);
+  g_assert_cmpfloat(a->p50_ms, >, plain->p50_ms * 0.9);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -227,6 +261,7 @@ main(int argc, char **argv)
   g_test_add_func("/fsdp/two-units/strategies", test_two_units_strategies);
   g_test_add_func("/fsdp/limiter", test_limiter);
   g_test_add_func("/fsdp/units/llama-7b", test_units_llama);
+  g_test_add_func("/fsdp/stragglers", test_stragglers);
   g_test_add_func("/strategy/memory/zero-paper", test_zero_paper);
   g_test_add_func("/strategy/memory/llama-7b", test_memory_strategies);
   return g_test_run();
