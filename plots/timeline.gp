@@ -18,6 +18,11 @@
 #                     cmd-timeline.c; tests/test-timeline.c checks the two agree)
 #   segments (file)   lane start_ms end_ms "kind" layer "name"
 #   buckets (file)    index start_ms end_ms ready_ms launch_ms bytes "label"
+#   n_buckets         its records (FSDP has none)
+#   collectives (file) lane start_ms end_ms op "label": a sharded strategy's AllGathers (op 1),
+#                     ReduceScatters (2), AllReduces (0) and broadcasts (3), each on its lane;
+#                     comment-only under DDP
+#   collective_ops    " 1 2 ": the ops present (for the key)
 #   output_file, output_format ("png" or "svg"; from output_file's extension when unset)
 #
 # SVG contract (tests/test-timeline.c relies on it): the bucket bars are the first plot element,
@@ -28,8 +33,10 @@
 if (!exists("output_format")) output_format = (output_file[strlen(output_file)-2:] eq "svg") ? "svg" : "png"
 
 n_lanes = |lane_labels|
-stats buckets using 1 nooutput   # before any range is set: stats honours them
-n_buckets = STATS_records
+if (!exists("n_buckets")) {
+  stats buckets using 1 nooutput   # before any range is set: stats honours them
+  n_buckets = STATS_records
+}
 comm_lane = n_lanes - 1
 plot_width = 1400
 plot_height = 200 + 60 * n_lanes
@@ -58,6 +65,12 @@ kind_color(k, odd) = \
   k eq "optimizer" ? 0x8c6bb1 : \
   k eq "broadcast" ? 0x17becf : 0x000000
 bucket_color(i) = (int(i) % 2) ? 0x5b9bd5 : 0x2b6cb0
+coll_color(op, i) = int(op) == 1 ? ((int(i) % 2) ? 0x74add1 : 0x4575b4) : \
+                    int(op) == 2 ? ((int(i) % 2) ? 0xf46d43 : 0xd73027) : \
+                    int(op) == 3 ? 0x17becf : 0x2b6cb0
+if (!exists("collectives")) collectives = "/dev/null"
+if (!exists("collective_ops")) collective_ops = " "
+has_op(k) = strstrt(collective_ops, sprintf(" %d ", k)) > 0
 has(k) = strstrt(kinds, " ".k." ") > 0
 key_title(k, text) = has(k) ? text : ""
 
@@ -98,7 +111,7 @@ set label 2 sprintf("end %.3f ms", iteration_ms) at iteration_ms, graph 1 left o
 
 plot buckets using (($2 + $3) / 2):(comm_lane):2:3:(comm_lane - bar):(comm_lane + bar):(bucket_color($1)) \
        with boxxyerror lc rgb variable lw 1.5 fs solid 1.0 border notitle, \
-     keyentry with boxxyerror fc rgb 0x2b6cb0 title "AllReduce (one bar per bucket)", \
+     keyentry with boxxyerror fc rgb 0x2b6cb0 title (n_buckets > 0 ? "AllReduce (one bar per bucket)" : ""), \
      buckets using 4:(comm_lane - bar - 0.1):($2 - $4):(0) with vectors nohead dt 3 lc rgb "#606060" notitle, \
      buckets using 4:(comm_lane - bar - 0.1) with points pt 11 ps 1.1 lc rgb "#202020" title "bucket ready (last rank)", \
      buckets using (($2 + $3) / 2):(comm_lane):((($3 - $2) >= label_min_ms) ? stringcolumn(7) : "") \
@@ -115,4 +128,12 @@ plot buckets using (($2 + $3) / 2):(comm_lane):2:3:(comm_lane - bar):(comm_lane 
      keyentry with boxxyerror fc rgb 0xe7ba52 title key_title("finalize", "finalize (bucket to .grad)"), \
      keyentry with boxxyerror fc rgb 0x8c6bb1 title key_title("optimizer", "optimizer step"), \
      keyentry with boxxyerror fc rgb 0x17becf title key_title("broadcast", "buffer broadcast"), \
-     keyentry with boxxyerror fc rgb "#fbd3d3" title (exposed_ms > 0 ? "exposed communication" : "")
+     keyentry with boxxyerror fc rgb "#fbd3d3" title (exposed_ms > 0 ? "exposed communication" : ""), \
+     collectives using (($2 + $3) / 2):1:2:3:($1 - bar):($1 + bar):(coll_color($4, $0)) \
+       with boxxyerror lc rgb variable notitle, \
+     keyentry with boxxyerror fc rgb 0x4575b4 title (has_op(1) ? "AllGather (per unit)" : ""), \
+     keyentry with boxxyerror fc rgb 0xd73027 title (has_op(2) ? "ReduceScatter (per unit)" : ""), \
+     keyentry with boxxyerror fc rgb 0x2b6cb0 title (has_op(0) && n_buckets == 0 ? "AllReduce (per unit)" : ""), \
+     keyentry with boxxyerror fc rgb 0x17becf title (has_op(3) ? "parameter broadcast (per tensor)" : ""), \
+     collectives using (($2 + $3) / 2):1:((($3 - $2) >= label_min_ms / 3) ? stringcolumn(5) : "") \
+       with labels tc rgb "white" font ",8" notitle

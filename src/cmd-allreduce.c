@@ -1,5 +1,6 @@
-/* cmd-allreduce — `ddpsim allreduce`: the collective model alone, as the table nccl-tests'
- * all_reduce_perf prints (size, count, type, time, algbw, busbw; docs/model.md §3) plus the algorithm
+/* cmd-allreduce — `ddpsim allreduce` and `ddpsim collective --op OP`: the collective model alone,
+ * as the table nccl-tests' all_reduce_perf (all_gather_perf, reduce_scatter_perf, broadcast_perf)
+ * prints (size, count, type, time, algbw, busbw; docs/model.md §3) plus the algorithm
  * and protocol NCCL's tuner would pick (docs/model.md §2.4).  --explain shows why: the emulated topology
  * graphs, NCCL's tuning table, the choice by size and the latency/bandwidth crossover.  --compare
  * runs the model against measured nccl-tests curves (docs/collective.md "Validation"). */
@@ -16,6 +17,7 @@
 typedef struct {
   char *cluster, *gpus, *min_bytes, *max_bytes, *step_factor, *step_bytes, *datatype, *algo, *proto, *compare, *calibration;
   char *per_process;      /* -g */
+  char *op;               /* --op */
   gboolean json, csv, explain;
 } AllreduceOptions;
 
@@ -26,6 +28,7 @@ typedef struct {
   const char *type_name;
   guint64 type_size;
   guint64 per_process;    /* -g: GPUs one host thread issues for (nccl-tests), 1 by default */
+  DdpCollectiveOp op;
 } Sweep;
 
 /* The choice search runs to 1 TiB, so the crossover does not depend on -e. */
@@ -38,6 +41,10 @@ static const char allreduce_description[] =
   "-b 8 -e 128M -f 2 -g 1 -d float, algorithm and protocol from the cluster file (auto).\n"
   "-g N models nccl-tests' -g N: one thread issues every call for N GPUs, so small sizes are\n"
   "bound by N x nccl.host_launch_us (the nccl cost model's host floor).\n"
+  "--op all_reduce|all_gather|reduce_scatter|broadcast picks the collective (ddpsim collective;\n"
+  "default all_reduce).  As nccl-tests: the size of all_gather is the gathered output and of\n"
+  "reduce_scatter the reduced input (n x the per-rank count, each a multiple of 4 elements), the\n"
+  "count column is per rank, busbw = algbw * (n-1)/n for both and = algbw for broadcast.\n"
   "--compare CSV predicts every row of a file of measured nccl-tests points (columns source,\n"
   "system, cluster, gpus, bytes, time_us, optional gpus_per_process) and prints model and\n"
   "measurement side by side, with the median and largest |error| per size regime.";
@@ -66,7 +73,13 @@ parse_sweep(const AllreduceOptions *o, Sweep *s, GError **error)
     const char *name;
     guint64 size;
   } types[] = { { "float", 4 }, { "half", 2 }, { "bfloat16", 2 }, { "double", 8 } };
-  *s = (Sweep){ 0, 8, 128 << 20, 2, 0, "float", 4, 1 };
+  *s = (Sweep){ 0, 8, 128 << 20, 2, 0, "float", 4, 1, DDP_OP_ALL_REDUCE };
+  if (o->op) {
+    int op = ddp_collective_op_parse(o->op);
+    if (op < 0)
+      return fail(error, "--op: unknown collective \"%s\" (all_reduce, all_gather, reduce_scatter, broadcast)", o->op);
+    s->op = op;
+  }
   /* -f multiplies each row (nccl-tests); -i adds instead when given, but -f is checked either way */
   if (!ddp_range_check_count("-g", o->per_process, &DDP_RANGE_GPUS_PER_PROCESS, &s->per_process, error) ||
       !ddp_flag_count("gpus", o->gpus, &DDP_RANGE_GPUS, &s->gpus, error) ||
@@ -131,16 +144,24 @@ typedef struct {
   DdpCollectiveCost cost;
 } Row;
 
+/* nccl-tests' AllGatherGetCollByteCount / ReduceScatterGetCollByteCount: each rank's count is the
+ * size's elements cut into n parts, rounded down to a multiple of 4 elements (ALIGN); the size
+ * printed is n times that.  Sizes with an empty part are left out (nothing to time). */
 static GArray *
 sweep_rows(const DdpCollective *model, const Sweep *s)
 {
   GArray *rows = g_array_new(FALSE, FALSE, sizeof(Row));
-  for (guint64 size = s->min_bytes; size <= s->max_bytes;) {
+  guint64 n = ddp_collective_gpus(model);
+  gboolean per_rank = s->op == DDP_OP_ALL_GATHER || s->op == DDP_OP_REDUCE_SCATTER;
+  for (guint64 size = s->min_bytes; size <= s->max_bytes; size = next_size(s, size)) {
     Row row = { .count = size / s->type_size };
-    row.bytes = row.count * s->type_size;
-    ddp_collective_allreduce(model, row.bytes, &row.cost);
+    if (per_rank)
+      row.count = row.count / (4 * n) * 4;
+    row.bytes = row.count * s->type_size * (per_rank ? n : 1);
+    if (row.bytes == 0)
+      continue;
+    ddp_collective_cost(model, s->op, row.bytes, &row.cost);
     g_array_append_val(rows, row);
-    size = next_size(s, size);
   }
   return rows;
 }
@@ -311,10 +332,12 @@ sweep_text(const DdpCluster *cluster, const DdpCollective *model, const Sweep *s
   g_autofree char *in_domains = domains < nodes ? g_strdup_printf(" in %" G_GUINT64_FORMAT " NVLink domain%s", domains,
                                                                   domains == 1 ? "" : "s")
                                                 : g_strdup("");
-  g_string_append_printf(out, "# ddpsim allreduce: cluster %s, %" G_GUINT64_FORMAT " GPUs = %" G_GUINT64_FORMAT
+  g_string_append_printf(out, "# ddpsim %s%s: cluster %s, %" G_GUINT64_FORMAT " GPUs = %" G_GUINT64_FORMAT
                               " node%s x %" G_GUINT64_FORMAT "%s, %s cost model, algorithm %s, protocol %s\n",
-                         cluster->name, ddp_collective_gpus(model), nodes, nodes == 1 ? "" : "s",
-                         ddp_collective_gpus(model) / nodes, in_domains, cost_model_name(cluster->nccl.cost_model),
+                         s->op == DDP_OP_ALL_REDUCE ? "allreduce" : "collective --op ",
+                         s->op == DDP_OP_ALL_REDUCE ? "" : ddp_collective_op_name(s->op), cluster->name,
+                         ddp_collective_gpus(model), nodes, nodes == 1 ? "" : "s", ddp_collective_gpus(model) / nodes,
+                         in_domains, cost_model_name(cluster->nccl.cost_model),
                          ddp_algorithm_name(cluster->nccl.algorithm), ddp_protocol_name(cluster->nccl.protocol));
   if (explain)
     explain_text(out, cluster, model);
@@ -359,6 +382,7 @@ sweep_json(const DdpCluster *cluster, const DdpCollective *model, const Sweep *s
 {
   DdpJson *j = ddp_json_new();
   ddp_json_begin_object(j, NULL);
+  ddp_json_string(j, "op", ddp_collective_op_name(s->op));
   ddp_json_string(j, "cluster", cluster->name);
   ddp_json_int(j, "gpus", (gint64)ddp_collective_gpus(model));
   ddp_json_int(j, "nodes", (gint64)ddp_collective_nodes(model));
@@ -535,7 +559,7 @@ compare_json(const GPtrArray *curves)
 /* ---- the verb ---- */
 
 static int
-run(int argc, char **argv, AllreduceOptions *o)
+run(int argc, char **argv, AllreduceOptions *o, const char *verb)
 {
   GOptionEntry own[] = {
     { "cluster", 0, 0, G_OPTION_ARG_STRING, &o->cluster, "Cluster file or shipped name (default dgx-a100)", "NAME|PATH" },
@@ -551,45 +575,50 @@ run(int argc, char **argv, AllreduceOptions *o)
     { "explain", 0, 0, G_OPTION_ARG_NONE, &o->explain, "Show graphs, NCCL's tuning table, choice by size and the crossover", NULL },
     { "compare", 0, 0, G_OPTION_ARG_FILENAME, &o->compare, "Predict every row of a measured nccl-tests CSV, side by side", "CSV" },
     { "calibration", 0, 0, G_OPTION_ARG_FILENAME, &o->calibration, "Use AllReduce costs measured by ddpsim-calibrate (fitted α and bandwidth)", "DB" },
+    { "op", 0, 0, G_OPTION_ARG_STRING, &o->op, "all_reduce (default), all_gather, reduce_scatter or broadcast", "OP" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON (fields: docs/json.md)", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &o->csv, "Print CSV", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   g_autoptr(GError) error = NULL;
-  if (!ddp_cmd_parse("allreduce", "Collective costs alone, as an nccl-tests all_reduce_perf table.",
+  if (!ddp_cmd_parse(verb, "Collective costs alone, as an nccl-tests table (all_reduce_perf, all_gather_perf, ...).",
                      allreduce_description, own, NULL, &argc, &argv, NULL, &error))
-    return ddp_cmd_fail("allreduce", error);
+    return ddp_cmd_fail(verb, error);
   if (o->json && o->csv) {
     fail(&error, "%s", "--json and --csv: choose one");
-    return ddp_cmd_fail("allreduce", error);
+    return ddp_cmd_fail(verb, error);
   }
   g_autofree char *text = NULL;
+  if (o->op && ddp_collective_op_parse(o->op) != DDP_OP_ALL_REDUCE && (o->compare || o->explain || o->calibration)) {
+    fail(&error, "--op %s: --compare, --explain and --calibration are AllReduce's (NCCL's tuning table and measured curves)", o->op);
+    return ddp_cmd_fail(verb, error);
+  }
   if (o->compare) {
     if (o->cluster || o->gpus || o->algo || o->proto || o->explain || o->per_process) {
       fail(&error, "%s", "--compare takes clusters and GPU counts from the CSV; drop --cluster, --gpus, --algo, --proto, -g, --explain");
-      return ddp_cmd_fail("allreduce", error);
+      return ddp_cmd_fail(verb, error);
     }
     g_autoptr(GPtrArray) curves = ddp_collective_compare_csv(o->compare, &error);
     if (!curves)
-      return ddp_cmd_fail("allreduce", error);
+      return ddp_cmd_fail(verb, error);
     text = o->json ? compare_json(curves) : o->csv ? compare_csv(curves) : compare_text(o->compare, curves);
   } else {
     Sweep sweep;
     if (!parse_sweep(o, &sweep, &error))
-      return ddp_cmd_fail("allreduce", error);
+      return ddp_cmd_fail(verb, error);
     g_autoptr(DdpCluster) cluster = load_cluster(o, &error);
     if (!cluster)
-      return ddp_cmd_fail("allreduce", error);
+      return ddp_cmd_fail(verb, error);
     guint64 gpus = sweep.gpus ? sweep.gpus : (guint64)cluster->gpus_per_node;
     guint64 nodes = 1;
     if (!ddp_cluster_check_gpus(cluster, gpus, &nodes, &error))
-      return ddp_cmd_fail("allreduce", error);
+      return ddp_cmd_fail(verb, error);
     /* a calibration first fits the model's per-tier parameters of the cluster (tierfit.h) */
     g_autoptr(DdpFit) calibration = NULL;
     g_autoptr(GPtrArray) warnings = NULL, tier_lines = NULL;
     if (o->calibration) {
       if (!(calibration = ddp_fit_open(o->calibration, &error)))
-        return ddp_cmd_fail("allreduce", error);
+        return ddp_cmd_fail(verb, error);
       DdpTierFit tiers;
       ddp_tier_calibrate_cluster(cluster, calibration, &tiers);
       g_autofree char *name = g_path_get_basename(o->calibration);
@@ -598,10 +627,10 @@ run(int argc, char **argv, AllreduceOptions *o)
     }
     g_autoptr(DdpCollective) model = ddp_collective_new(cluster, gpus, &error);
     if (!model)
-      return ddp_cmd_fail("allreduce", error);
+      return ddp_cmd_fail(verb, error);
     if (sweep.per_process > gpus) {
       fail(&error, "-g: %s GPUs per process is more than the communicator's GPUs", o->per_process);
-      return ddp_cmd_fail("allreduce", error);
+      return ddp_cmd_fail(verb, error);
     }
     ddp_collective_set_gpus_per_process(model, (guint)sweep.per_process);
     if (calibration) {
@@ -617,7 +646,7 @@ run(int argc, char **argv, AllreduceOptions *o)
                     : sweep_text(cluster, model, &sweep, rows, o->explain);
   }
   if (!ddp_cmd_print(text, &error))
-    return ddp_cmd_fail("allreduce", error);
+    return ddp_cmd_fail(verb, error);
   return DDP_EXIT_OK;
 }
 
@@ -636,13 +665,23 @@ options_clear(AllreduceOptions *o)
   g_free(o->compare);
   g_free(o->calibration);
   g_free(o->per_process);
+  g_free(o->op);
 }
 
 int
 ddp_cmd_allreduce(int argc, char **argv)
 {
   AllreduceOptions options = { 0 };
-  int status = run(argc, argv, &options);
+  int status = run(argc, argv, &options, "allreduce");
+  options_clear(&options);
+  return status;
+}
+
+int
+ddp_cmd_collective(int argc, char **argv)
+{
+  AllreduceOptions options = { 0 };
+  int status = run(argc, argv, &options, "collective");
   options_clear(&options);
   return status;
 }

@@ -18,7 +18,9 @@ static const char predict_description[] =
   "T(1 GPU) is the same setup simulated on one GPU without stragglers.  Overlap is the fraction of\n"
   "communication hidden behind backward compute.  Iteration 0 (PyTorch's construction-time\n"
   "buckets) is reported apart; statistics are over the steady iterations that follow it.\n"
-  "--mode dp predicts torch.nn.DataParallel instead (one node) and compares it with DDP.\n"
+  "--mode dp predicts torch.nn.DataParallel instead (one node) and compares it with DDP;\n"
+  "--mode zero1 ZeroRedundancyOptimizer with DDP; --mode fsdp FullyShardedDataParallel\n"
+  "(--sharding full|grad-op|hybrid|none, --backward-prefetch, --forward-prefetch, --wrap-blocks).\n"
   "Exit status: 0 ok, 2 bad input, 3 the model does not fit in GPU memory (the report is still\n"
   "printed; --allow-oom makes it 0), 1 internal error.";
 
@@ -55,9 +57,12 @@ run(int argc, char **argv, PredictOptions *opts)
   if (!result->memory.fits) {
     /* stderr, so that it shows whatever stdout is piped into; the report says "DOES NOT FIT" and
      * the JSON memory.fits false */
-    fprintf(stderr, "ddpsim predict: OUT OF MEMORY: %.2f GB per GPU needed, %.2f GB on a %s%s\n",
+    fprintf(stderr, "ddpsim predict: OUT OF MEMORY: %.2f GB per GPU needed, %.2f GB on a %s%s; "
+            "`ddpsim compare --model %s --cluster %s --gpus %" G_GUINT64_FORMAT "` shows which strategy fits "
+            "(ZeRO-1, FSDP grad-op/full, HSDP)\n",
             result->memory.total / 1e9, scenario->cluster->gpu.memory_GB, scenario->cluster->gpu.name,
-            scenario->setup.allow_oom ? " (--allow-oom: exit 0)" : " (exit 3; --allow-oom to accept)");
+            scenario->setup.allow_oom ? " (--allow-oom: exit 0)" : " (exit 3; --allow-oom to accept)",
+            scenario->model->name, scenario->cluster->name, scenario->setup.gpus);
     if (!scenario->setup.allow_oom)
       return DDP_EXIT_OOM;
   }

@@ -159,13 +159,21 @@ exposure_init(Exposure *e, const DdpResult *r)
   e->tail_end = e->tail_start;
   for (guint b = 0; b < r->n_buckets; b++)
     e->tail_end = MAX(e->tail_end, r->buckets[b].end_ns);
+  for (guint i = 0; r->spans && i < r->spans->len; i++)
+    if (g_array_index(r->spans, DdpCommSpan, i).backward)
+      e->tail_end = MAX(e->tail_end, g_array_index(r->spans, DdpCommSpan, i).end_ns);
   e->total_ns = r->reported_exposed_comm_ns;
   gint64 tail = e->tail_end - e->tail_start;
   if (e->total_ns > tail) {
     /* the printed parts add up to the printed total: the broadcast is what the rounding leaves */
     double total_ms = round(ns_ms(e->total_ns) * 1e3) / 1e3, tail_ms = round(ns_ms(tail) * 1e3) / 1e3;
-    e->text = g_strdup_printf("exposed communication %.3f ms (AllReduce tail %.3f + buffer broadcast %.3f)",
-                              total_ms, tail_ms, total_ms - tail_ms);
+    e->text = r->spans && r->n_buckets > 0
+                ? g_strdup_printf("exposed communication %.3f ms (AllReduce tail %.3f + broadcasts %.3f)", total_ms,
+                                  tail_ms, total_ms - tail_ms)
+              : r->spans ? g_strdup_printf("exposed communication %.3f ms (after backward %.3f + waits before it %.3f)",
+                                         total_ms, tail_ms, total_ms - tail_ms)
+                       : g_strdup_printf("exposed communication %.3f ms (AllReduce tail %.3f + buffer broadcast %.3f)",
+                                         total_ms, tail_ms, total_ms - tail_ms);
   }
   else
     e->text = g_strdup_printf("exposed communication %.3f ms", ns_ms(e->total_ns));
@@ -210,8 +218,42 @@ render_plot(const TimelineOptions *opts, const DdpScenario *s, const DdpResult *
   g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func(g_free);
   for (guint i = 0; i < r->n_timelines; i++)
     g_ptr_array_add(labels, lane_label(s, &r->timelines[i], &g_array_index(shown, Shown, i)));
-  g_ptr_array_add(labels, g_strdup(r->gpus > 1 ? "NCCL stream\n(all ranks)" : "NCCL stream"));
+  /* FSDP: the shard group's one NCCL stream drawn as two lanes, AllGather and ReduceScatter (they
+   * still run one at a time, docs/model.md §6.3), and HSDP's replica group; ZeRO-1's broadcasts
+   * share DDP's NCCL lane.  The last lane is the one bucket bars go to. */
+  gboolean fsdp = s->setup.mode == DDP_MODE_FSDP, replica = FALSE;
+  for (guint i = 0; r->spans && i < r->spans->len; i++)
+    replica = replica || g_array_index(r->spans, DdpCommSpan, i).lane == 1;
+  guint first_comm = r->n_timelines;
+  if (fsdp) {
+    g_ptr_array_add(labels, g_strdup("AllGather\n(NCCL stream)"));
+    g_ptr_array_add(labels, g_strdup(s->setup.shard.sharding == DDP_SHARDING_NONE ? "AllReduce\n(NCCL stream)"
+                                                                                  : "ReduceScatter\n(NCCL stream)"));
+    if (replica)
+      g_ptr_array_add(labels, g_strdup("AllReduce\n(replica group)"));
+  } else {
+    g_ptr_array_add(labels, g_strdup(r->gpus > 1 ? "NCCL stream\n(all ranks)" : "NCCL stream"));
+  }
   ddp_plot_set_strings(plot, "lane_labels", (const char *const *)labels->pdata, labels->len);
+  GString *collectives = g_string_new("# lane start_ms end_ms op label\n");
+  for (guint i = 0; r->spans && i < r->spans->len; i++) {
+    const DdpCommSpan *c = &g_array_index(r->spans, DdpCommSpan, i);
+    guint lane = !fsdp ? first_comm : c->lane == 1 ? first_comm + 2 : c->op == DDP_OP_ALL_GATHER ? first_comm : first_comm + 1;
+    g_string_append_printf(collectives, "%u %.6f %.6f %d ", lane, ns_ms(c->start_ns), ns_ms(c->end_ns), (int)c->op);
+    g_autofree char *label = c->unit >= 0 ? g_strdup_printf("%d", c->unit) : g_strdup("");
+    append_field(collectives, label);
+    g_string_append_c(collectives, '\n');
+  }
+  GString *ops = g_string_new(" ");
+  for (guint i = 0; r->spans && i < r->spans->len; i++) {
+    g_autofree char *op = g_strdup_printf(" %d ", (int)g_array_index(r->spans, DdpCommSpan, i).op);
+    if (!strstr(ops->str, op))
+      g_string_append_printf(ops, "%d ", (int)g_array_index(r->spans, DdpCommSpan, i).op);
+  }
+  ddp_plot_set_string(plot, "collective_ops", ops->str);
+  g_string_free(ops, TRUE);
+  ddp_plot_set_data(plot, "collectives", collectives->str);
+  g_string_free(collectives, TRUE);
 
   GString *segments = g_string_new("# lane start_ms end_ms kind layer name\n");
   GString *kinds = g_string_new(" ");
@@ -245,6 +287,7 @@ render_plot(const TimelineOptions *opts, const DdpScenario *s, const DdpResult *
     g_string_append_c(buckets, '\n');
     x_min = MIN(x_min, k->ready_ns);
   }
+  ddp_plot_set_number(plot, "n_buckets", r->n_buckets);
   ddp_plot_set_string(plot, "kinds", kinds->str);
   ddp_plot_set_number(plot, "x_min_ms", ns_ms(x_min));
   ddp_plot_set_number(plot, "iteration_ms", ns_ms(r->reported_iteration_ns));

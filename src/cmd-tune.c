@@ -11,6 +11,7 @@
 #include "ranges.h"
 
 #include "ddp.h"
+#include "fsdp.h"
 #include "jsonout.h"
 #include "plot.h"
 
@@ -249,6 +250,126 @@ draw(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict *v, c
   return ddp_plot_render(plot, o->plot, o->plot_data, error);
 }
 
+/* ---- --mode fsdp: FSDP's knobs instead of DDP's buckets ----
+ * The wrap granularity (--wrap-blocks: 1, 2, 4, ... blocks per unit, up to all of them), the
+ * backward prefetch (pre, post, none), forward_prefetch and limit_all_gathers: every combination,
+ * the fastest that fits recommended over PyTorch's defaults (one block per unit, BACKWARD_PRE, no
+ * forward prefetch, the limiter on) only above --min-gain. */
+
+typedef struct {
+  guint blocks;
+  DdpBackwardPrefetch prefetch;
+  gboolean forward, limit;
+  DdpResult *result;
+} FsdpRow;
+
+static void
+fsdp_row_json(DdpJson *j, const char *key, const FsdpRow *r)
+{
+  ddp_json_begin_object(j, key);
+  ddp_json_int(j, "wrap_blocks", r->blocks);
+  ddp_json_string(j, "backward_prefetch", ddp_backward_prefetch_name(r->prefetch));
+  ddp_json_bool(j, "forward_prefetch", r->forward);
+  ddp_json_bool(j, "limit_all_gathers", r->limit);
+  ddp_json_double(j, "iteration_ms", r->result->mean_ms, 6);
+  ddp_json_int(j, "bytes_per_gpu", (gint64)llround(r->result->memory.total));
+  ddp_json_bool(j, "fits", r->result->memory.fits);
+  ddp_json_double(j, "exposed_comm_ms", r->result->exposed_comm_ms, 6);
+  ddp_json_end_object(j);
+}
+
+static int
+tune_fsdp(const TuneOptions *o, const DdpScenario *s, double min_gain)
+{
+  g_autoptr(GError) error = NULL;
+  if (o->range || o->points || o->first_bucket || o->plot || o->plot_data) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--mode fsdp tunes FSDP's wrap granularity and prefetch options; "
+                "--range, --points, --first-bucket-mb and --plot are bucket_cap_mb's");
+    return ddp_cmd_fail("tune", error);
+  }
+  guint *layer_unit = g_new0(guint, s->model->n_layers);
+  GArray *units = ddp_fsdp_units(s->model, 1, layer_unit);
+  guint blocks = units->len - 1;
+  g_array_unref(units);
+  g_free(layer_unit);
+  g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(FsdpRow));
+  DdpRunOptions options = { .skip_single_gpu = TRUE };
+  int status = DDP_EXIT_OK;
+  for (guint k = 1; status == DDP_EXIT_OK; k = k >= MAX(blocks, 1) ? 0 : MIN(2 * k, MAX(blocks, 1))) {
+    for (int p = 0; p < DDP_PREFETCH_COUNT && status == DDP_EXIT_OK; p++)
+      for (int f = 0; f < 2 && status == DDP_EXIT_OK; f++)
+        for (int l = 1; l >= 0 && status == DDP_EXIT_OK; l--) {
+          DdpScenario at = *s;
+          at.setup.shard.blocks_per_unit = k;
+          at.setup.shard.backward_prefetch = p;
+          at.setup.shard.forward_prefetch = f;
+          at.setup.shard.limit_all_gathers = l;
+          FsdpRow row = { k, p, f, l, ddp_simulate(&at, &options, &error) };
+          if (!row.result)
+            status = ddp_cmd_fail("tune", error);
+          else
+            g_array_append_val(rows, row);
+        }
+    if (k == MAX(blocks, 1))
+      break;
+  }
+  if (status == DDP_EXIT_OK) {
+    const FsdpRow *dflt = &g_array_index(rows, FsdpRow, 0), *best = NULL;
+    for (guint i = 0; i < rows->len; i++) {
+      const FsdpRow *r = &g_array_index(rows, FsdpRow, i);
+      if (r->result->memory.fits && (!best || r->result->mean_ms < best->result->mean_ms))
+        best = r;
+    }
+    if (!best)
+      best = dflt;
+    double gain = dflt->result->mean_ms / best->result->mean_ms - 1.0;
+    gboolean change = best != dflt && (gain > min_gain || !dflt->result->memory.fits);
+    g_autofree char *text = NULL;
+    if (o->json) {
+      DdpJson *j = ddp_json_new();
+      ddp_json_begin_object(j, NULL);
+      ddp_json_string(j, "mode", "fsdp");
+      ddp_json_string(j, "sharding", ddp_sharding_name(s->setup.shard.sharding));
+      ddp_json_begin_array(j, "rows");
+      for (guint i = 0; i < rows->len; i++)
+        fsdp_row_json(j, NULL, &g_array_index(rows, FsdpRow, i));
+      ddp_json_end_array(j);
+      fsdp_row_json(j, "default", dflt);
+      fsdp_row_json(j, "best", best);
+      ddp_json_double(j, "gain_over_default", gain, 6);
+      ddp_json_bool(j, "recommended", change);
+      ddp_json_end_object(j);
+      text = ddp_json_free_to_string(j);
+    } else {
+      GString *out = g_string_new(NULL);
+      g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, FSDP %s, %u blocks\n\n", s->model->name,
+                             s->cluster->name, s->setup.gpus, ddp_sharding_name(s->setup.shard.sharding), blocks);
+      g_string_append(out, "  wrap_blocks  backward  forward  limiter   iter_ms  exposed_ms  GB/GPU  fits\n");
+      for (guint i = 0; i < rows->len; i++) {
+        const FsdpRow *r = &g_array_index(rows, FsdpRow, i);
+        g_string_append_printf(out, "  %11u  %8s  %7s  %7s %9.3f %11.3f %7.2f  %4s%s\n", r->blocks,
+                               ddp_backward_prefetch_name(r->prefetch), r->forward ? "on" : "off", r->limit ? "on" : "off",
+                               r->result->mean_ms, r->result->exposed_comm_ms, r->result->memory.total / 1e9,
+                               r->result->memory.fits ? "yes" : "NO", r == best ? "   <- fastest that fits" : "");
+      }
+      if (change)
+        g_string_append_printf(out, "\nrecommended: --wrap-blocks %u --backward-prefetch %s%s%s (%.1f %% faster than "
+                                    "PyTorch's defaults%s)\n", best->blocks, ddp_backward_prefetch_name(best->prefetch),
+                               best->forward ? " --forward-prefetch" : "", best->limit ? "" : " --no-limit-all-gathers",
+                               100 * gain, dflt->result->memory.fits ? "" : ", which do not fit");
+      else
+        g_string_append_printf(out, "\nkeep PyTorch's defaults (one block per unit, BACKWARD_PRE, limit_all_gathers): "
+                                    "the best is %.2f %% faster, below --min-gain %.1f %%\n", 100 * gain, 100 * min_gain);
+      text = g_string_free(out, FALSE);
+    }
+    if (!ddp_cmd_print(text, &error))
+      status = ddp_cmd_fail("tune", error);
+  }
+  for (guint i = 0; i < rows->len; i++)
+    ddp_result_free(g_array_index(rows, FsdpRow, i).result);
+  return status;
+}
+
 static int
 run(int argc, char **argv, TuneOptions *o)
 {
@@ -284,6 +405,8 @@ run(int argc, char **argv, TuneOptions *o)
   g_autoptr(DdpScenario) s = ddp_scenario_load(scenario_path, &o->cli, TRUE, &error);
   if (!s)
     return ddp_cmd_fail("tune", error);
+  if (s->setup.mode == DDP_MODE_FSDP)
+    return tune_fsdp(o, s, min_gain);
   g_autoptr(GArray) caps = cap_grid(o->range, o->points, &error);
   if (!caps)
     return ddp_cmd_fail("tune", error);

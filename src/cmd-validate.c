@@ -206,6 +206,41 @@ text_bucketcap(GString *out, const DdpValidation *v)
   }
 }
 
+static void
+text_sharded(GString *out, const DdpValidation *v)
+{
+  for (guint f = 0; f < v->sharded->len; f++) {
+    const DdpValidateSharded *t = v->sharded->pdata[f];
+    g_string_append_printf(out,
+                           "\n## sharded strategies (FSDP, ZeRO-1), throughput: %s\n"
+                           "# tokens/s per GPU; error = predicted / published - 1; baselines: 'always 100 %%' (every "
+                           "GPU at the\n# 1-GPU step without a wrapper) and '6 Psi FLOPs per token at 50 %% of peak'\n"
+                           "# %-9s %-10s %5s %-12s %5s %5s %10s %10s %7s %9s %9s\n",
+                           base_name(t->path), "model", "cluster", "gpus", "strategy", "batch", "seq", "published",
+                           "predicted", "err(%)", "100%(%)", "mfu50(%)");
+    for (guint r = 0; r < t->rows->len; r++) {
+      const DdpValidateShardedRow *row = &g_array_index(t->rows, DdpValidateShardedRow, r);
+      g_autofree char *strategy = g_strdup_printf("%s %s", row->mode, row->sharding);
+      g_string_append_printf(out, "  %-9s %-10s %5" G_GUINT64_FORMAT " %-12s %5g %5u %10.0f", row->model, row->cluster,
+                             row->gpus, strategy, row->batch, row->seq_len, row->published);
+      if (row->skipped) {
+        g_string_append_printf(out, " %s\n", row->skipped);
+        continue;
+      }
+      g_string_append_printf(out, " %10.0f", row->predicted);
+      append_percent(out, " %+7.1f", row->error);
+      append_percent(out, " %+9.1f", row->baseline_error);
+      append_percent(out, " %+9.1f", row->mfu_error);
+      g_string_append(out, row->fits ? "\n" : "   (predicted not to fit)\n");
+    }
+    g_string_append_printf(out, "# %u rows: median |error|", t->error.points);
+    append_percent(out, " %.1f %%", t->error.median_abs_error);
+    append_percent(out, " (max %.1f %%)", t->error.max_abs_error);
+    append_percent(out, "; always 100 %%: %.1f %%", t->baseline_error.median_abs_error);
+    append_percent(out, "; 50 %% MFU: %.1f %%\n", t->mfu_error.median_abs_error);
+  }
+}
+
 static char *
 report_text(const DdpValidation *v)
 {
@@ -214,6 +249,7 @@ report_text(const DdpValidation *v)
   text_allreduce(out, v);
   text_training(out, v);
   text_bucketcap(out, v);
+  text_sharded(out, v);
   for (guint f = 0; f < v->unmapped->len; f++)
     g_string_append_printf(out, "\n## not validated: %s (no cluster or ddpsim_model column to map its rows)\n",
                            base_name(v->unmapped->pdata[f]));
@@ -363,6 +399,39 @@ report_json(const DdpValidation *v)
     ddp_json_end_object(j);
   }
   ddp_json_end_array(j);
+  ddp_json_begin_array(j, "sharded");
+  for (guint f = 0; f < v->sharded->len; f++) {
+    const DdpValidateSharded *t = v->sharded->pdata[f];
+    ddp_json_begin_object(j, NULL);
+    ddp_json_string(j, "file", base_name(t->path));
+    ddp_json_begin_array(j, "rows");
+    for (guint r = 0; r < t->rows->len; r++) {
+      const DdpValidateShardedRow *row = &g_array_index(t->rows, DdpValidateShardedRow, r);
+      ddp_json_begin_object(j, NULL);
+      ddp_json_int(j, "line", row->line);
+      ddp_json_string(j, "model", row->model);
+      ddp_json_string(j, "cluster", row->cluster);
+      ddp_json_int(j, "gpus", (gint64)row->gpus);
+      ddp_json_string(j, "mode", row->mode);
+      ddp_json_string(j, "sharding", row->sharding);
+      ddp_json_double(j, "published_tokens_per_gpu_s", row->published, 3);
+      ddp_json_string(j, "skipped", row->skipped);
+      if (!row->skipped) {
+        ddp_json_double(j, "predicted_tokens_per_gpu_s", row->predicted, 3);
+        ddp_json_double(j, "error", row->error, 4);
+        ddp_json_double(j, "baseline_error", row->baseline_error, 4);
+        ddp_json_double(j, "mfu_baseline_error", row->mfu_error, 4);
+        ddp_json_bool(j, "fits", row->fits);
+      }
+      ddp_json_end_object(j);
+    }
+    ddp_json_end_array(j);
+    json_stats(j, "error", &t->error);
+    json_stats(j, "baseline_error", &t->baseline_error);
+    json_stats(j, "mfu_baseline_error", &t->mfu_error);
+    ddp_json_end_object(j);
+  }
+  ddp_json_end_array(j);
   ddp_json_begin_array(j, "unmapped");
   for (guint f = 0; f < v->unmapped->len; f++)
     ddp_json_string(j, NULL, base_name(v->unmapped->pdata[f]));
@@ -477,6 +546,20 @@ report_csv(const DdpValidation *v)
     }
     csv_stats(out, "bucketcap", base_name(b->path), "(this file)", 0, "throughput ratio cap 1 / 25", &b->error,
               &b->baseline_error);
+  }
+  for (guint f = 0; f < v->sharded->len; f++) {
+    const DdpValidateSharded *t = v->sharded->pdata[f];
+    for (guint r = 0; r < t->rows->len; r++) {
+      const DdpValidateShardedRow *row = &g_array_index(t->rows, DdpValidateShardedRow, r);
+      if (row->skipped)
+        continue;
+      g_autofree char *config = g_strdup_printf("%s line %u", row->model, row->line);
+      DdpCompareStats m, s;
+      ddp_validate_stats(&row->error, 1, &m);
+      ddp_validate_stats(&row->baseline_error, 1, &s);
+      csv_stats(out, "sharded", base_name(t->path), config, row->gpus, "tokens/s per GPU", &m, &s);
+    }
+    csv_stats(out, "sharded", base_name(t->path), "(this file)", 0, "tokens/s per GPU", &t->error, &t->baseline_error);
   }
   return g_string_free(out, FALSE);
 }

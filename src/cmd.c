@@ -22,10 +22,12 @@
 static const DdpCommand commands[] = {
   { "predict", ddp_cmd_predict, "predict one configuration: iteration time, overlap, efficiency, bucket schedule" },
   { "buckets", ddp_cmd_buckets, "PyTorch's initial and rebuilt bucket layout, by parameter name" },
+  { "compare", ddp_cmd_compare, "which data-parallel strategy to run: DDP, ZeRO-1, FSDP grad-op/full, HSDP side by side, with a recommendation" },
   { "scale", ddp_cmd_scale, "scaling efficiency over GPU counts (weak, and strong with --global-batch)" },
   { "tune", ddp_cmd_tune, "sweep bucket_cap_mb (and the first bucket); recommend a change only above a noise threshold" },
   { "solve", ddp_cmd_solve, "inverse questions: bandwidth, NICs, GPUs, batch or bucket cap for a target efficiency" },
-  { "allreduce", ddp_cmd_allreduce, "collective costs alone, as an nccl-tests-style table" },
+  { "allreduce", ddp_cmd_allreduce, "AllReduce costs alone, as an nccl-tests-style table (= collective --op all_reduce)" },
+  { "collective", ddp_cmd_collective, "one collective's costs (--op all_reduce|all_gather|reduce_scatter|broadcast), nccl-tests-style" },
   { "fit", ddp_cmd_fit, "fit model parameters from a ddpsim-calibrate database, nccl-tests output or torch.profiler traces (--import)" },
   { "models", ddp_cmd_models, "list the shipped models: parameters, GFLOPs per sample" },
   { "clusters", ddp_cmd_clusters, "list the shipped clusters: GPU, fabrics" },

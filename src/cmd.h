@@ -41,6 +41,8 @@ int ddp_cmd_models(int argc, char **argv);
 int ddp_cmd_clusters(int argc, char **argv);
 int ddp_cmd_buckets(int argc, char **argv);
 int ddp_cmd_allreduce(int argc, char **argv);
+int ddp_cmd_collective(int argc, char **argv);
+int ddp_cmd_compare(int argc, char **argv);
 int ddp_cmd_scale(int argc, char **argv);
 int ddp_cmd_tune(int argc, char **argv);
 int ddp_cmd_validate(int argc, char **argv);

@@ -1625,3 +1625,203 @@ ddp_collective_compare_csv(const char *path, GError **error)
   g_ptr_array_unref(ctx.clusters);
   return curves;
 }
+
+/* ---- AllGather and ReduceScatter (docs/collective.md §12) ----
+ *
+ * Derived from the AllReduce building blocks above, not from a model of their own, so that the
+ * AllReduce path is untouched and every calibration of the links carries over:
+ *  ring — NCCL's AllGather and ReduceScatter are one ring pass: n-1 steps, each link carrying
+ *    (n-1)/n of the total buffer S (src/device/all_gather.h, reduce_scatter.h); AllReduce is two
+ *    such passes.  So the busbw peak is AllReduce's (physics_peak: twice its algbw), the tuner's
+ *    algBw is busBw · n/nsteps with nsteps = n-1 (tuning.cc ncclTuningGetNsteps), and the step
+ *    latencies are half of AllReduce's ring (nsteps n-1 against 2(n-1), of which nodes-1 against
+ *    2(nodes-1) cross the network: tune_model's sum halves exactly), the base latency once.  The
+ *    "plateau effect of ring" factor is AllReduce-only in ncclTopoGetAlgoTime and is not applied.
+ *    The pipeline fill is AllReduce's: the first chunk crosses n-1 hops.
+ *  NVLS — one node only (NVLS AllGather/ReduceScatter across nodes need CollNet, tuning/nvls.cc):
+ *    busBw per channel = bwIntra · nvlsEfficiency · (nCh-1)/nCh · (ppn-1)/ppn (no ×2: nothing
+ *    overlaps a second pass), the NVLS latency of AllReduce (hwLat[NVLink][NVLS]).
+ *  Tree and NVLSTree are AllReduce-only ("NVLSTree is only supported for AR"), and PAT (AllGather/
+ *  ReduceScatter with one GPU per node, NCCL ≥ 2.23) is not modelled: those cases take the ring.
+ *  alpha-beta — t = (n-1)/n · S/B + (n-1)·α (Thakur, Rabenseifner & Gropp 2005).
+ * ReduceScatter moves and reduces what AllGather moves; NCCL's tables are the same for both, so
+ * are the costs here (the reduction runs at memory speed, far above the links). */
+
+/* The NVLS AllGather/ReduceScatter busbw of this communicator (0: no NVLS here). */
+static double
+nvls_gather_busbw(const DdpCollective *c)
+{
+  const Graph *g = &c->graph[DDP_ALGO_NVLS];
+  if (c->nodes != 1 || g->channels < 2 || c->cost_model == DDP_COST_ALPHA_BETA)
+    return 0;
+  double ppn = (double)c->ppn;
+  return g->channels * g->bw_intra * nvls_efficiency[arch_index(c->sm_arch)] * (g->channels - 1) / g->channels *
+         (ppn - 1) / ppn;
+}
+
+/* One ring or NVLS AllGather under the tuner or the nccl model, without the host floor; FALSE
+ * when @a × @p is not enabled here. */
+static gboolean
+gather_with(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtocol p, DdpCollectiveCost *out)
+{
+  double S = (double)bytes, n = (double)c->gpus;
+  *out = (DdpCollectiveCost){ .algorithm = a, .protocol = p };
+  if (a == DDP_ALGO_NVLS) {
+    double busbw = nvls_gather_busbw(c);
+    if (p != DDP_PROTO_SIMPLE || busbw <= 0)
+      return FALSE;
+    double algbw = busbw * n / (n - 1);
+    out->latency_us = c->launch_us + c->allreduce[DDP_ALGO_NVLS][p].latency_us;
+    out->transfer_us = S / (1000.0 * algbw);
+    if (c->cost_model == DDP_COST_NCCL) {
+      /* into the switch and out of it, one NVLS chunk per channel */
+      double chunk = MIN((double)NVLS_CHUNK_BYTES, S / c->nvls_channels);
+      out->fill_us = chunk / (1000.0 * busbw / c->nvls_channels);
+      out->channels = c->nvls_channels;
+    }
+    out->time_us = out->latency_us + out->transfer_us + out->fill_us;
+    return TRUE;
+  }
+  const Tuning *t = &c->allreduce[DDP_ALGO_RING][p];
+  if (!t->enabled)
+    return FALSE;
+  double base = base_latency_us[DDP_ALGO_RING][p];
+  double lat = base + (t->latency_us - base) / 2.0;
+  if (c->cost_model == DDP_COST_NCCL_TUNER) {
+    out->latency_us = c->launch_us + lat;
+    out->transfer_us = S / (1000.0 * 2.0 * t->algbw_GBs);
+    out->time_us = out->latency_us + out->transfer_us;
+    return TRUE;
+  }
+  /* the nccl model: as physics_allreduce for the ring, with one pass instead of two */
+  int NC = c->comm_channels;
+  double per_channel = proto_threads[p] * thread_threshold[p] * (p == DDP_PROTO_LL ? n : 1.0);
+  int nc = (int)CLAMP(floor(S / per_channel), 1, NC);
+  double hop_intra, hop_net;
+  double algbw = 2.0 * physics_peak(c, DDP_ALGO_RING, p, NC, &hop_intra, &hop_net) * nc / NC;
+  double chunk = MIN(step_bytes[p], S / (nc * n));
+  double net_hops = (double)(c->nodes - 1), intra_hops = n - 1 - net_hops;
+  out->fill_us = (intra_hops > 0 ? intra_hops * chunk / (1000.0 * hop_intra) : 0) +
+                 (net_hops > 0 ? net_hops * chunk / (1000.0 * hop_net) : 0);
+  double hop_latency = c->inter_latency_us * (c->net_flush && p == DDP_PROTO_SIMPLE ? 2.0 : 1.0);
+  out->latency_us = c->launch_us + lat + network_hops(c, DDP_ALGO_RING) / 2.0 * hop_latency;
+  out->transfer_us = S / (1000.0 * algbw);
+  out->channels = nc;
+  out->time_us = out->latency_us + out->transfer_us + out->fill_us;
+  return TRUE;
+}
+
+/* topoGetAlgoInfo for AllGather/ReduceScatter: the least time among ring × LL/LL128/Simple and
+ * NVLS/Simple that the settings allow (a forced Tree or NVLSTree counts as auto: file comment). */
+static void
+gather_cost(const DdpCollective *c, DdpCollectiveOp op, guint64 bytes, DdpCollectiveCost *out)
+{
+  zero_cost(out);
+  if (c->gpus == 1)
+    return;
+  double n = (double)c->gpus;
+  if (c->cost_model == DDP_COST_ALPHA_BETA) {
+    out->latency_us = (n - 1) * c->ab_alpha_us;
+    out->time_us = out->latency_us + (n - 1) / n * (double)bytes / (1000.0 * c->ab_bw_GBs);
+  } else {
+    gboolean any_algorithm = c->algorithm != DDP_ALGO_RING && c->algorithm != DDP_ALGO_NVLS;
+    static const DdpAlgorithm order[] = { DDP_ALGO_RING, DDP_ALGO_NVLS };
+    gboolean found = FALSE;
+    for (gsize i = 0; i < G_N_ELEMENTS(order); i++) {
+      if (!any_algorithm && c->algorithm != order[i])
+        continue;
+      for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
+        DdpCollectiveCost cost;
+        if (c->protocol != DDP_PROTO_AUTO && c->protocol != p)
+          continue;
+        if (gather_with(c, bytes, order[i], p, &cost) && (!found || cost.time_us < out->time_us)) {
+          *out = cost;
+          found = TRUE;
+        }
+      }
+    }
+    if (!found)   /* a forced NVLS where there is none, or NVLS with a forced LL protocol: the ring */
+      for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
+        DdpCollectiveCost cost;
+        if (gather_with(c, bytes, DDP_ALGO_RING, p, &cost) && (!found || cost.time_us < out->time_us)) {
+          *out = cost;
+          found = TRUE;
+        }
+      }
+    g_assert(found);   /* Ring/Simple is enabled on every fabric */
+    apply_host_floor(c, out);
+  }
+  finish_cost(bytes, ddp_collective_op_bus_factor(op, c->gpus), out);
+}
+
+void
+ddp_collective_allgather(const DdpCollective *c, guint64 bytes, DdpCollectiveCost *out)
+{
+  gather_cost(c, DDP_OP_ALL_GATHER, bytes, out);
+}
+
+void
+ddp_collective_reduce_scatter(const DdpCollective *c, guint64 bytes, DdpCollectiveCost *out)
+{
+  gather_cost(c, DDP_OP_REDUCE_SCATTER, bytes, out);
+}
+
+void
+ddp_collective_cost(const DdpCollective *c, DdpCollectiveOp op, guint64 bytes, DdpCollectiveCost *out)
+{
+  switch (op) {
+  case DDP_OP_ALL_REDUCE:
+    ddp_collective_allreduce(c, bytes, out);
+    return;
+  case DDP_OP_BROADCAST:
+    ddp_collective_broadcast(c, bytes, out);
+    return;
+  case DDP_OP_ALL_GATHER:
+  case DDP_OP_REDUCE_SCATTER:
+    gather_cost(c, op, bytes, out);
+    return;
+  case DDP_OP_COUNT:
+    break;
+  }
+  g_return_if_reached();
+}
+
+static const char *const op_names[DDP_OP_COUNT] = { "all_reduce", "all_gather", "reduce_scatter", "broadcast" };
+
+const char *
+ddp_collective_op_name(DdpCollectiveOp op)
+{
+  g_return_val_if_fail(op < DDP_OP_COUNT, "?");
+  return op_names[op];
+}
+
+int
+ddp_collective_op_parse(const char *name)
+{
+  for (int i = 0; i < DDP_OP_COUNT; i++) {
+    if (g_ascii_strcasecmp(name, op_names[i]) == 0)
+      return i;
+    g_auto(GStrv) parts = g_strsplit(op_names[i], "_", -1);
+    g_autofree char *joined = g_strjoinv("", parts);
+    if (g_ascii_strcasecmp(name, joined) == 0)
+      return i;
+  }
+  return -1;
+}
+
+double
+ddp_collective_op_bus_factor(DdpCollectiveOp op, guint64 gpus)
+{
+  double n = (double)gpus;
+  switch (op) {
+  case DDP_OP_ALL_REDUCE:
+    return 2.0 * (n - 1) / n;
+  case DDP_OP_ALL_GATHER:
+  case DDP_OP_REDUCE_SCATTER:
+    return (n - 1) / n;
+  case DDP_OP_BROADCAST:
+  case DDP_OP_COUNT:
+    break;
+  }
+  return 1.0;
+}

@@ -69,6 +69,31 @@ void ddp_collective_allreduce(const DdpCollective *c, guint64 bytes, DdpCollecti
 /* Broadcast of @bytes from one rank to all (DDP's buffer broadcast, bucket-index sync). */
 void ddp_collective_broadcast(const DdpCollective *c, guint64 bytes, DdpCollectiveCost *out);
 
+/* ---- AllGather, ReduceScatter and Broadcast beside AllReduce (docs/collective.md §12) ---- */
+
+/* The NCCL operations ddpsim models, named as nccl-tests names its binaries (all_reduce_perf, ...). */
+typedef enum {
+  DDP_OP_ALL_REDUCE, DDP_OP_ALL_GATHER, DDP_OP_REDUCE_SCATTER, DDP_OP_BROADCAST, DDP_OP_COUNT
+} DdpCollectiveOp;
+
+/* "all_reduce", "all_gather", "reduce_scatter", "broadcast". */
+const char *ddp_collective_op_name(DdpCollectiveOp op);
+/* Those names, also without the underscore ("allgather"); -1 if unknown. */
+int ddp_collective_op_parse(const char *name);
+/* nccl-tests' busbw / algbw for @op on @gpus ranks (PERFORMANCE.md): 2(n-1)/n for AllReduce,
+ * (n-1)/n for AllGather and ReduceScatter, 1 for Broadcast; 0 for one rank's AllGather/ReduceScatter. */
+double ddp_collective_op_bus_factor(DdpCollectiveOp op, guint64 gpus);
+
+/* One call of @op.  @bytes is the size nccl-tests prints: the whole buffer (AllReduce, Broadcast),
+ * the gathered output (AllGather: n × each rank's input) and the reduced input (ReduceScatter:
+ * n × each rank's output).  AllGather and ReduceScatter run on NCCL's ring ((n-1)/n of @bytes
+ * through every link in n-1 steps) or, on one node with NVLS hardware, on NVLS; Tree and NVLSTree
+ * are AllReduce-only, so a cluster forcing them gets the ring here.  A calibration (which holds
+ * AllReduce curves only) is not used for them.  With one rank the cost is zero. */
+void ddp_collective_cost(const DdpCollective *c, DdpCollectiveOp op, guint64 bytes, DdpCollectiveCost *out);
+void ddp_collective_allgather(const DdpCollective *c, guint64 bytes, DdpCollectiveCost *out);
+void ddp_collective_reduce_scatter(const DdpCollective *c, guint64 bytes, DdpCollectiveCost *out);
+
 /* AllReduce with one algorithm × protocol, whatever the cluster's settings say.  Returns FALSE
  * (and leaves @out alone) when NCCL would not run that pair here (LL128 off a NVLink fabric; NVLS
  * or NVLSTree without NVLS hardware, on the wrong node count, not Simple, or alpha-beta). */

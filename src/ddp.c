@@ -35,6 +35,8 @@
 
 #include "des.h"
 #include "dp.h"
+#include "fsdp.h"
+#include "zero.h"
 #include "ranges.h"
 
 #include <math.h>
@@ -135,6 +137,8 @@ ddp_result_free(DdpResult *r)
     g_array_unref(r->timelines[i].segments);
   g_free(r->timelines);
   g_free(r->dp);
+  if (r->spans)
+    g_array_unref(r->spans);
   g_free(r);
 }
 
@@ -771,6 +775,10 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
   static const DdpRunOptions no_options = { 0 };
   if (scenario->setup.mode == DDP_MODE_DP)
     return ddp_dp_simulate(scenario, options, error);
+  if (scenario->setup.mode == DDP_MODE_FSDP)
+    return ddp_fsdp_simulate(scenario, options, error);
+  if (scenario->setup.mode == DDP_MODE_ZERO1)
+    return ddp_zero_simulate(scenario, options, error);
   if (!options)
     options = &no_options;
   const DdpSetup *setup = &scenario->setup;

@@ -45,6 +45,18 @@ typedef struct {
   GArray *segments;        /* of DdpSegment, reported iteration */
 } DdpRankTimeline;
 
+/* One collective of a sharded strategy (fsdp.h, zero.h) on its NCCL stream: lane 0 the process
+ * group's stream (AllGather, ReduceScatter, ZeRO's broadcasts), lane 1 HSDP's replica group.
+ * @unit: the FSDP unit (-1 when none), @backward: issued in backward.  Times from the iteration start. */
+typedef struct {
+  DdpCollectiveOp op;
+  int unit;
+  guint lane;
+  gboolean backward;
+  guint64 bytes;
+  gint64 start_ns, end_ns;
+} DdpCommSpan;
+
 typedef struct {
   guint64 gpus, nodes;
   guint iterations;                  /* steady iterations simulated */
@@ -88,6 +100,11 @@ typedef struct {
   double unused_search_ms;           /* find_unused_parameters: graph search per iteration (host) */
   double unused_map_ms;              /* find_unused_parameters: AllReduce of the used-parameter map */
   struct DdpDpCost *dp;              /* setup.mode dp: DataParallel's terms (dp.h), else NULL */
+  /* setup.mode fsdp / zero1 (fsdp.h, zero.h); else NULL and 0 */
+  GArray *spans;                     /* of DdpCommSpan, one iteration, in issue order */
+  guint n_units;                     /* FSDP units (the root included) */
+  guint64 shard_gpus;                /* ranks one parameter is sharded over (1: replicated) */
+  double all_gather_ms, reduce_scatter_ms, replica_all_reduce_ms;  /* per iteration, stream-busy */
 } DdpResult;
 
 void ddp_result_free(DdpResult *result);

@@ -65,6 +65,8 @@
  */
 #include "dp.h"
 
+#include "strategy.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -134,35 +136,6 @@ buffers_broadcast_ns(const DdpCollective *collective, guint64 bytes)
   return total;
 }
 
-/* The compute model of @scenario as ddp.c's sim_init builds it (calibration, measured layers,
- * --step-ms net of the host time per iteration), with the host issuing every layer pass
- * @host_factor times (the GIL: N replicas' forward launches from one process). */
-static DdpCompute *
-compute_for(const DdpScenario *scenario, const DdpComputeOptions *options, double host_factor)
-{
-  const DdpSetup *setup = &scenario->setup;
-  DdpComputeOptions o;
-  if (options)
-    o = *options;
-  else
-    ddp_compute_options_init_gpu(&o, &scenario->cluster->gpu);
-  o.host_layer_us = setup->overheads.host_layer_us * host_factor;
-  if (scenario->calibration)
-    ddp_fit_apply_compute_options(scenario->calibration, &o);
-  DdpCompute *compute = ddp_compute_new(scenario->model, &scenario->cluster->gpu, setup->precision, setup->batch,
-                                        setup->optimizer, &o);
-  for (guint l = 0; scenario->calibration && l < scenario->model->n_layers; l++) {
-    g_autofree char *signature = ddp_fit_layer_signature(scenario->model, l);
-    double forward_us, backward_us;
-    if (ddp_fit_layer_time(scenario->calibration, signature, setup->precision, setup->batch, &forward_us, &backward_us))
-      ddp_compute_set_layer_us(compute, l, forward_us, backward_us);
-  }
-  gint64 step_ns = (gint64)llround(setup->step_ms * 1e6 - setup->overheads.host_iteration_us * 1e3);
-  if (setup->step_ms > 0 && step_ns > 0)   /* ddp.c refuses the other case (the DDP comparison run) */
-    ddp_compute_scale_to_step(compute, step_ns);
-  return compute;
-}
-
 /**
  * ddp_dp_cost:
  * @compute: (nullable): compute options, NULL for the defaults (or the scenario's calibration)
@@ -188,8 +161,8 @@ ddp_dp_cost(const DdpScenario *scenario, const DdpComputeOptions *compute_option
   g_autoptr(DdpCollective) collective = ddp_collective_new(cluster, n, error);
   if (!collective)
     return FALSE;
-  g_autoptr(DdpCompute) compute = compute_for(scenario, compute_options, 1.0);
-  g_autoptr(DdpCompute) gil = compute_for(scenario, compute_options, (double)n);
+  g_autoptr(DdpCompute) compute = ddp_strategy_compute(scenario, compute_options, 1.0);
+  g_autoptr(DdpCompute) gil = ddp_strategy_compute(scenario, compute_options, (double)n);
   gint64 forward = 0, forward_dp = 0, backward = 0;
   for (guint l = 0; l < model->n_layers; l++) {
     forward += ddp_compute_forward_ns(compute, l);
@@ -249,7 +222,7 @@ static void
 record_timeline(const DdpScenario *scenario, const DdpDpCost *dp, const DdpComputeOptions *options, DdpRankTimeline *t)
 {
   const DdpModel *model = scenario->model;
-  g_autoptr(DdpCompute) compute = compute_for(scenario, options, 1.0);
+  g_autoptr(DdpCompute) compute = ddp_strategy_compute(scenario, options, 1.0);
   gint64 at = 0;
   if (dp->host_iteration_ms > 0)
     add_segment(t, DDP_SEGMENT_WAIT, -1, 0, &at, (gint64)llround(dp->host_iteration_ms * 1e6));

@@ -37,6 +37,7 @@ const DdpRange DDP_RANGE_NICS = { 1, 1024, TRUE, FALSE, FALSE };
 const DdpRange DDP_RANGE_BATCH = { 1, 16777216.0, TRUE, FALSE, FALSE };
 const DdpRange DDP_RANGE_GLOBAL_BATCH = { 1, 1099511627776.0, TRUE, FALSE, FALSE };
 const DdpRange DDP_RANGE_ACCUMULATE = { 1, 1048576.0, TRUE, FALSE, FALSE };
+const DdpRange DDP_RANGE_WRAP_BLOCKS = { 1, 65536.0, TRUE, FALSE, FALSE };
 /* 10^6 steady iterations already take seconds to simulate; more adds nothing to a mean. */
 const DdpRange DDP_RANGE_ITERATIONS = { 1, 1e6, TRUE, FALSE, FALSE };
 const DdpRange DDP_RANGE_STRAGGLER_EVERY = { 1, 1e9, TRUE, FALSE, FALSE };

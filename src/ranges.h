@@ -69,6 +69,7 @@ extern const DdpRange DDP_RANGE_NICS;            /* 1 .. 1024 */
 extern const DdpRange DDP_RANGE_BATCH;           /* 1 .. 2^24 samples, whole */
 extern const DdpRange DDP_RANGE_GLOBAL_BATCH;    /* 1 .. 2^40 samples, whole */
 extern const DdpRange DDP_RANGE_ACCUMULATE;      /* 1 .. 2^20 */
+extern const DdpRange DDP_RANGE_WRAP_BLOCKS;     /* 1 .. 2^16: FSDP blocks per unit */
 extern const DdpRange DDP_RANGE_ITERATIONS;      /* 1 .. 10^6 */
 extern const DdpRange DDP_RANGE_STRAGGLER_EVERY; /* 1 .. 10^9 */
 extern const DdpRange DDP_RANGE_SMS;             /* 1 .. 1024 SMs per GPU */

@@ -90,6 +90,21 @@ ddp_report_predict_text(const DdpScenario *s, const DdpResult *r)
                          m->activations / 1e9, m->runtime_reserve / 1e9);
   if (r->dp)
     return g_string_free(out, FALSE);
+  if (s->setup.mode == DDP_MODE_FSDP) {
+    g_string_append_printf(out, "\nFSDP %s: %u units (root + blocks, %u per unit), sharded over %" G_GUINT64_FORMAT
+                                " GPUs; backward_prefetch %s, forward_prefetch %s, limit_all_gathers %s\n",
+                           ddp_sharding_name(s->setup.shard.sharding), r->n_units, s->setup.shard.blocks_per_unit,
+                           r->shard_gpus, ddp_backward_prefetch_name(s->setup.shard.backward_prefetch),
+                           s->setup.shard.forward_prefetch ? "on" : "off", s->setup.shard.limit_all_gathers ? "on" : "off");
+    g_string_append_printf(out, "  AllGather %.3f ms, %s %.3f ms, replica AllReduce %.3f ms per iteration (stream busy)\n",
+                           r->all_gather_ms, s->setup.shard.sharding == DDP_SHARDING_NONE ? "AllReduce" : "ReduceScatter",
+                           r->reduce_scatter_ms, r->replica_all_reduce_ms);
+    g_string_append_printf(out, "  iteration ends at %.3f ms\n", ns_ms(r->reported_iteration_ns));
+    return g_string_free(out, FALSE);
+  }
+  if (s->setup.mode == DDP_MODE_ZERO1)
+    g_string_append_printf(out, "\nZeRO-1: optimizer step on 1/%" G_GUINT64_FORMAT " of the parameters, then one "
+                                "broadcast per rank's partition after it\n", r->shard_gpus);
   g_string_append_printf(out, "\nbucket schedule (steady state; ms from the iteration start)\n");
   g_string_append_printf(out, "  %5s %13s %6s %9s %9s %9s %9s %9s  %-5s %s\n", "index", "bytes", "params", "ready",
                          "launch", "start", "end", "allreduce", "algo", "proto");
@@ -103,6 +118,44 @@ ddp_report_predict_text(const DdpScenario *s, const DdpResult *r)
   }
   g_string_append_printf(out, "  iteration ends at %.3f ms\n", ns_ms(r->reported_iteration_ns));
   return g_string_free(out, FALSE);
+}
+
+/* The "strategy" object of a sharded strategy's prediction (docs/json.md). */
+static void
+strategy_json(DdpJson *j, const DdpScenario *s, const DdpResult *r)
+{
+  ddp_json_begin_object(j, "strategy");
+  ddp_json_string(j, "mode", ddp_mode_name(s->setup.mode));
+  if (s->setup.mode == DDP_MODE_FSDP) {
+    ddp_json_string(j, "sharding", ddp_sharding_name(s->setup.shard.sharding));
+    ddp_json_string(j, "backward_prefetch", ddp_backward_prefetch_name(s->setup.shard.backward_prefetch));
+    ddp_json_bool(j, "forward_prefetch", s->setup.shard.forward_prefetch);
+    ddp_json_bool(j, "limit_all_gathers", s->setup.shard.limit_all_gathers);
+    ddp_json_int(j, "units", r->n_units);
+    ddp_json_int(j, "blocks_per_unit", s->setup.shard.blocks_per_unit);
+  }
+  if (r->shard_gpus > 0)
+    ddp_json_int(j, "shard_gpus", (gint64)r->shard_gpus);
+  if (r->spans) {
+    ddp_json_double(j, "all_gather_ms", r->all_gather_ms, 6);
+    ddp_json_double(j, "reduce_scatter_ms", r->reduce_scatter_ms, 6);
+    ddp_json_double(j, "replica_all_reduce_ms", r->replica_all_reduce_ms, 6);
+    ddp_json_begin_array(j, "collectives");
+    for (guint i = 0; i < r->spans->len; i++) {
+      const DdpCommSpan *c = &g_array_index(r->spans, DdpCommSpan, i);
+      ddp_json_begin_object(j, NULL);
+      ddp_json_string(j, "op", ddp_collective_op_name(c->op));
+      ddp_json_int(j, "unit", c->unit);
+      ddp_json_int(j, "lane", c->lane);
+      ddp_json_bool(j, "backward", c->backward);
+      ddp_json_int(j, "bytes", (gint64)c->bytes);
+      ddp_json_double(j, "start_ms", ns_ms(c->start_ns), 6);
+      ddp_json_double(j, "end_ms", ns_ms(c->end_ns), 6);
+      ddp_json_end_object(j);
+    }
+    ddp_json_end_array(j);
+  }
+  ddp_json_end_object(j);
 }
 
 char *
@@ -151,6 +204,8 @@ ddp_report_predict_json(const DdpScenario *s, const DdpResult *r)
   ddp_json_double(j, "unused_map_ms", r->unused_map_ms, 6);
   if (r->dp)
     ddp_dp_json(j, r->dp);
+  if (s->setup.mode == DDP_MODE_ZERO1 || s->setup.mode == DDP_MODE_FSDP)
+    strategy_json(j, s, r);
   ddp_json_begin_object(j, "memory");
   ddp_json_int(j, "bytes_per_gpu", (gint64)llround(r->memory.total));
   ddp_json_bool(j, "fits", r->memory.fits);

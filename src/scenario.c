@@ -19,7 +19,23 @@ G_DEFINE_QUARK(ddp-scenario-error-quark, ddp_scenario_error)
 static const char *const hook_names[DDP_HOOK_COUNT + 1] = { "none", "fp16", "bf16", NULL };
 static const char *const precision_choices[] = { "fp32", "tf32", "fp16", "bf16", NULL };
 static const char *const optimizer_choices[] = { "sgd", "sgd-momentum", "adam", "adamw", NULL };
-static const char *const mode_names[DDP_MODE_COUNT + 1] = { "ddp", "dp", NULL };
+static const char *const mode_names[DDP_MODE_COUNT + 1] = { "ddp", "dp", "zero1", "fsdp", NULL };
+static const char *const sharding_names[DDP_SHARDING_COUNT + 1] = { "full", "grad-op", "hybrid", "none", NULL };
+static const char *const prefetch_names[DDP_PREFETCH_COUNT + 1] = { "pre", "post", "none", NULL };
+
+const char *
+ddp_sharding_name(DdpSharding sharding)
+{
+  g_return_val_if_fail(sharding < DDP_SHARDING_COUNT, "?");
+  return sharding_names[sharding];
+}
+
+const char *
+ddp_backward_prefetch_name(DdpBackwardPrefetch p)
+{
+  g_return_val_if_fail(p < DDP_PREFETCH_COUNT, "?");
+  return prefetch_names[p];
+}
 
 const char *
 ddp_mode_name(DdpMode mode)
@@ -66,7 +82,13 @@ ddp_cli_option_entries(DdpCliOptions *o)
     { "find-unused-parameters", 0, 0, G_OPTION_ARG_NONE, &o->find_unused_parameters, "DDP find_unused_parameters=True (no bucket rebuild)", NULL },
     { "static-graph", 0, 0, G_OPTION_ARG_NONE, &o->static_graph, "DDP static_graph=True", NULL },
     { "no-broadcast-buffers", 0, 0, G_OPTION_ARG_NONE, &o->no_broadcast_buffers, "DDP broadcast_buffers=False", NULL },
-    { "mode", 0, 0, G_OPTION_ARG_STRING, &o->mode, "ddp (DistributedDataParallel, default) or dp (torch.nn.DataParallel, one node)", "M" },
+    { "mode", 0, 0, G_OPTION_ARG_STRING, &o->mode, "ddp (DistributedDataParallel, default), dp (torch.nn.DataParallel, one node), zero1 (ZeroRedundancyOptimizer + DDP) or fsdp", "M" },
+    { "sharding", 0, 0, G_OPTION_ARG_STRING, &o->sharding, "fsdp: full (FULL_SHARD, default), grad-op (SHARD_GRAD_OP), hybrid (HYBRID_SHARD) or none (NO_SHARD)", "S" },
+    { "backward-prefetch", 0, 0, G_OPTION_ARG_STRING, &o->backward_prefetch, "fsdp: pre (BACKWARD_PRE, default), post or none", "P" },
+    { "forward-prefetch", 0, 0, G_OPTION_ARG_NONE, &o->forward_prefetch, "fsdp: forward_prefetch=True", NULL },
+    { "no-limit-all-gathers", 0, 0, G_OPTION_ARG_NONE, &o->no_limit_all_gathers, "fsdp: limit_all_gathers=False (no rate limiter)", NULL },
+    { "wrap-blocks", 0, 0, G_OPTION_ARG_STRING, &o->wrap_blocks, "fsdp: consecutive blocks per FSDP unit (auto-wrap granularity, default 1)", "K" },
+    { "overlap-with-ddp", 0, 0, G_OPTION_ARG_NONE, &o->overlap_with_ddp, "zero1: ZeroRedundancyOptimizer(overlap_with_ddp=True)", NULL },
     { "torch-version", 0, 0, G_OPTION_ARG_STRING, &o->torch_version, "PyTorch release whose DDP rules to follow, X.Y (default 2.x)", "X.Y" },
     { "unused-search-us", 0, 0, G_OPTION_ARG_STRING, &o->unused_search_us,
       "find_unused_parameters: CPU time of the autograd-graph search per iteration (default from the model)", "US" },
@@ -82,6 +104,7 @@ ddp_cli_options_clear(DdpCliOptions *o)
   char **strings[] = { &o->model, &o->cluster, &o->gpus, &o->bucket_cap_mb, &o->batch, &o->precision,
                        &o->accumulate, &o->iterations, &o->seed, &o->step_ms, &o->stragglers,
                        &o->optimizer, &o->comm_hook, &o->calibration, &o->mode, &o->torch_version,
+                       &o->sharding, &o->backward_prefetch, &o->wrap_blocks,
                        &o->unused_search_us, &o->overlap_slowdown, &o->host_iteration_us, &o->host_layer_us,
                        &o->input_rate, &o->jitter, &o->seq_len, &o->image_size };
   for (gsize i = 0; i < G_N_ELEMENTS(strings); i++)
@@ -178,6 +201,8 @@ ddp_setup_init(DdpSetup *s)
   s->seed = 1;
   s->stragglers = g_strdup("none");
   s->mode = DDP_MODE_DDP;
+  s->shard = (DdpShardOptions){ .sharding = DDP_SHARDING_FULL, .backward_prefetch = DDP_PREFETCH_PRE,
+                                .limit_all_gathers = TRUE, .blocks_per_unit = 1 };
   s->unused_search_us = -1;
   overheads_init(&s->overheads);
 }
@@ -187,7 +212,8 @@ static const char *const training_keys[] = {
   "batch", "precision", "bucket_cap_mb", "accumulate", "gradient_as_bucket_view", "comm_hook",
   "optimizer", "find_unused_parameters", "static_graph", "broadcast_buffers", "iterations", "seed",
   "stragglers", "step_ms", "mode", "torch_version", "allow_oom", "unused_search_us", "overlap_slowdown",
-  "host_iteration_us", "host_layer_us", "input_rate", "jitter", "seq_len", "image_size", NULL
+  "host_iteration_us", "host_layer_us", "input_rate", "jitter", "seq_len", "image_size", "sharding",
+  "backward_prefetch", "forward_prefetch", "limit_all_gathers", "wrap_blocks", "overlap_with_ddp", NULL
 };
 
 /* [training] keys of the overheads and the input size, with the ranges of their flags (apply_cli). */
@@ -206,6 +232,25 @@ read_overheads(const DdpKeyFile *kf, DdpSetup *t, GError **error)
     return FALSE;
   t->seq_len = (guint)seq_len;
   t->image_size = (guint)image_size;
+  return TRUE;
+}
+
+/* [training] keys of FSDP and ZeRO (DdpShardOptions). */
+static gboolean
+read_shard(const DdpKeyFile *kf, DdpShardOptions *o, GError **error)
+{
+  int sharding = o->sharding, prefetch = o->backward_prefetch;
+  double blocks = o->blocks_per_unit;
+  if (!ddp_keyfile_get_choice(kf, "training", "sharding", FALSE, sharding_names, &sharding, error) ||
+      !ddp_keyfile_get_choice(kf, "training", "backward_prefetch", FALSE, prefetch_names, &prefetch, error) ||
+      !ddp_keyfile_get_bool(kf, "training", "forward_prefetch", FALSE, &o->forward_prefetch, error) ||
+      !ddp_keyfile_get_bool(kf, "training", "limit_all_gathers", FALSE, &o->limit_all_gathers, error) ||
+      !ddp_keyfile_get_ranged(kf, "training", "wrap_blocks", FALSE, &DDP_RANGE_WRAP_BLOCKS, &blocks, error) ||
+      !ddp_keyfile_get_bool(kf, "training", "overlap_with_ddp", FALSE, &o->overlap_with_ddp, error))
+    return FALSE;
+  o->sharding = sharding;
+  o->backward_prefetch = prefetch;
+  o->blocks_per_unit = (guint)blocks;
   return TRUE;
 }
 
@@ -271,7 +316,7 @@ read_scenario_file(const DdpKeyFile *kf, DdpScenario *s, char **model, char **cl
       !ddp_keyfile_get_string(kf, "training", "torch_version", FALSE, &torch_version, error) ||
       !ddp_keyfile_get_bool(kf, "training", "allow_oom", FALSE, &t->allow_oom, error) ||
       !ddp_keyfile_get_ranged(kf, "training", "unused_search_us", FALSE, &DDP_RANGE_UNUSED_SEARCH_US, &t->unused_search_us, error) ||
-      !read_overheads(kf, t, error))
+      !read_overheads(kf, t, error) || !read_shard(kf, &t->shard, error))
     return FALSE;
   t->mode = mode;
   if (torch_version && !ddp_torch_version_parse(torch_version, &t->buckets.torch_version)) {
@@ -324,6 +369,21 @@ apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError 
     return FALSE;
   }
   t->mode = mode;
+  int sharding = t->shard.sharding, prefetch = t->shard.backward_prefetch;
+  guint64 blocks = t->shard.blocks_per_unit;
+  if (!flag_choice("sharding", cli->sharding, sharding_names, &sharding, error) ||
+      !flag_choice("backward-prefetch", cli->backward_prefetch, prefetch_names, &prefetch, error) ||
+      !ddp_flag_count("wrap-blocks", cli->wrap_blocks, &DDP_RANGE_WRAP_BLOCKS, &blocks, error))
+    return FALSE;
+  t->shard.sharding = sharding;
+  t->shard.backward_prefetch = prefetch;
+  t->shard.blocks_per_unit = (guint)blocks;
+  if (cli->forward_prefetch)
+    t->shard.forward_prefetch = TRUE;
+  if (cli->no_limit_all_gathers)
+    t->shard.limit_all_gathers = FALSE;
+  if (cli->overlap_with_ddp)
+    t->shard.overlap_with_ddp = TRUE;
   if (cli->allow_oom)
     t->allow_oom = TRUE;
   DdpOverheads *o = &t->overheads;

@@ -13,9 +13,24 @@
 #include "straggler.h"
 
 typedef enum { DDP_HOOK_NONE, DDP_HOOK_FP16, DDP_HOOK_BF16, DDP_HOOK_COUNT } DdpCommHook;
-/* DistributedDataParallel (one process per GPU) or torch.nn.DataParallel (one process, one node:
- * dp.h). */
-typedef enum { DDP_MODE_DDP, DDP_MODE_DP, DDP_MODE_COUNT } DdpMode;
+/* DistributedDataParallel (one process per GPU), torch.nn.DataParallel (one process, one node:
+ * dp.h), ZeroRedundancyOptimizer with DDP (zero.h) or FullyShardedDataParallel (fsdp.h). */
+typedef enum { DDP_MODE_DDP, DDP_MODE_DP, DDP_MODE_ZERO1, DDP_MODE_FSDP, DDP_MODE_COUNT } DdpMode;
+/* FSDP's ShardingStrategy: FULL_SHARD, SHARD_GRAD_OP, HYBRID_SHARD, NO_SHARD. */
+typedef enum { DDP_SHARDING_FULL, DDP_SHARDING_GRAD_OP, DDP_SHARDING_HYBRID, DDP_SHARDING_NONE,
+               DDP_SHARDING_COUNT } DdpSharding;
+/* FSDP's BackwardPrefetch: BACKWARD_PRE (the default), BACKWARD_POST, None. */
+typedef enum { DDP_PREFETCH_PRE, DDP_PREFETCH_POST, DDP_PREFETCH_NONE, DDP_PREFETCH_COUNT } DdpBackwardPrefetch;
+
+/* FSDP's and ZeRO's options (fsdp.h, zero.h); ignored by the other modes. */
+typedef struct {
+  DdpSharding sharding;             /* FULL by default, as FullyShardedDataParallel */
+  DdpBackwardPrefetch backward_prefetch;
+  gboolean forward_prefetch;        /* FALSE by default */
+  gboolean limit_all_gathers;       /* TRUE by default (PyTorch >= 2.1) */
+  guint blocks_per_unit;            /* auto-wrap granularity: consecutive blocks per FSDP unit (1) */
+  gboolean overlap_with_ddp;        /* ZeroRedundancyOptimizer(overlap_with_ddp=True) */
+} DdpShardOptions;
 
 /* Overheads that are not collectives (docs/overheads.md: what each models, its default, its
  * source).  Defaults are set by ddp_setup_init(); scenario [training] keys and flags override. */
@@ -53,6 +68,7 @@ typedef struct {
   char *stragglers;                 /* the spec text */
   double step_ms;                   /* measured 1-GPU step to rescale compute to; 0: none */
   DdpMode mode;
+  DdpShardOptions shard;
   gboolean allow_oom;               /* predict: a model that does not fit is not an error (exit 3) */
   double unused_search_us;          /* find_unused_parameters' autograd-graph traversal per synced
                                      * iteration; < 0: derived from the model (ddp.c) */
@@ -74,6 +90,8 @@ typedef struct {
   char *model, *cluster, *gpus, *bucket_cap_mb, *batch, *precision, *accumulate, *iterations;
   char *seed, *step_ms, *stragglers, *optimizer, *comm_hook, *calibration;
   char *mode, *torch_version, *unused_search_us;
+  char *sharding, *backward_prefetch, *wrap_blocks;
+  gboolean forward_prefetch, no_limit_all_gathers, overlap_with_ddp;
   char *overlap_slowdown, *host_iteration_us, *host_layer_us, *input_rate, *jitter, *seq_len, *image_size;
   gboolean gradient_as_bucket_view, find_unused_parameters, static_graph, no_broadcast_buffers, allow_oom;
 } DdpCliOptions;
@@ -98,5 +116,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpScenario, ddp_scenario_free)
 
 const char *ddp_comm_hook_name(DdpCommHook hook);
 const char *ddp_mode_name(DdpMode mode);
+const char *ddp_sharding_name(DdpSharding sharding);       /* "full", "grad-op", "hybrid", "none" */
+const char *ddp_backward_prefetch_name(DdpBackwardPrefetch p); /* "pre", "post", "none" */
 
 #endif

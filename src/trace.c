@@ -147,6 +147,27 @@ nccl_slices(DdpJson *j, const DdpScenario *s, const DdpResult *r, gint64 pid, gi
   }
 }
 
+/* A sharded strategy's collectives (fsdp.h, zero.h): the process group's NCCL stream (thread 2, as
+ * DDP's buckets) and HSDP's replica group (thread 3), "AllGather unit 3", "ReduceScatter unit 3". */
+static void
+span_slices(DdpJson *j, const DdpResult *r, gint64 pid, gint64 origin)
+{
+  static const char *const names[DDP_OP_COUNT] = { "AllReduce", "AllGather", "ReduceScatter", "Broadcast" };
+  for (guint i = 0; r->spans && i < r->spans->len; i++) {
+    const DdpCommSpan *c = &g_array_index(r->spans, DdpCommSpan, i);
+    g_autofree char *name = c->unit >= 0 ? g_strdup_printf("%s unit %d", names[c->op], c->unit) : g_strdup(names[c->op]);
+    ddp_json_begin_object(j, NULL);
+    slice_head(j, name, "nccl", pid, 2 + (gint64)c->lane, c->start_ns - origin, c->end_ns - origin);
+    ddp_json_begin_object(j, "args");
+    ddp_json_string(j, "op", ddp_collective_op_name(c->op));
+    ddp_json_int(j, "unit", c->unit);
+    ddp_json_bool(j, "backward", c->backward);
+    ddp_json_int(j, "bytes", (gint64)c->bytes);
+    ddp_json_end_object(j);
+    ddp_json_end_object(j);
+  }
+}
+
 /* The earliest time anything shown starts, or 0 if nothing starts before the iteration. */
 static gint64
 time_origin(const DdpResult *r)
@@ -185,8 +206,16 @@ ddp_trace_to_json(const DdpScenario *s, const DdpResult *r, const char *const *l
     metadata(j, "thread_sort_index", pid, 1, "sort_index", NULL, 1);
     metadata(j, "thread_name", pid, 2, "name", "nccl", 0);
     metadata(j, "thread_sort_index", pid, 2, "sort_index", NULL, 2);
+    gboolean replica = FALSE;
+    for (guint k = 0; r->spans && k < r->spans->len; k++)
+      replica = replica || g_array_index(r->spans, DdpCommSpan, k).lane == 1;
+    if (replica) {
+      metadata(j, "thread_name", pid, 3, "name", "nccl (replica group)", 0);
+      metadata(j, "thread_sort_index", pid, 3, "sort_index", NULL, 3);
+    }
     compute_slices(j, s, t, pid, origin);
     nccl_slices(j, s, r, pid, origin);
+    span_slices(j, r, pid, origin);
   }
   ddp_json_end_array(j);
   ddp_json_string(j, "displayTimeUnit", "ms");

@@ -659,9 +659,139 @@ allreduce_read(const char *path, RegimeErrors *all_baseline, GError **error)
   return out;
 }
 
+/* ---- sharded-strategy throughput ---- */
+
+static void
+sharded_row_clear(gpointer data)
+{
+  DdpValidateShardedRow *r = data;
+  g_free(r->model);
+  g_free(r->cluster);
+  g_free(r->mode);
+  g_free(r->sharding);
+  g_free(r->precision);
+  g_free(r->optimizer);
+  g_free(r->skipped);
+}
+
+static void
+sharded_free(gpointer data)
+{
+  DdpValidateSharded *t = data;
+  g_free(t->path);
+  g_array_unref(t->rows);
+  g_free(t);
+}
+
+/* The rule of thumb the baseline stands for: a transformer step costs 6·Ψ FLOPs per token
+ * (forward 2Ψ, backward 4Ψ; Kaplan et al. 2020) and good FSDP runs reach about half of the GPU's
+ * dense peak. */
+#define MFU_BASELINE 0.5
+
+/* Predicts one row: `predict --mode M --sharding S` with the row's model, cluster, batch, sequence
+ * length, precision and optimizer. */
+static gboolean
+sharded_predict(const char *csv_path, DdpValidateShardedRow *row, GError **error)
+{
+  g_autofree char *model = resolve(csv_path, row->model), *cluster = resolve(csv_path, row->cluster);
+  g_autofree char *gpus = g_strdup_printf("%" G_GUINT64_FORMAT, row->gpus);
+  g_autofree char *seq = g_strdup_printf("%u", row->seq_len);
+  char batch[G_ASCII_DTOSTR_BUF_SIZE];
+  DdpCliOptions cli = {
+    .model = model, .cluster = cluster, .gpus = gpus, .batch = g_ascii_dtostr(batch, sizeof batch, row->batch),
+    .precision = row->precision, .optimizer = row->optimizer, .iterations = VALIDATE_ITERATIONS,
+    .mode = row->mode, .sharding = strcmp(row->sharding, "-") == 0 ? NULL : row->sharding, .seq_len = seq,
+  };
+  g_autoptr(DdpScenario) scenario = ddp_scenario_load(NULL, &cli, TRUE, error);
+  if (!scenario)
+    return FALSE;
+  scenario->setup.allow_oom = TRUE;
+  g_autoptr(DdpResult) result = ddp_simulate(scenario, NULL, error);
+  if (!result)
+    return FALSE;
+  double tokens = row->batch * row->seq_len;
+  row->predicted = tokens / (result->p50_ms / 1e3);
+  row->baseline = tokens / (result->single_gpu_ms / 1e3);
+  row->mfu_baseline = MFU_BASELINE * scenario->cluster->gpu.peak_tflops[scenario->setup.precision] * 1e12 /
+                      (6.0 * (double)ddp_model_param_count(scenario->model));
+  row->error = row->predicted / row->published - 1.0;
+  row->baseline_error = row->baseline / row->published - 1.0;
+  row->mfu_error = row->mfu_baseline / row->published - 1.0;
+  row->fits = result->memory.fits;
+  return TRUE;
+}
+
+/* A table of published throughput under a sharded strategy: columns ddpsim_model, cluster, gpus,
+ * mode (fsdp, zero1), sharding (full, grad-op, hybrid, none; "-" for zero1), per_gpu_batch,
+ * seq_len, ddpsim_precision, optimizer, tokens_per_gpu_s (docs/validation.md). */
+static DdpValidateSharded *
+sharded_read(const char *path, GError **error)
+{
+  static const char *const names[] = { "ddpsim_model", "cluster", "gpus", "mode", "sharding", "per_gpu_batch",
+                                       "seq_len", "ddpsim_precision", "optimizer", "tokens_per_gpu_s", NULL };
+  enum { MODEL, CLUSTER, GPUS, MODE, SHARDING, BATCH, SEQ, PRECISION, OPTIMIZER, TOKENS, N_COLS };
+  Table t = { 0 };
+  int col[N_COLS];
+  if (!table_read(&t, path, error) || !table_columns(&t, names, col, error)) {
+    table_clear(&t);
+    return NULL;
+  }
+  DdpValidateSharded *out = g_new0(DdpValidateSharded, 1);
+  out->path = g_strdup(path);
+  out->rows = g_array_new(FALSE, TRUE, sizeof(DdpValidateShardedRow));
+  g_array_set_clear_func(out->rows, sharded_row_clear);
+  g_autoptr(GArray) errors = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GArray) baseline = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GArray) mfu = g_array_new(FALSE, FALSE, sizeof(double));
+  gboolean ok = TRUE;
+  for (guint r = 0; ok && r < t.records->len; r++) {
+    DdpValidateShardedRow row = { .line = record_line(&t, r) };
+    guint64 seq = 0;
+    ok = field_nonempty(&t, r, col[MODEL], "ddpsim_model", error) && field_nonempty(&t, r, col[CLUSTER], "cluster", error) &&
+         field_nonempty(&t, r, col[MODE], "mode", error) && field_nonempty(&t, r, col[SHARDING], "sharding", error) &&
+         field_nonempty(&t, r, col[PRECISION], "ddpsim_precision", error) &&
+         field_nonempty(&t, r, col[OPTIMIZER], "optimizer", error) &&
+         field_count(&t, r, col[GPUS], "gpus", &row.gpus, error) &&
+         field_double(&t, r, col[BATCH], "per_gpu_batch", TRUE, &row.batch, error) &&
+         field_count(&t, r, col[SEQ], "seq_len", &seq, error) &&
+         field_double(&t, r, col[TOKENS], "tokens_per_gpu_s", TRUE, &row.published, error);
+    if (!ok)
+      break;
+    row.seq_len = (guint)MIN(seq, G_MAXUINT);
+    row.model = g_strdup(field(&t, r, col[MODEL]));
+    row.cluster = g_strdup(field(&t, r, col[CLUSTER]));
+    row.mode = g_strdup(field(&t, r, col[MODE]));
+    row.sharding = g_strdup(field(&t, r, col[SHARDING]));
+    row.precision = g_strdup(field(&t, r, col[PRECISION]));
+    row.optimizer = g_strdup(field(&t, r, col[OPTIMIZER]));
+    row.skipped = model_missing(row.model);
+    if (!row.skipped) {
+      GError *cause = NULL;
+      if (!sharded_predict(path, &row, &cause)) {
+        sharded_row_clear(&row);
+        ok = row_failed(&t, r, cause, error);
+        break;
+      }
+      g_array_append_val(errors, row.error);
+      g_array_append_val(baseline, row.baseline_error);
+      g_array_append_val(mfu, row.mfu_error);
+    }
+    g_array_append_val(out->rows, row);
+  }
+  ddp_validate_stats((const double *)errors->data, errors->len, &out->error);
+  ddp_validate_stats((const double *)baseline->data, baseline->len, &out->baseline_error);
+  ddp_validate_stats((const double *)mfu->data, mfu->len, &out->mfu_error);
+  table_clear(&t);
+  if (!ok) {
+    sharded_free(out);
+    return NULL;
+  }
+  return out;
+}
+
 /* ---- the whole folder ---- */
 
-typedef enum { TABLE_ALLREDUCE, TABLE_TRAINING, TABLE_BUCKETCAP, TABLE_UNMAPPED } TableKind;
+typedef enum { TABLE_ALLREDUCE, TABLE_TRAINING, TABLE_BUCKETCAP, TABLE_SHARDED, TABLE_UNMAPPED } TableKind;
 
 /* What a CSV holds, from its header line.  A table with no mapping column at all (no cluster, no
  * ddpsim_model: a plain copy of a public file) is UNMAPPED, listed rather than an error; one with
@@ -679,9 +809,11 @@ table_kind(const char *path, TableKind *kind, GError **error)
       *kind = mapped ? TABLE_TRAINING : TABLE_UNMAPPED;
     else if (table_column(&t, "bucket_cap_mb") >= 0)
       *kind = mapped ? TABLE_BUCKETCAP : TABLE_UNMAPPED;
+    else if (table_column(&t, "tokens_per_gpu_s") >= 0)
+      *kind = mapped ? TABLE_SHARDED : TABLE_UNMAPPED;
     else {
       g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT,
-                  "%s:1: header: not a validation table (no time_us, iteration_ms or bucket_cap_mb column)", path);
+                  "%s:1: header: not a validation table (no time_us, iteration_ms, bucket_cap_mb or tokens_per_gpu_s column)", path);
       ok = FALSE;
     }
   }
@@ -704,6 +836,7 @@ ddp_validation_free(DdpValidation *v)
   g_ptr_array_unref(v->allreduce);
   g_ptr_array_unref(v->training);
   g_ptr_array_unref(v->bucketcap);
+  g_ptr_array_unref(v->sharded);
   g_ptr_array_unref(v->unmapped);
   g_free(v);
 }
@@ -723,6 +856,7 @@ ddp_validation_run_files(const char *const *paths, const char *const *behaviour_
   v->allreduce = g_ptr_array_new_with_free_func(allreduce_free);
   v->training = g_ptr_array_new_with_free_func(training_free);
   v->bucketcap = g_ptr_array_new_with_free_func(bucketcap_free);
+  v->sharded = g_ptr_array_new_with_free_func(sharded_free);
   v->unmapped = g_ptr_array_new_with_free_func(g_free);
   g_autoptr(GHashTable) step_ms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   RegimeErrors all_baseline;
@@ -751,6 +885,11 @@ ddp_validation_run_files(const char *const *paths, const char *const *behaviour_
       if (!(ok = t != NULL))
         break;
       g_ptr_array_add(v->training, t);
+    } else if (kind == TABLE_SHARDED) {
+      DdpValidateSharded *sh = sharded_read(paths[i], error);
+      if (!(ok = sh != NULL))
+        break;
+      g_ptr_array_add(v->sharded, sh);
     } else if (kind == TABLE_UNMAPPED) {
       g_ptr_array_add(v->unmapped, g_strdup(paths[i]));
     }

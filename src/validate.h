@@ -108,11 +108,34 @@ typedef struct {
   DdpCompareStats error, baseline_error;
 } DdpValidateBucketcap;
 
+/* ---- sharded-strategy throughput (FSDP, ZeRO-1: a `tokens_per_gpu_s` column) ---- */
+
+typedef struct {
+  guint line;
+  char *model, *cluster, *mode, *sharding, *precision, *optimizer;
+  guint64 gpus;
+  double batch;
+  guint seq_len;
+  char *skipped;
+  double published;                 /* tokens/s per GPU */
+  double predicted, error;          /* predicted / published − 1 */
+  double baseline, baseline_error;  /* "always 100 %": every GPU at the 1-GPU step (no wrapper) */
+  double mfu_baseline, mfu_error;   /* the rule of thumb: 6·Ψ FLOPs per token at 50 % of peak */
+  gboolean fits;                    /* the predicted memory fits the GPU */
+} DdpValidateShardedRow;
+
+typedef struct {
+  char *path;
+  GArray *rows;                     /* of DdpValidateShardedRow */
+  DdpCompareStats error, baseline_error, mfu_error;
+} DdpValidateSharded;
+
 typedef struct {
   char *dir;                        /* what was validated (a folder, or NULL for a file list) */
   GPtrArray *allreduce;             /* of DdpValidateAllreduce, files in name order */
   GPtrArray *training;              /* of DdpValidateTraining */
   GPtrArray *bucketcap;             /* of DdpValidateBucketcap */
+  GPtrArray *sharded;               /* of DdpValidateSharded */
   GPtrArray *unmapped;              /* of char*: tables of a known kind without any mapping column
                                      * (cluster, ddpsim_model), not validated */
   DdpCompareStats allreduce_model[DDP_REGIME_COUNT];    /* every AllReduce point pooled, but

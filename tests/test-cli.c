@@ -279,6 +279,112 @@ test_unknown_verb(void)
   run_assert_one_line_error(&r, 2, "unknown verb \"predikt\"");
 }
 
+/* `ddpsim collective --op all_gather`: nccl-tests' sizes (each rank's count cut to a multiple of 4
+ * elements: 1 MiB of floats on 8 GPUs is 262 144 / 32 · 4 = 32 768 per rank, printed size 8 ·
+ * 32 768 · 4 = 1 048 576; 1000 B is 250 elements, 250/32 = 7 · 4 = 28 per rank: 896 B), the op in
+ * the JSON, busbw = algbw · 7/8; `allreduce` is `collective --op all_reduce`; an unknown op and
+ * --explain with another op are one-line errors. */
+static void
+test_collective_ops(void)
+{
+  g_auto(Run) r = { 0 };
+  run(&r, "collective", "--op", "all_gather", "--cluster", "dgx-h100", "--gpus", "8", "-b", "1000", "-e", "1M", "-i", "1047576",
+      "--json", NULL);
+  run_assert_ok(&r);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_assert_true(json_parser_load_from_data(parser, r.out, -1, NULL));
+  JsonObject *root = json_node_get_object(json_parser_get_root(parser));
+  g_assert_cmpstr(json_object_get_string_member(root, "op"), ==, "all_gather");
+  JsonArray *rows = json_object_get_array_member(root, "rows");
+  g_assert_cmpuint(json_array_get_length(rows), ==, 2);
+  JsonObject *small = json_array_get_object_element(rows, 0), *big = json_array_get_object_element(rows, 1);
+  g_assert_cmpint(json_object_get_int_member(small, "bytes"), ==, 896);
+  g_assert_cmpint(json_object_get_int_member(small, "count"), ==, 28);
+  g_assert_cmpint(json_object_get_int_member(big, "bytes"), ==, 1048576);
+  g_assert_cmpint(json_object_get_int_member(big, "count"), ==, 32768);
+  double algbw = json_object_get_double_member(big, "algbw_GBs"), busbw = json_object_get_double_member(big, "busbw_GBs");
+  g_assert_cmpfloat_with_epsilon(busbw, algbw * 7 / 8, 2e-3);
+  g_auto(Run) a = { 0 }, b = { 0 };
+  run(&a, "allreduce", "--cluster", "dgx-a100", "-b", "1M", "-e", "1M", "--csv", NULL);
+  run(&b, "collective", "--op", "all_reduce", "--cluster", "dgx-a100", "-b", "1M", "-e", "1M", "--csv", NULL);
+  run_assert_ok(&a);
+  g_assert_cmpstr(a.out, ==, b.out);
+  g_auto(Run) bad = { 0 }, explain = { 0 };
+  run(&bad, "collective", "--op", "all_to_all", NULL);
+  run_assert_one_line_error(&bad, 2, "--op");
+  run(&explain, "collective", "--op", "broadcast", "--explain", NULL);
+  run_assert_one_line_error(&explain, 2, "--explain");
+}
+
+/* Issue 19's acceptance: `compare --model llama-7b --cluster dgx-h100 --gpus 64` names a strategy
+ * that fits, with numbers (DDP does not fit; five rows as DESIGN fixes them), and
+ * `predict --mode fsdp` on it runs without --allow-oom; predict's OUT OF MEMORY points to compare. */
+static void
+test_compare_llama7b(void)
+{
+  g_auto(Run) r = { 0 };
+  run(&r, "compare", "--model", "llama-7b", "--cluster", "dgx-h100", "--gpus", "64", "--iterations", "2", "--json", NULL);
+  run_assert_ok(&r);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_assert_true(json_parser_load_from_data(parser, r.out, -1, NULL));
+  JsonObject *root = json_node_get_object(json_parser_get_root(parser));
+  JsonArray *rows = json_object_get_array_member(root, "rows");
+  g_assert_cmpuint(json_array_get_length(rows), ==, 5);
+  static const char *const modes[] = { "ddp", "zero1", "fsdp", "fsdp", "fsdp" };
+  static const char *const shardings[] = { "-", "-", "grad-op", "full", "hybrid" };
+  JsonObject *recommended = json_object_get_object_member(root, "recommended");
+  gboolean found = FALSE;
+  for (guint i = 0; i < 5; i++) {
+    JsonObject *row = json_array_get_object_element(rows, i);
+    g_assert_cmpstr(json_object_get_string_member(row, "mode"), ==, modes[i]);
+    g_assert_cmpstr(json_object_get_string_member(row, "sharding"), ==, shardings[i]);
+    g_assert_cmpfloat(json_object_get_double_member(row, "iteration_ms"), >, 0);
+    if (g_strcmp0(json_object_get_string_member(row, "mode"), json_object_get_string_member(recommended, "mode")) == 0 &&
+        g_strcmp0(json_object_get_string_member(row, "sharding"), json_object_get_string_member(recommended, "sharding")) == 0) {
+      g_assert_true(json_object_get_boolean_member(row, "fits"));
+      found = TRUE;
+    }
+  }
+  g_assert_true(found);
+  g_assert_false(json_object_get_boolean_member(json_array_get_object_element(rows, 0), "fits"));
+  g_assert_nonnull(strstr(json_object_get_string_member(recommended, "reason"), "ms per iteration"));
+
+  g_auto(Run) fsdp = { 0 };
+  run(&fsdp, "predict", "--model", "llama-7b", "--cluster", "dgx-h100", "--gpus", "64", "--batch", "2", "--mode", "fsdp",
+      "--iterations", "2", NULL);
+  run_assert_ok(&fsdp);
+  g_auto(Run) ddp = { 0 };
+  run(&ddp, "predict", "--model", "llama-7b", "--cluster", "dgx-h100", "--gpus", "64", "--batch", "2", "--iterations", "2", NULL);
+  g_assert_cmpint(ddp.status, ==, 3);
+  g_assert_nonnull(strstr(ddp.err, "ddpsim compare --model llama-7b --cluster dgx-h100 --gpus 64"));
+}
+
+/* `tune --mode fsdp` sweeps FSDP's knobs: the first row is PyTorch's defaults, none slower than
+ * BACKWARD_PRE's with backward_prefetch None (its AllGathers wait behind the ReduceScatters). */
+static void
+test_tune_fsdp(void)
+{
+  g_auto(Run) r = { 0 };
+  run(&r, "tune", "--model", "llama-7b", "--cluster", "dgx-h100", "--gpus", "64", "--batch", "1", "--precision", "bf16",
+      "--mode", "fsdp", "--iterations", "1", "--json", NULL);
+  run_assert_ok(&r);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_assert_true(json_parser_load_from_data(parser, r.out, -1, NULL));
+  JsonObject *root = json_node_get_object(json_parser_get_root(parser));
+  JsonObject *dflt = json_object_get_object_member(root, "default");
+  g_assert_cmpint(json_object_get_int_member(dflt, "wrap_blocks"), ==, 1);
+  g_assert_cmpstr(json_object_get_string_member(dflt, "backward_prefetch"), ==, "pre");
+  JsonArray *rows = json_object_get_array_member(root, "rows");
+  double pre = json_object_get_double_member(dflt, "iteration_ms");
+  for (guint i = 0; i < json_array_get_length(rows); i++) {
+    JsonObject *row = json_array_get_object_element(rows, i);
+    if (json_object_get_int_member(row, "wrap_blocks") == 1 &&
+        g_strcmp0(json_object_get_string_member(row, "backward_prefetch"), "none") == 0)
+      g_assert_cmpfloat(json_object_get_double_member(row, "iteration_ms"), >, pre);
+  }
+  g_assert_cmpfloat(json_object_get_double_member(json_object_get_object_member(root, "best"), "iteration_ms"), <=, pre);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -294,5 +400,8 @@ main(int argc, char **argv)
   g_test_add_func("/cli/bad-input", test_bad_input);
   g_test_add_func("/cli/calibration-elsewhere-warns", test_calibration_elsewhere_warns);
   g_test_add_func("/cli/unknown-verb", test_unknown_verb);
+  g_test_add_func("/cli/collective/ops", test_collective_ops);
+  g_test_add_func("/cli/compare/llama-7b-dgx-h100-64", test_compare_llama7b);
+  g_test_add_func("/cli/tune/fsdp", test_tune_fsdp);
   return g_test_run();
 }

@@ -1341,7 +1341,7 @@ test_validation_degraded(void)
  * (14.6 %), the Azure A100 pair (6.7 %), the 1- and 2-host GB300 (7.6, 13.5 %).  Two curves beyond
  * 2 nodes miss the 15 % target and are asserted where they are, so that any change shows: 64 GB300
  * GPUs in one NVL72 rack (NVLS measured at half its peak up to 64 MiB) and 128 over two racks (a flat
- * ~490 µs up to 16 MiB); docs/collective.md §11.7. */
+ * ~490 µs up to 16 MiB); docs/collective.md §11.8. */
 static void
 test_validation_scale(void)
 {
@@ -1487,11 +1487,152 @@ test_tree_node_load(void)
   }
 }
 
+
+/* ---- AllGather, ReduceScatter, Broadcast (docs/collective.md §12) ---- */
+
+static void
+test_ops_names(void)
+{
+  for (int op = 0; op < DDP_OP_COUNT; op++)
+    g_assert_cmpint(ddp_collective_op_parse(ddp_collective_op_name(op)), ==, op);
+  g_assert_cmpint(ddp_collective_op_parse("allgather"), ==, DDP_OP_ALL_GATHER);
+  g_assert_cmpint(ddp_collective_op_parse("ReduceScatter"), ==, DDP_OP_REDUCE_SCATTER);
+  g_assert_cmpint(ddp_collective_op_parse("all-gather"), ==, -1);
+  /* nccl-tests PERFORMANCE.md: 2(n-1)/n, (n-1)/n, (n-1)/n, 1; n = 8 */
+  g_assert_cmpfloat_with_epsilon(ddp_collective_op_bus_factor(DDP_OP_ALL_REDUCE, 8), 1.75, 1e-12);
+  g_assert_cmpfloat_with_epsilon(ddp_collective_op_bus_factor(DDP_OP_ALL_GATHER, 8), 0.875, 1e-12);
+  g_assert_cmpfloat_with_epsilon(ddp_collective_op_bus_factor(DDP_OP_REDUCE_SCATTER, 8), 0.875, 1e-12);
+  g_assert_cmpfloat_with_epsilon(ddp_collective_op_bus_factor(DDP_OP_BROADCAST, 8), 1.0, 1e-12);
+}
+
+/* Alpha-beta ring, S the total buffer: AllGather/ReduceScatter (n-1)/n · S/B + (n-1)·α, Broadcast
+ * (n-1)·α + S/B (a pipelined chain), on the ab4 fixture:
+ *   4 GPUs, S = 1 048 576: 3/4 · 10.48576 + 3·5 = 22.86432;  Broadcast 15 + 10.48576 = 25.48576
+ *   8 GPUs (2 nodes, B = 3.125, α = 10), S = 10^6: 7/8 · 320 + 70 = 350;  Broadcast 70 + 320 = 390 */
+static void
+test_ops_alpha_beta(void)
+{
+  g_autoptr(DdpCluster) cluster = ab4();
+  static const struct {
+    guint64 gpus, bytes;
+    double gather_us, broadcast_us;
+  } cases[] = { { 4, 1048576, 22.86432, 25.48576 }, { 8, 1000000, 350.0, 390.0 } };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(DdpCollective) c = model(cluster, cases[i].gpus);
+    double n = (double)cases[i].gpus;
+    for (DdpCollectiveOp op = DDP_OP_ALL_GATHER; op <= DDP_OP_REDUCE_SCATTER; op++) {
+      DdpCollectiveCost cost;
+      ddp_collective_cost(c, op, cases[i].bytes, &cost);
+      g_assert_cmpfloat_with_epsilon(cost.time_us, cases[i].gather_us, 1e-9);
+      g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_RING);
+      /* busbw = algbw · (n-1)/n, algbw = S/t */
+      g_assert_cmpfloat_with_epsilon(cost.busbw_GBs, cases[i].bytes / (1000.0 * cases[i].gather_us) * (n - 1) / n, 1e-9);
+    }
+    DdpCollectiveCost b;
+    ddp_collective_cost(c, DDP_OP_BROADCAST, cases[i].bytes, &b);
+    g_assert_cmpfloat_with_epsilon(b.time_us, cases[i].broadcast_us, 1e-9);
+    g_assert_cmpfloat_with_epsilon(b.busbw_GBs, b.algbw_GBs, 1e-12);
+    /* one ring pass is half an AllReduce's bandwidth term and half its latency */
+    DdpCollectiveCost ar, ag;
+    ddp_collective_cost(c, DDP_OP_ALL_REDUCE, cases[i].bytes, &ar);
+    ddp_collective_allgather(c, cases[i].bytes, &ag);
+    if (ar.algorithm == DDP_ALGO_RING)
+      g_assert_cmpfloat_with_epsilon(ag.time_us, ar.time_us / 2, 1e-9);
+  }
+}
+
+/* NCCL's tuner (nccl-tuner), ring, one pass of n-1 steps:
+ *   one A100 node (ring graph 12 × 20: busBw 240): algBw = 240 · 8/7 = 274.286 (AllReduce's 137.14
+ *   doubled); latency 8.4 + 7 · 3.4 = 32.2 (Simple), 6.6 + 7 · 0.6 = 10.8 (LL);
+ *   two nodes (8 × 24 on ≤ 2 nodes: busBw 192): algBw 192 · 16/15 = 204.8; Simple latency
+ *   8.4 + 14 · max(3.4, 3) + 1 · 14 = 70.0, half AllReduce's steps (131.6 - 8.4 = 123.2). */
+static void
+test_ops_tuner_ring(void)
+{
+  g_autoptr(DdpCluster) cluster = a100();
+  cluster->nccl.protocol = DDP_PROTO_SIMPLE;
+  g_autoptr(DdpCollective) one = model(cluster, 8);
+  guint64 s = (guint64)1 << 30;
+  DdpCollectiveCost cost;
+  ddp_collective_reduce_scatter(one, s, &cost);
+  g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_RING);
+  g_assert_cmpint(cost.protocol, ==, DDP_PROTO_SIMPLE);
+  g_assert_cmpfloat_with_epsilon(cost.latency_us, 32.2, 1e-9);
+  g_assert_cmpfloat_with_epsilon(cost.time_us, 32.2 + s / (1000 * 240.0 * 8 / 7), 1e-6);
+  g_autoptr(DdpCollective) two = model(cluster, 16);
+  ddp_collective_allgather(two, s, &cost);
+  g_assert_cmpfloat_with_epsilon(cost.latency_us, 70.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon(cost.time_us, 70.0 + s / (1000 * 204.8), 1e-6);
+  /* a forced tree is AllReduce's; AllGather takes the ring.  Auto at 8 B: LL, 10.8 µs + 8/(1000·algBw) */
+  cluster->nccl.protocol = DDP_PROTO_AUTO;
+  cluster->nccl.algorithm = DDP_ALGO_TREE;
+  g_autoptr(DdpCollective) tree = model(cluster, 8);
+  ddp_collective_allgather(tree, 8, &cost);
+  g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_RING);
+  g_assert_cmpint(cost.protocol, ==, DDP_PROTO_LL);
+  g_assert_cmpfloat_with_epsilon(cost.latency_us, 10.8, 1e-9);
+}
+
+/* NVLS AllGather on one H100 node (tuning/nvls.cc): the NVLS graph is 8 channels × 40 GB/s
+ * (test_nvls_one_node), busBw = 8 · 40 · 0.85 · 7/8 · 7/8 = 208.25 (no ×2: one pass), algBw =
+ * 208.25 · 8/7 = 238, latency 25 µs.  The ring (12 × 30 = 360 busBw, algBw 411.4) is faster for
+ * large buffers, so auto takes NVLS only when forced here; across nodes NVLS AllGather needs
+ * CollNet and the ring answers. */
+static void
+test_ops_nvls(void)
+{
+  g_autoptr(DdpCluster) cluster = with_nvls(h100());
+  cluster->nccl.algorithm = DDP_ALGO_NVLS;
+  g_autoptr(DdpCollective) c = model(cluster, 8);
+  guint64 s = (guint64)1 << 30;
+  DdpCollectiveCost cost;
+  ddp_collective_allgather(c, s, &cost);
+  g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_NVLS);
+  g_assert_cmpfloat_with_epsilon(cost.time_us, 25.0 + s / 238000.0, 1e-6);
+  g_assert_cmpfloat_with_epsilon(cost.busbw_GBs, s / (1000.0 * cost.time_us) * 7 / 8, 1e-9);
+  cluster->nccl.algorithm = DDP_ALGO_AUTO;
+  g_autoptr(DdpCollective) autoc = model(cluster, 8);
+  ddp_collective_allgather(autoc, s, &cost);
+  g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_RING);
+  g_assert_cmpfloat_with_epsilon(cost.time_us, 8.4 + 7 * 3.4 + s / (1000 * 360.0 * 8 / 7), 1e-6);
+  g_autoptr(DdpCollective) two = model(cluster, 16);
+  ddp_collective_allgather(two, 1 << 20, &cost);
+  g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_RING);
+}
+
+/* The nccl model: AllReduce's ring peak (test_physics_fill: busbw 0.8 · 300 = 240, a channel's hop
+ * 240/24 = 10 GB/s) through one pass: algbw 240 · 8/7; once every channel runs with 512 KiB
+ * chunks the time is 5 (launch) + 32.2 + 7 · 524 288/10 000 (fill: n-1 hops) + S/(1000 · 274.29).
+ * One rank: zero. */
+static void
+test_ops_physics(void)
+{
+  g_autoptr(DdpCluster) cluster = physics(a100());
+  cluster->nccl.protocol = DDP_PROTO_SIMPLE;
+  g_autoptr(DdpCollective) c = model(cluster, 8);
+  for (guint64 big = (guint64)96 << 20; big <= (guint64)1 << 34; big *= 4) {
+    DdpCollectiveCost cost;
+    ddp_collective_allgather(c, big, &cost);
+    g_assert_cmpint(cost.channels, ==, 24);
+    g_assert_cmpfloat_with_epsilon(cost.latency_us, 37.2, 1e-9);
+    g_assert_cmpfloat_with_epsilon(cost.time_us, 37.2 + 7 * 524288 / 10000.0 + big / (1000 * 240.0 * 8 / 7), 1e-6);
+  }
+  g_autoptr(DdpCollective) single = model(cluster, 1);
+  DdpCollectiveCost cost;
+  ddp_collective_cost(single, DDP_OP_REDUCE_SCATTER, 1 << 20, &cost);
+  g_assert_cmpfloat(cost.time_us, ==, 0.0);
+}
+
 int
 main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/collective/names", test_names);
+  g_test_add_func("/collective/ops/names", test_ops_names);
+  g_test_add_func("/collective/ops/alpha-beta", test_ops_alpha_beta);
+  g_test_add_func("/collective/ops/tuner-ring", test_ops_tuner_ring);
+  g_test_add_func("/collective/ops/nvls", test_ops_nvls);
+  g_test_add_func("/collective/ops/physics", test_ops_physics);
   g_test_add_func("/collective/alpha-beta/ring", test_alpha_beta_ring);
   g_test_add_func("/collective/alpha-beta/tree", test_alpha_beta_tree);
   g_test_add_func("/collective/nccl/latency-one-node", test_nccl_latency_one_node);

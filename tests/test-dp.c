@@ -246,7 +246,8 @@ test_scenario_keys(void)
   g_assert_cmpuint(flags->setup.buckets.torch_version, ==, 204);
   cli.mode = cli.torch_version = NULL;
   static const struct { const char *text, *message; } bad[] = {
-    { "[scenario]\n[training]\nmode = fsdp\n", "s.scenario:3: training.mode:" },
+    { "[scenario]\n[training]\nmode = fsdp2\n", "s.scenario:3: training.mode:" },
+    { "[scenario]\n[training]\nsharding = zero3\n", "s.scenario:3: training.sharding:" },
     { "[scenario]\n[training]\n\ntorch_version = 2\n", "s.scenario:4: training.torch_version: \"2\" is not a PyTorch release X.Y from 1.8 to 2.99" },
     { "[scenario]\n[training]\nunused_search_us = -1\n", "s.scenario:3: training.unused_search_us:" },
     { "[scenario]\n[training]\nallow_oom = maybe\n", "s.scenario:3: training.allow_oom:" },

@@ -211,7 +211,7 @@ calibrate_small_predict_large(const char *csv, const char *cluster_rel, guint64 
  *    intra tier is calibrated) → 32 hosts over two racks: the two-rack curve's flat ~490 µs up to
  *    16 MiB is not in the one-rack curves nor in the specs, so the answer stays far off (151.7 %,
  *    from 177 % uncalibrated); asserted
- *    where it is, so that a change shows (docs/collective.md §11.7).
+ *    where it is, so that a change shows (docs/collective.md §11.8).
  * The H100 family of nccl-tests#290 (1 and 2 nodes) is left out: its 2-node cluster was found
  * under-performing by its reporter, so no calibration of the healthy node predicts it. */
 static void

@@ -381,6 +381,43 @@ test_trace(void)
   remove_files(tmpdir);
 }
 
+/* --mode fsdp: the six-layer model has no numbered block, so FSDP wraps it as one root unit: one
+ * AllGather before forward, none in backward (the root is not resharded after forward), one
+ * ReduceScatter after backward, both on the NCCL thread; the chart draws their lanes. */
+static void
+test_fsdp(void)
+{
+  g_autofree char *out = scratch("fsdp.json");
+  g_auto(Run) r = { 0 };
+  run_env(&r, "DDPSIM_GNUPLOT", "/nonexistent/gnuplot", "timeline", COMMON, "--mode", "fsdp", "--trace", out, NULL);
+  run_assert_ok(&r);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_assert_true(json_parser_load_from_file(parser, out, NULL));
+  JsonArray *events = json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "traceEvents");
+  guint gathers = 0, scatters = 0;
+  for (guint i = 0; i < json_array_get_length(events); i++) {
+    JsonObject *e = json_array_get_object_element(events, i);
+    const char *name = json_object_get_string_member(e, "name");
+    if (g_strcmp0(name, "AllGather unit 0") == 0 || g_strcmp0(name, "ReduceScatter unit 0") == 0) {
+      g_assert_cmpint(json_object_get_int_member(e, "tid"), ==, 2);
+      if (name[0] == 'A')
+        gathers++;
+      else
+        scatters++;
+    }
+  }
+  g_assert_cmpuint(gathers, ==, 1);
+  g_assert_cmpuint(scatters, ==, 1);
+  if (have_gnuplot()) {
+    g_autofree char *png = scratch("fsdp.png");
+    g_auto(Run) chart = { 0 };
+    run(&chart, "timeline", COMMON, "--mode", "fsdp", "-o", png, NULL);
+    run_assert_ok(&chart);
+    g_assert_true(g_file_test(png, G_FILE_TEST_IS_REGULAR));
+  }
+  remove_files(tmpdir);
+}
+
 /* --ranks 2 with per-rank stragglers: rank 0 plus the 2 slowest and 2 fastest (5 distinct ranks,
  * or 4 when rank 0 is one of them), each with the full bucket schedule. */
 static void
@@ -489,6 +526,7 @@ main(int argc, char **argv)
   g_test_add_func("/timeline/svg-one-rect-per-bucket", test_svg);
   g_test_add_func("/timeline/exposed-figures-agree", test_exposed_figures_agree);
   g_test_add_func("/timeline/trace", test_trace);
+  g_test_add_func("/timeline/fsdp", test_fsdp);
   g_test_add_func("/timeline/ranks", test_ranks);
   g_test_add_func("/timeline/no-gnuplot", test_no_gnuplot);
   g_test_add_func("/timeline/gnuplot-fails", test_gnuplot_fails);

@@ -334,7 +334,7 @@ static const BadCase bad_cases[] = {
   { "t.csv", "%s16,1,32,100,1,resnet50,dgx1-v100,yes,fp32\n", 2, "nodes: the cluster places 16 GPUs on 2 nodes" },
   { "t.csv", "%s", 2, "record: no data rows" },
   { "t.csv", "", 1, "header: no CSV header line" },
-  { "x.csv", "a,b\n1,2\n", 1, "header: not a validation table (no time_us, iteration_ms or bucket_cap_mb column)" },
+  { "x.csv", "a,b\n1,2\n", 1, "header: not a validation table (no time_us, iteration_ms, bucket_cap_mb or tokens_per_gpu_s column)" },
   { "b.csv", "gpus,bucket_cap_mb,metric,value,ddpsim_model,cluster,per_gpu_batch,ddpsim_precision\n"
              "8,25,p75 throughput change vs bucket_cap_mb=25,-1,resnet50,dgx1-v100,32,fp32\n",
     2, "bucket_cap_mb: the throughput change is reported on the bucket_cap_mb=1 rows" },
@@ -599,6 +599,49 @@ test_acceptance_training(void)
                   t->efficiency_error.median_abs_error, 0.5 * t->baseline_efficiency_error.median_abs_error);
 }
 
+/* fsdp-public.csv (published FSDP throughput, tests/data/fsdp-public.SOURCE): both rows predicted,
+ * the error recomputed from the published and predicted tokens/s, and the median |error| below the
+ * "always 100 %" baseline's (issue 19's acceptance; the 50 %-MFU rule of thumb is reported beside
+ * it, docs/validation.md).  Today: −0.4 % (HSDP, 128 A100) and −19.8 % (FULL_SHARD, 8 H100):
+ * median 10.1 % against 17.7 %. */
+static void
+test_acceptance_sharded(void)
+{
+  g_autofree char *path = g_test_build_filename(G_TEST_DIST, "data", "fsdp-public.csv", NULL);
+  g_autoptr(DdpValidation) v = run_one(path);
+  g_assert_cmpuint(v->sharded->len, ==, 1);
+  const DdpValidateSharded *t = v->sharded->pdata[0];
+  g_assert_cmpuint(t->rows->len, ==, 2);
+  g_assert_cmpuint(t->error.points, ==, 2);
+  for (guint r = 0; r < t->rows->len; r++) {
+    const DdpValidateShardedRow *row = &g_array_index(t->rows, DdpValidateShardedRow, r);
+    g_assert_null(row->skipped);
+    g_assert_cmpfloat_with_epsilon(row->error, row->predicted / row->published - 1, EPS);
+    g_assert_cmpfloat(row->baseline, <, row->predicted);   /* the sharded step saves optimizer work */
+  }
+  g_assert_cmpfloat(g_array_index(t->rows, DdpValidateShardedRow, 0).published, ==, 3760);
+  check_threshold("fsdp-public median |throughput error| (limit: the always-100 % baseline's)",
+                  t->error.median_abs_error, t->baseline_error.median_abs_error);
+  check_threshold("fsdp-public median |throughput error|", t->error.median_abs_error, 0.15);
+}
+
+/* A sharded table with a strategy the simulator refuses is one error naming file:line. */
+static void
+test_sharded_bad(Folder *f, gconstpointer data)
+{
+  (void)data;
+  g_autofree char *path = write_file(f, "s.csv",
+                                     "ddpsim_model,cluster,gpus,mode,sharding,per_gpu_batch,seq_len,ddpsim_precision,"
+                                     "optimizer,tokens_per_gpu_s\nllama-1b,dgx-h100,8,fsdp,zero3,1,2048,bf16,adamw,100\n");
+  const char *paths[] = { path, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpValidation) v = ddp_validation_run_files(paths, NULL, &error);
+  g_assert_null(v);
+  g_assert_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT);
+  g_assert_nonnull(strstr(error->message, "s.csv:2:"));
+  g_assert_nonnull(strstr(error->message, "--sharding"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -617,5 +660,7 @@ main(int argc, char **argv)
   g_test_add_func("/validate/shipped/default-dir", test_default_dir);
   g_test_add_func("/validate/acceptance/allreduce", test_acceptance_allreduce);
   g_test_add_func("/validate/acceptance/training", test_acceptance_training);
+  g_test_add_func("/validate/acceptance/sharded", test_acceptance_sharded);
+  g_test_add("/validate/bad-input/sharded", Folder, NULL, folder_setup, test_sharded_bad, folder_teardown);
   return g_test_run();
 }

@@ -1,0 +1,76 @@
+/* strategy — memory per data-parallel strategy (see strategy.h; derivation in docs/model.md
+ * "Strategies beyond DDP", memory). */
+#include "strategy.h"
+
+#include <math.h>
+
+/**
+ * ddp_strategy_model_state_bytes:
+ * The ZeRO paper's per-GPU model states (strategy.h).  @stage above 3 is a programmer error.
+ */
+double
+ddp_strategy_model_state_bytes(double params, double p, double g, double k, guint stage, double ranks)
+{
+  g_return_val_if_fail(stage <= 3 && ranks >= 1, 0);
+  double sharded_p = stage >= 3 ? p : 0, sharded_g = stage >= 2 ? g : 0, sharded_k = stage >= 1 ? k : 0;
+  return params * ((p - sharded_p) + (g - sharded_g) + (k - sharded_k)) +
+         params * (sharded_p + sharded_g + sharded_k) / ranks;
+}
+
+/**
+ * ddp_strategy_memory:
+ * DDP keeps the parameters, gradients, its flat buckets (unless gradient_as_bucket_view) and the
+ * optimizer state whole (stage 0).  ZeroRedundancyOptimizer keeps 1/N of the optimizer state
+ * (stage 1; the DDP buckets stay).  FSDP keeps no DDP buckets: NO_SHARD is stage 0 without them;
+ * SHARD_GRAD_OP, FULL_SHARD and HYBRID_SHARD keep 1/N of the flat parameters, their gradients and
+ * the optimizer state (the sharded FlatParameter and its sharded .grad, _flat_param.py), plus what
+ * the caller says is unsharded at the peak.  Activations and the runtime reserve are DDP's.
+ */
+void
+ddp_strategy_memory(const DdpModel *model, const DdpGpuSpec *gpu, const DdpSetup *setup, guint64 shard_ranks,
+                    double unsharded_param_bytes, double unsharded_grad_bytes, DdpMemory *out)
+{
+  ddp_compute_memory(model, gpu, setup->precision, setup->batch, setup->optimizer, setup->gradient_as_bucket_view, out);
+  double n = (double)MAX(shard_ranks, 1);
+  if (setup->mode == DDP_MODE_ZERO1) {
+    out->optimizer_state /= n;
+  } else if (setup->mode == DDP_MODE_FSDP) {
+    out->buckets = 0;
+    if (setup->shard.sharding != DDP_SHARDING_NONE) {
+      out->weights = out->weights / n + unsharded_param_bytes;
+      out->grads = out->grads / n + unsharded_grad_bytes;
+      out->optimizer_state /= n;
+    }
+  }
+  out->total = out->weights + out->grads + out->buckets + out->optimizer_state + out->activations + out->runtime_reserve;
+  out->fits = out->total <= gpu->memory_GB * 1e9;
+}
+
+/* The compute model of @scenario as ddp.c's sim_init builds it (calibration, measured layers,
+ * --step-ms net of the host time per iteration), with the host issuing every layer pass
+ * @host_factor times (the GIL: N replicas' forward launches from one process). */
+DdpCompute *
+ddp_strategy_compute(const DdpScenario *scenario, const DdpComputeOptions *options, double host_factor)
+{
+  const DdpSetup *setup = &scenario->setup;
+  DdpComputeOptions o;
+  if (options)
+    o = *options;
+  else
+    ddp_compute_options_init_gpu(&o, &scenario->cluster->gpu);
+  o.host_layer_us = setup->overheads.host_layer_us * host_factor;
+  if (scenario->calibration)
+    ddp_fit_apply_compute_options(scenario->calibration, &o);
+  DdpCompute *compute = ddp_compute_new(scenario->model, &scenario->cluster->gpu, setup->precision, setup->batch,
+                                        setup->optimizer, &o);
+  for (guint l = 0; scenario->calibration && l < scenario->model->n_layers; l++) {
+    g_autofree char *signature = ddp_fit_layer_signature(scenario->model, l);
+    double forward_us, backward_us;
+    if (ddp_fit_layer_time(scenario->calibration, signature, setup->precision, setup->batch, &forward_us, &backward_us))
+      ddp_compute_set_layer_us(compute, l, forward_us, backward_us);
+  }
+  gint64 step_ns = (gint64)llround(setup->step_ms * 1e6 - setup->overheads.host_iteration_us * 1e3);
+  if (setup->step_ms > 0 && step_ns > 0)   /* ddp.c refuses the other case (the DDP comparison run) */
+    ddp_compute_scale_to_step(compute, step_ns);
+  return compute;
+}

@@ -1,0 +1,39 @@
+/* strategy — what the data-parallel strategies share beyond the result type (ddp.h): the memory
+ * each keeps per GPU.  Model states follow the ZeRO paper (Rajbhandari et al., "ZeRO: Memory
+ * Optimizations Toward Training Trillion Parameter Models", SC 2020, §5 and Figure 1): Ψ
+ * parameters, P bytes of parameters, G of gradients and K of optimizer state per parameter, N_d
+ * data-parallel ranks:
+ *     DDP (stage 0)        (P + G + K)·Ψ
+ *     P_os  (ZeRO-1)       (P + G)·Ψ + K·Ψ/N_d
+ *     P_os+g (ZeRO-2)      P·Ψ + (G + K)·Ψ/N_d
+ *     P_os+g+p (ZeRO-3)    (P + G + K)·Ψ/N_d
+ * and PyTorch's strategies map onto them as docs/model.md "Strategies beyond DDP" derives:
+ * ZeroRedundancyOptimizer = stage 1, FSDP SHARD_GRAD_OP = stage 2 (plus the unsharded parameters
+ * it keeps between forward and backward), FULL_SHARD = stage 3 over all GPUs, HYBRID_SHARD =
+ * stage 3 inside a node, NO_SHARD = stage 0; FSDP adds the unsharded units in flight. */
+#ifndef DDP_STRATEGY_H
+#define DDP_STRATEGY_H
+
+#include <glib.h>
+#include "compute.h"
+#include "scenario.h"
+
+/* Model-state bytes per GPU of ZeRO stage @stage (0..3) for @params parameters of @p, @g and @k
+ * bytes each, sharded over @ranks. */
+double ddp_strategy_model_state_bytes(double params, double p, double g, double k, guint stage, double ranks);
+
+/* Per-GPU memory of @setup's strategy (setup.mode, setup.shard.sharding) on @shard_ranks ranks
+ * (the FSDP shard group, or the data-parallel group for ZeRO-1): DDP's terms (ddp_compute_memory)
+ * with the optimizer state, gradients and parameters sharded as the strategy shards them;
+ * @unsharded_param_bytes and @unsharded_grad_bytes (FSDP: the full-size units alive at the peak,
+ * fsdp.c) are added to weights and grads. */
+void ddp_strategy_memory(const DdpModel *model, const DdpGpuSpec *gpu, const DdpSetup *setup, guint64 shard_ranks,
+                         double unsharded_param_bytes, double unsharded_grad_bytes, DdpMemory *out);
+
+/* The compute model of @scenario as ddp.c's sim_init builds it (calibration, measured layers,
+ * --step-ms net of the host time per iteration), with the host issuing every layer pass
+ * @host_factor times (1 but for DataParallel's GIL).  @options NULL: the GPU's defaults.
+ * Returns: (transfer full). */
+DdpCompute *ddp_strategy_compute(const DdpScenario *scenario, const DdpComputeOptions *options, double host_factor);
+
+#endif

@@ -1,0 +1,268 @@
+/* Tests for fsdp (src/fsdp.c) and the memory per strategy (src/strategy.c): the schedule of a tiny
+ * two-unit model derived by hand (AllGathers, ReduceScatters, overlap, backward prefetch pre/post/
+ * none, the rate limiter, SHARD_GRAD_OP), the units of the shipped Llama-2-7B, and the ZeRO paper's
+ * memory formulas.  Times are integers in arbitrary units (ns). */
+#include "fsdp.h"
+#include "fixture.h"
+#include "strategy.h"
+
+#include <string.h>
+
+/* The two-unit model: an empty root (unit 0) and blocks 1 and 2, one layer each.
+ *   forward   L0 (unit 1) 10, L1 (unit 2) 20;  backward L1 40 then L0 20;  optimizer 4
+ *   AllGather unit 1: 5, unit 2: 8;  ReduceScatter unit 1: 6, unit 2: 9 */
+static const gint64 fwd[] = { 10, 20 }, bwd[] = { 20, 40 };
+static const guint order[] = { 1, 0 }, unit_of[] = { 1, 2 };
+static const gint64 ag[] = { 0, 5, 8 }, rs[] = { 0, 6, 9 };
+
+static DdpFsdpPlan
+two_units(DdpSharding sharding, DdpBackwardPrefetch prefetch)
+{
+  return (DdpFsdpPlan){ .n_layers = 2, .n_units = 3, .forward_ns = fwd, .backward_ns = bwd, .backward_order = order,
+                        .layer_unit = unit_of, .all_gather_ns = ag, .reduce_ns = rs, .optimizer_ns = 4,
+                        .sharding = sharding, .backward_prefetch = prefetch, .limit_all_gathers = TRUE };
+}
+
+/* The span of @op for @unit in backward or forward. */
+static const DdpCommSpan *
+span(const GArray *spans, DdpCollectiveOp op, int unit, gboolean backward)
+{
+  for (guint i = 0; i < spans->len; i++) {
+    const DdpCommSpan *s = &g_array_index(spans, DdpCommSpan, i);
+    if (s->op == op && s->unit == unit && s->backward == backward)
+      return s;
+  }
+  g_assert_not_reached();
+}
+
+static void
+assert_span(const GArray *spans, DdpCollectiveOp op, int unit, gboolean backward, gint64 start, gint64 end)
+{
+  const DdpCommSpan *s = span(spans, op, unit, backward);
+  g_assert_cmpint(s->start_ns, ==, start);
+  g_assert_cmpint(s->end_ns, ==, end);
+}
+
+/* FULL_SHARD, BACKWARD_PRE (PyTorch's defaults), limiter on.
+ * forward: AG(1) 0–5; L0 waits for it: 5–15, then unit 1 is resharded (free at 15); AG(2) is issued
+ *   as soon as the CPU reaches unit 2 (one free pending: no wait) and runs 5–13; L1 15–35, free at 35.
+ * backward: pre-backward of unit 2 re-gathers it: two frees pending, the CPU waits for the oldest
+ *   (15): AG(2) 15–23; BACKWARD_PRE then prefetches unit 1: AG(1) 23–28, before RS(2) on the same
+ *   NCCL stream; L1 backward 35–75; RS(2) 75–84 (after unit 2's gradients); L0 backward 75–95 (its
+ *   parameters arrived at 28: hidden); RS(1) 95–101; optimizer after the last reduction 101–105.
+ * Compute is 10 + 20 + 40 + 20 + 4 = 94; exposed 11 = the first AllGather (5) + the last RS (6). */
+static void
+test_two_units_full_pre(void)
+{
+  DdpFsdpPlan plan = two_units(DDP_SHARDING_FULL, DDP_PREFETCH_PRE);
+  g_autoptr(GArray) spans = g_array_new(FALSE, FALSE, sizeof(DdpCommSpan));
+  g_autoptr(GArray) segments = g_array_new(FALSE, FALSE, sizeof(DdpSegment));
+  gint64 backward_end;
+  g_assert_cmpint(ddp_fsdp_schedule(&plan, spans, segments, &backward_end), ==, 105);
+  g_assert_cmpint(backward_end, ==, 95);
+  assert_span(spans, DDP_OP_ALL_GATHER, 1, FALSE, 0, 5);
+  assert_span(spans, DDP_OP_ALL_GATHER, 2, FALSE, 5, 13);
+  assert_span(spans, DDP_OP_ALL_GATHER, 2, TRUE, 15, 23);
+  assert_span(spans, DDP_OP_ALL_GATHER, 1, TRUE, 23, 28);
+  assert_span(spans, DDP_OP_REDUCE_SCATTER, 2, TRUE, 75, 84);
+  assert_span(spans, DDP_OP_REDUCE_SCATTER, 1, TRUE, 95, 101);
+  /* issue order on the NCCL stream: ..., AG(1) prefetched before RS(2) */
+  g_assert_true(span(spans, DDP_OP_ALL_GATHER, 1, TRUE) < span(spans, DDP_OP_REDUCE_SCATTER, 2, TRUE));
+  /* compute stream: forward L0 5–15, L1 15–35, backward L1 35–75, L0 75–95, optimizer 101–105 */
+  static const gint64 expect[][2] = { { 5, 15 }, { 15, 35 }, { 35, 75 }, { 75, 95 }, { 101, 105 } };
+  g_assert_cmpuint(segments->len, ==, G_N_ELEMENTS(expect));
+  for (guint i = 0; i < segments->len; i++) {
+    g_assert_cmpint(g_array_index(segments, DdpSegment, i).start_ns, ==, expect[i][0]);
+    g_assert_cmpint(g_array_index(segments, DdpSegment, i).end_ns, ==, expect[i][1]);
+  }
+}
+
+/* backward_prefetch=None: unit 1's AllGather is issued at its own pre-backward, after RS(2) in
+ * the NCCL stream: RS(2) 75–84, the CPU waits on the free of unit 2's forward (35, long past),
+ * AG(1) 84–89, L0 backward 89–109 (exposed: 14 more), RS(1) 109–115, optimizer 115–119.
+ * BACKWARD_POST prefetches in unit 2's post-backward, after resharding it and before RS(2): the
+ * limiter waits for the free at 35 (AG(1) 35–40), RS(2) 75–84, and the iteration is PRE's 105. */
+static void
+test_two_units_prefetch(void)
+{
+  DdpFsdpPlan none = two_units(DDP_SHARDING_FULL, DDP_PREFETCH_NONE);
+  g_autoptr(GArray) spans = g_array_new(FALSE, FALSE, sizeof(DdpCommSpan));
+  g_assert_cmpint(ddp_fsdp_schedule(&none, spans, NULL, NULL), ==, 119);
+  assert_span(spans, DDP_OP_REDUCE_SCATTER, 2, TRUE, 75, 84);
+  assert_span(spans, DDP_OP_ALL_GATHER, 1, TRUE, 84, 89);
+  assert_span(spans, DDP_OP_REDUCE_SCATTER, 1, TRUE, 109, 115);
+  DdpFsdpPlan post = two_units(DDP_SHARDING_FULL, DDP_PREFETCH_POST);
+  g_autoptr(GArray) post_spans = g_array_new(FALSE, FALSE, sizeof(DdpCommSpan));
+  g_assert_cmpint(ddp_fsdp_schedule(&post, post_spans, NULL, NULL), ==, 105);
+  assert_span(post_spans, DDP_OP_ALL_GATHER, 1, TRUE, 35, 40);
+  assert_span(post_spans, DDP_OP_REDUCE_SCATTER, 2, TRUE, 75, 84);
+}
+
+/* SHARD_GRAD_OP keeps the units unsharded after forward: no AllGather in backward, the same
+ * forward, RS(2) 75–84, RS(1) 95–101, 105.  NO_SHARD: no AllGather at all, compute 0–30 and 30–90,
+ * an AllReduce per unit (the reduce times) 70–79 and 90–96, optimizer 96–100. */
+static void
+test_two_units_strategies(void)
+{
+  DdpFsdpPlan grad_op = two_units(DDP_SHARDING_GRAD_OP, DDP_PREFETCH_PRE);
+  g_autoptr(GArray) spans = g_array_new(FALSE, FALSE, sizeof(DdpCommSpan));
+  g_assert_cmpint(ddp_fsdp_schedule(&grad_op, spans, NULL, NULL), ==, 105);
+  for (guint i = 0; i < spans->len; i++) {
+    const DdpCommSpan *s = &g_array_index(spans, DdpCommSpan, i);
+    g_assert_false(s->op == DDP_OP_ALL_GATHER && s->backward);
+  }
+  DdpFsdpPlan none = two_units(DDP_SHARDING_NONE, DDP_PREFETCH_PRE);
+  g_autoptr(GArray) ar = g_array_new(FALSE, FALSE, sizeof(DdpCommSpan));
+  g_assert_cmpint(ddp_fsdp_schedule(&none, ar, NULL, NULL), ==, 100);
+  g_assert_cmpuint(ar->len, ==, 2);
+  assert_span(ar, DDP_OP_ALL_REDUCE, 2, TRUE, 70, 79);
+  assert_span(ar, DDP_OP_ALL_REDUCE, 1, TRUE, 90, 96);
+}
+
+/* The rate limiter: three blocks of forward 10 with AllGathers of 1.  Without it the CPU issues
+ * all three at once: 0–1, 1–2, 2–3.  With it the third waits for the first block's free event
+ * (its forward ends at 11): 11–12; with forward_prefetch the third is issued one unit earlier, when
+ * only one free is pending, and runs 2–3 again.  Compute is 1–11, 11–21, 21–31 in every case. */
+static void
+test_limiter(void)
+{
+  static const gint64 f3[] = { 10, 10, 10 }, b3[] = { 10, 10, 10 }, ag3[] = { 0, 1, 1, 1 }, rs3[] = { 0, 1, 1, 1 };
+  static const guint o3[] = { 2, 1, 0 }, u3[] = { 1, 2, 3 };
+  DdpFsdpPlan plan = { .n_layers = 3, .n_units = 4, .forward_ns = f3, .backward_ns = b3, .backward_order = o3,
+                       .layer_unit = u3, .all_gather_ns = ag3, .reduce_ns = rs3, .sharding = DDP_SHARDING_FULL,
+                       .backward_prefetch = DDP_PREFETCH_PRE };
+  for (int limit = 0; limit < 2; limit++) {
+    for (int prefetch = 0; prefetch < 2; prefetch++) {
+      plan.limit_all_gathers = limit;
+      plan.forward_prefetch = prefetch;
+      g_autoptr(GArray) spans = g_array_new(FALSE, FALSE, sizeof(DdpCommSpan));
+      g_autoptr(GArray) segments = g_array_new(FALSE, FALSE, sizeof(DdpSegment));
+      ddp_fsdp_schedule(&plan, spans, segments, NULL);
+      gint64 start = limit && !prefetch ? 11 : 2;
+      assert_span(spans, DDP_OP_ALL_GATHER, 3, FALSE, start, start + 1);
+      g_assert_cmpint(g_array_index(segments, DdpSegment, 2).start_ns, ==, 21);
+    }
+  }
+}
+
+/* Llama-2-7B: the root holds embed_tokens, norm and lm_head (2 · 32000 · 4096 + 4096 =
+ * 262 148 096), each of the 32 decoder layers 4 · 4096² + 3 · 4096 · 11008 + 2 · 4096 =
+ * 202 383 360; --wrap-blocks 4 gives 8 block units of 4 layers. */
+static void
+test_units_llama(void)
+{
+  g_autoptr(GError) error = NULL;
+  DdpModel *model = ddp_model_load(DDP_SRCDIR "/models/llama-7b.model", &error);
+  g_assert_no_error(error);
+  g_autofree guint *layer_unit = g_new0(guint, model->n_layers);
+  g_autoptr(GArray) units = ddp_fsdp_units(model, 1, layer_unit);
+  g_assert_cmpuint(units->len, ==, 33);
+  g_assert_cmpstr(g_array_index(units, DdpFsdpUnit, 0).name, ==, "root");
+  g_assert_cmpint(g_array_index(units, DdpFsdpUnit, 0).numel, ==, 262148096);
+  g_assert_cmpstr(g_array_index(units, DdpFsdpUnit, 1).name, ==, "model.layers.0");
+  for (guint u = 1; u < units->len; u++)
+    g_assert_cmpint(g_array_index(units, DdpFsdpUnit, u).numel, ==, 202383360);
+  g_autoptr(GArray) coarse = ddp_fsdp_units(model, 4, layer_unit);
+  g_assert_cmpuint(coarse->len, ==, 9);
+  g_assert_cmpint(g_array_index(coarse, DdpFsdpUnit, 8).numel, ==, 4 * 202383360LL);
+  g_assert_cmpuint(layer_unit[0], ==, 0);                    /* embed_tokens */
+  g_assert_cmpuint(layer_unit[model->n_layers - 1], ==, 0);  /* lm_head */
+  ddp_model_free(model);
+}
+
+/* The ZeRO paper's Figure 1 example: Ψ = 7.5 B, N_d = 64, K = 12 (mixed-precision Adam), P = G = 2:
+ * DDP (2 + 2 + 12)·7.5 = 120 GB; P_os 4·7.5 + 12·7.5/64 = 31.40625 GB; P_os+g 2·7.5 + 14·7.5/64 =
+ * 16.640625 GB; P_os+g+p 16·7.5/64 = 1.875 GB (the paper rounds to 120, 31.4, 16.6, 1.9). */
+static void
+test_zero_paper(void)
+{
+  static const double expect[] = { 120e9, 31.40625e9, 16.640625e9, 1.875e9 };
+  for (guint stage = 0; stage <= 3; stage++)
+    g_assert_cmpfloat_with_epsilon(ddp_strategy_model_state_bytes(7.5e9, 2, 2, 12, stage, 64), expect[stage], 1.0);
+}
+
+/* Memory per strategy for Llama-2-7B (Ψ = 6 738 415 616, fp32 storage: P = G = 4, Adam K = 8)
+ * on 64 GPUs, bf16: DDP keeps 4Ψ weights + 4Ψ grads + 4Ψ buckets + 8Ψ Adam; ZeRO-1 divides
+ * the Adam state by 64; FULL_SHARD keeps (4 + 4 + 8)Ψ/64 plus, in bf16, the root (262 148 096 ·
+ * 2) and two blocks (2 · 202 383 360 · 2) unsharded, the same again in unsharded gradients;
+ * SHARD_GRAD_OP keeps every unit unsharded (2Ψ, Ψ divisible by 64 per unit). */
+static void
+test_memory_strategies(void)
+{
+  g_autoptr(GError) error = NULL;
+  DdpModel *model = ddp_model_load(DDP_SRCDIR "/models/llama-7b.model", &error);
+  g_assert_no_error(error);
+  DdpGpuSpec gpu = { 0 };
+  gpu.memory_GB = 80;
+  DdpSetup setup = { 0 };
+  ddp_setup_init(&setup);
+  setup.batch = 1;
+  setup.precision = DDP_PRECISION_BF16;
+  setup.optimizer = DDP_OPTIMIZER_ADAM;
+  double psi = 6738415616.0, unsharded = 262148096.0 * 2 + 2 * 202383360.0 * 2;
+  DdpMemory ddp, zero, full;
+  setup.mode = DDP_MODE_DDP;
+  ddp_strategy_memory(model, &gpu, &setup, 64, 0, 0, &ddp);
+  g_assert_cmpfloat_with_epsilon(ddp.weights + ddp.grads + ddp.buckets + ddp.optimizer_state, 20 * psi, 1);
+  setup.mode = DDP_MODE_ZERO1;
+  ddp_strategy_memory(model, &gpu, &setup, 64, 0, 0, &zero);
+  g_assert_cmpfloat_with_epsilon(zero.optimizer_state, 8 * psi / 64, 1);
+  g_assert_cmpfloat_with_epsilon(zero.total, ddp.total - 8 * psi * 63 / 64, 1);
+  setup.mode = DDP_MODE_FSDP;
+  ddp_strategy_memory(model, &gpu, &setup, 64, unsharded, unsharded, &full);
+  g_assert_cmpfloat_with_epsilon(full.weights + full.grads + full.optimizer_state,
+                                 ddp_strategy_model_state_bytes(psi, 4, 4, 8, 3, 64) + 2 * unsharded, 1);
+  g_assert_cmpfloat_with_epsilon(full.buckets, 0, 0.5);
+  g_assert_true(full.fits);
+  g_assert_false(ddp.fits);
+  g_free(setup.stragglers);
+  ddp_model_free(model);
+}
+
+/* Stragglers under FSDP: every unit's collectives wait for the last rank, so the iteration is the
+ * schedule with compute × the largest factor (fsdp.c).  On the fixture (tiny, 4 GPUs of ab4, every
+ * overhead off) with slow:1:2 one rank runs at half speed: the nominal compute is unchanged, the
+ * straggler wait is exactly one more compute (2·C − C), and the iteration grows by at least it less
+ * the communication that hid behind compute.  normal:0.1 is deterministic for a seed and spreads
+ * the iterations (p99 ≥ p50 > 0). */
+static void
+test_stragglers(void)
+{
+  g_autoptr(DdpScenario) s = fixture_scenario("tiny.model", 4, NULL);
+  s->setup.mode = DDP_MODE_FSDP;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpResult) plain = ddp_simulate(s, NULL, &error);
+  g_assert_no_error(error);
+  g_autoptr(DdpScenario) slow = fixture_scenario("tiny.model", 4, "slow:1:2");
+  slow->setup.mode = DDP_MODE_FSDP;
+  g_autoptr(DdpResult) r = ddp_simulate(slow, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpfloat_with_epsilon(r->compute_ms, plain->compute_ms, 1e-9);
+  g_assert_cmpfloat_with_epsilon(r->straggler_wait_ms, plain->compute_ms, 1e-5);
+  g_assert_cmpfloat(r->mean_ms, >=, plain->mean_ms + plain->compute_ms - plain->comm_ms - 1e-6);
+  g_autoptr(DdpScenario) noisy = fixture_scenario("tiny.model", 4, "normal:0.1");
+  noisy->setup.mode = DDP_MODE_FSDP;
+  noisy->setup.iterations = 50;
+  g_autoptr(DdpResult) a = ddp_simulate(noisy, NULL, &error);
+  g_autoptr(DdpResult) b = ddp_simulate(noisy, NULL, &error);
+  g_assert_no_error(error);
+  for (guint i = 0; i < 50; i++)
+    g_assert_cmpfloat(a->iteration_ms[i], ==, b->iteration_ms[i]);
+  g_assert_cmpfloat(a->p99_ms, >, a->p50_ms);
+  g_assert_cmpfloat(a->p50_ms, >, plain->p50_ms * 0.9);
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/fsdp/two-units/full-pre", test_two_units_full_pre);
+  g_test_add_func("/fsdp/two-units/prefetch", test_two_units_prefetch);
+  g_test_add_func("/fsdp/two-units/strategies", test_two_units_strategies);
+  g_test_add_func("/fsdp/limiter", test_limiter);
+  g_test_add_func("/fsdp/units/llama-7b", test_units_llama);
+  g_test_add_func("/fsdp/stragglers", test_stragglers);
+  g_test_add_func("/strategy/memory/zero-paper", test_zero_paper);
+  g_test_add_func("/strategy/memory/llama-7b", test_memory_strategies);
+  return g_test_run();
+}
