@@ -36,6 +36,8 @@ typedef struct {
   double memory_ramp_us;      /* the same for bytes of memory-bound kernels */
   double kernel_floor_us;     /* no kernel takes less (launch + PyTorch eager dispatch) */
   double host_layer_us;       /* no layer pass takes less: host dispatch per layer (0: off) */
+  gboolean generation_floor;  /* no layer pass takes longer than on the built-in GPU of the previous
+                                 generation with its defaults (compute.c); FALSE under a calibration */
 } DdpComputeOptions;
 
 /* Defaults for @gpu's generation (documented in compute.c). */

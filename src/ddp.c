@@ -627,6 +627,7 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, GE
   compute_options.host_layer_us = setup->overheads.host_layer_us;
   if (scenario->calibration) {
     ddp_fit_apply_compute_options(scenario->calibration, &compute_options);
+    compute_options.generation_floor = FALSE;   /* the measured machine, not a healthy default */
     ddp_collective_use_calibration(sim->collective, scenario->calibration);
   }
   sim->compute = ddp_compute_new(scenario->model, &scenario->cluster->gpu, setup->precision, setup->batch,

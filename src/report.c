@@ -68,16 +68,25 @@ ddp_report_predict_text(const DdpScenario *s, const DdpResult *r)
   g_string_append_printf(out, "  compute              %.3f ms per iteration\n", r->compute_ms);
   g_string_append_printf(out, "  communication        %.3f ms   exposed %.3f ms   overlap %.1f %%\n", r->comm_ms,
                          r->exposed_comm_ms, 100.0 * r->overlap);
-  g_string_append_printf(out, r->dp ? "  host overhead        %.3f ms   (GIL-serialised launches, replicate)\n" : "  straggler wait       %.3f ms\n",
-                         r->straggler_wait_ms);
+  if (r->dp)
+    g_string_append_printf(out, "  host overhead        %.3f ms   (GIL-serialised launches, replicate)\n", r->straggler_wait_ms);
+  else if (s->setup.overheads.jitter == 0 && g_strcmp0(s->setup.stragglers, "none") == 0)
+    g_string_append_printf(out, "  straggler wait       %.3f ms   (stragglers off: every rank runs at the same speed; --jitter, --stragglers)\n",
+                           r->straggler_wait_ms);
+  else
+    g_string_append_printf(out, "  straggler wait       %.3f ms\n", r->straggler_wait_ms);
   if (r->unused_search_ms > 0 || r->unused_map_ms > 0)
     g_string_append_printf(out, "  find_unused_params   graph search %.3f ms (host, after forward) + used-map AllReduce %.3f ms\n",
                            r->unused_search_ms, r->unused_map_ms);
   if (!r->dp) {   /* DataParallel's host terms are in its own section (dp.c) */
     g_string_append_printf(out, "  overheads            host %.3f ms/iteration + %.3f ms host-bound layers (in compute), input wait %.3f ms\n",
                            r->host_iteration_ms, r->host_layer_ms, r->input_wait_ms);
-    g_string_append_printf(out, "                       jitter %.3f ms (slowest rank x%.4f), contention %.3f ms (overlap slowdown %.3f)\n",
-                           r->jitter_ms, r->jitter_slowest, r->contention_ms, r->overlap_slowdown);
+    if (s->setup.overheads.jitter > 0)
+      g_string_append_printf(out, "                       jitter %.3f ms (slowest rank x%.4f), contention %.3f ms (overlap slowdown %.3f)\n",
+                             r->jitter_ms, r->jitter_slowest, r->contention_ms, r->overlap_slowdown);
+    else
+      g_string_append_printf(out, "                       jitter off, contention %.3f ms (overlap slowdown %.3f)\n",
+                             r->contention_ms, r->overlap_slowdown);
   }
   g_string_append_printf(out, "  scaling efficiency   %.1f %%   (T(1 GPU) %.3f ms / T(%" G_GUINT64_FORMAT " GPUs); weak scaling, fixed per-GPU batch)\n",
                          100.0 * r->scaling_efficiency, r->single_gpu_ms, r->gpus);

@@ -31,7 +31,7 @@ typedef struct {
 #define DDP_DEFAULT_OVERLAP_SLOWDOWN 0.05
 #define DDP_DEFAULT_HOST_ITERATION_US 100.0
 #define DDP_DEFAULT_HOST_LAYER_US 10.0
-#define DDP_DEFAULT_JITTER 0.02
+#define DDP_DEFAULT_JITTER 0.0
 
 /* Every overhead off (for closed-form tests and for comparing against an ideal machine). */
 void ddp_overheads_none(DdpOverheads *o);

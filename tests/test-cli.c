@@ -131,6 +131,23 @@ test_predict_default_runs(void)
   g_assert_true(json_object_get_boolean_member(memory, "fits"));
 }
 
+/* Issue 17: no rank-to-rank jitter by default (docs/overheads.md: no cited spread for a well-run
+ * cluster), and the report says so; --jitter puts it back. */
+static void
+test_predict_stragglers_off(void)
+{
+  g_auto(Run) r = { 0 };
+  run(&r, "predict", "--model", "resnet50", "--cluster", "dgx-a100", "--gpus", "64", "--iterations", "2", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "(stragglers off: every rank runs at the same speed; --jitter, --stragglers)"));
+  g_assert_nonnull(strstr(r.out, "jitter off, contention"));
+  g_auto(Run) j = { 0 };
+  run(&j, "predict", "--model", "resnet50", "--cluster", "dgx-a100", "--gpus", "64", "--iterations", "2", "--jitter", "0.02", NULL);
+  g_assert_cmpint(j.status, ==, 0);
+  g_assert_null(strstr(j.out, "stragglers off"));
+  g_assert_nonnull(strstr(j.out, "(slowest rank x1.04"));   /* 1 + 0.02 · E[max of 64 normals] ≈ 2.4 */
+}
+
 /* Plain DDP keeps weights, gradients and Adam state on every GPU: 16 B/parameter for Llama-2-7B is
  * 108 GB before activations — it cannot fit an 80 GB H100, and predict says so: the report, a
  * stderr line and exit status 3 (docs/dp.md "Out of memory"). */
@@ -288,6 +305,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/buckets/resnet50-pytorch", test_resnet50_buckets);
   g_test_add_func("/cli/predict/resnet50-dgx-a100", test_predict_default_runs);
   g_test_add_func("/cli/seeds", test_seeds);
+  g_test_add_func("/cli/predict/stragglers-off-by-default", test_predict_stragglers_off);
   g_test_add_func("/cli/llama-7b-does-not-fit", test_llama7b_does_not_fit);
   g_test_add_func("/cli/listings", test_listings);
   g_test_add_func("/cli/accuracy/resnet50-published-throughput", test_published_throughput);
