@@ -593,3 +593,75 @@ ddp_compute_memory(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision pr
                out->runtime_reserve;
   out->fits = out->total <= gpu->memory_GB * 1e9;
 }
+
+/**
+ * ddp_compute_memory_advice:
+ * What would fit when @batch does not (issue 17): one line per way out, each with the bytes per GPU
+ * it needs, from ddp_compute_memory() — the largest batch that fits with --accumulate keeping the
+ * samples per step, gradient_as_bucket_view (no bucket copy of the gradients), plain SGD (no
+ * optimizer state), the built-in GPUs with room for it, and sharding the states (ZeRO/FSDP) when
+ * the states alone do not fit.  Activation checkpointing is not modelled, so it is not offered.
+ * Returns: (transfer full): the lines, each ending in a newline; "" when @batch fits.
+ */
+char *
+ddp_compute_memory_advice(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision precision, double batch,
+                          DdpOptimizer optimizer, gboolean gradient_as_bucket_view)
+{
+  GString *out = g_string_new(NULL);
+  DdpMemory m;
+  ddp_compute_memory(model, gpu, precision, batch, optimizer, gradient_as_bucket_view, &m);
+  if (m.fits)
+    return g_string_free(out, FALSE);
+  double capacity = gpu->memory_GB * 1e9;
+  /* memory is affine in the batch: the largest whole batch below @batch that fits */
+  DdpMemory one;
+  ddp_compute_memory(model, gpu, precision, 1, optimizer, gradient_as_bucket_view, &one);
+  double per_sample = one.activations;
+  double states = one.total - one.activations;
+  if (one.fits && batch > 1) {
+    double fit = per_sample > 0 ? floor((capacity - states) / per_sample) : batch - 1;
+    fit = CLAMP(fit, 1, batch - 1);
+    /* the micro-batch: the largest divisor of @batch that fits, so that --accumulate keeps exactly
+     * @batch samples a step */
+    double micro = fit;
+    while (micro > 1 && fmod(batch, micro) != 0)
+      micro--;
+    DdpMemory at, step;
+    ddp_compute_memory(model, gpu, precision, fit, optimizer, gradient_as_bucket_view, &at);
+    ddp_compute_memory(model, gpu, precision, micro, optimizer, gradient_as_bucket_view, &step);
+    g_string_append_printf(out, "batch %.0f fits (%.2f GB); --batch %.0f --accumulate %.0f keeps %.0f samples a step (%.2f GB)\n",
+                           fit, at.total / 1e9, micro, batch / micro, batch, step.total / 1e9);
+  } else if (!one.fits) {
+    g_string_append_printf(out, "no batch fits: weights, gradients, buckets, optimizer state and runtime take %.2f GB "
+                           "before any activation (%.2f GB at batch 1)\n", states / 1e9, one.total / 1e9);
+  }
+  if (!gradient_as_bucket_view) {
+    DdpMemory v;
+    ddp_compute_memory(model, gpu, precision, batch, optimizer, TRUE, &v);
+    ddp_compute_memory(model, gpu, precision, 1, optimizer, TRUE, &one);
+    g_string_append_printf(out, "--gradient-as-bucket-view drops the bucket copy: %.2f GB at batch %.0f%s", v.total / 1e9,
+                           batch, v.fits ? " (fits)" : "");
+    if (batch > 1)
+      g_string_append_printf(out, ", %.2f GB at batch 1%s", one.total / 1e9, one.fits ? " (fits)" : "");
+    g_string_append_c(out, '\n');
+  }
+  if (optimizer != DDP_OPTIMIZER_SGD) {
+    DdpMemory o;
+    ddp_compute_memory(model, gpu, precision, 1, DDP_OPTIMIZER_SGD, TRUE, &o);
+    g_string_append_printf(out, "plain SGD (no optimizer state) with --gradient-as-bucket-view: %.2f GB at batch 1%s\n",
+                           o.total / 1e9, o.fits ? " (fits)" : "");
+  }
+  GString *gpus = g_string_new(NULL);
+  for (const char *const *name = ddp_gpu_names(); *name; name++) {
+    DdpGpuSpec other;
+    if (ddp_gpu_lookup(*name, &other, NULL) && other.memory_GB * 1e9 >= m.total)
+      g_string_append_printf(gpus, "%s%s (%.0f GB)", gpus->len ? ", " : "", other.name, other.memory_GB);
+  }
+  if (gpus->len)
+    g_string_append_printf(out, "as it is, it fits a GPU with more memory: %s\n", gpus->str);
+  g_string_free(gpus, TRUE);
+  if (states > capacity)
+    g_string_append_printf(out, "the states alone need %.2f GB: shard them across the GPUs (ZeRO/FSDP); plain DDP "
+                           "keeps all of them on every GPU\n", states / 1e9);
+  return g_string_free(out, FALSE);
+}

@@ -78,6 +78,11 @@ void ddp_compute_memory(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecisi
                         double batch, DdpOptimizer optimizer, gboolean gradient_as_bucket_view,
                         DdpMemory *out);
 
+/* When @batch does not fit: what would, one line each with its bytes per GPU (compute.c); "" when it
+ * fits.  Free with g_free(). */
+char *ddp_compute_memory_advice(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision precision,
+                                double batch, DdpOptimizer optimizer, gboolean gradient_as_bucket_view);
+
 const char *ddp_optimizer_name(DdpOptimizer o);
 int ddp_optimizer_parse(const char *name);   /* -1 if unknown */
 

@@ -57,7 +57,15 @@ ddp_report_predict_text(const DdpScenario *s, const DdpResult *r)
 {
   GString *out = g_string_new(NULL);
   g_autofree char *setup = describe_setup(s, r);
-  g_string_append_printf(out, "%s\n\n", setup);
+  g_string_append_printf(out, "%s\n", setup);
+  /* where the batch and precision came from when no flag or scenario key chose them (issue 17) */
+  const DdpSetup *t = &s->setup;
+  if (!g_str_has_prefix(t->batch_from, "-") || !g_str_has_prefix(t->precision_from, "-"))
+    g_string_append_printf(out, "  (batch %g: %s%s; precision %s: %s%s)\n", t->batch,
+                           g_str_has_prefix(t->batch_from, "-") ? "" : "the ", t->batch_from,
+                           ddp_precision_name(t->precision),
+                           g_str_has_prefix(t->precision_from, "-") ? "" : "the ", t->precision_from);
+  g_string_append_c(out, '\n');
   double slower = (r->first_iteration_ms / r->mean_ms - 1.0) * 100.0;
   g_string_append_printf(out, "  iteration time       mean %.3f ms   p50 %.3f ms   p99 %.3f ms   (%u steady iterations)\n",
                          r->mean_ms, r->p50_ms, r->p99_ms, r->iterations);
@@ -125,6 +133,8 @@ ddp_report_predict_json(const DdpScenario *s, const DdpResult *r)
   ddp_json_int(j, "nodes", (gint64)r->nodes);
   ddp_json_double(j, "batch", s->setup.batch, 6);
   ddp_json_string(j, "precision", ddp_precision_name(s->setup.precision));
+  ddp_json_string(j, "batch_from", s->setup.batch_from);
+  ddp_json_string(j, "precision_from", s->setup.precision_from);
   ddp_json_double(j, "bucket_cap_mb", s->setup.buckets.bucket_cap_mb, 6);
   ddp_json_int(j, "accumulate", s->setup.accumulate);
   ddp_json_string(j, "mode", ddp_mode_name(s->setup.mode));
