@@ -107,6 +107,8 @@ struct _DdpCompute {
   guint n_layers;
   const guint *backward_order; /* the model's backward_layers: the order the host issues backward */
   double host_ns;          /* host dispatch per layer pass */
+  double *backward_host_extra_ns; /* more host work in a backward pass's hooks (DDP's collective
+                                     calls, ddp_compute_add_backward_host_us); NULL: none */
   double host_bound_ns;    /* what the host pipeline added to forward + backward + optimizer */
   double *gpu_forward_ns;  /* GPU time of each pass, before the host pipeline */
   double *gpu_backward_ns;
@@ -328,7 +330,8 @@ host_pipeline(DdpCompute *c)
   }
   for (guint k = 0; k < c->n_layers; k++) {
     guint i = c->backward_order[k];
-    c->backward_ns[i] = pipeline_pass(&host_clock, &gpu_clock, c->host_ns, c->gpu_backward_ns[i]);
+    double extra = c->backward_host_extra_ns ? c->backward_host_extra_ns[i] : 0;
+    c->backward_ns[i] = pipeline_pass(&host_clock, &gpu_clock, c->host_ns + extra, c->gpu_backward_ns[i]);
     gpu_total += c->gpu_backward_ns[i];
   }
   c->optimizer_ns = pipeline_pass(&host_clock, &gpu_clock, c->host_ns, c->gpu_optimizer_ns);
@@ -487,6 +490,7 @@ ddp_compute_free(DdpCompute *c)
   g_free(c->backward_ns);
   g_free(c->gpu_forward_ns);
   g_free(c->gpu_backward_ns);
+  g_free(c->backward_host_extra_ns);
   g_free(c);
 }
 
@@ -537,6 +541,23 @@ ddp_compute_set_layer_us(DdpCompute *c, guint layer, double forward_us, double b
     c->gpu_forward_ns[layer] = forward_us * 1e3;
   if (backward_us >= 0)
     c->gpu_backward_ns[layer] = backward_us * 1e3;
+  host_pipeline(c);
+}
+
+/**
+ * ddp_compute_add_backward_host_us:
+ * Adds @us of host time to the issue of layer @layer's backward pass: work its autograd hooks do on
+ * the host beyond the per-pass dispatch (DDP launching a bucket's collective there, ddp.c).  It
+ * delays the host's issue of every later pass, so it shows in the step only where the host paces
+ * it (host_pipeline).  Call before ddp_compute_scale_to_step().
+ */
+void
+ddp_compute_add_backward_host_us(DdpCompute *c, guint layer, double us)
+{
+  g_assert(layer < c->n_layers && us >= 0);
+  if (!c->backward_host_extra_ns)
+    c->backward_host_extra_ns = g_new0(double, c->n_layers);
+  c->backward_host_extra_ns[layer] += us * 1e3;
   host_pipeline(c);
 }
 

@@ -62,6 +62,9 @@ gint64 ddp_compute_step_ns(const DdpCompute *c);
 gint64 ddp_compute_memory_pass_ns(const DdpCompute *c, double bytes);
 /* Replaces one layer's times with measured ones (calibration); a negative value keeps the model's. */
 void ddp_compute_set_layer_us(DdpCompute *c, guint layer, double forward_us, double backward_us);
+/* Adds host work to the issue of @layer's backward pass (DDP's per-bucket collective call); before
+ * ddp_compute_scale_to_step(). */
+void ddp_compute_add_backward_host_us(DdpCompute *c, guint layer, double us);
 /* Idle time the host pipeline added to the step (GPU waiting for the host), in ns. */
 double ddp_compute_host_bound_ns(const DdpCompute *c);
 /* Rescales forward, backward and optimizer so that ddp_compute_step_ns() == @step_ns (--step-ms). */
