@@ -63,6 +63,14 @@ run(int argc, char **argv, PredictOptions *opts)
             result->memory.total / 1e9, scenario->cluster->gpu.memory_GB, scenario->cluster->gpu.name,
             scenario->setup.allow_oom ? " (--allow-oom: exit 0)" : " (exit 3; --allow-oom to accept)",
             scenario->model->name, scenario->cluster->name, scenario->setup.gpus);
+    if (!result->dp) {
+      const DdpSetup *t = &scenario->setup;
+      g_autofree char *advice = ddp_compute_memory_advice(scenario->model, &scenario->cluster->gpu, t->precision,
+                                                          t->batch, t->optimizer, t->gradient_as_bucket_view);
+      g_auto(GStrv) lines = g_strsplit(advice, "\n", -1);
+      for (guint i = 0; lines[i] && *lines[i]; i++)
+        fprintf(stderr, "ddpsim predict:   %s\n", lines[i]);
+    }
     if (!scenario->setup.allow_oom)
       return DDP_EXIT_OOM;
   }

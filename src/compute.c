@@ -73,6 +73,16 @@
  *  - memory_efficiency 0.75: STREAM-like copy kernels reach 85–92 % of HBM bandwidth on V100,
  *    A100 and H100 (BabelStream, Deakin et al. 2018 and later); PyTorch's eager elementwise
  *    kernels (TensorIterator, vectorised loads, one tensor per launch) less: 0.75.
+ *  - Generation floor: on a healthy server no layer pass takes longer than on the built-in GPU of
+ *    the previous generation (H100 → A100, B200 → H100, A100 → V100) with that GPU's own defaults.
+ *    Each generation exceeds its predecessor in SMs, clocks, FP32 and tensor throughput per SM and
+ *    HBM bandwidth (gpu.c's datasheets), and cuBLAS/cuDNN still carry the older architectures'
+ *    kernels, so the predecessor's time for the same work is an upper bound.  Without it the H100
+ *    convolution ramps (fitted at batch 32–64 on one machine, above) charged every small kernel
+ *    60–140 µs: ResNet-50 bf16 came out at 76 samples/s on an H100 against 197 on an A100 at batch
+ *    1.  Grouped convolutions are not floored: they are the one term measured slower on an H100
+ *    (the ResNeXt traces) than the older generations' defaults, which have no group term because
+ *    nothing was measured there.  Off under a calibration: that describes the measured machine.
  * `--calibration` replaces matmul and memory efficiencies with fitted values and `--step-ms`
  * rescales everything to a measured 1-GPU step.
  *
@@ -97,6 +107,8 @@ struct _DdpCompute {
   guint n_layers;
   const guint *backward_order; /* the model's backward_layers: the order the host issues backward */
   double host_ns;          /* host dispatch per layer pass */
+  double *backward_host_extra_ns; /* more host work in a backward pass's hooks (DDP's collective
+                                     calls, ddp_compute_add_backward_host_us); NULL: none */
   double host_bound_ns;    /* what the host pipeline added to forward + backward + optimizer */
   double *gpu_forward_ns;  /* GPU time of each pass, before the host pipeline */
   double *gpu_backward_ns;
@@ -147,6 +159,7 @@ ddp_optimizer_parse(const char *name)
  * no TF32/BF16 units: those run at its FP32 rate (gpu.c), and so do its convolutions there. */
 static const struct {
   int sm_arch;
+  const char *predecessor;  /* the built-in GPU of the previous generation: the generation floor */
   double matmul[DDP_PRECISION_COUNT];
   double conv[DDP_PRECISION_COUNT];
   double conv_ramp_us[DDP_PRECISION_COUNT];
@@ -154,17 +167,17 @@ static const struct {
 } generation_efficiency[] = {
   /* V100: SGEMM ≈14 of 15.7, HGEMM ≈105 of 125 TFLOP/s; conv factors fitted to ResNet-50's
    * published throughput (tests/test-cli.c, training-2.csv), ramp as GEMMs */
-  { 70, { 0.90, 0.90, 0.85, 0.90 }, { 0.90, 0.90, 0.60, 0.90 }, { 2, 2, 2, 2 }, { 0, 0, 0, 0 } },
+  { 70, NULL, { 0.90, 0.90, 0.85, 0.90 }, { 0.90, 0.90, 0.60, 0.90 }, { 2, 2, 2, 2 }, { 0, 0, 0, 0 } },
   /* A100: TF32 ≈110 of 156, FP16 ≈250 of 312; conv as V100 (DeepLearningExamples, test-cli.c) */
-  { 80, { 0.90, 0.70, 0.80, 0.80 }, { 0.90, 0.40, 0.60, 0.60 }, { 2, 2, 2, 2 }, { 0, 0, 0, 0 } },
+  { 80, "v100", { 0.90, 0.70, 0.80, 0.80 }, { 0.90, 0.40, 0.60, 0.60 }, { 2, 2, 2, 2 }, { 0, 0, 0, 0 } },
   /* H100/H200: GEMMs below the GEMM benchmarks (FP16 ≈700 of 989): what PyTorch 2.11 steps reach on
    * a real H100.  Convolutions: fitted to the H100 measurements in calibrate/data (file header,
    * "H100 convolutions"): PyTorch's defaults (NCHW, cudnn.benchmark off) */
-  { 90, { 0.70, 0.55, 0.60, 0.60 }, { H100_CONV_FP32, H100_CONV_TF32, H100_CONV_HALF, H100_CONV_HALF },
+  { 90, "a100", { 0.70, 0.55, 0.60, 0.60 }, { H100_CONV_FP32, H100_CONV_TF32, H100_CONV_HALF, H100_CONV_HALF },
     { H100_CONV_RAMP_FP32, H100_CONV_RAMP_TF32, H100_CONV_RAMP_HALF, H100_CONV_RAMP_HALF },
     { H100_GROUPED_FP32, H100_GROUPED_TC, H100_GROUPED_TC, H100_GROUPED_TC } },
   /* B200: least certain, scaled like H100; convolutions as H100 (no measurement) */
-  { 100, { 0.65, 0.50, 0.55, 0.55 }, { H100_CONV_FP32, H100_CONV_TF32, H100_CONV_HALF, H100_CONV_HALF },
+  { 100, "h100", { 0.65, 0.50, 0.55, 0.55 }, { H100_CONV_FP32, H100_CONV_TF32, H100_CONV_HALF, H100_CONV_HALF },
     { H100_CONV_RAMP_FP32, H100_CONV_RAMP_TF32, H100_CONV_RAMP_HALF, H100_CONV_RAMP_HALF },
     { H100_GROUPED_FP32, H100_GROUPED_TC, H100_GROUPED_TC, H100_GROUPED_TC } },
 };
@@ -202,6 +215,26 @@ ddp_compute_options_init_gpu(DdpComputeOptions *o, const DdpGpuSpec *gpu)
   o->memory_ramp_us = 1.0;
   o->kernel_floor_us = 5.0;
   o->host_layer_us = 0.0;
+  o->generation_floor = generation_efficiency[row].predecessor != NULL;
+}
+
+/* The generation floor (file header): the GPU time of every pass on @gpu's predecessor, the built-in
+ * GPU of the previous generation with its own defaults (and its own floor, recursively).  NULL when
+ * @gpu's generation has none. */
+static DdpCompute *
+predecessor_compute(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision precision, double batch,
+                    DdpOptimizer optimizer)
+{
+  const char *name = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS(generation_efficiency); i++)
+    if (gpu->sm_arch >= generation_efficiency[i].sm_arch)
+      name = generation_efficiency[i].predecessor;
+  DdpGpuSpec previous;
+  if (!name || !ddp_gpu_lookup(name, &previous, NULL))
+    return NULL;
+  DdpComputeOptions o;
+  ddp_compute_options_init_gpu(&o, &previous);
+  return ddp_compute_new(model, &previous, precision, batch, optimizer, &o);
 }
 
 void
@@ -297,7 +330,8 @@ host_pipeline(DdpCompute *c)
   }
   for (guint k = 0; k < c->n_layers; k++) {
     guint i = c->backward_order[k];
-    c->backward_ns[i] = pipeline_pass(&host_clock, &gpu_clock, c->host_ns, c->gpu_backward_ns[i]);
+    double extra = c->backward_host_extra_ns ? c->backward_host_extra_ns[i] : 0;
+    c->backward_ns[i] = pipeline_pass(&host_clock, &gpu_clock, c->host_ns + extra, c->gpu_backward_ns[i]);
     gpu_total += c->gpu_backward_ns[i];
   }
   c->optimizer_ns = pipeline_pass(&host_clock, &gpu_clock, c->host_ns, c->gpu_optimizer_ns);
@@ -428,6 +462,18 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
   double param_bytes = (double)ddp_model_param_bytes(model);
   c->optimizer_ns = MAX(optimizer_tensor_passes[optimizer] * param_bytes / c->hbm_bytes_per_ns,
                         c->kernel_floor_ns);
+  /* The generation floor, except for grouped convolutions: the one kind measured slower on an H100
+   * than the older generations' defaults say (file header). */
+  g_autoptr(DdpCompute) previous = options->generation_floor
+                                     ? predecessor_compute(model, gpu, precision, batch, optimizer) : NULL;
+  for (guint i = 0; previous && i < model->n_layers; i++) {
+    if (model->layers[i].kind == DDP_LAYER_CONV && model->layers[i].groups > 1)
+      continue;
+    c->forward_ns[i] = MIN(c->forward_ns[i], previous->gpu_forward_ns[i]);
+    c->backward_ns[i] = MIN(c->backward_ns[i], previous->gpu_backward_ns[i]);
+  }
+  if (previous)
+    c->optimizer_ns = MIN(c->optimizer_ns, previous->gpu_optimizer_ns);
   c->gpu_forward_ns = g_memdup2(c->forward_ns, model->n_layers * sizeof(double));
   c->gpu_backward_ns = g_memdup2(c->backward_ns, model->n_layers * sizeof(double));
   c->gpu_optimizer_ns = c->optimizer_ns;
@@ -444,6 +490,7 @@ ddp_compute_free(DdpCompute *c)
   g_free(c->backward_ns);
   g_free(c->gpu_forward_ns);
   g_free(c->gpu_backward_ns);
+  g_free(c->backward_host_extra_ns);
   g_free(c);
 }
 
@@ -494,6 +541,23 @@ ddp_compute_set_layer_us(DdpCompute *c, guint layer, double forward_us, double b
     c->gpu_forward_ns[layer] = forward_us * 1e3;
   if (backward_us >= 0)
     c->gpu_backward_ns[layer] = backward_us * 1e3;
+  host_pipeline(c);
+}
+
+/**
+ * ddp_compute_add_backward_host_us:
+ * Adds @us of host time to the issue of layer @layer's backward pass: work its autograd hooks do on
+ * the host beyond the per-pass dispatch (DDP launching a bucket's collective there, ddp.c).  It
+ * delays the host's issue of every later pass, so it shows in the step only where the host paces
+ * it (host_pipeline).  Call before ddp_compute_scale_to_step().
+ */
+void
+ddp_compute_add_backward_host_us(DdpCompute *c, guint layer, double us)
+{
+  g_assert(layer < c->n_layers && us >= 0);
+  if (!c->backward_host_extra_ns)
+    c->backward_host_extra_ns = g_new0(double, c->n_layers);
+  c->backward_host_extra_ns[layer] += us * 1e3;
   host_pipeline(c);
 }
 
@@ -549,4 +613,76 @@ ddp_compute_memory(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision pr
   out->total = out->weights + out->grads + out->buckets + out->optimizer_state + out->activations +
                out->runtime_reserve;
   out->fits = out->total <= gpu->memory_GB * 1e9;
+}
+
+/**
+ * ddp_compute_memory_advice:
+ * What would fit when @batch does not (issue 17): one line per way out, each with the bytes per GPU
+ * it needs, from ddp_compute_memory() — the largest batch that fits with --accumulate keeping the
+ * samples per step, gradient_as_bucket_view (no bucket copy of the gradients), plain SGD (no
+ * optimizer state), the built-in GPUs with room for it, and sharding the states (ZeRO/FSDP) when
+ * the states alone do not fit.  Activation checkpointing is not modelled, so it is not offered.
+ * Returns: (transfer full): the lines, each ending in a newline; "" when @batch fits.
+ */
+char *
+ddp_compute_memory_advice(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision precision, double batch,
+                          DdpOptimizer optimizer, gboolean gradient_as_bucket_view)
+{
+  GString *out = g_string_new(NULL);
+  DdpMemory m;
+  ddp_compute_memory(model, gpu, precision, batch, optimizer, gradient_as_bucket_view, &m);
+  if (m.fits)
+    return g_string_free(out, FALSE);
+  double capacity = gpu->memory_GB * 1e9;
+  /* memory is affine in the batch: the largest whole batch below @batch that fits */
+  DdpMemory one;
+  ddp_compute_memory(model, gpu, precision, 1, optimizer, gradient_as_bucket_view, &one);
+  double per_sample = one.activations;
+  double states = one.total - one.activations;
+  if (one.fits && batch > 1) {
+    double fit = per_sample > 0 ? floor((capacity - states) / per_sample) : batch - 1;
+    fit = CLAMP(fit, 1, batch - 1);
+    /* the micro-batch: the largest divisor of @batch that fits, so that --accumulate keeps exactly
+     * @batch samples a step */
+    double micro = fit;
+    while (micro > 1 && fmod(batch, micro) != 0)
+      micro--;
+    DdpMemory at, step;
+    ddp_compute_memory(model, gpu, precision, fit, optimizer, gradient_as_bucket_view, &at);
+    ddp_compute_memory(model, gpu, precision, micro, optimizer, gradient_as_bucket_view, &step);
+    g_string_append_printf(out, "batch %.0f fits (%.2f GB); --batch %.0f --accumulate %.0f keeps %.0f samples a step (%.2f GB)\n",
+                           fit, at.total / 1e9, micro, batch / micro, batch, step.total / 1e9);
+  } else if (!one.fits) {
+    g_string_append_printf(out, "no batch fits: weights, gradients, buckets, optimizer state and runtime take %.2f GB "
+                           "before any activation (%.2f GB at batch 1)\n", states / 1e9, one.total / 1e9);
+  }
+  if (!gradient_as_bucket_view) {
+    DdpMemory v;
+    ddp_compute_memory(model, gpu, precision, batch, optimizer, TRUE, &v);
+    ddp_compute_memory(model, gpu, precision, 1, optimizer, TRUE, &one);
+    g_string_append_printf(out, "--gradient-as-bucket-view drops the bucket copy: %.2f GB at batch %.0f%s", v.total / 1e9,
+                           batch, v.fits ? " (fits)" : "");
+    if (batch > 1)
+      g_string_append_printf(out, ", %.2f GB at batch 1%s", one.total / 1e9, one.fits ? " (fits)" : "");
+    g_string_append_c(out, '\n');
+  }
+  if (optimizer != DDP_OPTIMIZER_SGD) {
+    DdpMemory o;
+    ddp_compute_memory(model, gpu, precision, 1, DDP_OPTIMIZER_SGD, TRUE, &o);
+    g_string_append_printf(out, "plain SGD (no optimizer state) with --gradient-as-bucket-view: %.2f GB at batch 1%s\n",
+                           o.total / 1e9, o.fits ? " (fits)" : "");
+  }
+  GString *gpus = g_string_new(NULL);
+  for (const char *const *name = ddp_gpu_names(); *name; name++) {
+    DdpGpuSpec other;
+    if (ddp_gpu_lookup(*name, &other, NULL) && other.memory_GB * 1e9 >= m.total)
+      g_string_append_printf(gpus, "%s%s (%.0f GB)", gpus->len ? ", " : "", other.name, other.memory_GB);
+  }
+  if (gpus->len)
+    g_string_append_printf(out, "as it is, it fits a GPU with more memory: %s\n", gpus->str);
+  g_string_free(gpus, TRUE);
+  if (states > capacity)
+    g_string_append_printf(out, "the states alone need %.2f GB: shard them across the GPUs (ZeRO/FSDP); plain DDP "
+                           "keeps all of them on every GPU\n", states / 1e9);
+  return g_string_free(out, FALSE);
 }

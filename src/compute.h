@@ -36,6 +36,8 @@ typedef struct {
   double memory_ramp_us;      /* the same for bytes of memory-bound kernels */
   double kernel_floor_us;     /* no kernel takes less (launch + PyTorch eager dispatch) */
   double host_layer_us;       /* no layer pass takes less: host dispatch per layer (0: off) */
+  gboolean generation_floor;  /* no layer pass takes longer than on the built-in GPU of the previous
+                                 generation with its defaults (compute.c); FALSE under a calibration */
 } DdpComputeOptions;
 
 /* Defaults for @gpu's generation (documented in compute.c). */
@@ -60,6 +62,9 @@ gint64 ddp_compute_step_ns(const DdpCompute *c);
 gint64 ddp_compute_memory_pass_ns(const DdpCompute *c, double bytes);
 /* Replaces one layer's times with measured ones (calibration); a negative value keeps the model's. */
 void ddp_compute_set_layer_us(DdpCompute *c, guint layer, double forward_us, double backward_us);
+/* Adds host work to the issue of @layer's backward pass (DDP's per-bucket collective call); before
+ * ddp_compute_scale_to_step(). */
+void ddp_compute_add_backward_host_us(DdpCompute *c, guint layer, double us);
 /* Idle time the host pipeline added to the step (GPU waiting for the host), in ns. */
 double ddp_compute_host_bound_ns(const DdpCompute *c);
 /* Rescales forward, backward and optimizer so that ddp_compute_step_ns() == @step_ns (--step-ms). */
@@ -75,6 +80,11 @@ typedef struct {
 void ddp_compute_memory(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision precision,
                         double batch, DdpOptimizer optimizer, gboolean gradient_as_bucket_view,
                         DdpMemory *out);
+
+/* When @batch does not fit: what would, one line each with its bytes per GPU (compute.c); "" when it
+ * fits.  Free with g_free(). */
+char *ddp_compute_memory_advice(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision precision,
+                                double batch, DdpOptimizer optimizer, gboolean gradient_as_bucket_view);
 
 const char *ddp_optimizer_name(DdpOptimizer o);
 int ddp_optimizer_parse(const char *name);   /* -1 if unknown */

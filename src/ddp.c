@@ -612,7 +612,8 @@ prefix_sums(Sim *sim)
 }
 
 static gboolean
-sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, GError **error)
+sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, const DdpBucketLayout *steady,
+         GError **error)
 {
   const DdpSetup *setup = &scenario->setup;
   sim->scenario = scenario;
@@ -631,6 +632,7 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, GE
   compute_options.host_layer_us = setup->overheads.host_layer_us;
   if (scenario->calibration) {
     ddp_fit_apply_compute_options(scenario->calibration, &compute_options);
+    compute_options.generation_floor = FALSE;   /* the measured machine, not a healthy default */
     ddp_collective_use_calibration(sim->collective, scenario->calibration);
   }
   sim->compute = ddp_compute_new(scenario->model, &scenario->cluster->gpu, setup->precision, setup->batch,
@@ -640,6 +642,30 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, GE
     double forward_us, backward_us;
     if (ddp_fit_layer_time(scenario->calibration, signature, setup->precision, setup->batch, &forward_us, &backward_us))
       ddp_compute_set_layer_us(sim->compute, l, forward_us, backward_us);
+  }
+  /* Per-bucket host cost (docs/overheads.md "Per-bucket costs"): the autograd hook that completes
+   * a bucket launches its collective — Reducer::all_reduce_bucket → ProcessGroupNCCL::collective
+   * (work object, event record and stream wait, ncclAllReduce's enqueue) — on the host thread
+   * that issues backward, about one layer pass of host time (calibrate/data, 2026-11-25: 19 µs a
+   * c10d call, 60–115 µs an extra bucket in host-bound steps whose passes take 80–200 µs).  It
+   * delays the issue of everything after it: hidden while the host runs ahead of the GPU, exposed
+   * when the host paces the step.  Charged to the backward pass of the bucket's last-ready
+   * gradient, in the steady layout; not in the plain module's T(1). */
+  if (!options->plain_module && steady && setup->overheads.host_layer_us > 0) {
+    const DdpModel *m = scenario->model;
+    g_autofree guint *layer_pos = g_new(guint, m->n_layers);
+    for (guint k = 0; k < m->n_layers; k++)
+      layer_pos[m->backward_layers[k]] = k;
+    for (guint b = 0; b < ddp_bucket_layout_count(steady); b++) {
+      const DdpBucket *bucket = ddp_bucket_layout_get(steady, b);
+      guint last = m->params[bucket->params[0]].layer;
+      for (guint i = 1; i < bucket->n_params; i++) {
+        guint l = m->params[bucket->params[i]].layer;
+        if (layer_pos[l] > layer_pos[last])
+          last = l;
+      }
+      ddp_compute_add_backward_host_us(sim->compute, last, setup->overheads.host_layer_us);
+    }
   }
   sim->host_iteration_ns = us_to_ns(setup->overheads.host_iteration_us);
   if (setup->step_ms > 0) {
@@ -785,7 +811,7 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
   Sim sim = { 0 };
   g_autoptr(DdpBucketLayout) initial = ddp_bucket_layout_initial(scenario->model, &setup->buckets);
   g_autoptr(DdpBucketLayout) steady = ddp_bucket_layout_steady(scenario->model, &setup->buckets);
-  if (!sim_init(&sim, scenario, options, error)) {
+  if (!sim_init(&sim, scenario, options, steady, error)) {
     sim_clear(&sim);
     return NULL;
   }

@@ -132,9 +132,12 @@ parse_param(const DdpKeyFile *kf, const char *group, const char *text, DdpDtype 
   return TRUE;
 }
 
+/* [model] training_precision: the model's usual precision, in DdpPrecision order (gpu.h) */
+static const char *const training_precision_names[] = { "fp32", "tf32", "fp16", "bf16", NULL };
+
 static const char *const model_keys[] = {
   "name", "source", "input", "dtype", "buffer_bytes", "measured_batch", "ready_order", "param_order",
-  "seq_len", "image_size", NULL
+  "seq_len", "image_size", "training_precision", "training_batch", NULL
 };
 static const char *const scaling_names[DDP_SCALING_COUNT + 1] = { "linear", "quadratic", "fixed", NULL };
 static const char *const layer_keys[] = {
@@ -270,6 +273,7 @@ ddp_model_from_keyfile(const DdpKeyFile *kf, GError **error)
   }
   int dtype = DDP_DTYPE_FP32;
   double buffer_bytes = 0, seq_len = 0, image_size = 0;
+  model->training_precision = -1;
   if (!ddp_keyfile_check_keys(kf, "model", model_keys, error) ||
       !ddp_keyfile_get_string(kf, "model", "name", TRUE, &model->name, error) ||
       !ddp_keyfile_get_string(kf, "model", "source", FALSE, &model->source, error) ||
@@ -278,7 +282,10 @@ ddp_model_from_keyfile(const DdpKeyFile *kf, GError **error)
       !ddp_keyfile_get_ranged(kf, "model", "buffer_bytes", FALSE, &DDP_RANGE_TENSOR_BYTES, &buffer_bytes, error) ||
       !ddp_keyfile_get_ranged(kf, "model", "measured_batch", FALSE, &DDP_RANGE_BATCH, &model->measured_batch, error) ||
       !ddp_keyfile_get_ranged(kf, "model", "seq_len", FALSE, &DDP_RANGE_SEQ_LEN, &seq_len, error) ||
-      !ddp_keyfile_get_ranged(kf, "model", "image_size", FALSE, &DDP_RANGE_IMAGE_SIZE, &image_size, error))
+      !ddp_keyfile_get_ranged(kf, "model", "image_size", FALSE, &DDP_RANGE_IMAGE_SIZE, &image_size, error) ||
+      !ddp_keyfile_get_choice(kf, "model", "training_precision", FALSE, training_precision_names,
+                              &model->training_precision, error) ||
+      !ddp_keyfile_get_ranged(kf, "model", "training_batch", FALSE, &DDP_RANGE_BATCH, &model->training_batch, error))
     return NULL;
   model->buffer_bytes = (gint64)buffer_bytes;
   model->seq_len = (gint64)seq_len;

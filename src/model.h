@@ -63,6 +63,10 @@ typedef struct {
   double measured_batch;    /* batch the measured times refer to; 0 when none are given */
   gint64 seq_len;           /* tokens per sample the costs are for; 0 when not a token model */
   gint64 image_size;        /* image side in pixels the costs are for; 0 when not an image model */
+  int training_precision;   /* the model's usual training precision (DdpPrecision order: fp32, tf32,
+                               fp16, bf16), the default when neither a scenario nor a flag sets one;
+                               -1 when the file gives none */
+  double training_batch;    /* the model's usual per-GPU batch, the same way; 0 when none */
 } DdpModel;
 
 #define DDP_MODEL_ERROR (ddp_model_error_quark())

@@ -57,7 +57,15 @@ ddp_report_predict_text(const DdpScenario *s, const DdpResult *r)
 {
   GString *out = g_string_new(NULL);
   g_autofree char *setup = describe_setup(s, r);
-  g_string_append_printf(out, "%s\n\n", setup);
+  g_string_append_printf(out, "%s\n", setup);
+  /* where the batch and precision came from when no flag or scenario key chose them (issue 17) */
+  const DdpSetup *t = &s->setup;
+  if (!g_str_has_prefix(t->batch_from, "-") || !g_str_has_prefix(t->precision_from, "-"))
+    g_string_append_printf(out, "  (batch %g: %s%s; precision %s: %s%s)\n", t->batch,
+                           g_str_has_prefix(t->batch_from, "-") ? "" : "the ", t->batch_from,
+                           ddp_precision_name(t->precision),
+                           g_str_has_prefix(t->precision_from, "-") ? "" : "the ", t->precision_from);
+  g_string_append_c(out, '\n');
   double slower = (r->first_iteration_ms / r->mean_ms - 1.0) * 100.0;
   g_string_append_printf(out, "  iteration time       mean %.3f ms   p50 %.3f ms   p99 %.3f ms   (%u steady iterations)\n",
                          r->mean_ms, r->p50_ms, r->p99_ms, r->iterations);
@@ -68,16 +76,25 @@ ddp_report_predict_text(const DdpScenario *s, const DdpResult *r)
   g_string_append_printf(out, "  compute              %.3f ms per iteration\n", r->compute_ms);
   g_string_append_printf(out, "  communication        %.3f ms   exposed %.3f ms   overlap %.1f %%\n", r->comm_ms,
                          r->exposed_comm_ms, 100.0 * r->overlap);
-  g_string_append_printf(out, r->dp ? "  host overhead        %.3f ms   (GIL-serialised launches, replicate)\n" : "  straggler wait       %.3f ms\n",
-                         r->straggler_wait_ms);
+  if (r->dp)
+    g_string_append_printf(out, "  host overhead        %.3f ms   (GIL-serialised launches, replicate)\n", r->straggler_wait_ms);
+  else if (s->setup.overheads.jitter == 0 && g_strcmp0(s->setup.stragglers, "none") == 0)
+    g_string_append_printf(out, "  straggler wait       %.3f ms   (stragglers off: every rank runs at the same speed; --jitter, --stragglers)\n",
+                           r->straggler_wait_ms);
+  else
+    g_string_append_printf(out, "  straggler wait       %.3f ms\n", r->straggler_wait_ms);
   if (r->unused_search_ms > 0 || r->unused_map_ms > 0)
     g_string_append_printf(out, "  find_unused_params   graph search %.3f ms (host, after forward) + used-map AllReduce %.3f ms\n",
                            r->unused_search_ms, r->unused_map_ms);
   if (!r->dp) {   /* DataParallel's host terms are in its own section (dp.c) */
     g_string_append_printf(out, "  overheads            host %.3f ms/iteration + %.3f ms host-bound layers (in compute), input wait %.3f ms\n",
                            r->host_iteration_ms, r->host_layer_ms, r->input_wait_ms);
-    g_string_append_printf(out, "                       jitter %.3f ms (slowest rank x%.4f), contention %.3f ms (overlap slowdown %.3f)\n",
-                           r->jitter_ms, r->jitter_slowest, r->contention_ms, r->overlap_slowdown);
+    if (s->setup.overheads.jitter > 0)
+      g_string_append_printf(out, "                       jitter %.3f ms (slowest rank x%.4f), contention %.3f ms (overlap slowdown %.3f)\n",
+                             r->jitter_ms, r->jitter_slowest, r->contention_ms, r->overlap_slowdown);
+    else
+      g_string_append_printf(out, "                       jitter off, contention %.3f ms (overlap slowdown %.3f)\n",
+                             r->contention_ms, r->overlap_slowdown);
   }
   g_string_append_printf(out, "  scaling efficiency   %.1f %%   (T(1 GPU) %.3f ms / T(%" G_GUINT64_FORMAT " GPUs); weak scaling, fixed per-GPU batch)\n",
                          100.0 * r->scaling_efficiency, r->single_gpu_ms, r->gpus);
@@ -169,6 +186,8 @@ ddp_report_predict_json(const DdpScenario *s, const DdpResult *r)
   ddp_json_int(j, "nodes", (gint64)r->nodes);
   ddp_json_double(j, "batch", s->setup.batch, 6);
   ddp_json_string(j, "precision", ddp_precision_name(s->setup.precision));
+  ddp_json_string(j, "batch_from", s->setup.batch_from);
+  ddp_json_string(j, "precision_from", s->setup.precision_from);
   ddp_json_double(j, "bucket_cap_mb", s->setup.buckets.bucket_cap_mb, 6);
   ddp_json_int(j, "accumulate", s->setup.accumulate);
   ddp_json_string(j, "mode", ddp_mode_name(s->setup.mode));

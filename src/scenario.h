@@ -46,7 +46,7 @@ typedef struct {
 #define DDP_DEFAULT_OVERLAP_SLOWDOWN 0.05
 #define DDP_DEFAULT_HOST_ITERATION_US 100.0
 #define DDP_DEFAULT_HOST_LAYER_US 10.0
-#define DDP_DEFAULT_JITTER 0.02
+#define DDP_DEFAULT_JITTER 0.0
 
 /* Every overhead off (for closed-form tests and for comparing against an ideal machine). */
 void ddp_overheads_none(DdpOverheads *o);
@@ -74,6 +74,9 @@ typedef struct {
                                      * iteration; < 0: derived from the model (ddp.c) */
   DdpOverheads overheads;
   guint seq_len, image_size;        /* input size to rescale the model to; 0: the model file's */
+  const char *batch_from;           /* where batch and precision came from (static text): "built-in
+                                       default", "model file", "scenario file" or the flag */
+  const char *precision_from;
 } DdpSetup;
 
 typedef struct {

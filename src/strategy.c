@@ -59,8 +59,10 @@ ddp_strategy_compute(const DdpScenario *scenario, const DdpComputeOptions *optio
   else
     ddp_compute_options_init_gpu(&o, &scenario->cluster->gpu);
   o.host_layer_us = setup->overheads.host_layer_us * host_factor;
-  if (scenario->calibration)
+  if (scenario->calibration) {
     ddp_fit_apply_compute_options(scenario->calibration, &o);
+    o.generation_floor = FALSE;   /* the measured machine, not a healthy default */
+  }
   DdpCompute *compute = ddp_compute_new(scenario->model, &scenario->cluster->gpu, setup->precision, setup->batch,
                                         setup->optimizer, &o);
   for (guint l = 0; scenario->calibration && l < scenario->model->n_layers; l++) {

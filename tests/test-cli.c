@@ -131,6 +131,48 @@ test_predict_default_runs(void)
   g_assert_true(json_object_get_boolean_member(memory, "fits"));
 }
 
+/* Issue 17: no rank-to-rank jitter by default (docs/overheads.md: no cited spread for a well-run
+ * cluster), and the report says so; --jitter puts it back. */
+static void
+test_predict_stragglers_off(void)
+{
+  g_auto(Run) r = { 0 };
+  run(&r, "predict", "--model", "resnet50", "--cluster", "dgx-a100", "--gpus", "64", "--iterations", "2", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "(stragglers off: every rank runs at the same speed; --jitter, --stragglers)"));
+  g_assert_nonnull(strstr(r.out, "jitter off, contention"));
+  g_auto(Run) j = { 0 };
+  run(&j, "predict", "--model", "resnet50", "--cluster", "dgx-a100", "--gpus", "64", "--iterations", "2", "--jitter", "0.02", NULL);
+  g_assert_cmpint(j.status, ==, 0);
+  g_assert_null(strstr(j.out, "stragglers off"));
+  g_assert_nonnull(strstr(j.out, "(slowest rank x1.04"));   /* 1 + 0.02 · E[max of 64 normals] ≈ 2.4 */
+}
+
+/* Issue 17 item 5: `predict --model llama-7b` takes the model file's bf16 and batch 1 (it ran fp32 at
+ * batch 32, 834 GB a GPU), says where they came from, and when it does not fit says what would.
+ * Llama-2-7B's states under plain DDP: 6 738 415 616 × 4 B × (weights, grads, buckets, momentum)
+ * + 1 GiB = 108.89 GB > 85.03 GB, so no batch fits; dropping buckets and momentum leaves
+ * 2 × 26.95 + 1.07 + activations ≈ 66 GB, which does. */
+static void
+test_llama7b_defaults_and_advice(void)
+{
+  g_auto(Run) r = { 0 };
+  run(&r, "predict", "--model", "llama-7b", "--cluster", "dgx-h100", "--gpus", "8", "--iterations", "1", NULL);
+  g_assert_cmpint(r.status, ==, 3);
+  g_assert_nonnull(strstr(r.out, "batch 1/GPU, bf16"));
+  g_assert_nonnull(strstr(r.out, "(batch 1: the model file; precision bf16: the model file)"));
+  g_assert_nonnull(strstr(r.err, "no batch fits: weights, gradients, buckets, optimizer state and runtime take 108.89 GB"));
+  g_assert_nonnull(strstr(r.err, "plain SGD (no optimizer state) with --gradient-as-bucket-view: 66.31 GB at batch 1 (fits)"));
+  g_assert_nonnull(strstr(r.err, "it fits a GPU with more memory: H200-SXM-141GB"));
+  g_assert_nonnull(strstr(r.err, "shard them across the GPUs (ZeRO/FSDP)"));
+  g_auto(Run) f = { 0 };   /* flags win over the model file */
+  run(&f, "predict", "--model", "llama-7b", "--cluster", "dgx-h100", "--gpus", "8", "--iterations", "1",
+      "--precision", "fp32", "--batch", "2", "--allow-oom", "--json", NULL);
+  g_assert_cmpint(f.status, ==, 0);
+  g_assert_nonnull(strstr(f.out, "\"batch_from\": \"--batch\""));
+  g_assert_nonnull(strstr(f.out, "\"precision\": \"fp32\""));
+}
+
 /* Plain DDP keeps weights, gradients and Adam state on every GPU: 16 B/parameter for Llama-2-7B is
  * 108 GB before activations — it cannot fit an 80 GB H100, and predict says so: the report, a
  * stderr line and exit status 3 (docs/dp.md "Out of memory"). */
@@ -394,7 +436,9 @@ main(int argc, char **argv)
   g_test_add_func("/cli/buckets/resnet50-pytorch", test_resnet50_buckets);
   g_test_add_func("/cli/predict/resnet50-dgx-a100", test_predict_default_runs);
   g_test_add_func("/cli/seeds", test_seeds);
+  g_test_add_func("/cli/predict/stragglers-off-by-default", test_predict_stragglers_off);
   g_test_add_func("/cli/llama-7b-does-not-fit", test_llama7b_does_not_fit);
+  g_test_add_func("/cli/llama-7b-defaults-and-advice", test_llama7b_defaults_and_advice);
   g_test_add_func("/cli/listings", test_listings);
   g_test_add_func("/cli/accuracy/resnet50-published-throughput", test_published_throughput);
   g_test_add_func("/cli/bad-input", test_bad_input);

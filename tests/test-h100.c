@@ -162,6 +162,14 @@ test_h100_conv(void)
   g_assert_no_error(error);
   g_assert_cmpuint(m->layers[0].groups, ==, 1);
   g_assert_cmpuint(m->layers[1].groups, ==, 32);
+  /* the generation floor: the dense conv keeps the H100's 304 015 ns (below the A100's
+   * 1e10 / (19.5e3 · 0.90 · 0.90) + 2 000 = 635 111.7 ns); the grouped layer keeps the H100's
+   * measured group term, 10 800 981 ns (closed form below), though the A100's would be 635 112 */
+  g_assert_true(o.generation_floor);
+  g_autoptr(DdpCompute) floored = ddp_compute_new(m, &h100, DDP_PRECISION_FP32, 1, DDP_OPTIMIZER_SGD, &o);
+  g_assert_cmpint(ddp_compute_forward_ns(floored, 0), ==, 304015);
+  g_assert_cmpint(ddp_compute_forward_ns(floored, 1), ==, 10800981);
+  o.generation_floor = FALSE;   /* the H100 terms alone */
   g_autoptr(DdpCompute) c = ddp_compute_new(m, &h100, DDP_PRECISION_FP32, 1, DDP_OPTIMIZER_SGD, &o);
   /* dense FP32 conv: 67e3 · 0.70 · 1.30 = 60 970 FLOP/ns, ramp 140 µs:
    * 1e10 / 60 970 + 140 000 = 164 015.4 + 140 000 = 304 015.4 ns */

@@ -1,6 +1,7 @@
 /* Tests for the model loader: parameters in registration order, dtypes, the default and explicit
  * ready orders, shipped models' parameter counts, and every malformed-input error. */
 #include "model.h"
+#include "gpu.h"
 
 #include <string.h>
 
@@ -74,6 +75,8 @@ test_errors(void)
     { "[model]\nname = m\n" LAYER "params = a.w:3\nwidth = 4\n", "t.model:8: layer a.width: unknown key (known keys: kind, forward_flops, backward_flops, forward_bytes, backward_bytes, activation_bytes, forward_us, backward_us, params, scaling, groups)" },
     { "[model]\nname = m\n" LAYER "scaling = cubic\nparams = a.w:3\n", "t.model:7: layer a.scaling: \"cubic\" is not one of linear|quadratic|fixed" },
     { "[model]\nname = m\nseq_len = 0\n" LAYER "params = a.w:3\n", "t.model:3: model.seq_len: \"0\" must be a whole number from 1 to 16777216" },
+    { "[model]\nname = m\ntraining_precision = fp8\n" LAYER "params = a.w:3\n", "t.model:3: model.training_precision: \"fp8\" is not one of fp32|tf32|fp16|bf16" },
+    { "[model]\nname = m\ntraining_batch = 0.5\n" LAYER "params = a.w:3\n", "t.model:3: model.training_batch: \"0.5\" must be a whole number from 1 to 16777216" },
     { "[model]\nname = m\n[layer a]\nkind = linear\nforward_flops = -1\nbackward_flops = 2\n", "t.model:5: layer a.forward_flops: \"-1\" must be a number from 0 to 1e+18" },
     { "[model]\nname = m\n[layer a]\nkind = lstm\n", "t.model:4: layer a.kind: \"lstm\" is not one of conv|linear|norm|embedding|attention|elementwise|pool|other" },
     { "[model]\nname = m\nready_order = a.x\n" LAYER "params = a.w:3\n", "t.model:3: model.ready_order: a.x is not a parameter of any layer" },
@@ -100,6 +103,24 @@ test_not_found(void)
   g_assert_null(m);
   g_assert_error(error, DDP_MODEL_ERROR, DDP_MODEL_ERROR_NOT_FOUND);
   g_assert_true(g_str_has_prefix(error->message, "--model: no model file or shipped model named \"no-such-model\""));
+}
+
+/* A model file may carry its usual precision and per-GPU batch (issue 17): the shipped LLMs train in
+ * bf16 at a small micro-batch; a file without the keys has none (-1, 0). */
+static void
+test_training_defaults(void)
+{
+  static const struct { const char *name; int precision; double batch; } cases[] = {
+    { "llama-7b", DDP_PRECISION_BF16, 1 }, { "llama-1b", DDP_PRECISION_BF16, 2 },
+    { "gpt2-xl", DDP_PRECISION_BF16, 4 }, { "resnet50", -1, 0 }, { "gpt2", -1, 0 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(DdpModel) m = ddp_model_load(cases[i].name, &error);
+    g_assert_no_error(error);
+    g_assert_cmpint(m->training_precision, ==, cases[i].precision);
+    g_assert_cmpfloat(m->training_batch, ==, cases[i].batch);
+  }
 }
 
 /* Shipped models match the published parameter counts of their reference definitions. */
@@ -203,6 +224,7 @@ main(int argc, char **argv)
   g_test_add_func("/model/errors", test_errors);
   g_test_add_func("/model/not-found", test_not_found);
   g_test_add_func("/model/shipped-counts", test_shipped_counts);
+  g_test_add_func("/model/training-defaults", test_training_defaults);
   g_test_add_func("/model/scale-input", test_scale_input);
   return g_test_run();
 }

@@ -40,7 +40,7 @@ test_defaults(void)
   g_assert_cmpfloat(t.overheads.host_iteration_us, ==, 100);
   g_assert_cmpfloat(t.overheads.host_layer_us, ==, 10);
   g_assert_cmpfloat(t.overheads.input_rate, ==, 0);
-  g_assert_cmpfloat(t.overheads.jitter, ==, 0.02);
+  g_assert_cmpfloat(t.overheads.jitter, ==, 0.0);   /* off: no cited spread for a well-run cluster */
   g_autoptr(DdpScenario) s = scenario(4);
   g_assert_cmpfloat(s->cluster->overlap_slowdown, <, 0);   /* ab4.cluster does not say */
   g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster), ==, 0.05);
@@ -64,6 +64,34 @@ test_host_iteration(void)
   assert_ms_ns(r->host_iteration_ms, 50000);
   g_assert_cmpfloat_with_epsilon(r->single_gpu_ms - base->single_gpu_ms, 0.05, 1e-9);
   g_assert_cmpfloat_with_epsilon(r->straggler_wait_ms, 0, 1e-9);
+}
+
+/* The per-bucket host cost (docs/overheads.md "Per-bucket costs"): each bucket's collective call
+ * costs the host one layer pass (host_layer_us) in the hook that completes it.  On one GPU at
+ * 1 000 µs a pass the tiny model's step is host-bound — 5 passes (2 forward, 2 backward, the
+ * optimizer) plus one call per bucket, the GPU's ≈0.6 ms hidden under them — so splitting the one
+ * bucket in two (cap 1 MiB: fc2's and fc1's 4.2 MB each close a bucket) adds exactly one pass,
+ * 1 000 000 ns; the plain module's T(1) has no buckets and does not move.  GPU-bound (10 µs a
+ * pass) the host runs ahead and the second bucket costs nothing. */
+static void
+test_bucket_host_cost(void)
+{
+  g_autoptr(DdpScenario) s = scenario(1);
+  s->setup.overheads.host_layer_us = 1000;
+  g_autoptr(DdpResult) one = simulate(s, FALSE);
+  g_assert_cmpuint(one->n_buckets, ==, 1);
+  s->setup.buckets.bucket_cap_mb = 1;
+  s->setup.buckets.first_bucket_bytes = 1 << 20;
+  g_autoptr(DdpResult) two = simulate(s, FALSE);
+  g_assert_cmpuint(two->n_buckets, ==, 2);
+  g_assert_cmpfloat_with_epsilon(two->mean_ms - one->mean_ms, 1.0, 2e-6);
+  g_assert_cmpfloat_with_epsilon(two->single_gpu_ms, one->single_gpu_ms, 1e-9);
+  g_assert_cmpfloat(one->mean_ms, >, 6.0);   /* 5 passes + 1 call, host-bound */
+  s->setup.overheads.host_layer_us = 10;
+  g_autoptr(DdpResult) fast_two = simulate(s, FALSE);
+  fixture_single_bucket(s);
+  g_autoptr(DdpResult) fast_one = simulate(s, FALSE);
+  g_assert_cmpfloat_with_epsilon(fast_two->mean_ms, fast_one->mean_ms, 2e-6);
 }
 
 /* --step-ms is the measured step, host time included: compute is rescaled to step − host, so the
@@ -273,6 +301,7 @@ main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/overheads/defaults", test_defaults);
   g_test_add_func("/overheads/host-iteration", test_host_iteration);
+  g_test_add_func("/overheads/bucket-host-cost", test_bucket_host_cost);
   g_test_add_func("/overheads/step-ms-includes-host", test_step_ms_includes_host);
   g_test_add_func("/overheads/input-rate", test_input_rate);
   g_test_add_func("/overheads/jitter-quantiles", test_jitter_quantiles);

@@ -96,6 +96,7 @@ class Model:
         self.published_params = None
         self.published_note = ""
         self.notes = []             # extra header comment lines
+        self.training = None        # (precision, per-GPU batch) the model usually trains at, or None
         self.registration = None    # model.parameters() order when it differs from the file order
         self.registration_note = ""
         self.matmul_flops = 0       # 2 x MACs of conv/linear/attention (forward, per sample)
@@ -654,6 +655,8 @@ def gpt2(size):
               "%d tokens" % S,
               "GPT-2 %s causal LM (%d layers, d=%d, %d heads), loss computed inside forward(labels=...)"
               % ({"small": "124M", "xl": "XL 1.5B"}[size], L, D, H))
+    if size == "xl":   # a 1.5 B LLM: bf16, 4 sequences of 1 024 tokens a GPU (models/README.md)
+        m.training = ("bf16", 4)
     embedding(m, "transformer.wte", S, V, D)
     embedding(m, "transformer.wpe", S, P, D, add=True)
     dropout(m, "transformer.drop", S * D)
@@ -708,6 +711,9 @@ def llama(size):
               "sdpa attention, no biases, attention_dropout 0): " + cfg,
               "%d tokens" % S, "Llama causal LM (%s config, %d layers, d=%d)"
               % ({"1b": "Llama-3.2-1B", "7b": "Llama-2-7B"}[size], L, D))
+    # LLMs train in bf16 (Llama 2 paper, Touvron et al. 2023, and the HF recipes) at a small per-GPU
+    # micro-batch: 2 sequences for the 1B model, 1 for the 7B (models/README.md, "Usual training setup")
+    m.training = ("bf16", 2 if size == "1b" else 1)
     embedding(m, "model.embed_tokens", S, V, D, saved=True)
     for i in range(L):
         p = "model.layers.%d." % i
@@ -874,6 +880,9 @@ def render(m, emit_param_order):
         c("seq_len = %d" % m.seq_len)
     if m.image_size:
         c("image_size = %d" % m.image_size)
+    if m.training:
+        c("training_precision = %s" % m.training[0])
+        c("training_batch = %d" % m.training[1])
     if m.buffer_bytes:
         c("buffer_bytes = %d" % m.buffer_bytes)
     if need_ready:
