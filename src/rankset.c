@@ -252,7 +252,9 @@ ddp_rank_set_lower(DdpRankSet *set, GRand *rng, double threshold)
  * ddp_rank_set_top:
  * Draws the largest factor: law NONE, each group's first rank (the largest scale there, every
  * other rank of the group at or below it); otherwise lowers the threshold along the ladder
- * scale_max · (the law's upper 4^k/(4n) quantile), k = 0, 1, …, until some rank is drawn.
+ * scale_max · (the law's upper q quantile) until some rank is drawn: q = 1/(4n), 4 times more each
+ * step up to 1/4 (about one rank above when the largest scale is common), then halving 1 − q (a
+ * top group of a few ranks, such as one slow node, needs q near 1/2).
  */
 void
 ddp_rank_set_top(DdpRankSet *set, GRand *rng)
@@ -269,8 +271,8 @@ ddp_rank_set_top(DdpRankSet *set, GRand *rng)
   for (guint i = 0; i < set->n_groups; i++)
     scale_max = MAX(scale_max, scale_at(set, &set->groups[i], 0));
   guint before = set->draws->len;
-  for (double q = 0.25 / (double)set->n_ranks; set->draws->len == before; q *= 4)
-    ddp_rank_set_lower(set, rng, q < 0.5 ? scale_max * ddp_straggler_law_upper_quantile(&set->law, q) : -INFINITY);
+  for (double q = 0.25 / (double)set->n_ranks; set->draws->len == before; q = q < 0.25 ? 4 * q : 1 - (1 - q) / 2)
+    ddp_rank_set_lower(set, rng, q < 1 - 1e-12 ? scale_max * ddp_straggler_law_upper_quantile(&set->law, q) : -INFINITY);
 }
 
 /**
