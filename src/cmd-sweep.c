@@ -43,6 +43,7 @@ typedef struct {
   const char *scenario_path;
   DdpSweepFormat format;
   guint64 first;
+  guint point_threads;   /* DdpRunOptions.threads: 1 when points run side by side */
   char **rows;         /* [count] */
   GError **errors;     /* [count] */
 } Slice;
@@ -75,7 +76,8 @@ simulate_point(gpointer data, gpointer user_data)
   ddp_sweep_point_apply(&point, slice->base, &cli);
   GError *error = NULL;
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(slice->scenario_path, &cli, TRUE, &error);
-  g_autoptr(DdpResult) result = scenario ? ddp_simulate(scenario, NULL, &error) : NULL;
+  DdpRunOptions options = { .threads = slice->point_threads };
+  g_autoptr(DdpResult) result = scenario ? ddp_simulate(scenario, &options, &error) : NULL;
   if (!result) {
     g_autofree char *where = describe_point(&point);
     g_prefix_error(&error, "%s: ", where);
@@ -92,6 +94,7 @@ run_slice(Slice *slice, guint64 count, guint jobs, GError **error)
 {
   slice->rows = g_new0(char *, count + 1);
   slice->errors = g_new0(GError *, count);
+  slice->point_threads = jobs > 1 && count > 1 ? 1 : 0;
   if (jobs <= 1 || count <= 1) {
     for (guint64 i = 0; i < count; i++)
       simulate_point(GSIZE_TO_POINTER(i + 1), slice);
