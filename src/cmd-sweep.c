@@ -43,9 +43,9 @@ typedef struct {
   const char *scenario_path;
   DdpSweepFormat format;
   guint64 first;
-  guint point_threads;   /* DdpRunOptions.threads: 1 when points run side by side */
   char **rows;         /* [count] */
   GError **errors;     /* [count] */
+  guint point_threads; /* DdpRunOptions.threads: 1 when points run side by side */
 } Slice;
 
 /* "point 7 (resnet50, dgx-a100, gpus 12, bucket_cap_mb 25, seed 1)"; unswept axes left out. */
@@ -249,7 +249,7 @@ compute(SweepOptions *opts, int argc, char **argv, guint rank, guint size, char 
     return FALSE;
   guint64 first, count;
   ddp_sweep_slice(n_points, rank, size, &first, &count);
-  Slice slice = { grid, &base, scenario_path, opts->json ? DDP_SWEEP_JSONL : DDP_SWEEP_CSV, first, NULL, NULL };
+  Slice slice = { grid, &base, scenario_path, opts->json ? DDP_SWEEP_JSONL : DDP_SWEEP_CSV, first, NULL, NULL, 0 };
   *rows = run_slice(&slice, count, jobs, error);
   return *rows != NULL;
 }
