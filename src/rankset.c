@@ -163,7 +163,8 @@ ddp_rank_set_next(DdpRankSet *set)
 {
   g_array_set_size(set->previous, 0);
   g_array_append_vals(set->previous, set->draws->data, set->draws->len);
-  qsort(set->previous->data, set->previous->len, sizeof(DdpRankDraw), compare_draw_rank);
+  if (set->previous->len > 1)
+    qsort(set->previous->data, set->previous->len, sizeof(DdpRankDraw), compare_draw_rank);
   set->previous_threshold = set->threshold;
   set->previous_top = 0;
   set->previous_top_rank = 0;
@@ -317,7 +318,8 @@ double
 ddp_rank_set_previous_factor(const DdpRankSet *set, GRand *rng, guint64 rank)
 {
   DdpRankDraw key = { .rank = rank };
-  const DdpRankDraw *d = bsearch(&key, set->previous->data, set->previous->len, sizeof(DdpRankDraw), compare_draw_rank);
+  const DdpRankDraw *d = set->previous->len == 0 ? NULL
+                         : bsearch(&key, set->previous->data, set->previous->len, sizeof(DdpRankDraw), compare_draw_rank);
   if (d)
     return d->scale * d->g;
   double scale = scale_of(set, rank);
