@@ -27,9 +27,12 @@
  * launch point to the next, rank r does factor[r] × (nominal backward + hook work between the two
  * points), stretched by (1 + overlap_slowdown) where that work overlaps a running collective.  The
  * event kernel orders the global events — bucket launched by all ranks, collective finished — and
- * owns the clock; a handler computes the next launch point with one pass over the ranks.  Cost per
- * iteration: O(ranks × buckets), never one event per (rank, layer).  When no
- * straggler term varies by rank every rank computes the same numbers, so one stands for all.
+ * owns the clock; a handler finds the next launch point on the upper envelope of the ranks'
+ * lines.  Cost per iteration: O(ranks × buckets), never one event per (rank, layer).  Which ranks
+ * are in the arrays: when no straggler term varies by rank every rank computes the same numbers,
+ * so one stands for all; when the factor terms reduce to one law (docs/model.md §6), only the ranks
+ * drawn from the top of the order statistics that can set the pace (rankset.c), every rank in the
+ * reported iteration; otherwise every rank, drawn on threads in blocks.
  */
 #include "ddp.h"
 
@@ -636,8 +639,8 @@ draw_ranks(Sim *sim, const Plan *plan, guint64 iteration)
   double needed = -INFINITY;
   for (guint64 m = 0; m < sim->ranks; m++) {
     double f = sim->factor[m];
-    double start = (double)(sim->time[m] + sim->delay[m]);
-    needed = MAX(needed, MIN(f, (start + f * (double)x0 - (double)a) / (double)(w + x0)));
+    double above_a = (double)(sim->time[m] + sim->delay[m] - a);   /* exact: clocks are integers */
+    needed = MAX(needed, MIN(f, (above_a + f * (double)x0) / (double)(w + x0)));
   }
   guint before = (guint)sim->ranks, after;
   ddp_rank_set_lower(set, sim->rng, needed);
