@@ -568,6 +568,7 @@ static void
 materialize_ranks(Sim *sim, guint64 iteration)
 {
   sim->ranks = sim->gpus;
+  ddp_rank_set_next(sim->rankset);   /* the iteration before becomes the previous one */
   if (!sim->uniform)
     ddp_rank_set_previous_all(sim->rankset, sim->scenario->setup.seed, iteration, sim->threads, sim->factor);
   for (guint64 r = 0; r < sim->ranks; r++)

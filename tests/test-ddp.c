@@ -245,7 +245,13 @@ test_ks_helpers(void)
   g_assert_cmpfloat(ks_p_value(0, n, n), ==, 1.0);
 }
 
+/* 64 MiB of weights: finalize + SGD (≈ 0.8 ms) far longer than forward and backward (60 µs). */
+static const char heavy_optimizer[] =
+  "[model]\nname = heavy\nmeasured_batch = 32\n"
+  "[layer l0]\nkind = linear\nforward_flops = 0\nbackward_flops = 0\nforward_us = 20\nbackward_us = 40\nparams = w:4096,4096\n";
+
 typedef struct {
+  const char *model;         /* NULL: four_layers in four buckets */
   const char *stragglers;
   double jitter, overlap_slowdown;
   guint accumulate;
@@ -264,24 +270,26 @@ static const char four_layers_buffers[] =
 /* Issue 22's acceptance: at N = 64, 512 and 4 096 the order-statistics path and the plain
  * per-rank pass (exact_ranks) give the same distribution of iteration times: two-sample KS over
  * 2 000 steady iterations each, p > 0.01, for every straggler kind and mixes,
- * with the default jitter and contention, accumulation, a broadcast barrier and an input floor.
- * Four 110 µs layers in four buckets on four-GPU nodes; hiccups of 0.2 ms are large against an
+ * with the default jitter and contention, accumulation, a broadcast barrier, an input floor, and
+ * an optimizer step long enough that one iteration's slowest rank shapes the next.  Mostly four
+ * 110 µs layers in four buckets on four-GPU nodes; hiccups of 0.2 ms are large against an
  * iteration of ≈ 0.6 ms.  Both runs take the same seed, so that the same jitter is dealt to the
  * same ranks (a persistent draw: across seeds the slow ranks' jitter differs, and so would a run
  * without random terms); they share no other stream but the reported iteration's per-block draws
- * (one iteration in 2 000).  With 19 comparisons at 1 % a correct implementation fails one about
+ * (one iteration in 2 000).  With 21 comparisons at 1 % a correct implementation fails one about
  * once in six runs of a fresh seed set; the seeds are fixed, so the test is deterministic. */
 static void
 test_order_statistics_ks(void)
 {
   static const KsCase cases[] = {
-    { "normal:0.1", 0, 0, 1, FALSE, 0 },
-    { "lognormal:0.1", 0.02, 0.05, 1, FALSE, 0 },
-    { "slow:3:1.2", 0.02, 0.05, 1, FALSE, 0 },
-    { "hiccup:4:0.2", 0, 0, 1, FALSE, 0 },
-    { "lognormal:0.05,slow:8:1.3,hiccup:5:0.2", 0.02, 0.05, 2, FALSE, 0 },
-    { "normal:0.05,slow:2:1.1,hiccup:3:0.1", 0.02, 0.05, 2, TRUE, 0 },
-    { "lognormal:0.06,lognormal:0.08", 0, 0.05, 1, FALSE, 141000 },
+    { NULL, "normal:0.1", 0, 0, 1, FALSE, 0 },
+    { NULL, "lognormal:0.1", 0.02, 0.05, 1, FALSE, 0 },
+    { NULL, "slow:3:1.2", 0.02, 0.05, 1, FALSE, 0 },
+    { NULL, "hiccup:4:0.2", 0, 0, 1, FALSE, 0 },
+    { NULL, "lognormal:0.05,slow:8:1.3,hiccup:5:0.2", 0.02, 0.05, 2, FALSE, 0 },
+    { heavy_optimizer, "lognormal:0.2,hiccup:7:0.3", 0.02, 0, 1, FALSE, 0 },
+    { NULL, "normal:0.05,slow:2:1.1,hiccup:3:0.1", 0.02, 0.05, 2, TRUE, 0 },
+    { NULL, "lognormal:0.06,lognormal:0.08", 0, 0.05, 1, FALSE, 141000 },
   };
   static const guint64 gpus[] = { 64, 512, 4096 };
   enum { ITERATIONS = 2000 };
@@ -291,9 +299,11 @@ test_order_statistics_ks(void)
       if (gpus[g] == 4096 && c >= 5)
         continue;   /* their code paths are the same at 512; keeps the test to seconds */
       const KsCase *k = &cases[c];
-      g_autoptr(DdpScenario) s = scenario(k->buffers ? four_layers_buffers : four_layers, gpus[g], k->stragglers);
-      s->setup.buckets.bucket_cap_mb = 1e-4;
-      s->setup.buckets.first_bucket_bytes = 1;
+      g_autoptr(DdpScenario) s = scenario(k->model ? k->model : k->buffers ? four_layers_buffers : four_layers, gpus[g], k->stragglers);
+      if (!k->model) {
+        s->setup.buckets.bucket_cap_mb = 1e-4;
+        s->setup.buckets.first_bucket_bytes = 1;
+      }
       s->setup.iterations = ITERATIONS;
       s->setup.accumulate = k->accumulate;
       s->setup.broadcast_buffers = k->buffers;
@@ -313,6 +323,32 @@ test_order_statistics_ks(void)
       g_assert_cmpfloat(p, >, 0.01);
     }
   g_test_message("smallest p: %.3f", worst_p);
+}
+
+/* The reported iteration draws every rank, the clocks it starts from included: its time over 400
+ * seeds has the law of the per-rank pass's (KS p > 0.01).  A model whose 64 MiB of weights make
+ * finalize + SGD (≈ 0.8 ms) far longer than forward and backward (60 µs), so the clocks the
+ * iteration before leaves (its slowest rank's, and the iteration's start) decide the time. */
+static void
+test_reported_iteration(void)
+{
+  enum { SEEDS = 400 };
+  double fast[SEEDS], exact[SEEDS];
+  g_autoptr(DdpScenario) s = scenario(heavy_optimizer, 64, "lognormal:0.2");
+  s->setup.iterations = 3;
+  s->setup.overheads.jitter = 0.02;
+  DdpRunOptions fast_options = { .skip_single_gpu = TRUE };
+  DdpRunOptions exact_options = { .skip_single_gpu = TRUE, .exact_ranks = TRUE };
+  for (guint i = 0; i < SEEDS; i++) {
+    s->setup.seed = 100 + i;
+    g_autoptr(DdpResult) f = ddp_simulate(s, &fast_options, NULL);
+    g_autoptr(DdpResult) e = ddp_simulate(s, &exact_options, NULL);
+    fast[i] = f->iteration_ms[2];
+    exact[i] = e->iteration_ms[2];
+  }
+  double d = ks_statistic(fast, SEEDS, exact, SEEDS);
+  g_test_message("reported iteration: KS D=%.4f p=%.3f", d, ks_p_value(d, SEEDS, SEEDS));
+  g_assert_cmpfloat(ks_p_value(d, SEEDS, SEEDS), >, 0.01);
 }
 
 /* Per-rank draws come from per-block streams: any thread count gives the same bytes, on both
@@ -412,6 +448,7 @@ main(int argc, char **argv)
   g_test_add_func("/ddp/seeds", test_seeds);
   g_test_add_func("/ddp/order-statistics/ks-helpers", test_ks_helpers);
   g_test_add_func("/ddp/order-statistics/ks", test_order_statistics_ks);
+  g_test_add_func("/ddp/order-statistics/reported-iteration", test_reported_iteration);
   g_test_add_func("/ddp/order-statistics/threads", test_threads);
   g_test_add_func("/ddp/overlap-slowdown", test_overlap_slowdown);
   g_test_add_func("/ddp/find-unused-costs", test_find_unused_costs);
