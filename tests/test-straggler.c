@@ -1,6 +1,8 @@
 /* Tests for the straggler models: spec parsing (every error path by domain, code and message),
  * determinism and the documented order of random draws, exact slow ranks and hiccup counts, and
- * the sample statistics of normal and lognormal, with bounds derived in comments. */
+ * the sample statistics of normal and lognormal, with bounds derived in comments; the per-block
+ * streams (any thread count, same numbers) and the factor terms as one law (docs/model.md §6.1):
+ * which specs reduce, tails against z tables, conditional draws. */
 #include "straggler.h"
 
 #include <math.h>
