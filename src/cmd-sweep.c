@@ -45,6 +45,7 @@ typedef struct {
   guint64 first;
   char **rows;         /* [count] */
   GError **errors;     /* [count] */
+  guint point_threads; /* DdpRunOptions.threads: 1 when points run side by side */
 } Slice;
 
 /* "point 7 (resnet50, dgx-a100, gpus 12, bucket_cap_mb 25, seed 1)"; unswept axes left out. */
@@ -75,7 +76,8 @@ simulate_point(gpointer data, gpointer user_data)
   ddp_sweep_point_apply(&point, slice->base, &cli);
   GError *error = NULL;
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(slice->scenario_path, &cli, TRUE, &error);
-  g_autoptr(DdpResult) result = scenario ? ddp_simulate(scenario, NULL, &error) : NULL;
+  DdpRunOptions options = { .threads = slice->point_threads };
+  g_autoptr(DdpResult) result = scenario ? ddp_simulate(scenario, &options, &error) : NULL;
   if (!result) {
     g_autofree char *where = describe_point(&point);
     g_prefix_error(&error, "%s: ", where);
@@ -92,6 +94,7 @@ run_slice(Slice *slice, guint64 count, guint jobs, GError **error)
 {
   slice->rows = g_new0(char *, count + 1);
   slice->errors = g_new0(GError *, count);
+  slice->point_threads = jobs > 1 && count > 1 ? 1 : 0;
   if (jobs <= 1 || count <= 1) {
     for (guint64 i = 0; i < count; i++)
       simulate_point(GSIZE_TO_POINTER(i + 1), slice);
@@ -246,7 +249,7 @@ compute(SweepOptions *opts, int argc, char **argv, guint rank, guint size, char 
     return FALSE;
   guint64 first, count;
   ddp_sweep_slice(n_points, rank, size, &first, &count);
-  Slice slice = { grid, &base, scenario_path, opts->json ? DDP_SWEEP_JSONL : DDP_SWEEP_CSV, first, NULL, NULL };
+  Slice slice = { grid, &base, scenario_path, opts->json ? DDP_SWEEP_JSONL : DDP_SWEEP_CSV, first, NULL, NULL, 0 };
   *rows = run_slice(&slice, count, jobs, error);
   return *rows != NULL;
 }

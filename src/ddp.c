@@ -27,15 +27,19 @@
  * launch point to the next, rank r does factor[r] × (nominal backward + hook work between the two
  * points), stretched by (1 + overlap_slowdown) where that work overlaps a running collective.  The
  * event kernel orders the global events — bucket launched by all ranks, collective finished — and
- * owns the clock; a handler computes the next launch point with one pass over the ranks.  Cost per
- * iteration: O(ranks × buckets), never one event per (rank, layer).  When no
- * straggler term varies by rank every rank computes the same numbers, so one stands for all.
+ * owns the clock; a handler finds the next launch point on the upper envelope of the ranks'
+ * lines.  Cost per iteration: O(ranks × buckets), never one event per (rank, layer).  Which ranks
+ * are in the arrays: when no straggler term varies by rank every rank computes the same numbers,
+ * so one stands for all; when the factor terms reduce to one law (docs/model.md §7), only the ranks
+ * drawn from the top of the order statistics that can set the pace (rankset.c), every rank in the
+ * reported iteration; otherwise every rank, drawn on threads in blocks.
  */
 #include "ddp.h"
 
 #include "des.h"
 #include "dp.h"
 #include "fsdp.h"
+#include "rankset.h"
 #include "zero.h"
 #include "ranges.h"
 
@@ -96,6 +100,21 @@ typedef struct {
   guint *anchor_k;         /* ... and the first interval not behind it */
   Line *hull;              /* upper envelope, when used */
   guint n_hull;
+  guint threads;           /* for per-rank draws (options->threads, 0: one per core) */
+
+  /* The order-statistics path (docs/model.md §7), when rankset is set: outside the reported
+   * iteration the arrays above hold only the ranks drawn by rankset (ranks = their count, index
+   * m = the m-th draw), and every other rank is dominated.  Between iterations the undrawn ranks'
+   * clocks are implicit: all at uniform_time, or max(comm_end + f·finalize + f·optimizer,
+   * floor_time) with f their factor in the iteration before (rankset knows its law). */
+  DdpRankSet *rankset;
+  gint64 x0[2];            /* [initial, steady plan] the smallest coordinate a max is asked at */
+  gboolean uniform;
+  gint64 uniform_time;
+  gint64 comm_end, floor_time;
+  double *previous_factor; /* [ranks] the drawn ranks' factors in the iteration before */
+  guint32 *jitter_position; /* [ranks] ddp_jitter_factors' positions, until rankset is made */
+  gint64 barrier_end;      /* the last barrier's end this iteration */
 
   /* nominal work prefix sums: work[k] = Σ of the first k layers (backward or forward order) */
   gint64 *backward_work_hooked;   /* [n_layers+1] with hook copies (the synced micro-step) */
@@ -482,21 +501,17 @@ barrier(Sim *sim, gint64 cost_ns)
     record(sim, r, DDP_SEGMENT_BROADCAST, -1, sim->time[r], latest + cost_ns);
     sim->time[r] = latest + cost_ns;
   }
+  sim->barrier_end = latest + cost_ns;
 }
 
-/* One optimizer step: K micro-steps, the last one synchronised.  Returns the iteration's end
- * (max over ranks). */
-static gint64
-simulate_iteration(Sim *sim, const Plan *plan, guint64 iteration)
+/* Host time at the step boundary, then the K forward (and no_sync backward) passes up to the
+ * synced backward, from each rank's clock. */
+static void
+run_forward(Sim *sim)
 {
   const DdpSetup *setup = &sim->scenario->setup;
   const DdpModel *m = sim->model;
   guint nl = m->n_layers;
-  if (!sim->collapsed) {
-    ddp_stragglers_sample(sim->scenario->stragglers, sim->rng, iteration, sim->gpus, sim->factor, sim->delay);
-    for (guint64 r = 0; sim->jitter && r < sim->ranks; r++)
-      sim->factor[r] *= sim->jitter[r];
-  }
   /* the step boundary on the host: the GPU has nothing queued (zero_grad, loss.item(), next batch) */
   for (guint64 r = 0; sim->host_iteration_ns > 0 && r < sim->ranks; r++) {
     record(sim, r, DDP_SEGMENT_WAIT, -1, sim->time[r], sim->time[r] + sim->host_iteration_ns);
@@ -522,6 +537,139 @@ simulate_iteration(Sim *sim, const Plan *plan, guint64 iteration)
         record_pass(sim, r, DDP_SEGMENT_BACKWARD, sim->backward_work_plain, m->backward_layers, t0);
       }
     }
+  }
+}
+
+/* ---- which ranks are simulated ------------------------------------------------------------ */
+
+/* Where an undrawn rank's clock stood when the iteration began, from its factor @f in the
+ * iteration before (the implicit clocks of Sim: simulate_iteration's last loop with the backward
+ * ending before the last collective, then the input floor). */
+static gint64
+implicit_time(const Sim *sim, double f)
+{
+  if (sim->uniform)
+    return sim->uniform_time;
+  gint64 t = sim->comm_end + scaled(f, sim->finalize_ns) + scaled(f, sim->optimizer_ns);
+  return MAX(t, sim->floor_time);
+}
+
+/* Every rank drawn from the per-block streams (straggler.h), on sim->threads threads. */
+static void
+draw_every_rank(Sim *sim, guint64 iteration)
+{
+  ddp_stragglers_sample_seeded(sim->scenario->stragglers, sim->scenario->setup.seed, iteration, sim->gpus, sim->threads,
+                               sim->factor, sim->delay);
+  for (guint64 r = 0; sim->jitter && r < sim->ranks; r++)
+    sim->factor[r] *= sim->jitter[r];
+}
+
+/* The reported iteration of the order-statistics path, with every rank: the undrawn ranks' factors
+ * in the iteration before come from the law below its threshold, which sets their clocks; then
+ * every rank is drawn afresh (nothing is known yet of this iteration's draws).  Exact in
+ * distribution, and the per-rank outputs (timelines, backward ends) work as without it. */
+static void
+materialize_ranks(Sim *sim, guint64 iteration)
+{
+  sim->ranks = sim->gpus;
+  ddp_rank_set_next(sim->rankset);   /* the iteration before becomes the previous one */
+  if (!sim->uniform)
+    ddp_rank_set_previous_all(sim->rankset, sim->scenario->setup.seed, iteration, sim->threads, sim->factor);
+  for (guint64 r = 0; r < sim->ranks; r++)
+    sim->time[r] = implicit_time(sim, sim->uniform ? 0 : sim->factor[r]);
+  draw_every_rank(sim, iteration);
+}
+
+/* Loads rankset's draws from index @from on into the rank arrays (clock, factor, delay); each
+ * draw's factor in the iteration before is fixed once, in previous_factor. */
+static void
+load_draws(Sim *sim, guint from, const guint64 *hiccup_rank, const gint64 *hiccup_delay, guint n_hiccups)
+{
+  guint n;
+  const DdpRankDraw *d = ddp_rank_set_draws(sim->rankset, &n);
+  for (guint m = from; m < n; m++) {
+    if (!sim->uniform)
+      sim->previous_factor[m] = ddp_rank_set_previous_factor(sim->rankset, sim->rng, d[m].rank);
+    sim->factor[m] = d[m].scale * d[m].g;
+    sim->delay[m] = 0;
+    for (guint h = 0; h < n_hiccups; h++)
+      if (hiccup_rank[h] == d[m].rank)
+        sim->delay[m] += hiccup_delay[h];
+  }
+  sim->ranks = n;
+  for (guint m = 0; m < n; m++)
+    sim->time[m] = implicit_time(sim, sim->uniform ? 0 : sim->previous_factor[m]);
+}
+
+/* The order-statistics path's draws for one iteration (docs/model.md §7): the largest factors,
+ * the rank that was slowest in the iteration before (it sets the first barrier), the hiccup
+ * ranks; then, with the clocks at the synced backward bounded, every rank whose line start + f·X
+ * could still rise above a drawn one at a coordinate the iteration asks about.  Leaves the drawn
+ * ranks in the arrays, their forward passes done. */
+static void
+draw_ranks(Sim *sim, const Plan *plan, guint64 iteration)
+{
+  const DdpSetup *setup = &sim->scenario->setup;
+  DdpRankSet *set = sim->rankset;
+  guint nl = sim->model->n_layers;
+  ddp_rank_set_next(set);
+  ddp_rank_set_top(set, sim->rng);
+  guint64 top;
+  double previous_top = sim->uniform ? 0 : ddp_rank_set_previous_top(set, &top);
+  if (previous_top > 0)
+    ddp_rank_set_take(set, sim->rng, top);
+  guint64 hiccup_rank[16];
+  gint64 hiccup_delay[16];
+  guint n_hiccups = ddp_stragglers_hiccups(sim->scenario->stragglers, sim->rng, iteration, sim->gpus, hiccup_rank, hiccup_delay);
+  for (guint h = 0; h < n_hiccups; h++)
+    ddp_rank_set_take(set, sim->rng, hiccup_rank[h]);
+  load_draws(sim, 0, hiccup_rank, hiccup_delay, n_hiccups);
+  run_forward(sim);
+
+  /* An undrawn rank (no delay, factor f ≤ threshold) starts its synced backward at most at
+   * a + f·W: a the clock it had (at most the slowest rank's before, or the last barrier's end)
+   * plus one ns per rounded pass, W the work it did since. */
+  gint64 a, w;
+  if (sim->broadcast_ns > 0) {
+    a = sim->barrier_end + 1;
+    w = sim->forward_work[nl] + sim->unused_search_ns;
+  } else {
+    a = implicit_time(sim, previous_top) + sim->host_iteration_ns + setup->accumulate;
+    w = (gint64)setup->accumulate * sim->forward_work[nl] + sim->unused_search_ns +
+        (gint64)(setup->accumulate - 1) * sim->backward_work_plain[nl];
+  }
+  /* A drawn rank with factor f_c ≥ t and start_c + f_c·x0 ≥ a + t·(W + x0) lies above every
+   * undrawn line of factor ≤ t at every x ≥ x0: the largest such t is the threshold needed. */
+  gint64 x0 = sim->x0[plan == &sim->steady];
+  double needed = -INFINITY;
+  for (guint64 m = 0; m < sim->ranks; m++) {
+    double f = sim->factor[m];
+    double above_a = (double)(sim->time[m] + sim->delay[m] - a);   /* exact: clocks are integers */
+    needed = MAX(needed, MIN(f, (above_a + f * (double)x0) / (double)(w + x0)));
+  }
+  guint before = (guint)sim->ranks, after;
+  ddp_rank_set_lower(set, sim->rng, needed);
+  ddp_rank_set_draws(set, &after);
+  if (after > before) {
+    load_draws(sim, before, hiccup_rank, hiccup_delay, n_hiccups);
+    run_forward(sim);
+  }
+}
+
+/* One optimizer step: K micro-steps, the last one synchronised.  Returns the iteration's end
+ * (max over ranks). */
+static gint64
+simulate_iteration(Sim *sim, const Plan *plan, guint64 iteration)
+{
+  const DdpSetup *setup = &sim->scenario->setup;
+  if (sim->rankset && !sim->reporting) {
+    draw_ranks(sim, plan, iteration);
+  } else {
+    if (sim->rankset)
+      materialize_ranks(sim, iteration);
+    else if (!sim->collapsed)
+      draw_every_rank(sim, iteration);
+    run_forward(sim);
   }
   if (sim->options->plain_module) {
     /* no DDP: the optimizer follows the last backward directly */
@@ -578,6 +726,12 @@ simulate_iteration(Sim *sim, const Plan *plan, guint64 iteration)
     end = MAX(end, sim->time[r]);
   }
   sim->exposed_ns = MAX(0, sim->last_comm_end - slowest_backward) + (gint64)setup->accumulate * sim->broadcast_ns;
+  if (sim->rankset) {
+    /* every backward ended by the last collective's end (use_order_statistics) */
+    sim->uniform = FALSE;
+    sim->comm_end = sim->last_comm_end;
+    sim->floor_time = G_MININT64;
+  }
   return end;
 }
 
@@ -699,7 +853,8 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, co
     } else {
       guint32 jitter_seed[3] = { (guint32)setup->seed, (guint32)(setup->seed >> 32), 0x6a697474 /* "jitt" */ };
       g_autoptr(GRand) jitter_rng = g_rand_new_with_seed_array(jitter_seed, 3);
-      ddp_jitter_factors(setup->overheads.jitter, jitter_rng, sim->gpus, sim->jitter);
+      sim->jitter_position = g_new(guint32, sim->ranks);
+      ddp_jitter_factors(setup->overheads.jitter, jitter_rng, sim->gpus, sim->jitter, sim->jitter_position);
     }
   }
   if (sim->stretching) {
@@ -714,6 +869,7 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, co
    * top of the lines start_r + factor_r·X is the last one there. */
   if (!options->exact_ranks && sim->ranks > 1)
     sim->hull = g_new(Line, sim->ranks);
+  sim->threads = options->threads;
   sim->intervals = g_array_new(FALSE, FALSE, sizeof(Interval));
   sim->des = ddp_des_new();
   guint32 seed[2] = { (guint32)setup->seed, (guint32)(setup->seed >> 32) };
@@ -770,9 +926,49 @@ sim_clear(Sim *sim)
   g_free(sim->anchor_k);
   g_free(sim->hull);
   g_free(sim->jitter);
+  g_free(sim->jitter_position);
+  ddp_rank_set_free(sim->rankset);
+  g_free(sim->previous_factor);
   g_free(sim->forward_work);
   g_free(sim->backward_work_hooked);
   g_free(sim->backward_work_plain);
+}
+
+/* The smallest backward coordinate at which the max over ranks is asked: bucket readiness and
+ * launches (on_bucket_launched), the end of backward after them. */
+static gint64
+plan_first_x(const Plan *p)
+{
+  gint64 x = p->end_x;
+  for (guint b = 0; b < p->n_buckets; b++)
+    x = MIN(x, MIN(p->ready_x[b], p->launch_x[b]));
+  return x;
+}
+
+/* Switches to the order-statistics path (docs/model.md §7) where it is exact: the factor terms
+ * reduce to one law (ddp_stragglers_law); every rank's backward ends by the last collective's end
+ * (the last bucket launches at the end of backward, so the clocks between iterations are
+ * implicit); forward work is positive (the threshold divides by it).  Not for the reference runs
+ * (per_rank, exact_ranks), nor where ranks collapse anyway. */
+static void
+use_order_statistics(Sim *sim)
+{
+  DdpStragglerLaw law;
+  const Plan *plans[2] = { &sim->initial, &sim->steady };
+  if (sim->collapsed || sim->gpus < 2 || sim->options->per_rank || sim->options->exact_ranks ||
+      sim->options->plain_module || !ddp_stragglers_law(sim->scenario->stragglers, &law) ||
+      sim->forward_work[sim->model->n_layers] <= 0)
+    return;
+  for (guint i = 0; i < 2; i++) {
+    if (plans[i]->n_buckets == 0 || plans[i]->launch_x[plans[i]->n_buckets - 1] != plans[i]->end_x)
+      return;
+    sim->x0[i] = plan_first_x(plans[i]);
+  }
+  sim->rankset = ddp_rank_set_new(sim->scenario->stragglers, &law, sim->gpus, sim->jitter, sim->jitter_position);
+  g_clear_pointer(&sim->jitter_position, g_free);
+  sim->previous_factor = g_new(double, sim->gpus);
+  sim->uniform = TRUE;
+  sim->uniform_time = 0;
 }
 
 static int
@@ -817,6 +1013,7 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
   }
   plan_build(&sim, &sim.initial, initial);
   plan_build(&sim, &sim.steady, steady);
+  use_order_statistics(&sim);
   gboolean rebuilt = !setup->buckets.find_unused_parameters || setup->buckets.static_graph;
   if (rebuilt && sim.gpus > 1) {
     /* sync_bucket_indices: two host-blocking broadcasts from rank 0 (sizes, then indices) */
@@ -869,6 +1066,8 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
     for (guint64 r = 0; r < sim.ranks; r++)
       sim.time[r] = end + sim.rebuild_ns;
     end += sim.rebuild_ns;
+    sim.uniform = TRUE;
+    sim.uniform_time = end;
     if (warmup == 1)
       first_end = end;
   }
@@ -894,6 +1093,7 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
       end = start + input_floor_ns;
       for (guint64 r = 0; r < sim.ranks; r++)
         sim.time[r] = MAX(sim.time[r], end);
+      sim.floor_time = end;
     }
     result->iteration_ms[i - 1] = (double)(end - start) / 1e6;
     sum_ms += result->iteration_ms[i - 1];
@@ -935,7 +1135,7 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
   result->contention_ms = sum_contention / n;
   result->overlap_slowdown = ddp_overheads_overlap_slowdown(&setup->overheads, scenario->cluster);
   result->jitter_slowest = 1.0;
-  for (guint64 r = 0; sim.jitter && r < sim.ranks; r++)
+  for (guint64 r = 0; sim.jitter && r < (sim.collapsed ? 1 : sim.gpus); r++)
     result->jitter_slowest = MAX(result->jitter_slowest, sim.jitter[r]);
   result->jitter_ms = (result->jitter_slowest - 1.0) * result->compute_ms;
   result->straggler_wait_ms = MAX(0.0, result->mean_ms - result->compute_ms - result->exposed_comm_ms -

@@ -4,7 +4,8 @@
  * rank has launched it and the stream is free; finalize waiting for the last bucket; optimizer.
  * Iteration 0 uses the construction-time bucket layout, later ones the rebuilt layout; gradient
  * accumulation runs K-1 micro-steps under no_sync.  Ranks are arrays, advanced at bucket
- * granularity (131 072 ranks in well under a second: bench/); identical ranks collapse to one. */
+ * granularity; identical ranks collapse to one, and with stragglers only the ranks that can set
+ * the pace are drawn (docs/model.md §7: 10⁶ ranks × 100 iterations in about a second, bench/). */
 #ifndef DDP_DDP_H
 #define DDP_DDP_H
 
@@ -113,7 +114,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpResult, ddp_result_free)
 typedef struct {
   const guint64 *watch_ranks;        /* ranks whose timeline to record; NULL: none */
   guint n_watch_ranks;
-  gboolean exact_ranks;              /* never collapse identical ranks (for equivalence tests) */
+  gboolean exact_ranks;              /* never collapse identical ranks, draw every rank, no
+                                      * envelope: the plain per-rank pass (equivalence tests) */
+  gboolean per_rank;                 /* draw every rank every iteration (the reference the
+                                      * order-statistics path is tested against) */
+  guint threads;                     /* threads for per-rank draws; 0: one per core.  The
+                                      * numbers never depend on it */
   gboolean skip_single_gpu;          /* do not compute the 1-GPU baseline (efficiency left 0) */
   gboolean plain_module;             /* the model without DDP: no reducer hooks or copies, no
                                       * communication (the baseline T(1) of scaling efficiency) */

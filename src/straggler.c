@@ -16,15 +16,19 @@
  *                     gets delay += MS ms (rounded to whole ns), e.g. a GC pause or a checkpoint.
  *
  * Determinism (same input, same bytes): all randomness comes from the GRand the caller passes, consumed in
- * one fixed order per ddp_stragglers_sample() call: terms in spec order; inside a normal or
- * lognormal term one z per rank, ranks 0..n-1; a hiccup term in a hiccup iteration one
- * g_rand_int_range() draw; slow, none and hiccup terms outside their iterations draw nothing.  Each
+ * one fixed order per ddp_stragglers_sample() call: factor terms in spec order, inside a normal or
+ * lognormal term one z per rank, ranks 0..n-1; then each hiccup term in a hiccup iteration one
+ * g_rand_int_range() draw; slow, none and hiccup terms outside their iterations draw nothing.
+ * ddp_stragglers_sample_seeded() does the same per block of ranks, each block with its own
+ * generator derived from the seed, so that threads can share the work.  Each
  * z is one Box–Muller transform of two successive g_rand_double() draws u1, u2 in [0, 1):
  *   z = sqrt(-2 ln(1 - u1)) · cos(2π u2)
  * (1 - u1 is in (0, 1], so the log is finite).  The sine twin is discarded: it would save half
  * the draws but tie each rank's value to its neighbour's and make the order harder to state.
  * Cost: O(terms × ranks) per iteration: about 13 ms for one lognormal term on 131 072 ranks
- * (one core, -O2), inside the "well under a second" budget (bench/).
+ * (one core, -O2).  ddp.c avoids it where the factor terms reduce to one law (ddp_stragglers_law:
+ * factor = persistent part × an i.i.d. draw): then only the ranks at the top of the order
+ * statistics are drawn (rankset.c, docs/model.md §7).
  */
 #include "straggler.h"
 
@@ -261,6 +265,58 @@ standard_normal(GRand *rng)
   return sqrt(-2.0 * log(1.0 - u1)) * cos(2.0 * G_PI * u2);
 }
 
+/* The factor terms for ranks [@first, @first + @count) into factor[0 .. count), from @rng: terms in
+ * spec order, inside a normal or lognormal term one z per rank in rank order. */
+static void
+sample_factors(const DdpStragglers *s, GRand *rng, guint64 first, guint64 count, double *factor)
+{
+  for (guint64 r = 0; r < count; r++)
+    factor[r] = 1.0;
+  for (guint i = 0; i < s->n_terms; i++) {
+    const Term *t = &s->terms[i];
+    switch (t->kind) {
+    case TERM_NORMAL:
+      for (guint64 r = 0; r < count; r++) {
+        double f = 1.0 + t->sigma * standard_normal(rng);   /* not inside MAX(): evaluated twice */
+        factor[r] *= MAX(0.1, f);
+      }
+      break;
+    case TERM_LOGNORMAL:
+      for (guint64 r = 0; r < count; r++)
+        factor[r] *= exp(t->sigma * standard_normal(rng));
+      break;
+    case TERM_SLOW:
+      for (guint64 r = first; r < MIN(t->k, first + count); r++)
+        factor[r - first] *= t->factor;
+      break;
+    case TERM_HICCUP:
+      break;
+    }
+  }
+}
+
+/**
+ * ddp_stragglers_hiccups:
+ * @ranks: (out caller-allocates) (array fixed-size=16)
+ * @delays: (out caller-allocates) (array fixed-size=16)
+ * One g_rand_int_range(0, n_ranks) per hiccup term whose iteration this is, in spec order.
+ */
+guint
+ddp_stragglers_hiccups(const DdpStragglers *s, GRand *rng, guint64 iteration, guint64 n_ranks, guint64 *ranks,
+                       gint64 *delays)
+{
+  g_assert(n_ranks >= 1 && n_ranks <= G_MAXINT32);
+  guint n = 0;
+  for (guint i = 0; i < s->n_terms; i++) {
+    const Term *t = &s->terms[i];
+    if (t->kind == TERM_HICCUP && iteration % t->every == t->every - 1) {
+      ranks[n] = (guint64)g_rand_int_range(rng, 0, (gint32)n_ranks);
+      delays[n++] = t->delay_ns;
+    }
+  }
+  return n;
+}
+
 /**
  * ddp_stragglers_sample:
  * @s: the model
@@ -270,40 +326,237 @@ standard_normal(GRand *rng)
  * @factor: (out caller-allocates) (array length=n_ranks): compute slowdown per rank, > 0
  * @delay_ns: (out caller-allocates) (array length=n_ranks): pause before backward per rank, ≥ 0
  *
- * Overwrites both arrays: factor starts at 1 and delay at 0, then each term applies in spec order.
+ * Overwrites both arrays: factor starts at 1 and delay at 0, then each factor term applies in
+ * spec order, then each hiccup term.
  */
 void
 ddp_stragglers_sample(const DdpStragglers *s, GRand *rng, guint64 iteration, guint64 n_ranks,
                       double *factor, gint64 *delay_ns)
 {
   g_assert(n_ranks >= 1 && n_ranks <= G_MAXINT32);
-  for (guint64 r = 0; r < n_ranks; r++) {
-    factor[r] = 1.0;
-    delay_ns[r] = 0;
+  sample_factors(s, rng, 0, n_ranks, factor);
+  memset(delay_ns, 0, n_ranks * sizeof(gint64));
+  guint64 ranks[MAX_TERMS];
+  gint64 delays[MAX_TERMS];
+  guint n = ddp_stragglers_hiccups(s, rng, iteration, n_ranks, ranks, delays);
+  for (guint i = 0; i < n; i++)
+    delay_ns[ranks[i]] += delays[i];
+}
+
+/* ---- blocks of ranks on threads ------------------------------------------------------------ */
+
+typedef struct {
+  guint64 seed, iteration, n_ranks;
+  guint32 tag;
+  DdpStragglerBlockFunc fn;
+  gpointer data;
+} Blocks;
+
+/* The generator of block @block: seeded with the whole seed, the iteration, the block and the tag,
+ * so that no two (iteration, block, tag) share a stream. */
+static GRand *
+block_rng(const Blocks *b, guint64 block)
+{
+  guint32 key[7] = { (guint32)b->seed, (guint32)(b->seed >> 32), (guint32)b->iteration, (guint32)(b->iteration >> 32),
+                     (guint32)block, (guint32)(block >> 32), b->tag };
+  return g_rand_new_with_seed_array(key, G_N_ELEMENTS(key));
+}
+
+static void
+run_block(gpointer item, gpointer data)
+{
+  const Blocks *b = data;
+  guint64 block = GPOINTER_TO_SIZE(item) - 1;
+  guint64 first = block * DDP_STRAGGLER_BLOCK;
+  g_autoptr(GRand) rng = block_rng(b, block);
+  b->fn(rng, first, MIN((guint64)DDP_STRAGGLER_BLOCK, b->n_ranks - first), b->data);
+}
+
+/**
+ * ddp_stragglers_blocks:
+ * See straggler.h.  Blocks are independent, so the pool's scheduling order does not matter; each
+ * block writes only its own ranks.  Costs one generator seeding (≈ 2 µs) per block.
+ */
+void
+ddp_stragglers_blocks(guint64 seed, guint64 iteration, guint32 tag, guint64 n_ranks, guint threads,
+                      DdpStragglerBlockFunc fn, gpointer data)
+{
+  Blocks b = { seed, iteration, n_ranks, tag, fn, data };
+  guint64 n_blocks = (n_ranks + DDP_STRAGGLER_BLOCK - 1) / DDP_STRAGGLER_BLOCK;
+  if (threads == 0)
+    threads = (guint)MAX(1, g_get_num_processors());
+  if (threads == 1 || n_blocks <= 1) {
+    for (guint64 k = 0; k < n_blocks; k++)
+      run_block(GSIZE_TO_POINTER(k + 1), &b);
+    return;
   }
+  GThreadPool *pool = g_thread_pool_new(run_block, &b, (gint)MIN((guint64)threads, n_blocks), TRUE, NULL);
+  for (guint64 k = 0; k < n_blocks; k++)
+    g_thread_pool_push(pool, GSIZE_TO_POINTER(k + 1), NULL);   /* +1: NULL is not a valid item */
+  g_thread_pool_free(pool, FALSE, TRUE);
+}
+
+typedef struct {
+  const DdpStragglers *s;
+  double *factor;
+} SampleBlocks;
+
+static void
+sample_block(GRand *rng, guint64 first, guint64 count, gpointer data)
+{
+  const SampleBlocks *sb = data;
+  sample_factors(sb->s, rng, first, count, sb->factor + first);
+}
+
+/* "hiccup" in ASCII: the tag of the per-iteration generator of ddp_stragglers_sample_seeded(). */
+#define HICCUP_TAG 0x68696363u
+
+/**
+ * ddp_stragglers_sample_seeded:
+ * @factor: (out caller-allocates) (array length=n_ranks)
+ * @delay: (out caller-allocates) (array length=n_ranks)
+ * See straggler.h.  Block b's ranks draw from stream (seed, iteration, b, 0) in the order of
+ * ddp_stragglers_sample(); the hiccup ranks come from the one stream (seed, iteration, 0, "hicc").
+ */
+void
+ddp_stragglers_sample_seeded(const DdpStragglers *s, guint64 seed, guint64 iteration, guint64 n_ranks,
+                             guint threads, double *factor, gint64 *delay)
+{
+  g_assert(n_ranks >= 1 && n_ranks <= G_MAXINT32);
+  SampleBlocks sb = { s, factor };
+  ddp_stragglers_blocks(seed, iteration, 0, n_ranks, threads, sample_block, &sb);
+  memset(delay, 0, n_ranks * sizeof(gint64));
+  Blocks b = { seed, iteration, n_ranks, HICCUP_TAG, NULL, NULL };
+  g_autoptr(GRand) rng = block_rng(&b, 0);
+  guint64 ranks[MAX_TERMS];
+  gint64 delays[MAX_TERMS];
+  guint n = ddp_stragglers_hiccups(s, rng, iteration, n_ranks, ranks, delays);
+  for (guint i = 0; i < n; i++)
+    delay[ranks[i]] += delays[i];
+}
+
+/* ---- the factor terms as one law (order statistics, docs/model.md §7) ---------------------- */
+
+gboolean
+ddp_stragglers_law(const DdpStragglers *s, DdpStragglerLaw *law)
+{
+  guint normals = 0, lognormals = 0;
+  double normal_sigma = 0, log_var = 0;
   for (guint i = 0; i < s->n_terms; i++) {
     const Term *t = &s->terms[i];
-    switch (t->kind) {
-    case TERM_NORMAL:
-      for (guint64 r = 0; r < n_ranks; r++) {
-        double f = 1.0 + t->sigma * standard_normal(rng);   /* not inside MAX(): evaluated twice */
-        factor[r] *= MAX(0.1, f);
-      }
-      break;
-    case TERM_LOGNORMAL:
-      for (guint64 r = 0; r < n_ranks; r++)
-        factor[r] *= exp(t->sigma * standard_normal(rng));
-      break;
-    case TERM_SLOW:
-      for (guint64 r = 0; r < MIN(t->k, n_ranks); r++)
-        factor[r] *= t->factor;
-      break;
-    case TERM_HICCUP:
-      if (iteration % t->every == t->every - 1)
-        delay_ns[g_rand_int_range(rng, 0, (gint32)n_ranks)] += t->delay_ns;
-      break;
+    if (t->sigma == 0)
+      continue;   /* normal:0 and lognormal:0 are factor 1 */
+    if (t->kind == TERM_NORMAL) {
+      normals++;
+      normal_sigma = t->sigma;
+    } else if (t->kind == TERM_LOGNORMAL) {
+      lognormals++;
+      log_var += t->sigma * t->sigma;
     }
   }
+  if (normals > 1 || (normals == 1 && lognormals > 0))
+    return FALSE;
+  if (normals == 1)
+    *law = (DdpStragglerLaw){ DDP_STRAGGLER_LAW_NORMAL, normal_sigma };
+  else if (lognormals > 0)
+    *law = (DdpStragglerLaw){ DDP_STRAGGLER_LAW_LOGNORMAL, sqrt(log_var) };
+  else
+    *law = (DdpStragglerLaw){ DDP_STRAGGLER_LAW_NONE, 0 };
+  return TRUE;
+}
+
+guint
+ddp_stragglers_slow_ranks(const DdpStragglers *s, guint64 *k)
+{
+  guint n = 0;
+  for (guint i = 0; i < s->n_terms; i++)
+    if (s->terms[i].kind == TERM_SLOW)
+      k[n++] = s->terms[i].k;
+  return n;
+}
+
+double
+ddp_stragglers_persistent(const DdpStragglers *s, guint64 rank)
+{
+  double f = 1.0;
+  for (guint i = 0; i < s->n_terms; i++)
+    if (s->terms[i].kind == TERM_SLOW && rank < s->terms[i].k)
+      f *= s->terms[i].factor;
+  return f;
+}
+
+/* g ≤ x  ⇔  z ≤ law_z(x): the law's g is non-decreasing in z (the normal's floor 0.1 included). */
+static double
+law_z(const DdpStragglerLaw *law, double x)
+{
+  if (law->kind == DDP_STRAGGLER_LAW_NORMAL)
+    return x < 0.1 ? -INFINITY : (x - 1.0) / law->sigma;
+  return x <= 0 ? -INFINITY : log(x) / law->sigma;
+}
+
+static double
+law_g(const DdpStragglerLaw *law, double z)
+{
+  if (law->kind == DDP_STRAGGLER_LAW_NORMAL) {
+    double f = 1.0 + law->sigma * z;
+    return MAX(0.1, f);
+  }
+  return exp(law->sigma * z);
+}
+
+/* P(z > a) for z ~ N(0, 1), accurate in the upper tail. */
+static double
+normal_tail(double a)
+{
+  return 0.5 * erfc(a / G_SQRT2);
+}
+
+double
+ddp_straggler_law_tail(const DdpStragglerLaw *law, double x)
+{
+  if (law->kind == DDP_STRAGGLER_LAW_NONE)
+    return x < 1.0 ? 1.0 : 0.0;
+  return normal_tail(law_z(law, x));
+}
+
+double
+ddp_straggler_law_upper_quantile(const DdpStragglerLaw *law, double q)
+{
+  g_assert(q > 0 && q < 1);
+  if (law->kind == DDP_STRAGGLER_LAW_NONE)
+    return 1.0;
+  return law_g(law, -ddp_normal_quantile(q));
+}
+
+/* A uniform draw in (0, 1): g_rand_double() is in [0, 1) with 2^-53 steps. */
+static double
+open_uniform(GRand *rng)
+{
+  return (g_rand_double(rng) * 9007199254740992.0 + 0.5) / 9007199254740992.0;
+}
+
+/**
+ * ddp_straggler_law_draw:
+ * Inversion in z: with a = law_z(lo) < b = law_z(hi), z = Φ⁻¹(Φ(a) + U·(Φ(b) − Φ(a))), computed
+ * on the upper tails when a ≥ 0 so that far-tail intervals keep their precision.  One
+ * g_rand_double() draw.
+ */
+double
+ddp_straggler_law_draw(const DdpStragglerLaw *law, GRand *rng, double lo, double hi)
+{
+  if (law->kind == DDP_STRAGGLER_LAW_NONE)
+    return 1.0;
+  double a = law_z(law, lo), b = law_z(law, hi), u = open_uniform(rng), z;
+  if (a >= 0) {
+    double qa = normal_tail(a), qb = normal_tail(b);    /* qb < qa */
+    double q = qb + u * (qa - qb);
+    z = -ddp_normal_quantile(CLAMP(q, 1e-300, 1.0 - 1e-16));
+  } else {
+    double pa = normal_tail(-a), pb = normal_tail(-b);  /* Φ(a) < Φ(b) */
+    double p = pa + u * (pb - pa);
+    z = ddp_normal_quantile(CLAMP(p, 1e-300, 1.0 - 1e-16));
+  }
+  return law_g(law, CLAMP(z, a, b));
 }
 
 /* Shortest of %.15g / %.17g that reads back as the same double, so to_string round-trips. */
@@ -405,18 +658,27 @@ ddp_jitter_slowest(double sigma, guint64 n_ranks)
 /**
  * ddp_jitter_factors:
  * @factor: (out caller-allocates) (array length=n_ranks)
+ * @position: (out caller-allocates) (nullable) (array length=n_ranks)
  * See straggler.h.  O(n_ranks).
  */
 void
-ddp_jitter_factors(double sigma, GRand *rng, guint64 n_ranks, double *factor)
+ddp_jitter_factors(double sigma, GRand *rng, guint64 n_ranks, double *factor, guint32 *position)
 {
   g_assert(n_ranks >= 1 && n_ranks <= G_MAXINT32);
-  for (guint64 k = 0; k < n_ranks; k++)
+  for (guint64 k = 0; k < n_ranks; k++) {
     factor[k] = jitter_factor(sigma, k + 1, n_ranks);
+    if (position)
+      position[k] = (guint32)k;
+  }
   for (guint64 i = n_ranks - 1; i > 0; i--) {
     guint64 j = (guint64)g_rand_int_range(rng, 0, (gint32)(i + 1));
     double t = factor[i];
     factor[i] = factor[j];
     factor[j] = t;
+    if (position) {
+      guint32 p = position[i];
+      position[i] = position[j];
+      position[j] = p;
+    }
   }
 }

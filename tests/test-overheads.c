@@ -165,7 +165,7 @@ test_jitter_quantiles(void)
   /* the per-rank factors are those quantiles, permuted by the seed: same multiset, same max */
   g_autoptr(GRand) rng = g_rand_new_with_seed(3);
   double f[16];
-  ddp_jitter_factors(0.02, rng, 16, f);
+  ddp_jitter_factors(0.02, rng, 16, f, NULL);
   double max = 0, sum = 0;
   for (int i = 0; i < 16; i++) {
     max = MAX(max, f[i]);

@@ -135,12 +135,13 @@ test_gpus_closed_form(void)
   g_assert_cmpfloat(all->answer.value, ==, 64);
 }
 
-/* Honest about non-monotone answers: with random stragglers (normal, σ = 0.2, seed 2, three
- * iterations) the slowest of 4 ranks happens to be faster than the slowest of 2, so efficiency
- * rises from 2 to 4 GPUs on the grid 1, 2, 4, 8, … (PyTorch's default buckets).  With the target between the two, the answer
- * is the first crossing (1 GPU; 2 fails), and the result says the grid is not monotone at 4 and
- * that 4 reaches the target again.  (The target is placed from the grid itself, so the test does
- * not hard-code the straggler draws; it only needs them to be non-monotone there.) */
+/* Honest about non-monotone answers: with random stragglers (normal, σ = 0.2, three iterations)
+ * some seeds make the slowest of 4 ranks faster than the slowest of 2, so efficiency rises from 2
+ * to 4 GPUs on the grid 1, 2, 4, 8, … (PyTorch's default buckets).  With the target between the
+ * two, the answer is the first crossing (1 GPU; 2 fails), and the result says the grid is not
+ * monotone at 4 and that 4 reaches the target again.  (The seed is the first from 1 that gives
+ * such draws and the target is placed from the grid itself, so the test does not hard-code the
+ * straggler draws; about one seed in three qualifies.) */
 static void
 test_gpus_non_monotone(void)
 {
@@ -149,11 +150,19 @@ test_gpus_non_monotone(void)
   ddp_stragglers_free(s->stragglers);
   s->stragglers = ddp_stragglers_parse("normal:0.2", &error);
   g_assert_no_error(error);
-  s->setup.seed = 2;
   s->setup.iterations = 3;
   ddp_bucket_options_init(&s->setup.buckets);   /* PyTorch's defaults, as `ddpsim solve` runs it */
-  g_autoptr(DdpSolveResult) probe = solve(s, DDP_SOLVE_GPUS, 0.01, 64);
-  const DdpSolvePoint *two = &g_array_index(probe->grid, DdpSolvePoint, 1), *four = &g_array_index(probe->grid, DdpSolvePoint, 2);
+  g_autoptr(DdpSolveResult) probe = NULL;
+  const DdpSolvePoint *two, *four;
+  for (s->setup.seed = 1;; s->setup.seed++) {
+    g_assert_cmpuint(s->setup.seed, <=, 30);
+    g_clear_pointer(&probe, ddp_solve_result_free);
+    probe = solve(s, DDP_SOLVE_GPUS, 0.01, 64);
+    two = &g_array_index(probe->grid, DdpSolvePoint, 1);
+    four = &g_array_index(probe->grid, DdpSolvePoint, 2);
+    if (four->efficiency > two->efficiency)
+      break;
+  }
   g_assert_cmpfloat(two->value, ==, 2);
   g_assert_cmpfloat(four->value, ==, 4);
   g_assert_cmpfloat(four->efficiency, >, two->efficiency);

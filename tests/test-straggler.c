@@ -1,6 +1,8 @@
 /* Tests for the straggler models: spec parsing (every error path by domain, code and message),
  * determinism and the documented order of random draws, exact slow ranks and hiccup counts, and
- * the sample statistics of normal and lognormal, with bounds derived in comments. */
+ * the sample statistics of normal and lognormal, with bounds derived in comments; the per-block
+ * streams (any thread count, same numbers) and the factor terms as one law (docs/model.md §7.1):
+ * which specs reduce, tails against z tables, conditional draws. */
 #include "straggler.h"
 
 #include <math.h>
@@ -369,6 +371,146 @@ test_lognormal_median(void)
   g_assert_cmpfloat_with_epsilon(sum / N, exp(0.125), 0.012);
 }
 
+/* ---- the factor terms as one law (docs/model.md §7.1) ----------------------------------- */
+
+typedef struct {
+  const char *spec;
+  gboolean reduces;
+  DdpStragglerLawKind kind;
+  double sigma;
+} LawCase;
+
+static void
+test_law_reduce(void)
+{
+  static const LawCase cases[] = {
+    { "none", TRUE, DDP_STRAGGLER_LAW_NONE, 0 },
+    { "slow:2:2,hiccup:3:1", TRUE, DDP_STRAGGLER_LAW_NONE, 0 },
+    { "normal:0.1,slow:2:2", TRUE, DDP_STRAGGLER_LAW_NORMAL, 0.1 },
+    { "lognormal:0.3,lognormal:0.4", TRUE, DDP_STRAGGLER_LAW_LOGNORMAL, 0.5 },   /* √(0.09 + 0.16) */
+    { "normal:0,lognormal:0.2", TRUE, DDP_STRAGGLER_LAW_LOGNORMAL, 0.2 },        /* normal:0 is 1 */
+    { "normal:0.1,lognormal:0.2", FALSE, 0, 0 },
+    { "normal:0.1,normal:0.2", FALSE, 0, 0 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(DdpStragglers) s = parse(cases[i].spec);
+    DdpStragglerLaw law;
+    g_assert_cmpint(ddp_stragglers_law(s, &law), ==, cases[i].reduces);
+    if (!cases[i].reduces)
+      continue;
+    g_assert_cmpint(law.kind, ==, cases[i].kind);
+    g_assert_cmpfloat_with_epsilon(law.sigma, cases[i].sigma, 1e-15);
+  }
+  g_autoptr(DdpStragglers) slow = parse("slow:8:1.5,slow:2:2");
+  g_assert_cmpfloat(ddp_stragglers_persistent(slow, 1), ==, 3.0);
+  g_assert_cmpfloat(ddp_stragglers_persistent(slow, 7), ==, 1.5);
+  g_assert_cmpfloat(ddp_stragglers_persistent(slow, 8), ==, 1.0);
+  guint64 k[16];
+  g_assert_cmpuint(ddp_stragglers_slow_ranks(slow, k), ==, 2);
+  g_assert_cmpuint(k[0], ==, 8);
+  g_assert_cmpuint(k[1], ==, 2);
+}
+
+/* Tails and quantiles against z tables: Q(1.6448536) = 0.05, Q(2) = 0.0227501319; the normal's
+ * floor 0.1 holds every draw (tail 1 below it). */
+static void
+test_law_tail(void)
+{
+  DdpStragglerLaw logn = { DDP_STRAGGLER_LAW_LOGNORMAL, 0.5 }, norm = { DDP_STRAGGLER_LAW_NORMAL, 0.1 };
+  DdpStragglerLaw none = { DDP_STRAGGLER_LAW_NONE, 0 };
+  g_assert_cmpfloat_with_epsilon(ddp_straggler_law_tail(&logn, exp(0.5 * 1.6448536269514722)), 0.05, 1e-12);
+  g_assert_cmpfloat_with_epsilon(ddp_straggler_law_upper_quantile(&logn, 0.05), exp(0.5 * 1.6448536269514722), 1e-12);
+  g_assert_cmpfloat_with_epsilon(ddp_straggler_law_tail(&norm, 1.2), 0.0227501319481792, 1e-14);
+  g_assert_cmpfloat_with_epsilon(ddp_straggler_law_upper_quantile(&norm, 0.0227501319481792), 1.2, 1e-12);
+  g_assert_cmpfloat(ddp_straggler_law_tail(&norm, 0.05), ==, 1.0);
+  g_assert_cmpfloat(ddp_straggler_law_tail(&logn, 0), ==, 1.0);
+  g_assert_cmpfloat(ddp_straggler_law_tail(&none, 0.999), ==, 1.0);
+  g_assert_cmpfloat(ddp_straggler_law_tail(&none, 1.0), ==, 0.0);
+}
+
+/* Conditional draws stay in their interval, and split it in the right proportion: lognormal 0.2
+ * on (1.1, 1.5], P(g ≤ 1.2 | …) = (Φ(ln 1.2/0.2) − Φ(ln 1.1/0.2)) / (Φ(ln 1.5/0.2) −
+ * Φ(ln 1.1/0.2)), within 4 binomial standard errors over 20 000 draws; a far-tail interval
+ * (above e^{0.2·9}, beyond what Box–Muller reaches) and a below-only one stay finite and inside. */
+static void
+test_law_draw(void)
+{
+  enum { N = 20000 };
+  DdpStragglerLaw law = { DDP_STRAGGLER_LAW_LOGNORMAL, 0.2 };
+  g_autoptr(GRand) rng = g_rand_new_with_seed(4);
+  double phi[3];
+  const double x[3] = { 1.1, 1.2, 1.5 };
+  for (int i = 0; i < 3; i++)
+    phi[i] = 0.5 * erfc(-log(x[i]) / 0.2 / G_SQRT2);
+  double p = (phi[1] - phi[0]) / (phi[2] - phi[0]);
+  guint below = 0;
+  for (guint i = 0; i < N; i++) {
+    double g = ddp_straggler_law_draw(&law, rng, 1.1, 1.5);
+    g_assert_cmpfloat(g, >, 1.1);
+    g_assert_cmpfloat(g, <=, 1.5);
+    below += g <= 1.2;
+  }
+  g_assert_cmpfloat(fabs((double)below / N - p), <, 4 * sqrt(p * (1 - p) / N));
+  double far = exp(0.2 * 9);
+  for (guint i = 0; i < 100; i++) {
+    double g = ddp_straggler_law_draw(&law, rng, far, INFINITY);
+    g_assert_cmpfloat(g, >=, far);
+    g_assert_true(isfinite(g));
+    g = ddp_straggler_law_draw(&law, rng, -INFINITY, 0.9);
+    g_assert_cmpfloat(g, <=, 0.9);
+    g_assert_cmpfloat(g, >, 0);
+  }
+  DdpStragglerLaw floored = { DDP_STRAGGLER_LAW_NORMAL, 2.0 };   /* 33 % of draws on the floor */
+  for (guint i = 0; i < 100; i++)
+    g_assert_cmpfloat(ddp_straggler_law_draw(&floored, rng, -INFINITY, 0.5), >=, 0.1);
+}
+
+/* Per-block streams: the same numbers on 1 and 4 threads, other numbers in another iteration; one
+ * hiccup per hiccup iteration; the slow ranks keep their factor in every block. */
+static void
+test_sample_seeded(void)
+{
+  enum { R = 40000 };   /* three blocks */
+  g_autoptr(DdpStragglers) s = parse("lognormal:0.1,slow:3:2,hiccup:2:1");
+  g_autofree double *a = g_new(double, R), *b = g_new(double, R), *c = g_new(double, R);
+  g_autofree gint64 *da = g_new(gint64, R), *db = g_new(gint64, R), *dc = g_new(gint64, R);
+  ddp_stragglers_sample_seeded(s, 7, 1, R, 1, a, da);
+  ddp_stragglers_sample_seeded(s, 7, 1, R, 4, b, db);
+  ddp_stragglers_sample_seeded(s, 7, 2, R, 4, c, dc);
+  g_assert_cmpmem(a, R * sizeof(double), b, R * sizeof(double));
+  g_assert_cmpmem(da, R * sizeof(gint64), db, R * sizeof(gint64));
+  g_assert_true(memcmp(a, c, R * sizeof(double)) != 0);
+  gint64 sum = 0, sum_c = 0;
+  for (guint r = 0; r < R; r++) {
+    sum += da[r];
+    sum_c += dc[r];
+  }
+  g_assert_cmpint(sum, ==, 1000000);   /* iteration 1 = EVERY − 1: one 1 ms hiccup */
+  g_assert_cmpint(sum_c, ==, 0);
+  double mean_log = 0;
+  for (guint r = 3; r < R; r++)
+    mean_log += log(a[r]);
+  g_assert_cmpfloat(fabs(mean_log / (R - 3)), <, 4 * 0.1 / sqrt(R));
+  for (guint r = 0; r < 3; r++)   /* 2 × a lognormal(0.1): inside 2·e^{±0.86} */
+    g_assert_cmpfloat(fabs(log(a[r] / 2)), <, 0.86);
+}
+
+/* The jitter's positions name the value each rank got: sorted by position, the factors ascend. */
+static void
+test_jitter_positions(void)
+{
+  enum { R = 100 };
+  g_autoptr(GRand) rng = g_rand_new_with_seed(8);
+  double factor[R], by_position[R];
+  guint32 position[R];
+  ddp_jitter_factors(0.05, rng, R, factor, position);
+  for (guint r = 0; r < R; r++)
+    by_position[position[r]] = factor[r];
+  for (guint k = 1; k < R; k++)
+    g_assert_cmpfloat(by_position[k], >, by_position[k - 1]);
+  g_assert_cmpfloat(by_position[R - 1], ==, ddp_jitter_slowest(0.05, R));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -385,5 +527,10 @@ main(int argc, char **argv)
   g_test_add_func("/straggler/normal/moments", test_normal_moments);
   g_test_add_func("/straggler/normal/floor", test_normal_floor);
   g_test_add_func("/straggler/lognormal/median", test_lognormal_median);
+  g_test_add_func("/straggler/law/reduce", test_law_reduce);
+  g_test_add_func("/straggler/law/tail", test_law_tail);
+  g_test_add_func("/straggler/law/draw", test_law_draw);
+  g_test_add_func("/straggler/sample/seeded", test_sample_seeded);
+  g_test_add_func("/straggler/jitter/positions", test_jitter_positions);
   return g_test_run();
 }
