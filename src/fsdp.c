@@ -53,20 +53,22 @@ unit_clear(gpointer data)
   g_free(((DdpFsdpUnit *)data)->name);
 }
 
-/* The block prefix of a layer name: up to its first all-digit component, or NULL. */
+/* The block prefix of a layer name: up to its first all-digit component (not the last one), or
+ * NULL. */
 static char *
 block_prefix(const char *name)
 {
   g_auto(GStrv) parts = g_strsplit(name, ".", -1);
-  for (guint i = 0; parts[i]; i++) {
+  for (guint i = 0; parts[i] && parts[i + 1]; i++) {
     const char *p = parts[i];
     gboolean digits = *p != '\0';
     for (; *p; p++)
       digits = digits && g_ascii_isdigit(*p);
-    if (digits && parts[i + 1]) {
-      g_free(parts[i + 1]);
-      parts[i + 1] = NULL;
-      return g_strjoinv(".", parts);
+    if (digits) {
+      GString *prefix = g_string_new(parts[0]);
+      for (guint k = 1; k <= i; k++)
+        g_string_append_printf(prefix, ".%s", parts[k]);
+      return g_string_free(prefix, FALSE);
     }
   }
   return NULL;
