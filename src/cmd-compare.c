@@ -68,6 +68,20 @@ recommend(const Row *rows, guint n, GString *reason)
   return best;
 }
 
+/* The predict command that runs the recommended row (the batch compare settled on included). */
+static char *
+predict_command(const DdpScenario *s, const Row *r)
+{
+  GString *out = g_string_new(NULL);
+  g_string_append_printf(out, "ddpsim predict --model %s --cluster %s --gpus %" G_GUINT64_FORMAT " --batch %g --precision %s "
+                              "--optimizer %s --mode %s", s->model->name, s->cluster->name, s->setup.gpus, s->setup.batch,
+                         ddp_precision_name(s->setup.precision), ddp_optimizer_name(s->setup.optimizer),
+                         ddp_mode_name(r->mode));
+  if (r->mode == DDP_MODE_FSDP)
+    g_string_append_printf(out, " --sharding %s", ddp_sharding_name(r->sharding));
+  return g_string_free(out, FALSE);
+}
+
 static char *
 compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const char *reason)
 {
@@ -83,7 +97,8 @@ compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const cha
                            r->memory.fits ? "yes" : "NO", r->memory.total / 1e9, r->mean_ms,
                            100 * r->scaling_efficiency, r->exposed_comm_ms, (int)i == best ? "   <- recommended" : "");
   }
-  g_string_append_printf(out, "\nrecommended: %s (%s)\n", rows[best].label, reason);
+  g_autofree char *command = predict_command(s, &rows[best]);
+  g_string_append_printf(out, "\nrecommended: %s (%s)\n  %s\n", rows[best].label, reason, command);
   return g_string_free(out, FALSE);
 }
 
@@ -115,6 +130,8 @@ compare_json(const DdpScenario *s, const Row *rows, guint n, int best, const cha
   ddp_json_string(j, "mode", ddp_mode_name(rows[best].mode));
   ddp_json_string(j, "sharding", row_sharding(&rows[best]));
   ddp_json_string(j, "reason", reason);
+  g_autofree char *command = predict_command(s, &rows[best]);
+  ddp_json_string(j, "command", command);
   ddp_json_end_object(j);
   ddp_json_end_object(j);
   return ddp_json_free_to_string(j);

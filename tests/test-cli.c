@@ -348,6 +348,15 @@ test_compare_llama7b(void)
   g_assert_true(found);
   g_assert_false(json_object_get_boolean_member(json_array_get_object_element(rows, 0), "fits"));
   g_assert_nonnull(strstr(json_object_get_string_member(recommended, "reason"), "ms per iteration"));
+  /* the command it prints runs: the recommended strategy at the batch compare settled on fits */
+  g_auto(GStrv) argv = g_strsplit(json_object_get_string_member(recommended, "command"), " ", -1);
+  g_assert_cmpstr(argv[0], ==, "ddpsim");
+  g_autofree char *command = g_strjoinv(" ", argv + 1);
+  g_autofree char *line = g_strdup_printf("%s %s --iterations 2", g_getenv("DDPSIM"), command);
+  g_autofree char *out = NULL, *err = NULL;
+  int wait_status = 0;
+  g_assert_true(g_spawn_command_line_sync(line, &out, &err, &wait_status, NULL));
+  g_assert_true(g_spawn_check_wait_status(wait_status, NULL));
 
   g_auto(Run) fsdp = { 0 };
   run(&fsdp, "predict", "--model", "llama-7b", "--cluster", "dgx-h100", "--gpus", "64", "--batch", "2", "--mode", "fsdp",
