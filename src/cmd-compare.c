@@ -83,13 +83,16 @@ predict_command(const DdpScenario *s, const Row *r)
 }
 
 static char *
-compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const char *reason)
+compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const char *reason, double default_batch)
 {
   GString *out = g_string_new(NULL);
-  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, batch %g/GPU, %s, %s; %.2f GB per GPU\n\n",
+  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, batch %g/GPU, %s, %s; %.2f GB per GPU\n",
                          s->model->name, s->cluster->name, s->setup.gpus, s->setup.batch,
                          ddp_precision_name(s->setup.precision), ddp_optimizer_name(s->setup.optimizer),
                          s->cluster->gpu.memory_GB);
+  if (s->setup.batch != default_batch)
+    g_string_append_printf(out, "(the default batch %g halved until a strategy fits; --batch sets it)\n", default_batch);
+  g_string_append_c(out, '\n');
   g_string_append(out, "  strategy         fits   GB/GPU   iteration ms   efficiency   exposed comm ms\n");
   for (guint i = 0; i < n; i++) {
     const DdpResult *r = rows[i].result;
@@ -182,6 +185,7 @@ run(int argc, char **argv, CompareOptions *o)
   /* without --batch (and without a scenario file), halve the default batch until a strategy fits:
    * the question is which strategy, not whether batch 32 of a 7B model fits anywhere */
   gboolean search_batch = !o->cli.batch && !scenario_path;
+  double default_batch = scenario->setup.batch;
   for (gboolean again = TRUE; again && status == DDP_EXIT_OK;) {
     DdpScenario one = *scenario;
     gboolean any_fits = FALSE;
@@ -203,7 +207,7 @@ run(int argc, char **argv, CompareOptions *o)
     int best = recommend(rows, n, reason);
     g_autofree char *text = o->json  ? compare_json(scenario, rows, n, best, reason->str)
                             : o->csv ? compare_csv(rows, n)
-                                     : compare_text(scenario, rows, n, best, reason->str);
+                                     : compare_text(scenario, rows, n, best, reason->str, default_batch);
     if (!ddp_cmd_print(text, &error))
       status = ddp_cmd_fail("compare", error);
   }
