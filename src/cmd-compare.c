@@ -68,14 +68,31 @@ recommend(const Row *rows, guint n, GString *reason)
   return best;
 }
 
+/* The predict command that runs the recommended row (the batch compare settled on included). */
 static char *
-compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const char *reason)
+predict_command(const DdpScenario *s, const Row *r)
 {
   GString *out = g_string_new(NULL);
-  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, batch %g/GPU, %s, %s; %.2f GB per GPU\n\n",
+  g_string_append_printf(out, "ddpsim predict --model %s --cluster %s --gpus %" G_GUINT64_FORMAT " --batch %g --precision %s "
+                              "--optimizer %s --mode %s", s->model->name, s->cluster->name, s->setup.gpus, s->setup.batch,
+                         ddp_precision_name(s->setup.precision), ddp_optimizer_name(s->setup.optimizer),
+                         ddp_mode_name(r->mode));
+  if (r->mode == DDP_MODE_FSDP)
+    g_string_append_printf(out, " --sharding %s", ddp_sharding_name(r->sharding));
+  return g_string_free(out, FALSE);
+}
+
+static char *
+compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const char *reason, double default_batch)
+{
+  GString *out = g_string_new(NULL);
+  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, batch %g/GPU, %s, %s; %.2f GB per GPU\n",
                          s->model->name, s->cluster->name, s->setup.gpus, s->setup.batch,
                          ddp_precision_name(s->setup.precision), ddp_optimizer_name(s->setup.optimizer),
                          s->cluster->gpu.memory_GB);
+  if (s->setup.batch != default_batch)
+    g_string_append_printf(out, "(the default batch %g halved until a strategy fits; --batch sets it)\n", default_batch);
+  g_string_append_c(out, '\n');
   g_string_append(out, "  strategy         fits   GB/GPU   iteration ms   efficiency   exposed comm ms\n");
   for (guint i = 0; i < n; i++) {
     const DdpResult *r = rows[i].result;
@@ -83,7 +100,8 @@ compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const cha
                            r->memory.fits ? "yes" : "NO", r->memory.total / 1e9, r->mean_ms,
                            100 * r->scaling_efficiency, r->exposed_comm_ms, (int)i == best ? "   <- recommended" : "");
   }
-  g_string_append_printf(out, "\nrecommended: %s (%s)\n", rows[best].label, reason);
+  g_autofree char *command = predict_command(s, &rows[best]);
+  g_string_append_printf(out, "\nrecommended: %s (%s)\n  %s\n", rows[best].label, reason, command);
   return g_string_free(out, FALSE);
 }
 
@@ -115,6 +133,8 @@ compare_json(const DdpScenario *s, const Row *rows, guint n, int best, const cha
   ddp_json_string(j, "mode", ddp_mode_name(rows[best].mode));
   ddp_json_string(j, "sharding", row_sharding(&rows[best]));
   ddp_json_string(j, "reason", reason);
+  g_autofree char *command = predict_command(s, &rows[best]);
+  ddp_json_string(j, "command", command);
   ddp_json_end_object(j);
   ddp_json_end_object(j);
   return ddp_json_free_to_string(j);
@@ -165,6 +185,7 @@ run(int argc, char **argv, CompareOptions *o)
   /* without --batch (and without a scenario file), halve the default batch until a strategy fits:
    * the question is which strategy, not whether batch 32 of a 7B model fits anywhere */
   gboolean search_batch = !o->cli.batch && !scenario_path;
+  double default_batch = scenario->setup.batch;
   for (gboolean again = TRUE; again && status == DDP_EXIT_OK;) {
     DdpScenario one = *scenario;
     gboolean any_fits = FALSE;
@@ -186,7 +207,7 @@ run(int argc, char **argv, CompareOptions *o)
     int best = recommend(rows, n, reason);
     g_autofree char *text = o->json  ? compare_json(scenario, rows, n, best, reason->str)
                             : o->csv ? compare_csv(rows, n)
-                                     : compare_text(scenario, rows, n, best, reason->str);
+                                     : compare_text(scenario, rows, n, best, reason->str, default_batch);
     if (!ddp_cmd_print(text, &error))
       status = ddp_cmd_fail("compare", error);
   }

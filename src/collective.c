@@ -894,6 +894,38 @@ nccl_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtoco
   out->time_us = out->latency_us + (double)bytes / (1000.0 * bw);
 }
 
+/* The channels NCCL runs for @bytes of @a × @p: ⌊S / (nthreads · threshold)⌋, at least 1, at most
+ * @NC (enqueue.cc topoGetAlgoInfo; LL's threshold × n for a ring).  The model takes the quotient
+ * itself, so that between two channel counts the time stays flat instead of dropping when a channel
+ * joins (a larger message is never faster: the scale properties of tests/test-collective). */
+static double
+running_channels(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p, double S, int NC)
+{
+  double per_channel = proto_threads[p] * thread_threshold[p] * (a == DDP_ALGO_RING && p == DDP_PROTO_LL ? (double)c->gpus : 1.0);
+  return CLAMP(S / per_channel, 1, NC);
+}
+
+/* A ring's pipeline fill: its first chunk goes n-1 hops round, nodes-1 of them leaving a node, but
+ * only as far as the pipeline is deep: a connection buffers NCCL_STEPS (8) steps (device.h), so no
+ * more than 8 hops' worth of the first chunk are in flight ahead of the steady state; past that a
+ * ring of any size streams at its link rate (the network hops, the slowest, counted first).  Without
+ * the cap a ring of 1 024 GPUs pays 1 023 hops of fill and runs at 60 % of its measured rate
+ * (nccl-tests#322, 128 H100 nodes). */
+static void
+ring_fill_hops(const DdpCollective *c, double *intra_hops, double *net_hops)
+{
+  *net_hops = MIN((double)(c->nodes - 1), (double)NCCL_STEPS);
+  *intra_hops = MIN((double)c->gpus - 1 - (double)(c->nodes - 1), (double)NCCL_STEPS - *net_hops);
+}
+
+/* A first chunk of @chunk bytes crossing @intra_hops and @net_hops, each at its link's per-channel rate. */
+static double
+fill_us(double chunk, double intra_hops, double hop_intra, double net_hops, double hop_net)
+{
+  return (intra_hops > 0 ? intra_hops * chunk / (1000.0 * hop_intra) : 0) +
+         (net_hops > 0 ? net_hops * chunk / (1000.0 * hop_net) : 0);
+}
+
 /* The nccl model's time for one algorithm × protocol (without the host floor, which
  * ddp_collective_allreduce applies; see physics_setup for the terms). */
 static void
@@ -902,14 +934,7 @@ physics_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProt
   double S = (double)bytes, n = (double)c->gpus;
   gboolean nvls = a == DDP_ALGO_NVLS || a == DDP_ALGO_NVLS_TREE;
   int NC = nvls ? c->nvls_channels : c->comm_channels;
-  /* NCCL runs ⌊S / (nthreads · threshold)⌋ channels; the model takes the quotient itself, so that
-   * between two channel counts the time stays flat instead of dropping when a channel joins (a
-   * larger message is never faster: the scale properties of tests/test-collective). */
-  double nc = NC;
-  if (!nvls) {
-    double per_channel = proto_threads[p] * thread_threshold[p] * (a == DDP_ALGO_RING && p == DDP_PROTO_LL ? n : 1.0);
-    nc = CLAMP(S / per_channel, 1, NC);
-  }
+  double nc = nvls ? NC : running_channels(c, a, p, S, NC);
   double hop_intra, hop_net;
   double algbw = physics_peak(c, a, p, NC, &hop_intra, &hop_net) * nc / NC;
   /* the chunk one channel moves per step: a ring cuts each channel's share in n */
@@ -917,16 +942,7 @@ physics_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProt
                       : MIN(step_bytes[p], a == DDP_ALGO_RING ? S / (nc * n) : S / nc);
   double intra_hops, net_hops;
   if (a == DDP_ALGO_RING) {
-    /* n-1 hops to bring the first chunk round; nodes-1 of them leave a node */
-    net_hops = (double)(c->nodes - 1);
-    intra_hops = n - 1 - net_hops;
-    /* ... but only as far as the pipeline is deep: a connection buffers NCCL_STEPS (8) steps
-     * (device.h), so no more than 8 hops' worth of the first chunk are in flight ahead of the
-     * steady state; past that a ring of any size streams at its link rate (the network hops,
-     * the slowest, counted first).  Without the cap a ring of 1 024 GPUs pays 1 023 hops of fill
-     * and runs at 60 % of its measured rate (nccl-tests#322, 128 H100 nodes). */
-    net_hops = MIN(net_hops, (double)NCCL_STEPS);
-    intra_hops = MIN(intra_hops, (double)NCCL_STEPS - net_hops);
+    ring_fill_hops(c, &intra_hops, &net_hops);
   } else if (a == DDP_ALGO_TREE) {
     /* up the chain inside the node, then up and down the tree across nodes */
     intra_hops = (double)(c->ppn - 1);
@@ -936,8 +952,7 @@ physics_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProt
     intra_hops = 2.0;
     net_hops = a == DDP_ALGO_NVLS_TREE ? 2.0 * log2_floor(c->nodes) : 0.0;
   }
-  double fill = (intra_hops > 0 ? intra_hops * chunk / (1000.0 * hop_intra) : 0) +
-                (net_hops > 0 ? net_hops * chunk / (1000.0 * hop_net) : 0);
+  double fill = fill_us(chunk, intra_hops, hop_intra, net_hops, hop_net);
   double hop_latency = c->inter_latency_us * (c->net_flush && p == DDP_PROTO_SIMPLE ? 2.0 : 1.0);
   double lat = c->allreduce[a][p].latency_us + network_hops(c, a) * hop_latency;
   /* tuning.cc ncclTopoGetAlgoTime: "plateau effect of ring" across nodes */
@@ -1637,7 +1652,7 @@ ddp_collective_compare_csv(const char *path, GError **error)
  *    latencies are half of AllReduce's ring (nsteps n-1 against 2(n-1), of which nodes-1 against
  *    2(nodes-1) cross the network: tune_model's sum halves exactly), the base latency once.  The
  *    "plateau effect of ring" factor is AllReduce-only in ncclTopoGetAlgoTime and is not applied.
- *    The pipeline fill is AllReduce's: the first chunk crosses n-1 hops.
+ *    The pipeline fill and the channels running are AllReduce's (ring_fill_hops, running_channels).
  *  NVLS — one node only (NVLS AllGather/ReduceScatter across nodes need CollNet, tuning/nvls.cc):
  *    busBw per channel = bwIntra · nvlsEfficiency · (nCh-1)/nCh · (ppn-1)/ppn (no ×2: nothing
  *    overlaps a second pass), the NVLS latency of AllReduce (hwLat[NVLink][NVLS]).
@@ -1695,18 +1710,17 @@ gather_with(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtocol p
   }
   /* the nccl model: as physics_allreduce for the ring, with one pass instead of two */
   int NC = c->comm_channels;
-  double per_channel = proto_threads[p] * thread_threshold[p] * (p == DDP_PROTO_LL ? n : 1.0);
-  int nc = (int)CLAMP(floor(S / per_channel), 1, NC);
+  double nc = running_channels(c, DDP_ALGO_RING, p, S, NC);
   double hop_intra, hop_net;
   double algbw = 2.0 * physics_peak(c, DDP_ALGO_RING, p, NC, &hop_intra, &hop_net) * nc / NC;
   double chunk = MIN(step_bytes[p], S / (nc * n));
-  double net_hops = (double)(c->nodes - 1), intra_hops = n - 1 - net_hops;
-  out->fill_us = (intra_hops > 0 ? intra_hops * chunk / (1000.0 * hop_intra) : 0) +
-                 (net_hops > 0 ? net_hops * chunk / (1000.0 * hop_net) : 0);
+  double intra_hops, net_hops;
+  ring_fill_hops(c, &intra_hops, &net_hops);
+  out->fill_us = fill_us(chunk, intra_hops, hop_intra, net_hops, hop_net);
   double hop_latency = c->inter_latency_us * (c->net_flush && p == DDP_PROTO_SIMPLE ? 2.0 : 1.0);
   out->latency_us = c->launch_us + lat + network_hops(c, DDP_ALGO_RING) / 2.0 * hop_latency;
   out->transfer_us = S / (1000.0 * algbw);
-  out->channels = nc;
+  out->channels = (int)floor(nc);
   out->time_us = out->latency_us + out->transfer_us + out->fill_us;
   return TRUE;
 }

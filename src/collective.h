@@ -22,7 +22,8 @@ typedef enum {
 typedef struct {
   double time_us;           /* predicted time of one call, microseconds */
   double algbw_GBs;         /* bytes / time, 10^9 B/s (nccl-tests) */
-  double busbw_GBs;         /* algbw · 2(n-1)/n for AllReduce, algbw for Broadcast (nccl-tests) */
+  double busbw_GBs;         /* algbw · 2(n-1)/n for AllReduce, (n-1)/n for AllGather and ReduceScatter,
+                             * algbw for Broadcast (nccl-tests) */
   DdpAlgorithm algorithm;   /* never AUTO */
   DdpProtocol protocol;     /* never AUTO; SIMPLE under the alpha-beta model */
   double latency_us;        /* the size-independent part of time_us */

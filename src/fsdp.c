@@ -25,6 +25,9 @@
  *             post-backward stream, but ProcessGroupNCCL runs every collective of one process group
  *             on that group's one NCCL stream, in issue order: AllGather and ReduceScatter of the
  *             shard group form one FIFO (lane 0); HSDP's replica group has its own (lane 1);
+ *  gradient   the unit's parameters are views of its flat parameter, so autograd writes their
+ *             gradients into the flat gradient (the backward of the split): one memory pass over
+ *             the unit on the compute stream before the post-backward hook (FlatParamHandle views);
  *  step       the final callback waits for the post-backward stream; the optimizer then steps on
  *             the local shard (1/N of the state and of the passes).
  * How time advances.  The CPU thread runs ahead of the GPU (asynchronous kernel launches), so the
@@ -38,6 +41,9 @@
  * every unit the last rank to arrive is the one with the largest factor: the iteration is the
  * schedule with compute × max_r factor_r (and max_r delay_r, a pause before backward, added) — the
  * upper envelope ddp.c uses, exact here because FSDP synchronises every unit.
+ * Contention.  NCCL kernels slow the compute they overlap (docs/model.md §1.6 c; overlap_slowdown,
+ * docs/overheads.md), as under DDP: the compute that ran beside a collective (the collectives' busy
+ * time less the exposed part) takes overlap_slowdown longer, added to the iteration.
  */
 #include "fsdp.h"
 
@@ -53,20 +59,22 @@ unit_clear(gpointer data)
   g_free(((DdpFsdpUnit *)data)->name);
 }
 
-/* The block prefix of a layer name: up to its first all-digit component, or NULL. */
+/* The block prefix of a layer name: up to its first all-digit component (not the last one), or
+ * NULL. */
 static char *
 block_prefix(const char *name)
 {
   g_auto(GStrv) parts = g_strsplit(name, ".", -1);
-  for (guint i = 0; parts[i]; i++) {
+  for (guint i = 0; parts[i] && parts[i + 1]; i++) {
     const char *p = parts[i];
     gboolean digits = *p != '\0';
     for (; *p; p++)
       digits = digits && g_ascii_isdigit(*p);
-    if (digits && parts[i + 1]) {
-      g_free(parts[i + 1]);
-      parts[i + 1] = NULL;
-      return g_strjoinv(".", parts);
+    if (digits) {
+      GString *prefix = g_string_new(parts[0]);
+      for (guint k = 1; k <= i; k++)
+        g_string_append_printf(prefix, ".%s", parts[k]);
+      return g_string_free(prefix, FALSE);
     }
   }
   return NULL;
@@ -259,6 +267,16 @@ ddp_fsdp_schedule(const DdpFsdpPlan *p, GArray *spans, GArray *segments, gint64 
     gint64 end = run_layer(&s, DDP_SEGMENT_BACKWARD, l, p->backward_ns[l]);
     if (k != last_bwd[u])
       continue;
+    if (p->grad_copy_ns && p->grad_copy_ns[u] > 0) {
+      /* the parameters are views of the flat parameter: the backward of that split writes their
+       * gradients into the flat gradient, one pass, before the post-backward hook sees it */
+      gint64 start = s.compute;
+      s.compute = end = start + p->grad_copy_ns[u];
+      if (segments) {
+        DdpSegment seg = { DDP_SEGMENT_HOOK_CAST, (int)u, 0, start, end };
+        g_array_append_val(segments, seg);
+      }
+    }
     /* post-backward: reshard, (POST) prefetch, reduce */
     if (sharded) {
       reshard(&s, u, end);
@@ -391,6 +409,7 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
   gboolean mixed = setup->precision == DDP_PRECISION_FP16 || setup->precision == DDP_PRECISION_BF16;
 
   g_autofree gint64 *ag_ns = g_new0(gint64, nu), *reduce_ns = g_new0(gint64, nu), *replica_ns = g_new0(gint64, nu);
+  g_autofree gint64 *copy_ns = g_new0(gint64, nu);
   g_autofree guint64 *ag_bytes = g_new0(guint64, nu), *reduce_bytes = g_new0(guint64, nu), *replica_bytes = g_new0(guint64, nu);
   g_autofree double *unit_bytes = g_new0(double, nu);   /* unsharded, in param_dtype */
   for (guint u = 0; u < nu; u++) {
@@ -400,6 +419,7 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
     double elem = mixed ? 2.0 : (double)unit->bytes / (double)unit->numel;
     guint64 padded = ((guint64)unit->numel + shard - 1) / shard * shard;
     unit_bytes[u] = (double)padded * elem;
+    copy_ns[u] = ddp_compute_memory_pass_ns(compute, (double)unit->numel * elem);
     if (so->sharding == DDP_SHARDING_NONE) {
       reduce_bytes[u] = (guint64)unit->numel * (guint64)elem;
       reduce_ns[u] = cost_ns(group, DDP_OP_ALL_REDUCE, reduce_bytes[u]);
@@ -423,12 +443,15 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
   DdpFsdpPlan plan = {
     .n_layers = nl, .n_units = nu, .forward_ns = fwd, .backward_ns = bwd, .backward_order = model->backward_layers,
     .layer_unit = layer_unit, .all_gather_ns = ag_ns, .reduce_ns = reduce_ns, .replica_ns = replica ? replica_ns : NULL,
+    .grad_copy_ns = copy_ns,
     .all_gather_bytes = ag_bytes, .reduce_bytes = reduce_bytes, .replica_bytes = replica_bytes,
     .optimizer_ns = ddp_compute_optimizer_ns(compute) / (gint64)shard, .sharding = so->sharding,
     .backward_prefetch = so->backward_prefetch, .forward_prefetch = so->forward_prefetch,
     .limit_all_gathers = so->limit_all_gathers,
   };
   compute_ns += plan.optimizer_ns;
+  for (guint u = 0; u < nu; u++)
+    compute_ns += copy_ns[u];
 
   if (!ddp_stragglers_check_ranks(scenario->stragglers, gpus, error))
     return NULL;
@@ -445,9 +468,11 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
   g_autofree gint64 *delay = vary ? g_new(gint64, gpus) : NULL;
   guint32 seed[2] = { (guint32)setup->seed, (guint32)(setup->seed >> 32) };
   g_autoptr(GRand) rng = g_rand_new_with_seed_array(seed, 2);
-  g_autofree gint64 *fwd_at = g_new0(gint64, nl), *bwd_at = g_new0(gint64, nl);
+  g_autofree gint64 *fwd_at = g_new0(gint64, nl), *bwd_at = g_new0(gint64, nl), *copy_at = g_new0(gint64, nu);
   r->iteration_ms = g_new0(double, setup->iterations);
-  double sum_ms = 0, sum_exposed = 0, sum_wait = 0;
+  double sum_ms = 0, sum_exposed = 0, sum_wait = 0, sum_contention = 0;
+  double slowdown = ddp_overheads_overlap_slowdown(&setup->overheads, cluster);
+  gint64 comm_busy = 0;   /* the collectives' stream-busy time: the same every iteration */
   gint64 iteration = 0, exposed_ns = 0;
   for (guint i = 0; i < setup->iterations; i++) {
     double f = jitter;
@@ -465,19 +490,28 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
       fwd_at[l] = ddp_time_from_ns(f * (double)fwd[l]);
       bwd_at[l] = ddp_time_from_ns(f * (double)bwd[l]);
     }
+    for (guint u = 0; u < nu; u++)
+      copy_at[u] = ddp_time_from_ns(f * (double)copy_ns[u]);
     DdpFsdpPlan at = plan;
+    at.grad_copy_ns = copy_at;
     at.forward_ns = fwd_at;
     at.backward_ns = bwd_at;
     at.optimizer_ns = ddp_time_from_ns(f * (double)plan.optimizer_ns);
     gboolean last = i + 1 == setup->iterations;
-    if (last) {
-      g_array_set_size(r->spans, 0);
+    if (last)
       g_array_set_size(segments, 0);
-    }
-    gint64 end = ddp_fsdp_schedule(&at, last ? r->spans : NULL, last ? segments : NULL, &backward_end);
+    g_autoptr(GArray) spans = g_array_new(FALSE, FALSE, sizeof(DdpCommSpan));
+    gint64 end = ddp_fsdp_schedule(&at, spans, last ? segments : NULL, &backward_end);
+    if (last)
+      g_array_append_vals(r->spans, spans->data, spans->len);
+    comm_busy = 0;
+    for (guint k = 0; k < spans->len; k++)
+      comm_busy += g_array_index(spans, DdpCommSpan, k).end_ns - g_array_index(spans, DdpCommSpan, k).start_ns;
     gint64 stretched = ddp_time_from_ns(f * (double)compute_ns);
     exposed_ns = MAX(0, end - stretched);
-    iteration = end + host_ns + d;
+    gint64 contention = ddp_time_from_ns(slowdown * (double)MAX(0, MIN(comm_busy - exposed_ns, stretched)));
+    iteration = end + contention + host_ns + d;
+    sum_contention += (double)contention / 1e6;
     r->iteration_ms[i] = (double)iteration / 1e6;
     sum_ms += r->iteration_ms[i];
     sum_exposed += (double)exposed_ns / 1e6;
@@ -511,6 +545,8 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
   r->jitter_slowest = jitter;
   r->jitter_ms = (jitter - 1.0) * r->compute_ms;
   r->straggler_wait_ms = MAX(0.0, sum_wait / setup->iterations - r->jitter_ms);
+  r->contention_ms = sum_contention / setup->iterations;
+  r->overlap_slowdown = slowdown;
   r->host_layer_ms = ddp_compute_host_bound_ns(compute) / 1e6;
   r->samples_per_s = (double)gpus * setup->batch / (r->mean_ms / 1e3);
   r->collapsed_ranks = TRUE;

@@ -36,6 +36,8 @@ typedef struct {
   const gint64 *all_gather_ns;              /* [n_units] */
   const gint64 *reduce_ns;                  /* [n_units] ReduceScatter (AllReduce under NO_SHARD) */
   const gint64 *replica_ns;                 /* [n_units] HSDP's AllReduce across replicas, or NULL */
+  const gint64 *grad_copy_ns;               /* [n_units] the flat gradient's assembly on the compute
+                                             * stream after the unit's backward, or NULL (none) */
   const guint64 *all_gather_bytes, *reduce_bytes, *replica_bytes;  /* for the spans; may be NULL */
   gint64 optimizer_ns;
   DdpSharding sharding;
