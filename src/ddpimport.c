@@ -272,7 +272,7 @@ read_kernel(RankFile *r, JsonObject *e, guint index, GError **error)
     gboolean allreduce = strcmp(collective, "AllReduce") == 0 || g_strcmp0(arg_coll, "allreduce") == 0;
     gboolean broadcast = strcmp(collective, "Broadcast") == 0;  /* DDP's buffer and parameter broadcasts */
     if (!allreduce && !broadcast) {
-      import_error(error, "%s: %s: %s: a %s collective; DDP runs AllReduce (and Broadcast), so this is not a DDP "
+      import_error(error, "%s: %s: %s: the collective %s; DDP runs AllReduce (and Broadcast): not a DDP "
                    "run (FSDP, ZeRO, pipeline or embedding traffic)", r->path, where, name, collective);
       span_clear(&s);
       return FALSE;
@@ -895,7 +895,10 @@ ddp_run_import(DdpCalibDb *db, const char *const *paths, guint n, const DdpRunTr
     return 0;
   }
   g_free(import.source);
-  import.source = g_strjoinv(" ", (char **)paths);
+  GString *source = g_string_new(NULL);
+  for (guint f = 0; f < n; f++)
+    g_string_append_printf(source, "%s%s", f ? " " : "", paths[f]);
+  import.source = g_string_free(source, FALSE);
   import.size_bytes = size;
   gint64 earlier = ddp_calibdb_import_find(db, import.sha256, import.format, error);
   if (earlier != 0) {
