@@ -501,7 +501,7 @@ collect_steps(const RankFile *r, guint f, GArray *steps)
     double lo = n_windows ? g_array_index(r->steps, double, 2 * w) : -INFINITY;
     double hi = n_windows ? g_array_index(r->steps, double, 2 * w + 1) : INFINITY;
     Step s = { f, INFINITY, 0, 0, 0, 0, 0, g_array_new(FALSE, FALSE, sizeof(Span)), NULL };
-    double last_end = -INFINITY, first_end = -INFINITY;
+    double last_end = -INFINITY, first_end = -INFINITY, last_start = -INFINITY;
     for (guint i = 0; i < r->spans->len; i++) {
       const Span *k = &g_array_index(r->spans, Span, i);
       if (k->ts < lo || k->ts >= hi)
@@ -511,6 +511,7 @@ collect_steps(const RankFile *r, guint f, GArray *steps)
       if (k->allreduce) {
         g_array_append_val(s.buckets, *k);
         first_end = k->end;   /* the last AllReduce's end, as kernels are sorted by start */
+        last_start = k->ts;
       }
     }
     if (s.buckets->len == 0) {
@@ -524,7 +525,9 @@ collect_steps(const RankFile *r, guint f, GArray *steps)
         continue;
       s.compute_us += k->end - k->ts;
       s.overlapped_us += inside(s.buckets, k->ts, k->end);
-      if (k->ts < first_end)
+      /* the last bucket's AllReduce is launched once its last gradient is computed: backward is
+       * what started before it (what starts later is finalize's copies and the optimizer) */
+      if (k->ts < last_start)
         backward_end = MAX(backward_end, k->end);
     }
     s.backward_end_us = backward_end - s.t0;
@@ -697,8 +700,21 @@ derive(DdpRunTrace *t, RankFile *files, guint n, GError **error)
     t->comm_ms += d->time_us / 1e3;
   }
   g_free(ar_min);
+  /* exposed communication as ddpsim defines it, from the slowest rank's end of backward: per step
+   * ordinal the least any rank waited (each rank on its own clock) */
+  exposed = 0;
+  for (guint ordinal = 0; ordinal < max_steps; ordinal++) {
+    double least = INFINITY;
+    g_autofree guint *seen = g_new0(guint, n);
+    for (guint i = 0; i < steps->len; i++) {
+      const Step *s = &g_array_index(steps, Step, i);
+      if (strcmp(s->layout, layout) == 0 && seen[s->rank_file]++ == ordinal)
+        least = MIN(least, s->exposed_us);
+    }
+    exposed += isfinite(least) ? least : 0;
+  }
   t->steps = max_steps;
-  t->exposed_comm_ms = exposed / kept / 1e3;
+  t->exposed_comm_ms = exposed / max_steps / 1e3;
   t->backward_end_ms = backward_end / kept / 1e3;
   t->overlap = t->comm_ms > 0 ? CLAMP(1 - t->exposed_comm_ms / t->comm_ms, 0.0, 1.0) : 1.0;
   t->overlap_slowdown = fit_slowdown(files, n, &t->slowdown_kernels);

@@ -20,9 +20,12 @@
  * What is derived, per rank and step (a step is one ProfilerStep span; without them the whole trace
  * is one step), with t = 0 at the step's first GPU kernel:
  *   - the AllReduce kernels' sizes, starts, ends;
- *   - the end of backward: the last compute-stream kernel that started before the last AllReduce
- *     ended (the optimizer waits for that AllReduce, so its kernels start after it);
- *   - exposed communication: last AllReduce end − end of backward (≥ 0); overlap = 1 − exposed/comm;
+ *   - the end of backward: the latest end of a compute-stream kernel that started before the last
+ *     AllReduce did (that bucket is launched once its last gradient is computed; what starts later
+ *     is the reducer's finalize and the optimizer, which wait for it);
+ *   - exposed communication: last AllReduce end − end of backward (≥ 0), per step the least over
+ *     the ranks imported (ddpsim's exposed communication starts at the slowest rank's end of
+ *     backward; one rank's trace gives that rank's own wait, an upper bound); overlap = 1 − exposed/comm;
  *   - overlap_slowdown: kernels of the compute stream with the same name, grid and block ran both
  *     inside and outside AllReduce kernels.  With r the median duration of a key outside them and
  *     o the part of an instance's duration spent inside, ddpsim's model (work under a collective runs
@@ -72,7 +75,7 @@ typedef struct {
   double iteration_spread_ms;/* slowest − fastest rank, mean step */
   double compute_ms;         /* compute-stream kernel time per step, mean over ranks */
   double comm_ms;            /* Σ bucket collective times */
-  double exposed_comm_ms;    /* mean over ranks and steps */
+  double exposed_comm_ms;    /* per step the least over ranks, mean over steps */
   double overlap;            /* 1 − exposed/comm */
   double backward_end_ms;    /* mean end of backward (from the step's first kernel) */
   double overlap_slowdown;   /* < 0: not measured */

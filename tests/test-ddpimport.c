@@ -117,6 +117,14 @@ test_synthetic_terms(void)
     g_assert_cmpfloat_with_epsilon(m->time_us, (p->end_ns - p->start_ns) / 1e3, 2e-3);
   }
   g_assert_cmpfloat_with_epsilon(t->iteration_ms, x.result->reported_iteration_ns / 1e6, 1e-5);
+  /* exposed: the AllReduce tail after the slowest rank's backward (the prediction's exposed
+   * communication less the buffer broadcast, which the trace draws as a Broadcast kernel) */
+  gint64 slowest = 0, last_end = 0;
+  for (guint i = 0; i < GPUS; i++)
+    slowest = MAX(slowest, x.result->backward_end_ns[i]);
+  for (guint b = 0; b < x.result->n_buckets; b++)
+    last_end = MAX(last_end, x.result->buckets[b].end_ns);
+  g_assert_cmpfloat_with_epsilon(t->exposed_comm_ms, (last_end - slowest) / 1e6, 2e-3);
   g_assert_cmpfloat_with_epsilon(t->overlap_slowdown, 0.05, 1e-4);
   g_assert_cmpuint(t->slowdown_kernels, >, 0);
   g_assert_cmpfloat_with_epsilon(t->jitter, expected_jitter(x.result), 1e-4);
@@ -218,6 +226,63 @@ static void
 test_roundtrip_noise(void)
 {
   roundtrip(0.03);
+}
+
+/* `timeline --compare` on the trace of rank 0 written from the same prediction: every bucket's start
+ * and end agree within 0.1 ms and the iteration within 0.01 % (the verb collapses the ranks, each at
+ * jitter's slowest factor, where the trace holds rank 0's own drawn factor: a few tens of µs on
+ * the forward before the first bucket), the chart is drawn and the Perfetto trace holds the measured rank as its own
+ * process (pid 2^24 + 1) with one nccl slice per bucket. */
+static void
+test_timeline_compare(void)
+{
+  if (!g_getenv("DDPSIM")) {
+    g_test_skip("DDPSIM is not set (make check sets it)");
+    return;
+  }
+  Synthetic x = { 0 };
+  DdpKinetoOptions o = { .steps = 2 };
+  synthetic_init(&x, &o);
+  g_autofree char *svg = g_build_filename(x.dir, "compare.svg", NULL);
+  g_autofree char *json = g_build_filename(x.dir, "compare.json", NULL);
+  g_auto(Run) r = { 0 };
+  run(&r, "timeline", "--model", "resnet50", "--cluster", "dgx-a100", "--gpus", "16", "--iterations", "4",
+      "--compare", g_ptr_array_index(x.paths, 0), "-o", svg, "--trace", json, NULL);
+  if (r.status == 2 && strstr(r.err, "gnuplot")) {
+    g_test_skip("gnuplot is not installed");
+    synthetic_clear(&x);
+    return;
+  }
+  run_assert_ok(&r);
+  g_test_message("%s", r.out);
+  const char *error_at = strstr(r.out, "error ");
+  g_assert_nonnull(error_at);
+  g_assert_cmpfloat(fabs(g_ascii_strtod(error_at + strlen("error "), NULL)), <, 0.01);
+  guint rows = 0;
+  g_auto(GStrv) lines = g_strsplit(r.out, "\n", -1);
+  for (guint i = 0; lines[i]; i++) {
+    g_auto(GStrv) f = g_strsplit_set(g_strstrip(lines[i]), " ", -1);
+    g_autoptr(GPtrArray) cols = g_ptr_array_new();
+    for (guint k = 0; f[k]; k++)
+      if (*f[k])
+        g_ptr_array_add(cols, f[k]);
+    if (cols->len != 9 || !g_ascii_isdigit(*(const char *)g_ptr_array_index(cols, 0)))
+      continue;
+    rows++;
+    g_assert_cmpstr(g_ptr_array_index(cols, 1), ==, g_ptr_array_index(cols, 2));   /* bytes */
+    g_assert_cmpfloat(fabs(g_ascii_strtod(g_ptr_array_index(cols, 5), NULL)), <, 0.1);
+    g_assert_cmpfloat(fabs(g_ascii_strtod(g_ptr_array_index(cols, 8), NULL)), <, 0.1);
+  }
+  g_assert_cmpuint(rows, ==, x.result->n_buckets);
+  g_assert_true(g_file_test(svg, G_FILE_TEST_IS_REGULAR));
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(json, &text, NULL, NULL));
+  g_assert_nonnull(strstr(text, "\"measured rank 0 (torch.profiler trace)\""));
+  guint slices = 0;
+  for (const char *p = text; (p = strstr(p, "\"AllReduce bucket ")); p++)
+    slices++;
+  g_assert_cmpuint(slices, ==, 2 * x.result->n_buckets);   /* predicted rank 0 and measured rank 0 */
+  synthetic_clear(&x);
 }
 
 /* Refusals: one line naming the file (and the event), exit 2, no database left behind. */
@@ -399,6 +464,7 @@ main(int argc, char **argv)
   g_test_add_func("/ddpimport/synthetic/terms", test_synthetic_terms);
   g_test_add_func("/ddpimport/synthetic/roundtrip", test_roundtrip_exact);
   g_test_add_func("/ddpimport/synthetic/roundtrip-noise", test_roundtrip_noise);
+  g_test_add_func("/ddpimport/timeline-compare", test_timeline_compare);
   g_test_add_func("/ddpimport/refused/collective", test_refused_collective);
   g_test_add_func("/ddpimport/refused/streams", test_refused_streams);
   g_test_add_func("/ddpimport/refused/malformed", test_refused_malformed);
