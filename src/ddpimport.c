@@ -282,8 +282,8 @@ read_kernel(RankFile *r, JsonObject *e, guint index, GError **error)
       const char *dtype = member_string(args, "dtype");
       guint size = dtype_size(dtype);
       if (!member_number(args, "In msg nelems", &nelems) || nelems < 1 || nelems > 1e15 || size == 0) {
-        import_error(error, "%s: %s: %s: no message size (args \"In msg nelems\" and \"dtype\"; PyTorch >= 2.1 "
-                     "records them)", r->path, where, name);
+        import_error(error, "%s: %s: %s: no message size (args \"In msg nelems\" and \"dtype\", which recent PyTorch "
+                     "records on NCCL kernels)", r->path, where, name);
         span_clear(&s);
         return FALSE;
       }

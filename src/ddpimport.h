@@ -10,7 +10,7 @@
  *   - GPU spans ("ph":"X", "cat":"kernel") with args.stream: the backward kernels on the compute
  *     stream (7 by default), NCCL's on the stream ProcessGroupNCCL created for the communicator.
  *     An NCCL kernel is named ncclKernel_<Coll>_<ALGO>_<PROTO>_Sum_<type> (NCCL ≤ 2.18) or
- *     ncclDevKernel_<Coll>_… (2.19 on) and carries args "Collective name", "In msg nelems" and
+ *     ncclDevKernel_<Coll>_… (newer NCCL) and carries args "Collective name", "In msg nelems" and
  *     "dtype" (PyTorch's record_param_comms; the element count times the type's size is the bucket's
  *     bytes);
  *   - "ProfilerStep#N" user annotations: one span per training step.

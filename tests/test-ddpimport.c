@@ -24,6 +24,7 @@ typedef struct {
   DdpScenario *scenario;
   DdpResult *result;
   char *dir;
+  gboolean keep;            /* DDPSIM_KEEP_DDP_TRACES: leave the traces */
   GPtrArray *paths;
 } Synthetic;
 
@@ -43,7 +44,7 @@ scenario_16(void)
 
 /* Simulates the scenario watching every rank and writes its traces. */
 static void
-synthetic_init(Synthetic *x, const DdpKinetoOptions *options)
+synthetic_init(Synthetic *x, const DdpKinetoOptions *options, gboolean may_keep)
 {
   x->scenario = scenario_16();
   guint64 watch[GPUS];
@@ -54,7 +55,11 @@ synthetic_init(Synthetic *x, const DdpKinetoOptions *options)
   x->result = ddp_simulate(x->scenario, &ro, &error);
   g_assert_no_error(error);
   g_assert_cmpuint(x->result->n_timelines, ==, GPUS);
-  x->dir = g_dir_make_tmp("test-ddpimport-XXXXXX", NULL);
+  /* DDPSIM_KEEP_DDP_TRACES=DIR keeps the traces of /ddpimport/synthetic/terms there, to try the
+   * README's walk-through without a cluster */
+  const char *keep = g_getenv("DDPSIM_KEEP_DDP_TRACES");
+  x->keep = may_keep && keep && g_mkdir_with_parents(keep, 0755) == 0;
+  x->dir = x->keep ? g_strdup(keep) : g_dir_make_tmp("test-ddpimport-XXXXXX", NULL);
   x->paths = ddp_kineto_write(x->scenario, x->result, x->dir, options);
 }
 
@@ -73,7 +78,8 @@ remove_tree(const char *dir)
 static void
 synthetic_clear(Synthetic *x)
 {
-  remove_tree(x->dir);
+  if (!x->keep)
+    remove_tree(x->dir);
   g_free(x->dir);
   g_ptr_array_unref(x->paths);
   ddp_result_free(x->result);
@@ -101,7 +107,7 @@ test_synthetic_terms(void)
 {
   Synthetic x = { 0 };
   DdpKinetoOptions o = { .steps = 3 };
-  synthetic_init(&x, &o);
+  synthetic_init(&x, &o, TRUE);
   g_autoptr(GError) error = NULL;
   g_autoptr(DdpRunTrace) t = ddp_run_trace_read((const char *const *)x.paths->pdata, x.paths->len, 0, &error);
   g_assert_no_error(error);
@@ -156,7 +162,7 @@ roundtrip(double noise)
   }
   Synthetic x = { 0 };
   DdpKinetoOptions o = { .steps = 3, .noise = noise, .seed = 7 };
-  synthetic_init(&x, &o);
+  synthetic_init(&x, &o, FALSE);
   g_autofree char *db = g_build_filename(x.dir, "calib.db", NULL);
   {
     g_autoptr(GPtrArray) argv = g_ptr_array_new();
@@ -242,7 +248,7 @@ test_timeline_compare(void)
   }
   Synthetic x = { 0 };
   DdpKinetoOptions o = { .steps = 2 };
-  synthetic_init(&x, &o);
+  synthetic_init(&x, &o, FALSE);
   g_autofree char *svg = g_build_filename(x.dir, "compare.svg", NULL);
   g_autofree char *json = g_build_filename(x.dir, "compare.json", NULL);
   g_auto(Run) r = { 0 };
@@ -294,7 +300,7 @@ refused(const DdpKinetoOptions *o, const char *must_contain)
     return;
   }
   Synthetic x = { 0 };
-  synthetic_init(&x, o);
+  synthetic_init(&x, o, FALSE);
   g_autofree char *db = g_build_filename(x.dir, "calib.db", NULL);
   g_auto(Run) r = { 0 };
   run(&r, "fit", "--db", db, "--import", g_ptr_array_index(x.paths, 0), "--import", g_ptr_array_index(x.paths, 1), NULL);
@@ -360,7 +366,7 @@ test_refused_ranks(void)
 {
   Synthetic x = { 0 };
   DdpKinetoOptions o = { .steps = 1 };
-  synthetic_init(&x, &o);
+  synthetic_init(&x, &o, FALSE);
   g_autoptr(GError) error = NULL;
   const char *same[] = { g_ptr_array_index(x.paths, 3), g_ptr_array_index(x.paths, 3) };
   g_autoptr(DdpRunTrace) t = ddp_run_trace_read(same, 2, 0, &error);
