@@ -360,6 +360,49 @@ test_refused_malformed(void)
   remove_tree(dir);
 }
 
+/* The verbs' flags: a malformed --measured-step-ms, --measured-step-ms without a DDP trace, and
+ * timeline --compare on a foreign trace — one line, exit 2, no database and no chart left behind. */
+static void
+test_refused_flags(void)
+{
+  if (!g_getenv("DDPSIM")) {
+    g_test_skip("DDPSIM is not set (make check sets it)");
+    return;
+  }
+  Synthetic x = { 0 };
+  DdpKinetoOptions o = { .steps = 1 };
+  synthetic_init(&x, &o, FALSE);
+  g_autofree char *db = g_build_filename(x.dir, "calib.db", NULL);
+  g_autofree char *png = g_build_filename(x.dir, "compare.png", NULL);
+  g_autofree char *foreign = g_build_filename(x.dir, "foreign.json", NULL);
+  g_assert_true(g_file_set_contents(foreign, "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
+                                    "\"ncclDevKernel_AllGather_RING_LL\", \"ts\": 1, \"dur\": 2, \"args\": {\"stream\": 20}}]}",
+                                    -1, NULL));
+  {
+    g_auto(Run) r = { 0 };
+    run(&r, "fit", "--db", db, "--import", g_ptr_array_index(x.paths, 0), "--measured-step-ms", "16", NULL);
+    run_assert_one_line_error(&r, 2, "--measured-step-ms: \"16\" is not GPUS:MS");
+  }
+  {
+    g_auto(Run) r = { 0 };
+    run(&r, "fit", "--db", db, "--import", g_ptr_array_index(x.paths, 0), "--measured-step-ms", "16:0", NULL);
+    run_assert_one_line_error(&r, 2, "--measured-step-ms MS");
+  }
+  {
+    g_auto(Run) r = { 0 };
+    run(&r, "fit", "--db", db, "--measured-step-ms", "16:70", NULL);
+    run_assert_one_line_error(&r, 2, "--measured-step-ms");
+  }
+  g_assert_false(g_file_test(db, G_FILE_TEST_EXISTS));
+  {
+    g_auto(Run) r = { 0 };
+    run(&r, "timeline", "--gpus", "16", "--compare", foreign, "--trace", png, NULL);
+    run_assert_one_line_error(&r, 2, "the collective AllGather");
+    g_assert_false(g_file_test(png, G_FILE_TEST_EXISTS));
+  }
+  synthetic_clear(&x);
+}
+
 /* Two files of one rank, and files of two runs. */
 static void
 test_refused_ranks(void)
@@ -475,6 +518,7 @@ main(int argc, char **argv)
   g_test_add_func("/ddpimport/refused/streams", test_refused_streams);
   g_test_add_func("/ddpimport/refused/malformed", test_refused_malformed);
   g_test_add_func("/ddpimport/refused/ranks", test_refused_ranks);
+  g_test_add_func("/ddpimport/refused/flags", test_refused_flags);
   g_test_add_func("/ddpimport/real/resnet50-2rank", test_real_resnet50);
   g_test_add_func("/ddpimport/real/one-gpu", test_real_one_gpu);
   g_test_add_func("/ddpimport/measured-step", test_measured_step_parse);
