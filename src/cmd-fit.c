@@ -345,11 +345,11 @@ import_files(const FitOptions *o, DdpCalibDb *db, GArray *ids, GError **error)
         g_printerr("ddpsim fit: %s: %u rank file%s, %" G_GUINT64_FORMAT " ranks on %" G_GUINT64_FORMAT " node%s, "
                    "%u buckets; iteration %.3f ms (spread %.3f), AllReduce %.3f ms, exposed %.3f ms, overlap "
                    "%.1f %%, overlap_slowdown %s, jitter %s\n", path, ddp_paths->len, ddp_paths->len == 1 ? "" : "s",
-                   ddp_run->world_size, ddp_run->nodes, ddp_run->nodes == 1 ? "" : "s", ddp_run->buckets->len,
-                   ddp_run->iteration_ms, ddp_run->iteration_spread_ms, ddp_run->comm_ms, ddp_run->exposed_comm_ms,
-                   100 * ddp_run->overlap,
-                   ddp_run->overlap_slowdown >= 0 ? "measured" : "not measured (specs)",
-                   ddp_run->jitter >= 0 ? "measured" : "not measured (one rank)");
+                   ddp_run->terms.world_size, ddp_run->terms.nodes, ddp_run->terms.nodes == 1 ? "" : "s", ddp_run->buckets->len,
+                   ddp_run->terms.iteration_ms, ddp_run->terms.iteration_spread_ms, ddp_run->terms.comm_ms, ddp_run->terms.exposed_comm_ms,
+                   100 * ddp_run->terms.overlap,
+                   ddp_run->terms.overlap_slowdown >= 0 ? "measured" : "not measured (specs)",
+                   ddp_run->terms.jitter >= 0 ? "measured" : "not measured (one rank)");
     } else if (looks_like_json(path)) {
       if (!o->model) {
         g_set_error(error, DDP_CMD_ERROR, 0, "--import %s: a profiler trace needs --model (the network it "

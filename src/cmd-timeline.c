@@ -346,10 +346,10 @@ compare_text(const DdpRunTrace *t, const DdpResult *r)
     g_string_append_printf(out, "  bucket counts differ: %u measured, %u predicted (check --bucket-cap-mb and the model)\n",
                            measured->len, r->n_buckets);
   g_string_append_printf(out, "  iteration: measured %.3f ms (mean of %u step%s, %u rank file%s), predicted %.3f ms, "
-                              "error %+.2f %%\n", t->iteration_ms, t->steps, t->steps == 1 ? "" : "s", t->n_rank_files,
-                         t->n_rank_files == 1 ? "" : "s", r->mean_ms, 100 * (r->mean_ms / t->iteration_ms - 1));
+                              "error %+.2f %%\n", t->terms.iteration_ms, t->terms.steps_kept, t->terms.steps_kept == 1 ? "" : "s", t->terms.rank_files,
+                         t->terms.rank_files == 1 ? "" : "s", r->mean_ms, 100 * (r->mean_ms / t->terms.iteration_ms - 1));
   g_string_append_printf(out, "  exposed communication: measured %.3f ms, predicted %.3f ms; overlap measured %.1f %%, "
-                              "predicted %.1f %%\n", t->exposed_comm_ms, r->exposed_comm_ms, 100 * t->overlap,
+                              "predicted %.1f %%\n", t->terms.exposed_comm_ms, r->exposed_comm_ms, 100 * t->terms.overlap,
                          100 * r->overlap);
   return g_string_free(out, FALSE);
 }
@@ -362,7 +362,7 @@ render_compare(const TimelineOptions *opts, const DdpScenario *s, const DdpResul
   g_autoptr(DdpPlot) plot = ddp_plot_new("compare");
   g_autofree char *setup = describe(s, r);
   g_autofree char *title = g_strdup_printf("%s\nmeasured %.3f ms (trace, mean step) vs predicted %.3f ms: error %+.2f %%",
-                                           setup, t->iteration_ms, r->mean_ms, 100 * (r->mean_ms / t->iteration_ms - 1));
+                                           setup, t->terms.iteration_ms, r->mean_ms, 100 * (r->mean_ms / t->terms.iteration_ms - 1));
   ddp_plot_set_string(plot, "plot_title", title);
   g_autofree char *measured_label = g_strdup_printf("measured rank %u\ncompute", t->drawn_rank);
   const char *labels[] = { measured_label, "measured\nNCCL stream", "predicted rank 0\ncompute", "predicted\nNCCL stream" };
@@ -449,7 +449,7 @@ write_compare_trace(const char *path, const DdpScenario *s, const DdpResult *r, 
     g_autofree char *slice = k->nccl ? g_strdup_printf("AllReduce bucket %u", bucket++) : g_strdup("kernel");
     add_slice(events, pid, k->nccl ? 2 : 1, slice, shift + k->start_us, k->end_us - k->start_us);
   }
-  json_object_set_double_member(other, "measured_iteration_ms", t->iteration_ms);
+  json_object_set_double_member(other, "measured_iteration_ms", t->terms.iteration_ms);
   g_autoptr(JsonGenerator) gen = json_generator_new();
   json_generator_set_root(gen, json_parser_get_root(parser));
   gsize length = 0;

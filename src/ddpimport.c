@@ -697,7 +697,7 @@ derive(DdpRunTrace *t, RankFile *files, guint n, GError **error)
       }
     }
     d->time_us = sum / count;
-    t->comm_ms += d->time_us / 1e3;
+    t->terms.comm_ms += d->time_us / 1e3;
   }
   g_free(ar_min);
   /* exposed communication as ddpsim defines it, from the slowest rank's end of backward: per step
@@ -713,12 +713,12 @@ derive(DdpRunTrace *t, RankFile *files, guint n, GError **error)
     }
     exposed += isfinite(least) ? least : 0;
   }
-  t->steps = max_steps;
-  t->exposed_comm_ms = exposed / max_steps / 1e3;
+  t->terms.steps_kept = max_steps;
+  t->terms.exposed_comm_ms = exposed / max_steps / 1e3;
   t->backward_end_ms = backward_end / kept / 1e3;
-  t->overlap = t->comm_ms > 0 ? CLAMP(1 - t->exposed_comm_ms / t->comm_ms, 0.0, 1.0) : 1.0;
-  t->overlap_slowdown = fit_slowdown(files, n, &t->slowdown_kernels);
-  double s = MAX(t->overlap_slowdown, 0.0);
+  t->terms.overlap = t->terms.comm_ms > 0 ? CLAMP(1 - t->terms.exposed_comm_ms / t->terms.comm_ms, 0.0, 1.0) : 1.0;
+  t->terms.overlap_slowdown = fit_slowdown(files, n, &t->terms.slowdown_kernels);
+  double s = MAX(t->terms.overlap_slowdown, 0.0);
   double iter_sum = 0, fastest = INFINITY, slowest = 0, compute_sum = 0;
   guint ranks = 0;
   double *speed = g_new0(double, n);
@@ -733,17 +733,17 @@ derive(DdpRunTrace *t, RankFile *files, guint n, GError **error)
     /* the rank's own compute, less what the concurrent AllReduces added */
     speed[ranks++] = (rank_compute[f] - rank_over[f] * s / (1 + s)) / rank_steps[f];
   }
-  t->iteration_ms = iter_sum / ranks / 1e3;
-  t->iteration_spread_ms = (slowest - fastest) / 1e3;
-  t->compute_ms = compute_sum / ranks / 1e3;
-  t->jitter = -1;
+  t->terms.iteration_ms = iter_sum / ranks / 1e3;
+  t->terms.iteration_spread_ms = (slowest - fastest) / 1e3;
+  t->terms.compute_ms = compute_sum / ranks / 1e3;
+  t->terms.jitter = -1;
   if (ranks >= 2) {
     double mean = 0, var = 0;
     for (guint i = 0; i < ranks; i++)
       mean += speed[i] / ranks;
     for (guint i = 0; i < ranks; i++)
       var += (speed[i] / mean - 1) * (speed[i] / mean - 1) / (ranks - 1);
-    t->jitter = MIN(sqrt(var), 0.5);
+    t->terms.jitter = MIN(sqrt(var), 0.5);
   }
   g_free(speed);
   g_free(rank_iter);
@@ -779,7 +779,7 @@ ddp_run_trace_read(const char *const *paths, guint n, guint64 nodes, GError **er
   t->torch_version = g_strdup("");
   t->hosts = g_strdup("");
   t->cuda_version = g_strdup("");
-  t->n_rank_files = n;
+  t->terms.rank_files = n;
   RankFile *files = g_new0(RankFile, n);
   gboolean ok = TRUE;
   guint devices = 0;
@@ -810,10 +810,10 @@ ddp_run_trace_read(const char *const *paths, guint n, guint64 nodes, GError **er
     ok = FALSE;
   }
   if (ok) {
-    t->world_size = files[0].world_size > 0 ? (guint64)files[0].world_size : n;
-    t->nodes = nodes > 0 ? nodes : devices > 0 ? (t->world_size + devices - 1) / devices : 1;
-    if (t->nodes > t->world_size) {
-      import_error(error, "--nodes: %" G_GUINT64_FORMAT " nodes for %" G_GUINT64_FORMAT " ranks", t->nodes, t->world_size);
+    t->terms.world_size = files[0].world_size > 0 ? (guint64)files[0].world_size : n;
+    t->terms.nodes = nodes > 0 ? nodes : devices > 0 ? (t->terms.world_size + devices - 1) / devices : 1;
+    if (t->terms.nodes > t->terms.world_size) {
+      import_error(error, "--nodes: %" G_GUINT64_FORMAT " nodes for %" G_GUINT64_FORMAT " ranks", t->terms.nodes, t->terms.world_size);
       ok = FALSE;
     }
   }
@@ -855,28 +855,6 @@ ddp_run_trace_sniff(const char *path)
 }
 
 /* ---- storing and loading ----------------------------------------------------------------------- */
-
-/* The derived terms as ddpterms.h stores them. */
-static void
-trace_terms(const DdpRunTrace *t, const DdpMeasuredStep *steps, guint n_steps, DdpRunTerms *out)
-{
-  memset(out, 0, sizeof *out);
-  out->world_size = t->world_size;
-  out->nodes = t->nodes;
-  out->rank_files = t->n_rank_files;
-  out->steps_kept = t->steps;
-  out->overlap_slowdown = t->overlap_slowdown;
-  out->slowdown_kernels = t->slowdown_kernels;
-  out->jitter = t->jitter;
-  out->iteration_ms = t->iteration_ms;
-  out->iteration_spread_ms = t->iteration_spread_ms;
-  out->compute_ms = t->compute_ms;
-  out->comm_ms = t->comm_ms;
-  out->exposed_comm_ms = t->exposed_comm_ms;
-  out->overlap = t->overlap;
-  out->n_steps = MIN(n_steps, (guint)G_N_ELEMENTS(out->steps));
-  memcpy(out->steps, steps, out->n_steps * sizeof *steps);
-}
 
 /**
  * ddp_run_import:
@@ -924,15 +902,15 @@ ddp_run_import(DdpCalibDb *db, const char *const *paths, guint n, const DdpRunTr
   g_autofree char *note = g_strdup_printf(
     "imported torch.profiler DDP run: %u rank file%s of %" G_GUINT64_FORMAT " ranks on %" G_GUINT64_FORMAT
     " node%s, %u bucket%s, %u step%s; iteration %.3f ms, exposed communication %.3f ms, overlap %.1f %%%s%s",
-    t->n_rank_files, t->n_rank_files == 1 ? "" : "s", t->world_size, t->nodes, t->nodes == 1 ? "" : "s",
-    t->buckets->len, t->buckets->len == 1 ? "" : "s", t->steps, t->steps == 1 ? "" : "s", t->iteration_ms,
-    t->exposed_comm_ms, 100 * t->overlap, *t->torch_version ? "; PyTorch " : "", t->torch_version);
+    t->terms.rank_files, t->terms.rank_files == 1 ? "" : "s", t->terms.world_size, t->terms.nodes, t->terms.nodes == 1 ? "" : "s",
+    t->buckets->len, t->buckets->len == 1 ? "" : "s", t->terms.steps_kept, t->terms.steps_kept == 1 ? "" : "s", t->terms.iteration_ms,
+    t->terms.exposed_comm_ms, 100 * t->terms.overlap, *t->torch_version ? "; PyTorch " : "", t->torch_version);
   DdpCalibRun run = { 0 };
   run.host = t->hosts;
   run.gpu_name = t->gpu_name;
-  run.nodes = (int)t->nodes;
-  run.ranks = (int)t->world_size;
-  run.gpus_per_node = (int)((t->world_size + t->nodes - 1) / t->nodes);
+  run.nodes = (int)t->terms.nodes;
+  run.ranks = (int)t->terms.world_size;
+  run.gpus_per_node = (int)((t->terms.world_size + t->terms.nodes - 1) / t->terms.nodes);
   run.sm_arch = t->sm_arch;
   run.gpu_memory_bytes = t->gpu_memory_bytes;
   run.cuda_version = t->cuda_version;
@@ -965,22 +943,23 @@ ddp_run_import(DdpCalibDb *db, const char *const *paths, guint n, const DdpRunTr
     DdpCalibAllreducePoint p = { 0 };
     p.algorithm = "auto";
     p.protocol = "auto";
-    p.ranks = (int)t->world_size;
-    p.nodes = (int)t->nodes;
+    p.ranks = (int)t->terms.world_size;
+    p.nodes = (int)t->terms.nodes;
     p.bytes = (gint64)k->bytes;
     p.dtype = "float";
     p.in_place = TRUE;
-    p.iterations = (int)(t->steps * count);
+    p.iterations = (int)(t->terms.steps_kept * count);
     p.time_us = sum / count;
     p.min_us = lo;
     p.max_us = hi;
     p.algbw_GBs = (double)k->bytes / (p.time_us * 1e3);
-    p.busbw_GBs = p.algbw_GBs * 2.0 * (double)(t->world_size - 1) / (double)t->world_size;
+    p.busbw_GBs = p.algbw_GBs * 2.0 * (double)(t->terms.world_size - 1) / (double)t->terms.world_size;
     ok = ddp_calibdb_batch_add_allreduce(db, &p, error);
   }
   import.gpus_per_process = 1;
-  DdpRunTerms terms;
-  trace_terms(t, steps, n_steps, &terms);
+  DdpRunTerms terms = t->terms;
+  terms.n_steps = MIN(n_steps, (guint)DDP_MAX_MEASURED_STEPS);
+  memcpy(terms.steps, steps, terms.n_steps * sizeof *steps);
   import.note = ddp_run_terms_to_text(&terms);
   return ddp_calibdb_import_finish(db, run_id, &import, ok, note, error);
 }

@@ -66,21 +66,15 @@ typedef struct {
 } DdpRunKernel;
 
 typedef struct {
-  guint64 world_size, nodes;
-  guint n_rank_files;
-  guint steps;               /* kept per rank (same layout) */
+  DdpRunTerms terms;         /* what is stored (ddpterms.h): world size, nodes, rank files, kept
+                                steps, iteration (mean ProfilerStep over ranks and kept steps) and
+                                its spread (slowest − fastest rank), compute-stream time per step,
+                                Σ bucket collective times, exposed communication (per step the
+                                least over ranks), overlap, overlap_slowdown and jitter (< 0: not
+                                measured); run_id and the measured steps are left 0 here */
   guint dropped_steps;       /* left out: another bucket layout */
   GArray *buckets;           /* DdpRunBucket, in launch order */
-  double iteration_ms;       /* mean step (ProfilerStep) over ranks and kept steps */
-  double iteration_spread_ms;/* slowest − fastest rank, mean step */
-  double compute_ms;         /* compute-stream kernel time per step, mean over ranks */
-  double comm_ms;            /* Σ bucket collective times */
-  double exposed_comm_ms;    /* per step the least over ranks, mean over steps */
-  double overlap;            /* 1 − exposed/comm */
   double backward_end_ms;    /* mean end of backward (from the step's first kernel) */
-  double overlap_slowdown;   /* < 0: not measured */
-  guint slowdown_kernels;    /* instances that measured it */
-  double jitter;             /* < 0: not measured (one rank) */
   GArray *drawn;             /* DdpRunKernel of one step of the lowest rank */
   guint drawn_rank;
   /* provenance, "" when the trace does not say */

@@ -111,9 +111,9 @@ test_synthetic_terms(void)
   g_autoptr(GError) error = NULL;
   g_autoptr(DdpRunTrace) t = ddp_run_trace_read((const char *const *)x.paths->pdata, x.paths->len, 0, &error);
   g_assert_no_error(error);
-  g_assert_cmpuint(t->world_size, ==, GPUS);
-  g_assert_cmpuint(t->nodes, ==, 2);           /* 16 ranks over the 8 GPUs each process saw */
-  g_assert_cmpuint(t->steps, ==, 3);
+  g_assert_cmpuint(t->terms.world_size, ==, GPUS);
+  g_assert_cmpuint(t->terms.nodes, ==, 2);           /* 16 ranks over the 8 GPUs each process saw */
+  g_assert_cmpuint(t->terms.steps_kept, ==, 3);
   g_assert_cmpuint(t->dropped_steps, ==, 0);
   g_assert_cmpuint(t->buckets->len, ==, x.result->n_buckets);
   for (guint b = 0; b < t->buckets->len; b++) {
@@ -122,7 +122,7 @@ test_synthetic_terms(void)
     g_assert_cmpuint(m->bytes, ==, p->bytes);
     g_assert_cmpfloat_with_epsilon(m->time_us, (p->end_ns - p->start_ns) / 1e3, 2e-3);
   }
-  g_assert_cmpfloat_with_epsilon(t->iteration_ms, x.result->reported_iteration_ns / 1e6, 1e-5);
+  g_assert_cmpfloat_with_epsilon(t->terms.iteration_ms, x.result->reported_iteration_ns / 1e6, 1e-5);
   /* exposed: the AllReduce tail after the slowest rank's backward (the prediction's exposed
    * communication less the buffer broadcast, which the trace draws as a Broadcast kernel) */
   gint64 slowest = 0, last_end = 0;
@@ -130,11 +130,11 @@ test_synthetic_terms(void)
     slowest = MAX(slowest, x.result->backward_end_ns[i]);
   for (guint b = 0; b < x.result->n_buckets; b++)
     last_end = MAX(last_end, x.result->buckets[b].end_ns);
-  g_assert_cmpfloat_with_epsilon(t->exposed_comm_ms, (last_end - slowest) / 1e6, 2e-3);
-  g_assert_cmpfloat_with_epsilon(t->overlap_slowdown, 0.05, 1e-4);
-  g_assert_cmpuint(t->slowdown_kernels, >, 0);
-  g_assert_cmpfloat_with_epsilon(t->jitter, expected_jitter(x.result), 1e-4);
-  g_assert_cmpfloat(t->jitter, >, 0.005);
+  g_assert_cmpfloat_with_epsilon(t->terms.exposed_comm_ms, (last_end - slowest) / 1e6, 2e-3);
+  g_assert_cmpfloat_with_epsilon(t->terms.overlap_slowdown, 0.05, 1e-4);
+  g_assert_cmpuint(t->terms.slowdown_kernels, >, 0);
+  g_assert_cmpfloat_with_epsilon(t->terms.jitter, expected_jitter(x.result), 1e-4);
+  g_assert_cmpfloat(t->terms.jitter, >, 0.005);
   g_assert_cmpstr(t->nccl_version, ==, "2.21.5");
   g_assert_cmpstr(t->gpu_name, ==, "NVIDIA A100-SXM4-80GB");
   synthetic_clear(&x);
@@ -446,9 +446,9 @@ test_real_resnet50(void)
   const char *paths[] = { path };
   g_autoptr(DdpRunTrace) t = ddp_run_trace_read(paths, 1, 0, &error);
   g_assert_no_error(error);
-  g_assert_cmpuint(t->world_size, ==, 2);
-  g_assert_cmpuint(t->nodes, ==, 1);
-  g_assert_cmpuint(t->steps, ==, 3);
+  g_assert_cmpuint(t->terms.world_size, ==, 2);
+  g_assert_cmpuint(t->terms.nodes, ==, 1);
+  g_assert_cmpuint(t->terms.steps_kept, ==, 3);
   g_assert_cmpuint(t->buckets->len, ==, 5);
   guint64 elements = 0;
   for (guint b = 0; b < 5; b++) {
@@ -460,15 +460,15 @@ test_real_resnet50(void)
   }
   g_assert_cmpuint(elements, ==, 25557032);
   g_assert_cmpuint(g_array_index(t->buckets, DdpRunBucket, 0).bytes, ==, 2049000 * 4);
-  g_assert_cmpfloat_with_epsilon(t->iteration_ms, (222442.191 + 219726.905 + 224936.243) / 3 / 1e3, 1e-6);
+  g_assert_cmpfloat_with_epsilon(t->terms.iteration_ms, (222442.191 + 219726.905 + 224936.243) / 3 / 1e3, 1e-6);
   g_assert_cmpstr(t->nccl_version, ==, "2.17.1");
   g_assert_cmpstr(t->gpu_name, ==, "NVIDIA A100-PG509-200");
   g_assert_cmpint(t->sm_arch, ==, 80);
-  g_assert_cmpfloat(t->overlap, >, 0.5);
-  g_assert_cmpfloat(t->overlap, <=, 1.0);
-  g_assert_cmpfloat(t->jitter, <, 0);           /* one rank: not measured */
-  g_test_message("real: comm %.3f ms, exposed %.3f ms, overlap %.3f, overlap_slowdown %.3f (%u kernels)", t->comm_ms,
-                 t->exposed_comm_ms, t->overlap, t->overlap_slowdown, t->slowdown_kernels);
+  g_assert_cmpfloat(t->terms.overlap, >, 0.5);
+  g_assert_cmpfloat(t->terms.overlap, <=, 1.0);
+  g_assert_cmpfloat(t->terms.jitter, <, 0);           /* one rank: not measured */
+  g_test_message("real: comm %.3f ms, exposed %.3f ms, overlap %.3f, overlap_slowdown %.3f (%u kernels)", t->terms.comm_ms,
+                 t->terms.exposed_comm_ms, t->terms.overlap, t->terms.overlap_slowdown, t->terms.slowdown_kernels);
 }
 
 /* The real 1-GPU H100 trace in calibrate/data is a 1-GPU step (profimport.h), not a DDP run. */
