@@ -465,7 +465,7 @@ choose_streams(RankFile *r, GError **error)
 /* What one rank measured in one step. */
 typedef struct {
   guint rank_file;
-  double t0, iteration_us, exposed_us, backward_end_us, compute_us, overlapped_us;
+  double t0, end, iteration_us, exposed_us, backward_end_us, compute_us, overlapped_us;
   GArray *buckets;           /* Span copies (borrowed fields): the AllReduce kernels, in order */
   char *layout;              /* the bucket sizes, "b0,b1,…" */
 } Step;
@@ -500,7 +500,7 @@ collect_steps(const RankFile *r, guint f, GArray *steps)
   for (guint w = 0; w < MAX(n_windows, 1u); w++) {
     double lo = n_windows ? g_array_index(r->steps, double, 2 * w) : -INFINITY;
     double hi = n_windows ? g_array_index(r->steps, double, 2 * w + 1) : INFINITY;
-    Step s = { f, INFINITY, 0, 0, 0, 0, 0, g_array_new(FALSE, FALSE, sizeof(Span)), NULL };
+    Step s = { f, INFINITY, hi, 0, 0, 0, 0, 0, g_array_new(FALSE, FALSE, sizeof(Span)), NULL };
     double last_end = -INFINITY, first_end = -INFINITY, last_start = -INFINITY;
     for (guint i = 0; i < r->spans->len; i++) {
       const Span *k = &g_array_index(r->spans, Span, i);
@@ -533,6 +533,7 @@ collect_steps(const RankFile *r, guint f, GArray *steps)
     s.backward_end_us = backward_end - s.t0;
     s.exposed_us = MAX(0.0, first_end - backward_end);
     s.iteration_us = n_windows ? hi - lo : last_end - s.t0;
+    s.end = MIN(hi, last_end);
     GString *layout = g_string_new(NULL);
     for (guint b = 0; b < s.buckets->len; b++)
       g_string_append_printf(layout, "%s%" G_GUINT64_FORMAT, b ? "," : "", g_array_index(s.buckets, Span, b).bytes);
@@ -631,11 +632,10 @@ derive(DdpRunTrace *t, RankFile *files, guint n, GError **error)
     n_buckets += *p == ',';
   t->buckets = g_array_new(FALSE, TRUE, sizeof(DdpRunBucket));
   g_array_set_size(t->buckets, n_buckets);
-  double *ar_min = g_new(double, n_buckets);
   /* per rank: sums over its kept steps */
   double *rank_iter = g_new0(double, n), *rank_compute = g_new0(double, n), *rank_over = g_new0(double, n);
   guint *rank_steps = g_new0(guint, n);
-  double exposed = 0, backward_end = 0;
+  double backward_end = 0;
   guint kept = 0;
   const Step *drawn = NULL;
   for (guint i = 0; i < steps->len; i++) {
@@ -649,7 +649,6 @@ derive(DdpRunTrace *t, RankFile *files, guint n, GError **error)
     rank_compute[s->rank_file] += s->compute_us;
     rank_over[s->rank_file] += s->overlapped_us;
     rank_steps[s->rank_file]++;
-    exposed += s->exposed_us;
     backward_end += s->backward_end_us;
     for (guint b = 0; b < n_buckets; b++) {
       const Span *k = &g_array_index(s->buckets, Span, b);
@@ -680,29 +679,28 @@ derive(DdpRunTrace *t, RankFile *files, guint n, GError **error)
     double sum = 0;
     guint count = 0;
     for (guint ordinal = 0; ordinal < max_steps; ordinal++) {
-      ar_min[b] = INFINITY;
+      double shortest = INFINITY;
       g_autofree guint *seen = g_new0(guint, n);
       for (guint i = 0; i < steps->len; i++) {
         const Step *s = &g_array_index(steps, Step, i);
         if (strcmp(s->layout, layout) != 0 || seen[s->rank_file]++ != ordinal)
           continue;
         const Span *k = &g_array_index(s->buckets, Span, b);
-        ar_min[b] = MIN(ar_min[b], k->end - k->ts);
+        shortest = MIN(shortest, k->end - k->ts);
       }
-      if (isfinite(ar_min[b])) {
-        sum += ar_min[b];
+      if (isfinite(shortest)) {
+        sum += shortest;
         count++;
-        d->min_us = MIN(d->min_us, ar_min[b]);
-        d->max_us = MAX(d->max_us, ar_min[b]);
+        d->min_us = MIN(d->min_us, shortest);
+        d->max_us = MAX(d->max_us, shortest);
       }
     }
     d->time_us = sum / count;
     t->terms.comm_ms += d->time_us / 1e3;
   }
-  g_free(ar_min);
   /* exposed communication as ddpsim defines it, from the slowest rank's end of backward: per step
    * ordinal the least any rank waited (each rank on its own clock) */
-  exposed = 0;
+  double exposed = 0;
   for (guint ordinal = 0; ordinal < max_steps; ordinal++) {
     double least = INFINITY;
     g_autofree guint *seen = g_new0(guint, n);
@@ -754,10 +752,9 @@ derive(DdpRunTrace *t, RankFile *files, guint n, GError **error)
   const RankFile *r = &files[drawn->rank_file];
   t->drawn_rank = (guint)MAX(r->rank, 0);
   t->drawn = g_array_new(FALSE, FALSE, sizeof(DdpRunKernel));
-  double hi = drawn->t0 + drawn->iteration_us;
   for (guint i = 0; i < r->spans->len; i++) {
     const Span *k = &g_array_index(r->spans, Span, i);
-    if (k->ts < drawn->t0 || k->ts >= hi || (k->stream != r->compute_stream && !k->allreduce))
+    if (k->ts < drawn->t0 || k->ts >= drawn->end || (k->stream != r->compute_stream && !k->allreduce))
       continue;
     DdpRunKernel d = { k->ts - drawn->t0, k->end - drawn->t0, k->allreduce };
     g_array_append_val(t->drawn, d);
