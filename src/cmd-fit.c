@@ -310,8 +310,8 @@ read_ddp_run(const FitOptions *o, GPtrArray *paths, GArray *steps, GError **erro
       g_set_error(error, DDP_CMD_ERROR, 0, "--measured-step-ms: goes with --import of a multi-GPU DDP trace");
     return NULL;
   }
-  if (steps->len > 16) {
-    g_set_error(error, DDP_CMD_ERROR, 0, "--measured-step-ms: at most 16 values");
+  if (steps->len > DDP_MAX_MEASURED_STEPS) {
+    g_set_error(error, DDP_CMD_ERROR, 0, "--measured-step-ms: at most %d values", DDP_MAX_MEASURED_STEPS);
     return NULL;
   }
   return ddp_run_trace_read((const char *const *)paths->pdata, paths->len, (guint64)o->nodes, error);
@@ -341,15 +341,10 @@ import_files(const FitOptions *o, DdpCalibDb *db, GArray *ids, GError **error)
       run = ddp_run_import(db, (const char *const *)ddp_paths->pdata, ddp_paths->len, ddp_run,
                            (const DdpMeasuredStep *)(void *)steps->data, steps->len, &again, error);
       what = "torch.profiler DDP run";
-      if (run != 0)
-        g_printerr("ddpsim fit: %s: %u rank file%s, %" G_GUINT64_FORMAT " ranks on %" G_GUINT64_FORMAT " node%s, "
-                   "%u buckets; iteration %.3f ms (spread %.3f), AllReduce %.3f ms, exposed %.3f ms, overlap "
-                   "%.1f %%, overlap_slowdown %s, jitter %s\n", path, ddp_paths->len, ddp_paths->len == 1 ? "" : "s",
-                   ddp_run->terms.world_size, ddp_run->terms.nodes, ddp_run->terms.nodes == 1 ? "" : "s", ddp_run->buckets->len,
-                   ddp_run->terms.iteration_ms, ddp_run->terms.iteration_spread_ms, ddp_run->terms.comm_ms, ddp_run->terms.exposed_comm_ms,
-                   100 * ddp_run->terms.overlap,
-                   ddp_run->terms.overlap_slowdown >= 0 ? "measured" : "not measured (specs)",
-                   ddp_run->terms.jitter >= 0 ? "measured" : "not measured (one rank)");
+      if (run != 0) {
+        g_autofree char *summary = ddp_run_trace_summary(ddp_run);
+        g_printerr("ddpsim fit: %s: %s\n", path, summary);
+      }
     } else if (looks_like_json(path)) {
       if (!o->model) {
         g_set_error(error, DDP_CMD_ERROR, 0, "--import %s: a profiler trace needs --model (the network it "
@@ -436,7 +431,7 @@ ddp_cmd_fit(int argc, char **argv)
     { "residuals", 0, 0, G_OPTION_ARG_NONE, &o.residuals, "list each point against its fitted value", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "JSON output", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &o.csv, "CSV output (AllReduce table, empty line, kernel table)", NULL },
-    { "import", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.imports, "import nccl-tests all_reduce_perf output or a torch.profiler Chrome trace first (repeatable)", "FILE" },
+    { "import", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.imports, "import nccl-tests all_reduce_perf output, a torch.profiler Chrome trace of a 1-GPU step, or one rank's trace of a DDP run first (repeatable)", "FILE" },
     { "nodes", 0, 0, G_OPTION_ARG_INT, &o.nodes, "nccl-tests or DDP trace: nodes of the run (default: nccl-tests from the rank lines, else 1; a DDP trace: ranks over the GPUs each process saw)", "N" },
     { "algo", 0, 0, G_OPTION_ARG_STRING, &o.algo, "nccl-tests: the NCCL_ALGO the run was forced to (default: auto, NCCL's own choice)", "A" },
     { "proto", 0, 0, G_OPTION_ARG_STRING, &o.proto, "nccl-tests: the NCCL_PROTO the run was forced to (default: auto)", "P" },

@@ -822,6 +822,24 @@ ddp_run_trace_read(const char *const *paths, guint n, guint64 nodes, GError **er
 }
 
 /**
+ * ddp_run_trace_summary:
+ * See ddpimport.h.
+ */
+char *
+ddp_run_trace_summary(const DdpRunTrace *t)
+{
+  const DdpRunTerms *m = &t->terms;
+  return g_strdup_printf("%u rank file%s, %" G_GUINT64_FORMAT " ranks on %" G_GUINT64_FORMAT " node%s, %u buckets, "
+                         "%u step%s; iteration %.3f ms (spread %.3f), AllReduce %.3f ms, exposed %.3f ms, overlap "
+                         "%.1f %%, overlap_slowdown %s, jitter %s", m->rank_files, m->rank_files == 1 ? "" : "s",
+                         m->world_size, m->nodes, m->nodes == 1 ? "" : "s", t->buckets->len, m->steps_kept,
+                         m->steps_kept == 1 ? "" : "s", m->iteration_ms, m->iteration_spread_ms, m->comm_ms,
+                         m->exposed_comm_ms, 100 * m->overlap,
+                         m->overlap_slowdown >= 0 ? "measured" : "not measured (specs)",
+                         m->jitter >= 0 ? "measured" : "not measured (one rank)");
+}
+
+/**
  * ddp_run_trace_sniff:
  * See ddpimport.h.  Reads the file's text (inflated) and looks for the markers; the import itself
  * validates everything.

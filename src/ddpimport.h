@@ -92,6 +92,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpRunTrace, ddp_run_trace_free)
  * Returns: (transfer full), or NULL with DDP_FIT_ERROR_IMPORT. */
 DdpRunTrace *ddp_run_trace_read(const char *const *paths, guint n, guint64 nodes, GError **error);
 
+/* One line for people: ranks, nodes, buckets, iteration, AllReduce, exposed, overlap, and which of
+ * overlap_slowdown and jitter the run measured.  (transfer full) */
+char *ddp_run_trace_summary(const DdpRunTrace *t);
+
 /* Whether @path looks like a trace of a multi-GPU run (NCCL kernels or a distributedInfo with
  * world_size > 1) rather than a 1-GPU step (profimport.h).  FALSE when it cannot be read. */
 gboolean ddp_run_trace_sniff(const char *path);
