@@ -553,8 +553,9 @@ run(int argc, char **argv, TimelineOptions *opts)
   if (!check_options(opts, &k, &error))
     return ddp_cmd_fail("timeline", error);
   g_autoptr(DdpRunTrace) measured = NULL;
+  /* the comparison does not use the run's node count: 1 spares the reader from deriving it */
   if (opts->compare && !(measured = ddp_run_trace_read((const char *const *)opts->compare,
-                                                       g_strv_length(opts->compare), 0, &error)))
+                                                       g_strv_length(opts->compare), 1, &error)))
     return ddp_cmd_fail("timeline", error);
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(scenario_path, &opts->cli, TRUE, &error);
   if (!scenario)

@@ -808,8 +808,14 @@ ddp_run_trace_read(const char *const *paths, guint n, guint64 nodes, GError **er
   }
   if (ok) {
     t->terms.world_size = files[0].world_size > 0 ? (guint64)files[0].world_size : n;
+    /* a process that saw one GPU (CUDA_VISIBLE_DEVICES narrowed per rank) says nothing of its node */
+    if (nodes == 0 && devices <= 1) {
+      import_error(error, "%s: each process saw %u GPU (deviceProperties), which does not tell how many nodes the %"
+                   G_GUINT64_FORMAT " ranks ran on: give --nodes N", paths[0], devices, t->terms.world_size);
+      ok = FALSE;
+    }
     t->terms.nodes = nodes > 0 ? nodes : devices > 0 ? (t->terms.world_size + devices - 1) / devices : 1;
-    if (t->terms.nodes > t->terms.world_size) {
+    if (ok && t->terms.nodes > t->terms.world_size) {
       import_error(error, "--nodes: %" G_GUINT64_FORMAT " nodes for %" G_GUINT64_FORMAT " ranks", t->terms.nodes, t->terms.world_size);
       ok = FALSE;
     }

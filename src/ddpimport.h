@@ -88,7 +88,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpRunTrace, ddp_run_trace_free)
 
 /* Reads the @n rank files @paths (JSON or gzip'd JSON; one file per rank, any subset of the ranks
  * of one run) and derives the run's terms.  @nodes: servers of the run, 0 to derive it (world size
- * over the GPUs each process saw in deviceProperties, rounded up).
+ * over the GPUs each process saw in deviceProperties, rounded up; refused when a process saw one
+ * GPU or none, which tells nothing).
  * Returns: (transfer full), or NULL with DDP_FIT_ERROR_IMPORT. */
 DdpRunTrace *ddp_run_trace_read(const char *const *paths, guint n, guint64 nodes, GError **error);
 

@@ -342,6 +342,10 @@ test_refused_malformed(void)
       "\"ts\": 1, \"dur\": 2, \"args\": {\"stream\": 20}}]}", "no message size" },
     { "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"ts\": 1, \"dur\": 2, "
       "\"args\": {\"stream\": 7}}]}", "no NCCL AllReduce kernel" },
+    { "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 4}, \"deviceProperties\": [{\"id\": 0}], \"traceEvents\": ["
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_AllReduce_Sum_f32_RING_LL\", \"ts\": 1, \"dur\": 2, "
+      "\"args\": {\"stream\": 20, \"In msg nelems\": 5, \"dtype\": \"Float\"}}, {\"ph\": \"X\", \"cat\": \"kernel\", "
+      "\"name\": \"gemm\", \"ts\": 0, \"dur\": 2, \"args\": {\"stream\": 7}}]}", "give --nodes N" },
   };
   g_autofree char *dir = g_dir_make_tmp("test-ddpimport-XXXXXX", NULL);
   g_autofree char *path = g_build_filename(dir, "rank-0.json", NULL);
