@@ -48,10 +48,11 @@ import_error(GError **error, const char *format, ...)
 {
   va_list args;
   va_start(args, format);
-  char *message = g_strdup_vprintf(format, args);
+  g_autofree char *message = g_strdup_vprintf(format, args);
   va_end(args);
-  g_set_error_literal(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, message);
-  g_free(message);
+  /* names and parser messages come from the file: one line, control characters escaped */
+  g_autofree char *line = ddp_range_quote_n(message, DDP_MAX_MESSAGE_CHARS);
+  g_set_error_literal(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, line);
 }
 
 /* The file's bytes as read (*raw, for the provenance's SHA-256) and as JSON text (*text: inflated
@@ -265,6 +266,7 @@ read_kernel(RankFile *r, JsonObject *e, guint index, GError **error)
     return FALSE;
   }
   Span s = { ts, ts + dur, (gint64)stream, FALSE, FALSE, 0, name, NULL, NULL, NULL };
+  g_autofree char *quoted = ddp_range_quote(name);
   g_autofree char *collective = NULL;
   if (nccl_kernel_name(name, &collective, &s.algorithm, &s.protocol)) {
     s.nccl = TRUE;
@@ -273,7 +275,7 @@ read_kernel(RankFile *r, JsonObject *e, guint index, GError **error)
     gboolean broadcast = strcmp(collective, "Broadcast") == 0;  /* DDP's buffer and parameter broadcasts */
     if (!allreduce && !broadcast) {
       import_error(error, "%s: %s: %s: the collective %s; DDP runs AllReduce (and Broadcast): not a DDP "
-                   "run (FSDP, ZeRO, pipeline or embedding traffic)", r->path, where, name, collective);
+                   "run (FSDP, ZeRO, pipeline or embedding traffic)", r->path, where, quoted, collective);
       span_clear(&s);
       return FALSE;
     }
@@ -283,7 +285,7 @@ read_kernel(RankFile *r, JsonObject *e, guint index, GError **error)
       guint size = dtype_size(dtype);
       if (!member_number(args, "In msg nelems", &nelems) || nelems < 1 || nelems > 1e15 || size == 0) {
         import_error(error, "%s: %s: %s: no message size (args \"In msg nelems\" and \"dtype\", which recent PyTorch "
-                     "records on NCCL kernels)", r->path, where, name);
+                     "records on NCCL kernels)", r->path, where, quoted);
         span_clear(&s);
         return FALSE;
       }
