@@ -44,7 +44,10 @@ static const char timeline_description[] =
   "--plot-data DIR keeps the data files and params.gp so that `gnuplot DIR/params.gp SCRIPT`\n"
   "redraws it with your own style.  --trace FILE.json writes a Chrome trace-event file: open it\n"
   "at https://ui.perfetto.dev or chrome://tracing.  Outputs are replaced atomically: a failed run\n"
-  "leaves no partial file.";
+  "leaves no partial file.  --compare TRACE (a torch.profiler trace of a real DDP run, one file per\n"
+  "rank) puts the measured iteration beside the predicted one: its lanes above the predicted ones in\n"
+  "the chart (plots/compare.gp), its lowest rank as a process of its own in the Perfetto trace, and\n"
+  "every bucket's start and end and the iteration-time error on stdout.";
 
 /* One shown rank and why. */
 typedef struct {
