@@ -667,52 +667,48 @@ derive(DdpRunTrace *t, RankFile *files, guint n, GError **error)
         (s->rank_file == drawn->rank_file))
       drawn = s;
   }
-  /* the collective's time per bucket: per step ordinal, the shortest rank's kernel (ranks' k-th
-   * kept steps are the same training step) */
+  /* Per step ordinal (ranks' k-th kept steps are the same training step): the collective's time
+   * per bucket is the shortest rank's kernel, and the exposed communication as ddpsim defines it,
+   * from the slowest rank's end of backward, is the least any rank waited (each on its own clock). */
   guint max_steps = 0;
   for (guint f = 0; f < n; f++)
     max_steps = MAX(max_steps, rank_steps[f]);
+  double *shortest = g_new(double, (gsize)max_steps * n_buckets), *least = g_new(double, max_steps);
+  for (guint i = 0; i < (guint)max_steps * n_buckets; i++)
+    shortest[i] = INFINITY;
+  for (guint o = 0; o < max_steps; o++)
+    least[o] = INFINITY;
+  g_autofree guint *ordinal = g_new0(guint, n);
+  for (guint i = 0; i < steps->len; i++) {
+    const Step *s = &g_array_index(steps, Step, i);
+    if (strcmp(s->layout, layout) != 0)
+      continue;
+    guint o = ordinal[s->rank_file]++;
+    least[o] = MIN(least[o], s->exposed_us);
+    for (guint b = 0; b < n_buckets; b++) {
+      const Span *k = &g_array_index(s->buckets, Span, b);
+      shortest[o * n_buckets + b] = MIN(shortest[o * n_buckets + b], k->end - k->ts);
+    }
+  }
+  double exposed = 0;
+  for (guint o = 0; o < max_steps; o++)
+    exposed += least[o];   /* every ordinal below max_steps has a step of some rank */
   for (guint b = 0; b < n_buckets; b++) {
     DdpRunBucket *d = &g_array_index(t->buckets, DdpRunBucket, b);
     d->start_us /= kept;
     d->end_us /= kept;
     d->min_us = INFINITY;
     d->max_us = 0;
-    double sum = 0;
-    guint count = 0;
-    for (guint ordinal = 0; ordinal < max_steps; ordinal++) {
-      double shortest = INFINITY;
-      g_autofree guint *seen = g_new0(guint, n);
-      for (guint i = 0; i < steps->len; i++) {
-        const Step *s = &g_array_index(steps, Step, i);
-        if (strcmp(s->layout, layout) != 0 || seen[s->rank_file]++ != ordinal)
-          continue;
-        const Span *k = &g_array_index(s->buckets, Span, b);
-        shortest = MIN(shortest, k->end - k->ts);
-      }
-      if (isfinite(shortest)) {
-        sum += shortest;
-        count++;
-        d->min_us = MIN(d->min_us, shortest);
-        d->max_us = MAX(d->max_us, shortest);
-      }
+    for (guint o = 0; o < max_steps; o++) {
+      double x = shortest[o * n_buckets + b];
+      d->time_us += x / max_steps;
+      d->min_us = MIN(d->min_us, x);
+      d->max_us = MAX(d->max_us, x);
     }
-    d->time_us = sum / count;
     t->terms.comm_ms += d->time_us / 1e3;
   }
-  /* exposed communication as ddpsim defines it, from the slowest rank's end of backward: per step
-   * ordinal the least any rank waited (each rank on its own clock) */
-  double exposed = 0;
-  for (guint ordinal = 0; ordinal < max_steps; ordinal++) {
-    double least = INFINITY;
-    g_autofree guint *seen = g_new0(guint, n);
-    for (guint i = 0; i < steps->len; i++) {
-      const Step *s = &g_array_index(steps, Step, i);
-      if (strcmp(s->layout, layout) == 0 && seen[s->rank_file]++ == ordinal)
-        least = MIN(least, s->exposed_us);
-    }
-    exposed += isfinite(least) ? least : 0;
-  }
+  g_free(shortest);
+  g_free(least);
   t->terms.steps_kept = max_steps;
   t->terms.exposed_comm_ms = exposed / max_steps / 1e3;
   t->backward_end_ms = backward_end / kept / 1e3;
