@@ -3,9 +3,12 @@
  * their residuals and stores them in the same database, where `--calibration DB` finds them.
  * `--import FILE` first reads files users already have into the database as runs of their own —
  * nccl-tests all_reduce_perf output (ncclimport.h) and torch.profiler Chrome traces
- * (profimport.h) — and then fits those runs. */
+ * (profimport.h), and torch.profiler traces of a multi-GPU DDP run, one file per rank
+ * (ddpimport.h: all such files of one call are one run, with --measured-step-ms) — and then fits
+ * those runs. */
 #include "cmd.h"
 #include "calibdb.h"
+#include "ddpimport.h"
 #include "fit.h"
 #include "jsonout.h"
 #include "ncclimport.h"
@@ -22,6 +25,7 @@ typedef struct {
   char *gpu;
   gboolean no_store, json, csv, residuals;
   char **imports;
+  char **measured_steps;
   char *algo, *proto, *model, *precision;
   int nodes;
   double batch;
@@ -34,6 +38,7 @@ fit_options_clear(FitOptions *o)
   g_strfreev(o->runs);
   g_free(o->gpu);
   g_strfreev(o->imports);
+  g_strfreev(o->measured_steps);
   g_free(o->algo);
   g_free(o->proto);
   g_free(o->model);
@@ -285,17 +290,62 @@ looks_like_json(const char *path)
   return gzipped || (p < text + length && (*p == '{' || *p == '['));
 }
 
+/* The --import files that are traces of a multi-GPU DDP run, read together as one run (one file
+ * per rank) before anything is written: a refused trace leaves the database as it was.  NULL and
+ * no error when there is none. */
+static DdpRunTrace *
+read_ddp_run(const FitOptions *o, GPtrArray *paths, GArray *steps, GError **error)
+{
+  for (guint i = 0; o->imports && o->imports[i]; i++)
+    if (looks_like_json(o->imports[i]) && ddp_run_trace_sniff(o->imports[i]))
+      g_ptr_array_add(paths, o->imports[i]);
+  for (guint i = 0; o->measured_steps && o->measured_steps[i]; i++) {
+    DdpMeasuredStep m;
+    if (!ddp_measured_step_parse(o->measured_steps[i], &m, error))
+      return NULL;
+    g_array_append_val(steps, m);
+  }
+  if (paths->len == 0) {
+    if (steps->len > 0)
+      g_set_error(error, DDP_CMD_ERROR, 0, "--measured-step-ms: goes with --import of a multi-GPU DDP trace");
+    return NULL;
+  }
+  if (steps->len > DDP_MAX_MEASURED_STEPS) {
+    g_set_error(error, DDP_CMD_ERROR, 0, "--measured-step-ms: at most %d values", DDP_MAX_MEASURED_STEPS);
+    return NULL;
+  }
+  return ddp_run_trace_read((const char *const *)paths->pdata, paths->len, (guint64)o->nodes, error);
+}
+
 /* Imports every --import file; appends the new (or earlier identical) runs to @ids and says what
  * was imported on stderr (stdout stays the fit, parseable with --json/--csv). */
 static gboolean
 import_files(const FitOptions *o, DdpCalibDb *db, GArray *ids, GError **error)
 {
+  g_autoptr(GPtrArray) ddp_paths = g_ptr_array_new();
+  g_autoptr(GArray) steps = g_array_new(FALSE, FALSE, sizeof(DdpMeasuredStep));
+  g_autoptr(DdpRunTrace) ddp_run = read_ddp_run(o, ddp_paths, steps, error);
+  if (!ddp_run && (ddp_paths->len > 0 || (error && *error)))
+    return FALSE;
   for (guint i = 0; o->imports && o->imports[i]; i++) {
     const char *path = o->imports[i];
     gboolean again = FALSE;
     gint64 run;
     const char *what;
-    if (looks_like_json(path)) {
+    gboolean ddp_file = FALSE;
+    for (guint k = 0; k < ddp_paths->len; k++)
+      ddp_file |= g_ptr_array_index(ddp_paths, k) == path;
+    if (ddp_file && path != g_ptr_array_index(ddp_paths, 0))
+      continue;   /* imported with the first rank file */
+    if (ddp_file) {
+      run = ddp_run_import(db, (const char *const *)ddp_paths->pdata, ddp_paths->len, ddp_run,
+                           (const DdpMeasuredStep *)(void *)steps->data, steps->len, &again, error);
+      what = "torch.profiler DDP run";
+      if (run != 0) {
+        g_autofree char *summary = ddp_run_trace_summary(ddp_run);
+        g_printerr("ddpsim fit: %s: %s\n", path, summary);
+      }
+    } else if (looks_like_json(path)) {
       if (!o->model) {
         g_set_error(error, DDP_CMD_ERROR, 0, "--import %s: a profiler trace needs --model (the network it "
                     "profiled) to map its backward ops to layers", path);
@@ -381,13 +431,14 @@ ddp_cmd_fit(int argc, char **argv)
     { "residuals", 0, 0, G_OPTION_ARG_NONE, &o.residuals, "list each point against its fitted value", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "JSON output", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &o.csv, "CSV output (AllReduce table, empty line, kernel table)", NULL },
-    { "import", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.imports, "import nccl-tests all_reduce_perf output or a torch.profiler Chrome trace first (repeatable)", "FILE" },
-    { "nodes", 0, 0, G_OPTION_ARG_INT, &o.nodes, "nccl-tests: nodes of the run, when its output names no hosts (default: from the rank lines, else 1)", "N" },
+    { "import", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.imports, "import nccl-tests all_reduce_perf output, a torch.profiler Chrome trace of a 1-GPU step, or one rank's trace of a DDP run first (repeatable)", "FILE" },
+    { "nodes", 0, 0, G_OPTION_ARG_INT, &o.nodes, "nccl-tests or DDP trace: nodes of the run (default: nccl-tests from the rank lines, else 1; a DDP trace: ranks over the GPUs each process saw)", "N" },
     { "algo", 0, 0, G_OPTION_ARG_STRING, &o.algo, "nccl-tests: the NCCL_ALGO the run was forced to (default: auto, NCCL's own choice)", "A" },
     { "proto", 0, 0, G_OPTION_ARG_STRING, &o.proto, "nccl-tests: the NCCL_PROTO the run was forced to (default: auto)", "P" },
     { "model", 0, 0, G_OPTION_ARG_STRING, &o.model, "trace: the profiled network (model name or file)", "M" },
     { "batch", 0, 0, G_OPTION_ARG_DOUBLE, &o.batch, "trace: samples per step of the profiled run (required with a trace)", "B" },
     { "precision", 0, 0, G_OPTION_ARG_STRING, &o.precision, "trace: fp32|tf32|fp16|bf16 of the profiled run (default fp32)", "P" },
+    { "measured-step-ms", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.measured_steps, "DDP trace: a plain measured iteration time at GPUS GPUs (repeatable; 1:MS is the 1-GPU step without DDP)", "GPUS:MS" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   g_autoptr(GError) error = NULL;
@@ -409,9 +460,9 @@ ddp_cmd_fit(int argc, char **argv)
     g_set_error(&error, DDP_CMD_ERROR, 0, "--import writes the database: it excludes --no-store");
     return ddp_cmd_fail("fit", error);
   }
-  if (!o.imports && (o.algo || o.proto || o.nodes || o.model || o.batch > 0 || o.precision)) {
-    g_set_error(&error, DDP_CMD_ERROR, 0, "--algo, --proto, --nodes, --model, --batch and --precision describe "
-                "an --import FILE: give one");
+  if (!o.imports && (o.algo || o.proto || o.nodes || o.model || o.batch > 0 || o.precision || o.measured_steps)) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--algo, --proto, --nodes, --model, --batch, --precision and "
+                "--measured-step-ms describe an --import FILE: give one");
     return ddp_cmd_fail("fit", error);
   }
   static const char *const algorithms[] = { "Ring", "Tree", "NVLS", "NVLSTree", "CollNetDirect", "CollNetChain",

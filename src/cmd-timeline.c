@@ -11,21 +11,31 @@
  * compute factor alone, is what holds a collective back, and it includes hiccup delays.  Finding
  * them takes a first simulation without timelines (O(ranks × buckets) like any other), whose
  * per-rank backward ends (DdpResult.backward_end_ns) choose the ranks a second, identical
- * simulation then records: recording every rank's timeline at 131 072 GPUs would cost gigabytes. */
+ * simulation then records: recording every rank's timeline at 131 072 GPUs would cost gigabytes.
+ *
+ * --compare TRACE (one torch.profiler file per rank of a real DDP run, ddpimport.h) puts the
+ * measured iteration beside the predicted one: the chart (plots/compare.gp) draws the measured
+ * compute and NCCL lanes of the trace's lowest rank above the predicted lanes of rank 0, the
+ * Perfetto trace holds the measured rank as a process of its own, and the summary lists every
+ * bucket's start and end in both and the iteration-time error.  Both sides are aligned at their
+ * first kernel (the trace's step begins with host work the simulation does not draw). */
 #include "cmd.h"
 
 #include "collective.h"
 #include "ddp.h"
+#include "ddpimport.h"
 #include "plot.h"
 #include "ranges.h"
 #include "trace.h"
 
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 
 typedef struct {
   DdpCliOptions cli;
   char *output, *trace, *ranks, *plot_data;
+  char **compare;
 } TimelineOptions;
 
 static const char timeline_description[] =
@@ -34,7 +44,10 @@ static const char timeline_description[] =
   "--plot-data DIR keeps the data files and params.gp so that `gnuplot DIR/params.gp SCRIPT`\n"
   "redraws it with your own style.  --trace FILE.json writes a Chrome trace-event file: open it\n"
   "at https://ui.perfetto.dev or chrome://tracing.  Outputs are replaced atomically: a failed run\n"
-  "leaves no partial file.";
+  "leaves no partial file.  --compare TRACE (a torch.profiler trace of a real DDP run, one file per\n"
+  "rank) puts the measured iteration beside the predicted one: its lanes above the predicted ones in\n"
+  "the chart (plots/compare.gp), its lowest rank as a process of its own in the Perfetto trace, and\n"
+  "every bucket's start and end and the iteration-time error on stdout.";
 
 /* One shown rank and why. */
 typedef struct {
@@ -319,10 +332,181 @@ check_output_dir(const char *flag, const char *path, GError **error)
   return TRUE;
 }
 
+/* ---- --compare: measured beside predicted ------------------------------------------------------ */
+
+/* Rank 0's timeline (always watched; with --ranks not necessarily the first lane). */
+static const GArray *
+rank_zero_segments(const DdpResult *r)
+{
+  for (guint i = 0; i < r->n_timelines; i++)
+    if (r->timelines[i].rank == 0)
+      return r->timelines[i].segments;
+  g_assert_not_reached();
+}
+
+/* Where rank 0's first compute segment starts: the predicted side's t = 0 for the comparison. */
+static gint64
+predicted_origin(const DdpResult *r)
+{
+  gint64 origin = G_MAXINT64;
+  const GArray *segs = rank_zero_segments(r);
+  for (guint k = 0; k < segs->len; k++) {
+    const DdpSegment *g = &g_array_index(segs, DdpSegment, k);
+    if (g->end_ns > g->start_ns && g->kind != DDP_SEGMENT_WAIT)
+      origin = MIN(origin, g->start_ns);
+  }
+  return origin == G_MAXINT64 ? 0 : origin;
+}
+
+/* The measured buckets of the drawn step (its AllReduce kernels, in launch order), ms. */
+static GArray *
+measured_buckets(const DdpRunTrace *t)
+{
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(DdpRunKernel));
+  for (guint i = 0; i < t->drawn->len; i++)
+    if (g_array_index(t->drawn, DdpRunKernel, i).nccl)
+      g_array_append_val(out, g_array_index(t->drawn, DdpRunKernel, i));
+  return out;
+}
+
+/* The per-bucket table and the iteration error. */
+static char *
+compare_text(const DdpRunTrace *t, const DdpResult *r)
+{
+  GString *out = g_string_new(NULL);
+  g_autoptr(GArray) measured = measured_buckets(t);
+  double origin = ns_ms(predicted_origin(r));
+  g_string_append_printf(out, "measured (trace, rank %u, one step) vs predicted (rank 0); ms from each side's first "
+                              "kernel\n", t->drawn_rank);
+  g_string_append_printf(out, "  %6s %12s %12s %10s %10s %9s %10s %10s %9s\n", "bucket", "measured_B", "predicted_B",
+                         "start_meas", "start_pred", "diff", "end_meas", "end_pred", "diff");
+  guint n = MIN(measured->len, r->n_buckets);
+  for (guint b = 0; b < n; b++) {
+    const DdpRunKernel *m = &g_array_index(measured, DdpRunKernel, b);
+    const DdpBucketSchedule *p = &r->buckets[b];
+    double ms = m->start_us / 1e3, me = m->end_us / 1e3, ps = ns_ms(p->start_ns) - origin, pe = ns_ms(p->end_ns) - origin;
+    g_string_append_printf(out, "  %6u %12" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT " %10.3f %10.3f %+9.3f %10.3f %10.3f %+9.3f\n",
+                           b, g_array_index(t->buckets, DdpRunBucket, b).bytes, p->bytes, ms, ps, ps - ms, me, pe, pe - me);
+  }
+  if (measured->len != r->n_buckets)
+    g_string_append_printf(out, "  bucket counts differ: %u measured, %u predicted (check --bucket-cap-mb and the model)\n",
+                           measured->len, r->n_buckets);
+  g_string_append_printf(out, "  iteration: measured %.3f ms (mean of %u step%s, %u rank file%s), predicted %.3f ms, "
+                              "error %+.2f %%\n", t->terms.iteration_ms, t->terms.steps_kept, t->terms.steps_kept == 1 ? "" : "s", t->terms.rank_files,
+                         t->terms.rank_files == 1 ? "" : "s", r->mean_ms, 100 * (r->mean_ms / t->terms.iteration_ms - 1));
+  g_string_append_printf(out, "  exposed communication: measured %.3f ms, predicted %.3f ms; overlap measured %.1f %%, "
+                              "predicted %.1f %%\n", t->terms.exposed_comm_ms, r->exposed_comm_ms, 100 * t->terms.overlap,
+                         100 * r->overlap);
+  return g_string_free(out, FALSE);
+}
+
+/* plots/compare.gp: lanes 0 measured compute, 1 measured NCCL, 2 predicted compute (rank 0), 3 predicted NCCL. */
+static gboolean
+render_compare(const TimelineOptions *opts, const DdpScenario *s, const DdpResult *r, const DdpRunTrace *t,
+               GError **error)
+{
+  g_autoptr(DdpPlot) plot = ddp_plot_new("compare");
+  g_autofree char *setup = describe(s, r);
+  g_autofree char *title = g_strdup_printf("%s\nmeasured %.3f ms (trace, mean step) vs predicted %.3f ms: error %+.2f %%",
+                                           setup, t->terms.iteration_ms, r->mean_ms, 100 * (r->mean_ms / t->terms.iteration_ms - 1));
+  ddp_plot_set_string(plot, "plot_title", title);
+  g_autofree char *measured_label = g_strdup_printf("measured rank %u\ncompute", t->drawn_rank);
+  const char *labels[] = { measured_label, "measured\nNCCL stream", "predicted rank 0\ncompute", "predicted\nNCCL stream" };
+  ddp_plot_set_strings(plot, "lane_labels", labels, G_N_ELEMENTS(labels));
+  GString *lanes = g_string_new("# lane start_ms end_ms kind\n");
+  double end = 0;
+  for (guint i = 0; i < t->drawn->len; i++) {
+    const DdpRunKernel *k = &g_array_index(t->drawn, DdpRunKernel, i);
+    g_string_append_printf(lanes, "%d %.6f %.6f %s\n", k->nccl ? 1 : 0, k->start_us / 1e3, k->end_us / 1e3,
+                           k->nccl ? "allreduce" : "compute");
+    end = MAX(end, k->end_us / 1e3);
+  }
+  gint64 origin = predicted_origin(r);
+  const GArray *segs = rank_zero_segments(r);
+  for (guint k = 0; k < segs->len; k++) {
+    const DdpSegment *g = &g_array_index(segs, DdpSegment, k);
+    if (g->end_ns <= g->start_ns || g->kind == DDP_SEGMENT_WAIT)
+      continue;
+    g_string_append_printf(lanes, "2 %.6f %.6f compute\n", ns_ms(g->start_ns - origin), ns_ms(g->end_ns - origin));
+    end = MAX(end, ns_ms(g->end_ns - origin));
+  }
+  for (guint b = 0; b < r->n_buckets; b++) {
+    const DdpBucketSchedule *k = &r->buckets[b];
+    g_string_append_printf(lanes, "3 %.6f %.6f allreduce\n", ns_ms(k->start_ns - origin), ns_ms(k->end_ns - origin));
+    end = MAX(end, ns_ms(k->end_ns - origin));
+  }
+  ddp_plot_set_number(plot, "end_ms", end);
+  ddp_plot_set_data(plot, "lanes", lanes->str);
+  g_string_free(lanes, TRUE);
+  return ddp_plot_render(plot, opts->output, opts->plot_data, error);
+}
+
+/* Adds one Perfetto "X" event. */
+static void
+add_slice(JsonArray *events, gint64 pid, gint64 tid, const char *name, double ts, double dur)
+{
+  JsonObject *e = json_object_new();
+  json_object_set_string_member(e, "ph", "X");
+  json_object_set_string_member(e, "name", name);
+  json_object_set_int_member(e, "pid", pid);
+  json_object_set_int_member(e, "tid", tid);
+  json_object_set_double_member(e, "ts", ts);
+  json_object_set_double_member(e, "dur", dur);
+  json_array_add_object_element(events, e);
+}
+
+static void
+add_name(JsonArray *events, const char *what, gint64 pid, gint64 tid, const char *name)
+{
+  JsonObject *e = json_object_new(), *args = json_object_new();
+  json_object_set_string_member(e, "ph", "M");
+  json_object_set_string_member(e, "name", what);
+  json_object_set_int_member(e, "pid", pid);
+  json_object_set_int_member(e, "tid", tid);
+  json_object_set_string_member(args, "name", name);
+  json_object_set_object_member(e, "args", args);
+  json_array_add_object_element(events, e);
+}
+
+/* The predicted trace (trace.h) with the measured rank added as its own process (pid 2^24 + rank +
+ * 1, above any predicted rank's), threads "compute" and "nccl", aligned with predicted rank 0's first
+ * kernel; written atomically. */
+static gboolean
+write_compare_trace(const char *path, const DdpScenario *s, const DdpResult *r, const char *const *labels,
+                    const DdpRunTrace *t, GError **error)
+{
+  g_autofree char *predicted = ddp_trace_to_json(s, r, labels);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  if (!json_parser_load_from_data(parser, predicted, -1, error))
+    return FALSE;
+  JsonObject *root = json_node_get_object(json_parser_get_root(parser));
+  JsonArray *events = json_object_get_array_member(root, "traceEvents");
+  JsonObject *other = json_object_get_object_member(root, "otherData");
+  double shift = json_object_get_double_member(other, "iteration_start_us") + ns_ms(predicted_origin(r)) * 1e3;
+  gint64 pid = ((gint64)1 << 24) + t->drawn_rank + 1;
+  g_autofree char *name = g_strdup_printf("measured rank %u (torch.profiler trace)", t->drawn_rank);
+  add_name(events, "process_name", pid, 0, name);
+  add_name(events, "thread_name", pid, 1, "compute");
+  add_name(events, "thread_name", pid, 2, "nccl");
+  g_autoptr(GArray) measured = measured_buckets(t);
+  guint bucket = 0;
+  for (guint i = 0; i < t->drawn->len; i++) {
+    const DdpRunKernel *k = &g_array_index(t->drawn, DdpRunKernel, i);
+    g_autofree char *slice = k->nccl ? g_strdup_printf("AllReduce bucket %u", bucket++) : g_strdup("kernel");
+    add_slice(events, pid, k->nccl ? 2 : 1, slice, shift + k->start_us, k->end_us - k->start_us);
+  }
+  json_object_set_double_member(other, "measured_iteration_ms", t->terms.iteration_ms);
+  g_autoptr(JsonGenerator) gen = json_generator_new();
+  json_generator_set_root(gen, json_parser_get_root(parser));
+  gsize length = 0;
+  g_autofree char *text = json_generator_to_data(gen, &length);
+  return g_file_set_contents(path, text, (gssize)length, error);
+}
+
 static gboolean
 check_options(const TimelineOptions *opts, guint *k, GError **error)
 {
-  if (!opts->output && !opts->trace) {
+  if (!opts->output && !opts->trace && !opts->compare) {
     g_set_error(error, DDP_CMD_ERROR, 0, "nothing to write: give -o FILE.png|FILE.svg and/or --trace FILE.json");
     return FALSE;
   }
@@ -342,7 +526,7 @@ check_options(const TimelineOptions *opts, guint *k, GError **error)
       return FALSE;
     /* no gnuplot, no point in simulating: fail now, before any output exists */
     g_autofree char *gnuplot = ddp_plot_find_gnuplot(error);
-    g_autofree char *script = gnuplot ? ddp_plot_find_script("timeline", error) : NULL;
+    g_autofree char *script = gnuplot ? ddp_plot_find_script(opts->compare ? "compare" : "timeline", error) : NULL;
     if (!script)
       return FALSE;
   }
@@ -402,6 +586,8 @@ run(int argc, char **argv, TimelineOptions *opts)
       "Also show the K slowest and K fastest ranks (with per-rank stragglers; K <= 16)", "K" },
     { "plot-data", 0, 0, G_OPTION_ARG_FILENAME, &opts->plot_data,
       "Keep the chart's data files and params.gp in DIR (to restyle with gnuplot)", "DIR" },
+    { "compare", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opts->compare,
+      "Put this torch.profiler trace of a real DDP run (repeatable: one file per rank) beside the prediction", "TRACE" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   g_autoptr(GError) error = NULL;
@@ -411,6 +597,11 @@ run(int argc, char **argv, TimelineOptions *opts)
     return ddp_cmd_fail("timeline", error);
   guint k = 0;
   if (!check_options(opts, &k, &error))
+    return ddp_cmd_fail("timeline", error);
+  g_autoptr(DdpRunTrace) measured = NULL;
+  /* the comparison does not use the run's node count: 1 spares the reader from deriving it */
+  if (opts->compare && !(measured = ddp_run_trace_read((const char *const *)opts->compare,
+                                                       g_strv_length(opts->compare), 1, &error)))
     return ddp_cmd_fail("timeline", error);
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(scenario_path, &opts->cli, TRUE, &error);
   if (!scenario)
@@ -438,7 +629,8 @@ run(int argc, char **argv, TimelineOptions *opts)
     return ddp_cmd_fail("timeline", error);
 
   /* the chart first: when gnuplot fails nothing at all has been written */
-  if (opts->output && !render_plot(opts, scenario, result, shown, &error))
+  if (opts->output && !(measured ? render_compare(opts, scenario, result, measured, &error)
+                                  : render_plot(opts, scenario, result, shown, &error)))
     return ddp_cmd_fail("timeline", error);
   if (opts->trace) {
     g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func(g_free);
@@ -450,10 +642,18 @@ run(int argc, char **argv, TimelineOptions *opts)
         g_string_append_printf(label, "%sx%.3f", w->role ? ", " : "", result->timelines[i].factor);
       g_ptr_array_add(labels, g_string_free(label, FALSE));
     }
-    if (!ddp_trace_write(opts->trace, scenario, result, (const char *const *)labels->pdata, &error))
+    if (!(measured ? write_compare_trace(opts->trace, scenario, result, (const char *const *)labels->pdata, measured,
+                                         &error)
+                   : ddp_trace_write(opts->trace, scenario, result, (const char *const *)labels->pdata, &error)))
       return ddp_cmd_fail("timeline", error);
   }
   g_autofree char *text = summary(opts, scenario, result, shown, k);
+  if (measured) {
+    g_autofree char *table = compare_text(measured, result);
+    char *both = g_strconcat(text, table, NULL);
+    g_free(text);
+    text = both;
+  }
   if (!ddp_cmd_print(text, &error))
     return ddp_cmd_fail("timeline", error);
   return DDP_EXIT_OK;
@@ -469,5 +669,6 @@ ddp_cmd_timeline(int argc, char **argv)
   g_free(options.trace);
   g_free(options.ranks);
   g_free(options.plot_data);
+  g_strfreev(options.compare);
   return status;
 }

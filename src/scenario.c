@@ -6,6 +6,7 @@
  * only here; errors name the file:line:key or the --flag.
  */
 #include "scenario.h"
+#include "ddpterms.h"
 #include "tierfit.h"
 
 #include <string.h>
@@ -427,19 +428,24 @@ apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError 
   return TRUE;
 }
 
+/* Which DDP-level terms the user set (flag or scenario key): a calibration does not override them. */
+typedef struct {
+  gboolean slowdown, jitter, step_ms;
+} DdpTermsGiven;
+
 /* A calibration's AllReduce curves fit the collective model's per-tier parameters of the cluster
  * (tierfit.h): the scenario's cluster carries the fitted values from here on, at every GPU count a
  * verb asks about.  What came from the calibration, what from the specs, and how far past the
  * measured range the job is, and a calibration from another GPU model, go to stderr, one line each
  * (issue 12 item 5, issue 16 item 3): notes and warnings, not errors. */
-static void
-calibrate_cluster(DdpScenario *s, const char *calibration_path)
+static gboolean
+calibrate_cluster(DdpScenario *s, const char *calibration_path, const DdpTermsGiven *given, GError **error)
 {
   DdpTierFit tiers;
   ddp_tier_calibrate_cluster(s->cluster, s->calibration, &tiers);
   guint64 nodes = 1;
   if (!ddp_cluster_check_gpus(s->cluster, s->setup.gpus, &nodes, NULL))
-    return;
+    return TRUE;
   g_autoptr(GPtrArray) lines = ddp_fit_coverage_warnings(s->calibration, &s->cluster->gpu, s->setup.gpus);
   g_autofree char *name = g_path_get_basename(calibration_path);
   g_autoptr(GPtrArray) tier_lines = ddp_tier_fit_report(&tiers, name, s->setup.gpus, nodes);
@@ -447,6 +453,20 @@ calibrate_cluster(DdpScenario *s, const char *calibration_path)
     g_printerr("ddpsim: %s\n", (const char *)g_ptr_array_index(lines, i));
   for (guint i = 0; i < tier_lines->len; i++)
     g_printerr("ddpsim: %s\n", (const char *)g_ptr_array_index(tier_lines, i));
+  /* the DDP-level terms of an imported multi-GPU run (ddpterms.h), where the user gave none */
+  DdpRunTerms terms;
+  g_autoptr(GError) local = NULL;
+  if (!ddp_run_terms_load(calibration_path, s->calibration, &terms, &local)) {
+    if (!local)
+      return TRUE;
+    g_propagate_error(error, g_steal_pointer(&local));
+    return FALSE;
+  }
+  g_autoptr(GPtrArray) term_lines = ddp_run_terms_apply(&terms, name, &s->setup, given->slowdown, given->jitter,
+                                                        given->step_ms);
+  for (guint i = 0; i < term_lines->len; i++)
+    g_printerr("ddpsim: %s\n", (const char *)g_ptr_array_index(term_lines, i));
+  return TRUE;
 }
 
 /**
@@ -516,7 +536,12 @@ ddp_scenario_load(const char *scenario_path, const DdpCliOptions *cli, gboolean 
   }
   if (cli->calibration && !(s->calibration = ddp_fit_open(cli->calibration, error)))
     return NULL;
-  if (s->calibration)
-    calibrate_cluster(s, cli->calibration);
+  DdpTermsGiven given = {
+    cli->overlap_slowdown || (kf && ddp_keyfile_has_key(kf, "training", "overlap_slowdown")),
+    cli->jitter || (kf && ddp_keyfile_has_key(kf, "training", "jitter")),
+    cli->step_ms || (kf && ddp_keyfile_has_key(kf, "training", "step_ms")),
+  };
+  if (s->calibration && !calibrate_cluster(s, cli->calibration, &given, error))
+    return NULL;
   return g_steal_pointer(&s);
 }
