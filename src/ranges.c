@@ -122,6 +122,18 @@ const DdpRange DDP_RANGE_MIN_GAIN = { 0, 1, FALSE, FALSE, FALSE };
 /* Relative width of solve's final bisection bracket: above 0 so that bisection ends, below 1 so that
  * it narrows at all. */
 const DdpRange DDP_RANGE_TOLERANCE = { 0, 1, FALSE, TRUE, TRUE };
+/* Price of one GPU-hour, in whatever currency the user prices in: above 0 (a free GPU has no cost
+ * question); 10^6 per GPU-hour is no rental anyone pays.  Times 2^24 GPUs and 10^6 hours stays far
+ * inside a double. */
+const DdpRange DDP_RANGE_PRICE_PER_GPU_HOUR = { 0, 1e6, FALSE, TRUE, FALSE };
+/* Training length: at least one sample (or token); 10^18 samples and 10^21 tokens are far beyond
+ * any training run (today's largest are ~10^13 tokens). */
+const DdpRange DDP_RANGE_TRAIN_SAMPLES = { 1, 1e18, FALSE, FALSE, FALSE };
+const DdpRange DDP_RANGE_TRAIN_TOKENS = { 1, 1e21, FALSE, FALSE, FALSE };
+/* solve --deadline-hours: above 0; 10^6 hours is 114 years. */
+const DdpRange DDP_RANGE_DEADLINE_HOURS = { 0, 1e6, FALSE, TRUE, FALSE };
+/* solve --budget, in the price's currency: above 0, at most 10^15. */
+const DdpRange DDP_RANGE_BUDGET = { 0, 1e15, FALSE, TRUE, FALSE };
 /* CUDA compute capability × 10: 60 is Pascal, the first NVLink GPU; 200 leaves room past
  * Blackwell's 100–120. */
 const DdpRange DDP_RANGE_SM_ARCH = { 60, 200, TRUE, FALSE, FALSE };
