@@ -5,6 +5,7 @@
  * the plot, and documented in docs/solve.md. */
 #include "cmd.h"
 
+#include "cost.h"
 #include "ddp.h"
 #include "jsonout.h"
 #include "plot.h"
@@ -18,6 +19,7 @@
 
 typedef struct {
   DdpCliOptions cli;
+  DdpCostFlags cost;
   gboolean json, csv;
   char *global_batch, *max_batch, *plot, *plot_data;
 } ScaleOptions;
@@ -67,8 +69,15 @@ progress_wanted(void)
   return isatty(STDERR_FILENO);
 }
 
+/* The cost estimate of a simulated row (NaN fields for an infeasible one). */
+static DdpCostEstimate
+row_cost(const DdpCost *cost, const ScaleRow *row)
+{
+  return ddp_cost_estimate(cost, row->gpus, row->result ? row->result->samples_per_s : 0);
+}
+
 static char *
-scale_text(const DdpScenario *s, const ScaleRow *rows, guint n, double global_batch)
+scale_text(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guint n, double global_batch)
 {
   GString *out = g_string_new(NULL);
   gboolean strong = global_batch > 0;
@@ -84,8 +93,15 @@ scale_text(const DdpScenario *s, const ScaleRow *rows, guint n, double global_ba
   g_string_append_printf(out, "%8s %6s", "gpus", "nodes");
   if (strong)
     g_string_append_printf(out, " %10s %12s", "batch/GPU", "micro x K");
-  g_string_append_printf(out, " %12s %12s %11s %12s %10s %10s\n", "iter_ms", "p99_ms", "compute_ms", "exposed_ms",
+  g_string_append_printf(out, " %12s %12s %11s %12s %10s %10s", "iter_ms", "p99_ms", "compute_ms", "exposed_ms",
                          "wait_ms", strong ? "strong_eff" : "weak_eff");
+  if (cost->price_per_gpu_hour > 0)
+    g_string_append_printf(out, " %12s", "cost/1k");
+  if (cost->train_samples > 0)
+    g_string_append_printf(out, " %12s", "train_time");
+  if (cost->train_samples > 0 && cost->price_per_gpu_hour > 0)
+    g_string_append_printf(out, " %12s", "train_cost");
+  g_string_append_c(out, '\n');
   for (guint i = 0; i < n; i++) {
     const ScaleRow *row = &rows[i];
     g_string_append_printf(out, "%8" G_GUINT64_FORMAT " %6" G_GUINT64_FORMAT, row->gpus, row->nodes);
@@ -98,14 +114,26 @@ scale_text(const DdpScenario *s, const ScaleRow *rows, guint n, double global_ba
       continue;
     }
     const DdpResult *r = row->result;
-    g_string_append_printf(out, " %12.3f %12.3f %11.3f %12.3f %10.3f %9.1f%%\n", r->mean_ms, r->p99_ms, r->compute_ms,
+    g_string_append_printf(out, " %12.3f %12.3f %11.3f %12.3f %10.3f %9.1f%%", r->mean_ms, r->p99_ms, r->compute_ms,
                            r->exposed_comm_ms, r->straggler_wait_ms, 100 * row->efficiency);
+    DdpCostEstimate e = row_cost(cost, row);
+    if (cost->price_per_gpu_hour > 0)
+      g_string_append_printf(out, " %12.4g", e.cost_per_1k_samples);
+    g_autofree char *hours = ddp_cost_format_hours(e.train_hours);
+    if (cost->train_samples > 0)
+      g_string_append_printf(out, " %12s", hours);
+    if (cost->train_samples > 0 && cost->price_per_gpu_hour > 0)
+      g_string_append_printf(out, " %12.2f", e.train_cost);
+    g_string_append_c(out, '\n');
   }
+  if (cost->price_per_gpu_hour > 0)
+    g_string_append_printf(out, "\ncost at %g per GPU-hour%s\n", cost->price_per_gpu_hour,
+                           cost->train_samples > 0 ? "; train_time and train_cost for the given training length" : "");
   return g_string_free(out, FALSE);
 }
 
 static char *
-scale_json(const DdpScenario *s, const ScaleRow *rows, guint n, double global_batch, double max_batch)
+scale_json(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guint n, double global_batch, double max_batch)
 {
   gboolean strong = global_batch > 0;
   DdpJson *j = ddp_json_new();
@@ -143,6 +171,8 @@ scale_json(const DdpScenario *s, const ScaleRow *rows, guint n, double global_ba
     ddp_json_double(j, "samples_per_s", r ? r->samples_per_s : NAN, 3);
     if (r)
       ddp_json_bool(j, "fits_memory", r->memory.fits);
+    DdpCostEstimate e = row_cost(cost, row);
+    ddp_cost_json(j, cost, &e);
     ddp_json_end_object(j);
   }
   ddp_json_end_array(j);
@@ -151,36 +181,52 @@ scale_json(const DdpScenario *s, const ScaleRow *rows, guint n, double global_ba
 }
 
 static char *
-scale_csv(const ScaleRow *rows, guint n, gboolean strong)
+scale_csv(const DdpCost *cost, const ScaleRow *rows, guint n, gboolean strong)
 {
+  gboolean priced = cost->price_per_gpu_hour > 0, timed = cost->train_samples > 0;
   GString *out = g_string_new("gpus,nodes,");
   if (strong)
     g_string_append(out, "batch_per_gpu,micro_batch,accumulate,");
-  g_string_append(out, "iteration_ms,p99_ms,compute_ms,comm_ms,exposed_comm_ms,straggler_wait_ms,scaling_efficiency,samples_per_s\n");
+  g_string_append(out, "iteration_ms,p99_ms,compute_ms,comm_ms,exposed_comm_ms,straggler_wait_ms,scaling_efficiency,samples_per_s");
+  g_string_append_printf(out, "%s%s%s\n", priced ? ",cost_per_1k_samples" : "", timed ? ",train_hours" : "",
+                         priced && timed ? ",train_cost" : "");
   for (guint i = 0; i < n; i++) {
     const ScaleRow *row = &rows[i];
     const DdpResult *r = row->result;
     g_string_append_printf(out, "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",", row->gpus, row->nodes);
     if (strong && !row->feasible) {
-      g_string_append_printf(out, "%.6f,,,,,,,,,,\n", row->batch_per_gpu);
+      g_string_append_printf(out, "%.6f,,,,,,,,,,%s%s%s\n", row->batch_per_gpu, priced ? "," : "", timed ? "," : "",
+                             priced && timed ? "," : "");
       continue;
     }
     if (strong)
       g_string_append_printf(out, "%.6f,%.6f,%u,", row->batch_per_gpu, row->micro_batch, row->accumulate);
-    g_string_append_printf(out, "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f\n", r->mean_ms, r->p99_ms, r->compute_ms,
+    g_string_append_printf(out, "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f", r->mean_ms, r->p99_ms, r->compute_ms,
                            r->comm_ms, r->exposed_comm_ms, r->straggler_wait_ms, row->efficiency, r->samples_per_s);
+    DdpCostEstimate e = row_cost(cost, row);
+    if (priced)
+      g_string_append_printf(out, ",%.6f", e.cost_per_1k_samples);
+    if (timed)
+      g_string_append_printf(out, ",%.6f", e.train_hours);
+    if (priced && timed)
+      g_string_append_printf(out, ",%.2f", e.train_cost);
+    g_string_append_c(out, '\n');
   }
   return g_string_free(out, FALSE);
 }
 
 static gboolean
-draw(const DdpScenario *s, const ScaleRow *rows, guint n, double global_batch, const ScaleOptions *o, GError **error)
+draw(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guint n, double global_batch, const ScaleOptions *o,
+     GError **error)
 {
-  GString *data = g_string_new("# gpus nodes iteration_ms scaling_efficiency exposed_comm_ms\n");
+  GString *data = g_string_new("# gpus nodes iteration_ms scaling_efficiency exposed_comm_ms cost_per_1k_samples\n");
   for (guint i = 0; i < n; i++)
-    if (rows[i].feasible)
-      g_string_append_printf(data, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %.6f %.6f %.6f\n", rows[i].gpus,
-                             rows[i].nodes, rows[i].result->mean_ms, rows[i].efficiency, rows[i].result->exposed_comm_ms);
+    if (rows[i].feasible) {
+      DdpCostEstimate e = row_cost(cost, &rows[i]);
+      g_string_append_printf(data, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %.6f %.6f %.6f %.9g\n", rows[i].gpus,
+                             rows[i].nodes, rows[i].result->mean_ms, rows[i].efficiency, rows[i].result->exposed_comm_ms,
+                             cost->price_per_gpu_hour > 0 ? e.cost_per_1k_samples : 0.0);
+    }
   g_autofree char *text = g_string_free(data, FALSE);
   g_autofree char *title = NULL;
   if (global_batch > 0)
@@ -194,7 +240,11 @@ draw(const DdpScenario *s, const ScaleRow *rows, guint n, double global_batch, c
   ddp_plot_set_string(plot, "efficiency_label", global_batch > 0 ? "strong-scaling efficiency T(1)/(N·T(N)) (%)"
                                                                  : "weak-scaling efficiency T(1)/T(N) (%)");
   ddp_plot_set_data(plot, "data", text);
-  return ddp_plot_render(plot, o->plot, o->plot_data, error);
+  ddp_plot_set_number(plot, "has_cost", cost->price_per_gpu_hour > 0);
+  if (!ddp_plot_render(plot, o->plot, o->plot_data, error))
+    return FALSE;
+  fprintf(stderr, "ddpsim scale: wrote %s\n", o->plot);
+  return TRUE;
 }
 
 static int
@@ -209,9 +259,10 @@ run(int argc, char **argv, ScaleOptions *o)
     { "plot-data", 0, 0, G_OPTION_ARG_FILENAME, &o->plot_data, "Keep the plot's data and gnuplot variables in DIR", "DIR" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
+  g_autofree GOptionEntry *entries = ddp_cost_option_entries(own, &o->cost);
   g_autoptr(GError) error = NULL;
   const char *scenario_path = NULL;
-  if (!ddp_cmd_parse("scale", "Scaling efficiency over GPU counts.", scale_description, own, &o->cli, &argc, &argv,
+  if (!ddp_cmd_parse("scale", "Scaling efficiency over GPU counts.", scale_description, entries, &o->cli, &argc, &argv,
                      &scenario_path, &error))
     return ddp_cmd_fail("scale", error);
   g_autoptr(GArray) gpus = NULL;
@@ -229,6 +280,9 @@ run(int argc, char **argv, ScaleOptions *o)
     return ddp_cmd_fail("scale", error);
   g_autoptr(DdpScenario) s = ddp_scenario_load(scenario_path, &o->cli, FALSE, &error);
   if (!s)
+    return ddp_cmd_fail("scale", error);
+  DdpCost cost;
+  if (!ddp_cost_init(&cost, &o->cost, s, &error))
     return ddp_cmd_fail("scale", error);
   if (!gpus)
     gpus = default_gpu_list(s->cluster);
@@ -286,10 +340,10 @@ run(int argc, char **argv, ScaleOptions *o)
   if (error)
     status = ddp_cmd_fail("scale", error);
   else {
-    g_autofree char *text = o->json  ? scale_json(s, rows, done, global_batch, max_batch)
-                            : o->csv ? scale_csv(rows, done, global_batch > 0)
-                                     : scale_text(s, rows, done, global_batch);
-    if (o->plot && !draw(s, rows, done, global_batch, o, &error))
+    g_autofree char *text = o->json  ? scale_json(s, &cost, rows, done, global_batch, max_batch)
+                            : o->csv ? scale_csv(&cost, rows, done, global_batch > 0)
+                                     : scale_text(s, &cost, rows, done, global_batch);
+    if (o->plot && !draw(s, &cost, rows, done, global_batch, o, &error))
       status = ddp_cmd_fail("scale", error);
     else if (!ddp_cmd_print(text, &error))
       status = ddp_cmd_fail("scale", error);
@@ -305,6 +359,7 @@ ddp_cmd_scale(int argc, char **argv)
   ScaleOptions options = { 0 };
   int status = run(argc, argv, &options);
   ddp_cli_options_clear(&options.cli);
+  ddp_cost_flags_clear(&options.cost);
   g_free(options.global_batch);
   g_free(options.max_batch);
   g_free(options.plot);
