@@ -255,10 +255,14 @@ geometric_grid(double min, double max, guint points, gboolean integer)
   return values;
 }
 
-/* GPU counts: powers of two below one node, one node, then doubling node counts, and @max (its
- * whole nodes: a count beyond one node that is not a multiple of it cannot run). */
-static GArray *
-gpu_grid(const DdpCluster *cluster, double min, double max)
+/**
+ * ddp_solve_gpu_grid:
+ * GPU counts from @min to @max: powers of two below one node, one node, then doubling node counts,
+ * and @max (its whole nodes: a count beyond one node that is not a multiple of it cannot run).
+ * Returns: (transfer full) a GArray of double, ascending.
+ */
+GArray *
+ddp_solve_gpu_grid(const DdpCluster *cluster, double min, double max)
 {
   GArray *values = g_array_new(FALSE, FALSE, sizeof(double));
   double ppn = cluster->gpus_per_node;
@@ -535,7 +539,7 @@ ddp_solve(const DdpScenario *scenario, const DdpSolveOptions *options, GError **
   if (q == DDP_SOLVE_BUCKET_CAP) {
     ok = bucket_cap(&s, error);
   } else if (q == DDP_SOLVE_GPUS) {
-    g_autoptr(GArray) values = gpu_grid(scenario->cluster, min, max);
+    g_autoptr(GArray) values = ddp_solve_gpu_grid(scenario->cluster, min, max);
     ok = threshold(&s, values, FALSE, error);
   } else {
     g_autoptr(GArray) values = geometric_grid(min, max, integer ? 14 : 13, integer);

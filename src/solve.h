@@ -131,6 +131,10 @@ DdpSolveResult *ddp_solve(const DdpScenario *scenario, const DdpSolveOptions *op
  * whose micro-batch @batch / K is at most @max_batch (+inf: no limit; below 1 counts as 1). */
 guint ddp_solve_micro_steps(double batch, double max_batch, guint at_least);
 
+/* The GPU counts the gpus question simulates first: powers of two below one node, doubling node
+ * counts, @max; ascending, as doubles (transfer full). */
+GArray *ddp_solve_gpu_grid(const DdpCluster *cluster, double min, double max);
+
 /* The largest per-GPU batch whose memory (ddp_compute_memory) fits the GPU: +inf when activations
  * do not grow with the batch, 0 when even the weights, gradients and optimizer state do not fit. */
 double ddp_solve_max_fitting_batch(const DdpScenario *scenario);
