@@ -338,9 +338,12 @@ joint_text(const DdpScenario *s, const DdpJointSpace *space, const DdpJointResul
 static void
 joint_choice_json(DdpJson *j, const char *key, const DdpJointSpace *space, const guint *choice)
 {
+  /* JSON keys as the rest of ddpsim's JSON names these settings (docs/json.md) */
+  static const char *const keys[DDP_KNOB_COUNT] = { "bucket_cap_mb", "accumulate", "comm_hook", "gradient_as_bucket_view",
+                                                    "first_bucket_mb" };
   ddp_json_begin_object(j, key);
   for (guint k = 0; k < ddp_joint_space_n_knobs(space); k++) {
-    const char *name = ddp_joint_space_knobs(space)[k].name;
+    const char *name = keys[ddp_joint_space_kind(space, k)];
     double v = ddp_joint_space_value(space, k, choice[k]);
     switch (ddp_joint_space_kind(space, k)) {
     case DDP_KNOB_COMM_HOOK: ddp_json_string(j, name, ddp_comm_hook_name((DdpCommHook)v)); break;
