@@ -9,6 +9,7 @@
 #include "cluster.h"
 
 #include "datadir.h"
+#include "suggest.h"
 
 #include <math.h>
 #include <string.h>
@@ -247,8 +248,9 @@ ddp_cluster_load(const char *name_or_path, GError **error)
   if (!path) {
     g_auto(GStrv) names = ddp_datadir_list("scenarios", ".cluster");
     g_autofree char *list = g_strjoinv(", ", names);
+    g_autofree char *hint = ddp_suggest_text(name_or_path, (const char *const *)names);
     g_set_error(error, DDP_CLUSTER_ERROR, DDP_CLUSTER_ERROR_NOT_FOUND,
-                "--cluster: no cluster file or shipped cluster named \"%s\" (shipped: %s)", name_or_path,
+                "--cluster: no cluster file or shipped cluster named \"%s\"%s (shipped: %s)", name_or_path, hint,
                 *list ? list : "none found");
     return NULL;
   }

@@ -199,6 +199,8 @@ ddp_parse_number(const char *text, double *out)
   return TRUE;
 }
 
+static char *unit_hint(const char *text, const DdpRange *r);
+
 /* "WHERE: "TEXT" must be a number from MIN to MAX[HINT]" */
 static gboolean
 range_error(const char *where, const char *text, const DdpRange *r, const char *hint, GError **error)
@@ -223,10 +225,32 @@ ddp_range_check_number(const char *where, const char *text, const DdpRange *r, d
   if (!text)
     return TRUE;
   double v;
-  if (!ddp_parse_number(text, &v) || !ddp_range_contains(r, v))
-    return range_error(where, text, r, "", error);
+  if (!ddp_parse_number(text, &v) || !ddp_range_contains(r, v)) {
+    g_autofree char *hint = unit_hint(text, r);
+    return range_error(where, text, r, hint, error);
+  }
   *out = v;
   return TRUE;
+}
+
+/* " (did you mean 25? the number alone: the unit is the one the key or flag names)" when @text
+ * is a number in range followed by a unit ("25MB", "100 Gbps", "2h"); else "". */
+static char *
+unit_hint(const char *text, const DdpRange *r)
+{
+  const char *unit = text;
+  while (*unit && (g_ascii_isdigit(*unit) || *unit == '.' || *unit == '-' || *unit == '+' || *unit == 'e'))
+    unit++;
+  g_autofree char *number = g_strndup(text, (gsize)(unit - text));
+  while (*unit == ' ')
+    unit++;
+  double v;
+  gboolean letters = *unit != '\0';
+  for (const char *c = unit; *c; c++)
+    letters &= g_ascii_isalpha(*c) || *c == '/';
+  if (!letters || !ddp_parse_number(number, &v) || !ddp_range_contains(r, v))
+    return g_strdup("");
+  return g_strdup_printf(" (did you mean %s? the number alone: the unit is the one the key or flag names)", number);
 }
 
 /* As ddp_range_check_number for a whole-number range, written as an integer ("1e3", "8.0" are

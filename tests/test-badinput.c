@@ -308,6 +308,22 @@ static const Case cases[] = {
   { "fit-text-file", "t.db", "not a database at all, but long enough for SQLite to read a full header ......\n", 0, NULL, NULL, 0, { "fit", "--db", "t.db" }, "t.db:" },
   { "calibration-malformed-schema", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--calibration", DDP_SRCDIR "/tests/fuzz/corpus/calibdb/regress-malformed-schema-newline.db" }, "malformed database schema (fit\\x01\\x02" },
   { "calibration-directory", NULL, NULL, 0, NULL, NULL, SETUP_DIR, { "predict", "--calibration", "adir" }, "adir:" },
+  /* issue 21: "did you mean" for what a new user mistypes, and the cost flags */
+  { "model-did-you-mean", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--model", "resnet-50" }, "--model: no model file or shipped model named \"resnet-50\" (did you mean \"resnet50\"?)" },
+  { "cluster-did-you-mean", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--cluster", "dgx-a10" }, "(did you mean \"dgx-a100\"?)" },
+  { "verb-did-you-mean", NULL, NULL, 0, NULL, NULL, 0, { "predcit" }, "unknown verb \"predcit\" (did you mean \"predict\"?)" },
+  { "stragglers-colon", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--stragglers", "lognormal0.05" }, "--stragglers: \"lognormal0.05\": unknown kind \"lognormal0.05\" (did you mean \"lognormal:0.05\"?)" },
+  { "cap-with-unit", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--bucket-cap-mb", "25MB" }, "--bucket-cap-mb: \"25MB\" must be a number from 1e-06 to 1e+09 (did you mean 25?" },
+  { "scenario-is-model-name", NULL, NULL, 0, NULL, NULL, 0, { "predict", "resnet50" }, "resnet50: no such scenario file; \"resnet50\" is a shipped model name: did you mean --model resnet50?" },
+  { "knobs-did-you-mean", NULL, NULL, 0, NULL, NULL, 0, { "tune", "--knobs", "bucket-cap,comm_hook" }, "--knobs: \"comm_hook\" is not a knob (did you mean \"comm-hook\"?)" },
+  { "price-zero", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--price-per-gpu-hour", "0" }, "--price-per-gpu-hour: \"0\" must be a number above 0" },
+  { "train-samples-zero", NULL, NULL, 0, NULL, NULL, 0, { "scale", "--train-samples", "0" }, "--train-samples: \"0\" must be a number from 1" },
+  { "train-tokens-not-sequence", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--model", "resnet50", "--train-tokens", "1e9" }, "--train-tokens: model resnet50 has no sequence length" },
+  { "cluster-price-negative", "c.cluster", CLUSTER_HEAD "price_per_gpu_hour = -2\ngpus_per_node = 8\n\n[intra]\nfabric = nvswitch\nbandwidth_GBs = 300\nlatency_us = 1\n", 0, NULL, NULL, 0, { "predict", "--cluster", "c.cluster" }, "c.cluster:4: cluster.price_per_gpu_hour: \"-2\"" },
+  { "deadline-not-gpus", NULL, NULL, 0, NULL, NULL, 0, { "solve", "--for", "batch", "--deadline-hours", "2", "--train-samples", "1e6" }, "--deadline-hours: applies to --for gpus only" },
+  { "deadline-no-length", NULL, NULL, 0, NULL, NULL, 0, { "solve", "--for", "gpus", "--deadline-hours", "2" }, "--deadline-hours: needs the training length" },
+  { "deadline-zero", NULL, NULL, 0, NULL, NULL, 0, { "solve", "--for", "gpus", "--deadline-hours", "0", "--train-samples", "1e6" }, "--deadline-hours: \"0\" must be a number above 0" },
+  { "budget-with-target", NULL, NULL, 0, NULL, NULL, 0, { "solve", "--for", "gpus", "--budget", "10", "--target-efficiency", "0.9", "--train-samples", "1e6" }, "--budget: answers instead of --target-efficiency" },
   { "allreduce-calibration-alpha", NULL, NULL, 0, NULL, NULL, SETUP_DB_HUGE_ALPHA, { "allreduce", "--calibration", "alpha.db" }, "alpha_us = 1e+308" },
 };
 
