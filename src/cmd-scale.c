@@ -29,6 +29,7 @@ typedef struct {
 typedef struct {
   guint64 gpus, nodes;
   double batch_per_gpu, micro_batch;
+  double reached;             /* strong: the global batch a step actually takes (N · whole samples per GPU) */
   guint accumulate;
   gboolean feasible;
   DdpResult *result;          /* NULL when not feasible */
@@ -92,7 +93,7 @@ scale_text(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guin
                          strong ? strong_definition : weak_definition);
   g_string_append_printf(out, "%8s %6s", "gpus", "nodes");
   if (strong)
-    g_string_append_printf(out, " %10s %12s", "batch/GPU", "micro x K");
+    g_string_append_printf(out, " %10s %12s %10s", "batch/GPU", "micro x K", "global");
   g_string_append_printf(out, " %12s %12s %11s %12s %10s %10s", "iter_ms", "p99_ms", "compute_ms", "exposed_ms",
                          "wait_ms", strong ? "strong_eff" : "weak_eff");
   if (cost->price_per_gpu_hour > 0)
@@ -107,7 +108,9 @@ scale_text(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guin
     g_string_append_printf(out, "%8" G_GUINT64_FORMAT " %6" G_GUINT64_FORMAT, row->gpus, row->nodes);
     if (strong) {
       g_autofree char *micro = g_strdup_printf("%g x %u", row->micro_batch, row->accumulate);
-      g_string_append_printf(out, " %10.4g %12s", row->batch_per_gpu, row->feasible ? micro : "-");
+      g_autofree char *reached = g_strdup_printf("%g%s", row->reached, row->reached < global_batch ? "*" : "");
+      g_string_append_printf(out, " %10.4g %12s %10s", row->batch_per_gpu, row->feasible ? micro : "-",
+                             row->feasible ? reached : "-");
     }
     if (!row->feasible) {
       g_string_append(out, "   not feasible: fewer than 1 sample per GPU\n");
@@ -126,6 +129,13 @@ scale_text(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guin
       g_string_append_printf(out, " %12.2f", e.train_cost);
     g_string_append_c(out, '\n');
   }
+  for (guint i = 0; strong && i < n; i++)
+    if (rows[i].feasible && rows[i].reached < global_batch) {
+      g_string_append_printf(out, "\n* whole samples per GPU and whole micro-batches reach a smaller global batch than %g;\n"
+                                  "  efficiency is per sample (T(1)/B_1 over T(N)/B_N, B_N the global batch reached)\n",
+                             global_batch);
+      break;
+    }
   if (cost->price_per_gpu_hour > 0)
     g_string_append_printf(out, "\ncost at %g per GPU-hour%s\n", cost->price_per_gpu_hour,
                            cost->train_samples > 0 ? "; train_time and train_cost for the given training length" : "");
@@ -160,6 +170,7 @@ scale_json(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guin
       ddp_json_double(j, "batch_per_gpu", row->batch_per_gpu, 6);
       ddp_json_double(j, "micro_batch", row->feasible ? row->micro_batch : NAN, 6);
       ddp_json_int(j, "accumulate", row->feasible ? row->accumulate : 0);
+      ddp_json_double(j, "global_batch_reached", row->feasible ? row->reached : NAN, 6);
     }
     ddp_json_double(j, "iteration_ms", r ? r->mean_ms : NAN, 6);
     ddp_json_double(j, "p99_ms", r ? r->p99_ms : NAN, 6);
@@ -302,13 +313,10 @@ run(int argc, char **argv, ScaleOptions *o)
 
   gboolean progress = progress_wanted();
   g_autofree ScaleRow *rows = g_new0(ScaleRow, gpus->len);
-  double strong_base_ms = 0;
-  if (global_batch > 0) {
-    DdpScenario one = *s;
-    one.setup.accumulate = ddp_solve_micro_steps(global_batch, max_batch, s->setup.accumulate);
-    if (!ddp_simulate_one_gpu(&one, global_batch / one.setup.accumulate, NULL, &strong_base_ms, &error))
-      return ddp_cmd_fail("scale", error);
-  }
+  double strong_base_ms = 0, strong_base_samples = 0;
+  if (global_batch > 0 &&
+      !ddp_solve_strong_base(s, global_batch, max_batch, &strong_base_ms, &strong_base_samples, &error))
+    return ddp_cmd_fail("scale", error);
   int status = DDP_EXIT_OK;
   guint done = 0;
   for (; done < gpus->len; done++) {
@@ -321,18 +329,24 @@ run(int argc, char **argv, ScaleOptions *o)
     row->feasible = TRUE;
     DdpRunOptions options = { .skip_single_gpu = global_batch > 0 };
     if (global_batch > 0) {
+      /* what a real run can do: whole samples per GPU, whole micro-batches (solve.h) */
+      DdpStrongSplit split;
       row->batch_per_gpu = global_batch / (double)row->gpus;
-      row->feasible = row->batch_per_gpu >= 1;
+      row->feasible = ddp_solve_strong_split(global_batch, row->gpus, max_batch, s->setup.accumulate, &split);
       if (!row->feasible)
         continue;
-      at.setup.accumulate = row->accumulate = ddp_solve_micro_steps(row->batch_per_gpu, max_batch, s->setup.accumulate);
-      at.setup.batch = row->micro_batch = row->batch_per_gpu / row->accumulate;
+      row->batch_per_gpu = split.batch_per_gpu;
+      row->reached = split.reached;
+      at.setup.accumulate = row->accumulate = split.accumulate;
+      at.setup.batch = row->micro_batch = split.micro_batch;
     }
     if (progress)
       fprintf(stderr, "\rddpsim scale: %u/%u (%" G_GUINT64_FORMAT " GPUs)   ", done + 1, gpus->len, row->gpus);
     if (!(row->result = ddp_simulate(&at, &options, &error)))
       break;
-    row->efficiency = global_batch > 0 ? strong_base_ms / ((double)row->gpus * row->result->mean_ms)
+    /* strong: per sample, N GPUs on the samples they reach against one GPU on its own */
+    row->efficiency = global_batch > 0 ? strong_base_ms / strong_base_samples * row->reached /
+                                           ((double)row->gpus * row->result->mean_ms)
                                        : row->result->scaling_efficiency;
   }
   if (progress)

@@ -57,14 +57,14 @@ evaluate(Search *s, guint64 gpus, DdpDeadlinePoint *p, GError **error)
     return FALSE;
   double B = s->options->global_batch;
   if (B > 0) {
-    double per_gpu = B / (double)gpus;
-    if (per_gpu < 1) {
+    DdpStrongSplit split;
+    if (!ddp_solve_strong_split(B, gpus, s->max_batch, s->scenario->setup.accumulate, &split)) {
       p->feasible = FALSE;
       ddp_deadline_point_cost(s->cost, s->options, p);
       return TRUE;
     }
-    at.setup.accumulate = ddp_solve_micro_steps(per_gpu, s->max_batch, s->scenario->setup.accumulate);
-    at.setup.batch = per_gpu / at.setup.accumulate;
+    at.setup.accumulate = split.accumulate;
+    at.setup.batch = split.micro_batch;
   }
   if (s->options->progress)
     s->options->progress(s->result->simulations + 1, gpus, s->options->progress_data);
