@@ -279,6 +279,11 @@ test_exposed_figures_agree(void)
     double broadcast = 0;
     double figure = agreed_exposed_figure(svg, &n, &broadcast);
     g_assert_cmpuint(n, ==, 1);   /* the annotation only: not again in the title */
+    /* the "end … ms" label at the right end of the iteration grows leftwards: never clipped */
+    const char *end_label = strstr(svg, "<text>end ");
+    g_assert_nonnull(end_label);
+    g_autofree char *before = g_strndup(svg, (gsize)(end_label - svg));
+    g_assert_true(g_str_has_prefix(g_strrstr(before, "text-anchor="), "text-anchor=\"end\""));
     g_assert_cmpfloat(figure, >, 0);
     g_assert_true(cases[i].broadcast ? broadcast > 0 : broadcast == 0);
     /* the summary on stdout prints the same text */
