@@ -117,6 +117,27 @@ ddp_cmd_parse(const char *verb, const char *summary, const char *description, co
   return TRUE;
 }
 
+/**
+ * ddp_cli_option_entries_only:
+ * @own: the verb's entries (NULL-terminated)
+ * @names: the long names of the common flags the verb uses (NULL-terminated)
+ * Returns: (transfer full) @own followed by those common flags, storing into @cli; g_free() it.
+ * For verbs where most common flags would do nothing (buckets): pass the result as @own to
+ * ddp_cmd_parse with @cli NULL.
+ */
+GOptionEntry *
+ddp_cli_option_entries_only(const GOptionEntry *own, DdpCliOptions *cli, const char *const *names)
+{
+  g_autofree GOptionEntry *common = ddp_cli_option_entries(cli);
+  GArray *all = g_array_new(TRUE, TRUE, sizeof(GOptionEntry));
+  for (gsize i = 0; own[i].long_name; i++)
+    g_array_append_val(all, own[i]);
+  for (gsize i = 0; common[i].long_name; i++)
+    if (g_strv_contains(names, common[i].long_name))
+      g_array_append_val(all, common[i]);
+  return (GOptionEntry *)(void *)g_array_free(all, FALSE);
+}
+
 /* Writes @text to stdout; FALSE (exit 1) when stdout fails. */
 gboolean
 ddp_cmd_print(const char *text, GError **error)
