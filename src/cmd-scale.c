@@ -9,6 +9,7 @@
 #include "ddp.h"
 #include "jsonout.h"
 #include "plot.h"
+#include "progress.h"
 #include "ranges.h"
 #include "report.h"
 #include "solve.h"
@@ -62,12 +63,6 @@ default_gpu_list(const DdpCluster *cluster)
     g_array_append_val(list, g);
   }
   return list;
-}
-
-static gboolean
-progress_wanted(void)
-{
-  return isatty(STDERR_FILENO);
 }
 
 /* The cost estimate of a simulated row (NaN fields for an infeasible one). */
@@ -311,7 +306,7 @@ run(int argc, char **argv, ScaleOptions *o)
     if (!ddp_cluster_check_gpus(s->cluster, g_array_index(gpus, guint64, i), NULL, &error))
       return ddp_cmd_fail("scale", error);
 
-  gboolean progress = progress_wanted();
+  g_autoptr(DdpProgress) progress = ddp_progress_new("scale", gpus->len, "GPU counts", STDERR_FILENO);
   g_autofree ScaleRow *rows = g_new0(ScaleRow, gpus->len);
   double strong_base_ms = 0, strong_base_samples = 0;
   if (global_batch > 0 &&
@@ -340,8 +335,8 @@ run(int argc, char **argv, ScaleOptions *o)
       at.setup.accumulate = row->accumulate = split.accumulate;
       at.setup.batch = row->micro_batch = split.micro_batch;
     }
-    if (progress)
-      fprintf(stderr, "\rddpsim scale: %u/%u (%" G_GUINT64_FORMAT " GPUs)   ", done + 1, gpus->len, row->gpus);
+    g_autofree char *what = g_strdup_printf("%" G_GUINT64_FORMAT " GPUs", row->gpus);
+    ddp_progress_step(progress, what);
     if (!(row->result = ddp_simulate(&at, &options, &error)))
       break;
     /* strong: per sample, N GPUs on the samples they reach against one GPU on its own */
@@ -349,8 +344,7 @@ run(int argc, char **argv, ScaleOptions *o)
                                            ((double)row->gpus * row->result->mean_ms)
                                        : row->result->scaling_efficiency;
   }
-  if (progress)
-    fprintf(stderr, "\r%60s\r", "");
+  g_clear_pointer(&progress, ddp_progress_free);   /* erased before anything else is printed */
   if (error)
     status = ddp_cmd_fail("scale", error);
   else {

@@ -6,6 +6,7 @@
 #include "cost.h"
 #include "deadline.h"
 #include "jsonout.h"
+#include "progress.h"
 #include "solve.h"
 
 #include <math.h>
@@ -386,8 +387,9 @@ deadline_json(const DdpScenario *s, const DdpCost *cost, const DdpDeadlineOption
 static void
 show_deadline_progress(guint simulation, guint64 gpus, gpointer data)
 {
-  (void)data;
-  fprintf(stderr, "\rddpsim solve: simulation %u (gpus %" G_GUINT64_FORMAT ")   ", simulation, gpus);
+  (void)simulation;
+  g_autofree char *what = g_strdup_printf("gpus %" G_GUINT64_FORMAT, gpus);
+  ddp_progress_step(data, what);
 }
 
 /* solve --deadline-hours / --budget (deadline.h). */
@@ -402,12 +404,12 @@ run_deadline(const SolveOptions *o, const DdpScenario *s, const DdpSolveOptions 
       !ddp_flag_number("budget", o->budget, &DDP_RANGE_BUDGET, &options.budget, &error) ||
       !ddp_cost_init(&cost, &o->cost, s, &error))
     return ddp_cmd_fail("solve", error);
-  gboolean progress = isatty(STDERR_FILENO);
-  if (progress)
-    options.progress = show_deadline_progress;
+  /* a grid and a bisection: the number of simulations is not known in advance */
+  DdpProgress *progress = ddp_progress_new("solve", 0, "simulations", STDERR_FILENO);
+  options.progress = show_deadline_progress;
+  options.progress_data = progress;
   g_autoptr(DdpDeadlineResult) r = ddp_deadline_solve(s, &cost, &options, &error);
-  if (progress)
-    fprintf(stderr, "\r%70s\r", "");
+  ddp_progress_free(progress);
   if (!r)
     return ddp_cmd_fail("solve", error);
   g_autofree char *text = o->json ? deadline_json(s, &cost, &options, r) : deadline_text(s, &cost, &options, r);
@@ -419,8 +421,9 @@ run_deadline(const SolveOptions *o, const DdpScenario *s, const DdpSolveOptions 
 static void
 show_progress(DdpSolveQuantity q, guint simulation, double value, gpointer data)
 {
-  (void)data;
-  fprintf(stderr, "\rddpsim solve: simulation %u (%s %g)   ", simulation, ddp_solve_quantity_name(q), value);
+  (void)simulation;
+  g_autofree char *what = g_strdup_printf("%s %g", ddp_solve_quantity_name(q), value);
+  ddp_progress_step(data, what);
 }
 
 static int
@@ -485,12 +488,11 @@ run(int argc, char **argv, SolveOptions *o)
     return ddp_cmd_fail("solve", error);
   if (deadline)
     return run_deadline(o, s, &options);
-  gboolean progress = isatty(STDERR_FILENO);
-  if (progress)
-    options.progress = show_progress;
+  DdpProgress *progress = ddp_progress_new("solve", 0, "simulations", STDERR_FILENO);
+  options.progress = show_progress;
+  options.progress_data = progress;
   g_autoptr(DdpSolveResult) r = ddp_solve(s, &options, &error);
-  if (progress)
-    fprintf(stderr, "\r%70s\r", "");
+  ddp_progress_free(progress);
   if (!r)
     return ddp_cmd_fail("solve", error);
   g_autofree char *text = o->json ? solve_json(s, r) : solve_text(s, r);

@@ -12,12 +12,14 @@
 
 #include "ddp.h"
 #include "mpi-world.h"
+#include "progress.h"
 #include "ranges.h"
 #include "sweep.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 typedef struct {
   DdpCliOptions cli;
@@ -49,6 +51,7 @@ typedef struct {
   const DdpCostFlags *cost;   /* NULL: no cost columns */
   char **rows;         /* [count] */
   GError **errors;     /* [count] */
+  DdpProgress *progress;   /* this rank's points */
   double *merit;       /* [count] what "best" ranks by: -cost per 1000 samples when priced, else samples/s;
                         * -inf for a point that does not fit in memory (never the best) */
 } Slice;
@@ -78,6 +81,7 @@ simulate_point(gpointer data, gpointer user_data)
   DdpSweepPoint point;
   ddp_sweep_grid_point(slice->grid, slice->first + i, &point);
   DdpCliOptions cli;
+  ddp_progress_step(slice->progress, NULL);
   ddp_sweep_point_apply(&point, slice->base, &cli);
   GError *error = NULL;
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(slice->scenario_path, &cli, TRUE, &error);
@@ -300,8 +304,11 @@ compute(SweepOptions *opts, int argc, char **argv, guint rank, guint size, char 
   guint64 first, count;
   ddp_sweep_slice(n_points, rank, size, &first, &count);
   Slice slice = { grid, &base, scenario_path, opts->json ? DDP_SWEEP_JSONL : DDP_SWEEP_CSV, first,
-                  with_cost(opts) ? &opts->cost : NULL, NULL, NULL, NULL };
+                  with_cost(opts) ? &opts->cost : NULL, NULL, NULL,
+                  /* under MPI only rank 0 draws the line (its slice stands for the whole run) */
+                  ddp_progress_new("sweep", count, "points", rank == 0 ? STDERR_FILENO : -1), NULL };
   *rows = run_slice(&slice, count, jobs, error);
+  ddp_progress_free(slice.progress);
   if (*rows)
     *best = best_text(&slice, count);
   g_free(slice.merit);

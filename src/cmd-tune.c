@@ -14,6 +14,7 @@
 #include "jointtune.h"
 #include "jsonout.h"
 #include "plot.h"
+#include "progress.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -247,7 +248,10 @@ draw(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict *v, c
   ddp_plot_set_string(plot, "first_bucket_mbs", first_list);
   ddp_plot_set_number(plot, "best_bucket_cap_mb", rows[v->best].cap_mb);
   ddp_plot_set_number(plot, "best_first_bucket_mb", rows[v->best].first_mb);
-  return ddp_plot_render(plot, o->plot, o->plot_data, error);
+  if (!ddp_plot_render(plot, o->plot, o->plot_data, error))
+    return FALSE;
+  fprintf(stderr, "ddpsim tune: wrote %s\n", o->plot);   /* stderr: stdout may be --json or --csv */
+  return TRUE;
 }
 
 /* ---- several knobs together (jointtune.h) ---------------------------------------------- */
@@ -255,9 +259,7 @@ draw(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict *v, c
 typedef struct {
   const DdpScenario *scenario;
   const DdpJointSpace *space;
-  gboolean progress;
-  guint evaluations;
-  guint64 space_size;
+  DdpProgress *progress;
 } JointRun;
 
 /* Time per sample per GPU (ms): the iteration over the samples one GPU carries per step. */
@@ -267,9 +269,7 @@ joint_evaluate(const guint *choice, double *objective, gpointer data, GError **e
   JointRun *j = data;
   DdpScenario at;
   ddp_joint_space_apply(j->space, choice, j->scenario, &at);
-  j->evaluations++;
-  if (j->progress)
-    fprintf(stderr, "\rddpsim tune: %u combinations of %" G_GUINT64_FORMAT " simulated   ", j->evaluations, j->space_size);
+  ddp_progress_step(j->progress, NULL);
   DdpRunOptions options = { .skip_single_gpu = TRUE };
   g_autoptr(DdpResult) r = ddp_simulate(&at, &options, error);
   if (!r)
@@ -413,13 +413,15 @@ run_joint(const TuneOptions *o, const DdpScenario *s, const GArray *caps, double
   g_autoptr(DdpJointSpace) space = ddp_joint_space_new(o->knobs, caps, firsts, &error);
   if (!space)
     return ddp_cmd_fail("tune", error);
-  JointRun jr = { s, space, isatty(STDERR_FILENO), 0, 1 };
+  guint64 space_size = 1;
   for (guint k = 0; k < ddp_joint_space_n_knobs(space); k++)
-    jr.space_size *= ddp_joint_space_knobs(space)[k].n_values;
+    space_size *= ddp_joint_space_knobs(space)[k].n_values;
+  /* the total is known when the search is exhaustive; above the limit the count is open */
+  JointRun jr = { s, space, ddp_progress_new("tune", space_size <= DDP_JOINT_EXHAUSTIVE_LIMIT ? space_size : 0,
+                                             "combinations", STDERR_FILENO) };
   g_autoptr(DdpJointResult) r = ddp_joint_search(ddp_joint_space_knobs(space), ddp_joint_space_n_knobs(space),
                                                  DDP_JOINT_EXHAUSTIVE_LIMIT, joint_evaluate, &jr, &error);
-  if (jr.progress)
-    fprintf(stderr, "\r%80s\r", "");
+  ddp_progress_free(jr.progress);
   if (!r)
     return ddp_cmd_fail("tune", error);
   g_autofree char *text = o->json ? joint_json(s, space, r, min_gain) : joint_text(s, space, r, min_gain);
@@ -479,8 +481,8 @@ run(int argc, char **argv, TuneOptions *o)
                   !(gnuplot = ddp_plot_find_gnuplot(&error))))
     return ddp_cmd_fail("tune", error);
 
-  gboolean progress = isatty(STDERR_FILENO);
   guint total = firsts->len * caps->len;
+  g_autoptr(DdpProgress) progress = ddp_progress_new("tune", total, "simulations", STDERR_FILENO);
   g_autofree TuneRow *rows = g_new0(TuneRow, total);
   DdpRunOptions options = { .skip_single_gpu = TRUE };
   guint done = 0;
@@ -491,14 +493,12 @@ run(int argc, char **argv, TuneOptions *o)
     row->cap_mb = at.setup.buckets.bucket_cap_mb = g_array_index(caps, double, done % caps->len);
     at.setup.buckets.bucket_cap_given = TRUE;
     at.setup.buckets.first_bucket_bytes = (guint64)(row->first_mb * DDP_MIB);
-    if (progress)
-      fprintf(stderr, "\rddpsim tune: %u/%u (first bucket %g MiB, bucket_cap_mb %g)   ", done + 1, total, row->first_mb,
-              row->cap_mb);
+    g_autofree char *what = g_strdup_printf("first bucket %g MiB, bucket_cap_mb %g", row->first_mb, row->cap_mb);
+    ddp_progress_step(progress, what);
     if (!(row->result = ddp_simulate(&at, &options, &error)))
       break;
   }
-  if (progress)
-    fprintf(stderr, "\r%80s\r", "");
+  g_clear_pointer(&progress, ddp_progress_free);
   int status = DDP_EXIT_OK;
   if (error) {
     status = ddp_cmd_fail("tune", error);
