@@ -7,6 +7,7 @@
 #include "progress.h"
 
 #include <errno.h>
+#include <glib/gstdio.h>
 #include <fcntl.h>
 #include <json-glib/json-glib.h>
 #include <stdlib.h>
@@ -48,9 +49,8 @@ test_pipe_silent(void)
 /* Runs $DDPSIM with @args, stdout into *@out; stderr a pseudo-terminal (into *@tty) when @on_tty,
  * else a pipe (into *@tty as well). */
 static int
-run_ddpsim(const char *const *args, gboolean on_tty, char **out, char **tty)
+run_binary(const char *binary, const char *const *args, gboolean on_tty, char **out, char **tty)
 {
-  const char *binary = g_getenv("DDPSIM");
   g_assert_nonnull(binary);
   int master = -1, err_pipe[2] = { -1, -1 }, out_pipe[2];
   const char *slave_name = NULL;
@@ -134,6 +134,12 @@ run_ddpsim(const char *const *args, gboolean on_tty, char **out, char **tty)
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
+static int
+run_ddpsim(const char *const *args, gboolean on_tty, char **out, char **tty)
+{
+  return run_binary(g_getenv("DDPSIM"), args, on_tty, out, tty);
+}
+
 static void
 test_terminal(void)
 {
@@ -175,6 +181,30 @@ test_not_terminal(void)
   g_assert_cmpstr(out, ==, out_tty);   /* the terminal changes nothing on stdout */
 }
 
+/* ddpsim-calibrate (its C half against the deterministic stand-in for CUDA): the line on the
+ * terminal while stdout, where the measured rows go, is a pipe. */
+static void
+test_calibrate(void)
+{
+  g_autofree char *binary = g_build_filename(DDP_BUILDDIR, "calibrate", "ddpsim-calibrate-fake", NULL);
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-progress-XXXXXX", NULL);
+  g_autofree char *db = g_build_filename(dir, "c.db", NULL);
+  const char *args[] = { "--db", db, "--max-bytes", "1M", "--variants", "auto", "--skip", "kernels,copy", NULL };
+  g_autofree char *out = NULL, *tty = NULL;
+  int status = run_binary(binary, args, TRUE, &out, &tty);
+  if (status != 0)
+    g_test_message("stdout:\n%s\nterminal:\n%s", out, tty);
+  g_assert_cmpint(status, ==, 0);
+  g_assert_nonnull(strstr(tty, "\rddpsim calibrate: 1/"));
+  g_assert_null(strstr(out, "ddpsim calibrate:"));
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);   /* the database and its -wal/-shm files */
+  for (const char *name; d && (name = g_dir_read_name(d));) {
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    g_remove(path);
+  }
+  g_rmdir(dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -184,5 +214,6 @@ main(int argc, char **argv)
   g_test_add_func("/progress/pipe-silent", test_pipe_silent);
   g_test_add_func("/progress/terminal", test_terminal);
   g_test_add_func("/progress/not-terminal", test_not_terminal);
+  g_test_add_func("/progress/calibrate", test_calibrate);
   return g_test_run();
 }
