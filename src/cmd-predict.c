@@ -5,7 +5,10 @@
 #include "ddp.h"
 #include "dp.h"
 #include "cost.h"
+#include "progress.h"
 #include "report.h"
+
+#include <unistd.h>
 
 #include <stdio.h>
 
@@ -23,6 +26,12 @@ static const char predict_description[] =
   "--mode dp predicts torch.nn.DataParallel instead (one node) and compares it with DDP.\n"
   "Exit status: 0 ok, 2 bad input, 3 the model does not fit in GPU memory (the report is still\n"
   "printed; --allow-oom makes it 0), 1 internal error.";
+
+static void
+step_progress(gpointer data)
+{
+  ddp_progress_step(data, NULL);
+}
 
 static int
 run(int argc, char **argv, PredictOptions *opts)
@@ -45,7 +54,11 @@ run(int argc, char **argv, PredictOptions *opts)
   DdpCost cost;
   if (!ddp_cost_init(&cost, &opts->cost, scenario, &error))
     return ddp_cmd_fail("predict", error);
-  g_autoptr(DdpResult) result = ddp_simulate(scenario, NULL, &error);
+  /* a large run (many ranks with stragglers) can take seconds: a progress line over iterations */
+  DdpProgress *progress = ddp_progress_new("predict", scenario->setup.iterations, "iterations", STDERR_FILENO);
+  DdpRunOptions run_options = { .progress = step_progress, .progress_data = progress };
+  g_autoptr(DdpResult) result = ddp_simulate(scenario, &run_options, &error);
+  ddp_progress_free(progress);
   if (!result)
     return ddp_cmd_fail("predict", error);
   DdpReportExtras extras = { .cost = &cost, .no_buckets = opts->no_buckets };

@@ -162,6 +162,13 @@ test_terminal(void)
   g_assert_true(g_str_has_prefix(csv, "point,model"));
   g_assert_null(strstr(csv, "ddpsim sweep:"));
 
+  static const char *const predict[] = { "predict", "--gpus", "64", "--iterations", "3", "--json", NULL };
+  g_autofree char *json = NULL, *tty4 = NULL;
+  g_assert_cmpint(run_ddpsim(predict, TRUE, &json, &tty4), ==, 0);
+  g_assert_nonnull(strstr(tty4, "\rddpsim predict: 1/3 iterations"));
+  g_assert_true(g_str_has_prefix(json, "{"));
+  g_assert_null(strstr(json, "ddpsim predict:"));
+
   static const char *const tune[] = { "tune", "--gpus", "8", "--iterations", "3", "--knobs", "comm-hook", NULL };
   g_autofree char *text = NULL, *tty3 = NULL;
   g_assert_cmpint(run_ddpsim(tune, TRUE, &text, &tty3), ==, 0);
