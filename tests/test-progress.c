@@ -188,6 +188,34 @@ test_not_terminal(void)
   g_assert_cmpstr(out, ==, out_tty);   /* the terminal changes nothing on stdout */
 }
 
+/* -o and --plot say on stderr what they wrote, whatever stderr is (a pipe here); the sweep names
+ * its best point that fits. */
+static void
+test_says_what_it_wrote(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-progress-XXXXXX", NULL);
+  g_autofree char *csv = g_build_filename(dir, "grid.csv", NULL);
+  const char *sweep[] = { "sweep", "--gpus", "8,16", "--iterations", "2", "-o", csv, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_cmpint(run_binary(g_getenv("DDPSIM"), sweep, FALSE, &out, &err), ==, 0);
+  g_autofree char *expect = g_strdup_printf("ddpsim sweep: wrote %s; fastest point 1 (gpus 16) at ", csv);
+  g_assert_true(g_str_has_prefix(err, expect));
+  g_assert_cmpstr(out, ==, "");
+  g_autofree char *gnuplot = g_find_program_in_path("gnuplot");
+  if (gnuplot) {
+    g_autofree char *svg = g_build_filename(dir, "s.svg", NULL);
+    const char *scale[] = { "scale", "--gpus", "8,16", "--iterations", "2", "--json", "--plot", svg, NULL };
+    g_autofree char *json = NULL, *said = NULL;
+    g_assert_cmpint(run_binary(g_getenv("DDPSIM"), scale, FALSE, &json, &said), ==, 0);
+    g_autofree char *wrote = g_strdup_printf("ddpsim scale: wrote %s\n", svg);
+    g_assert_cmpstr(said, ==, wrote);
+    g_assert_true(g_str_has_prefix(json, "{"));   /* stdout stays the JSON alone */
+    g_remove(svg);
+  }
+  g_remove(csv);
+  g_rmdir(dir);
+}
+
 /* ddpsim-calibrate (its C half against the deterministic stand-in for CUDA): the line on the
  * terminal while stdout, where the measured rows go, is a pipe. */
 static void
@@ -222,5 +250,6 @@ main(int argc, char **argv)
   g_test_add_func("/progress/terminal", test_terminal);
   g_test_add_func("/progress/not-terminal", test_not_terminal);
   g_test_add_func("/progress/calibrate", test_calibrate);
+  g_test_add_func("/progress/says-what-it-wrote", test_says_what_it_wrote);
   return g_test_run();
 }
