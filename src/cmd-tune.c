@@ -170,14 +170,22 @@ tune_text(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict 
   return g_string_free(out, FALSE);
 }
 
-static char *
-tune_json(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict *v)
+/* A tune document, opened with the setup both forms share. */
+static DdpJson *
+json_document(const DdpScenario *s)
 {
   DdpJson *j = ddp_json_new();
   ddp_json_begin_object(j, NULL);
   ddp_json_string(j, "model", s->model->name);
   ddp_json_string(j, "cluster", s->cluster->name);
   ddp_json_int(j, "gpus", (gint64)s->setup.gpus);
+  return j;
+}
+
+static char *
+tune_json(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict *v)
+{
+  DdpJson *j = json_document(s);
   ddp_json_begin_array(j, "rows");
   for (guint i = 0; i < n; i++) {
     const DdpResult *r = rows[i].result;
@@ -360,11 +368,7 @@ joint_json(const DdpScenario *s, const DdpJointSpace *space, const DdpJointResul
   const DdpJointKnob *knobs = ddp_joint_space_knobs(space);
   guint n = ddp_joint_space_n_knobs(space);
   g_autofree guint *choice = g_new(guint, n);
-  DdpJson *j = ddp_json_new();
-  ddp_json_begin_object(j, NULL);
-  ddp_json_string(j, "model", s->model->name);
-  ddp_json_string(j, "cluster", s->cluster->name);
-  ddp_json_int(j, "gpus", (gint64)s->setup.gpus);
+  DdpJson *j = json_document(s);
   ddp_json_begin_array(j, "knobs");
   for (guint k = 0; k < n; k++)
     ddp_json_string(j, NULL, knobs[k].name);

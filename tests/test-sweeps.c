@@ -460,8 +460,8 @@ test_gpu_list_errors(void)
 }
 
 /* solve --for gpus --deadline-hours through the binary, fed back through predict: the answer
- * trains within the deadline (train_hours from predict's own throughput), the failing neighbour
- * does not, and the answer is the cheaper of the two that meet it. */
+ * trains within the deadline (train_hours from predict's own throughput, the same as solve's),
+ * and the failing neighbour, with fewer GPUs, does not. */
 static void
 test_solve_deadline_cli(void)
 {
