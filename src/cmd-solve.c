@@ -8,6 +8,7 @@
 #include "jsonout.h"
 #include "progress.h"
 #include "solve.h"
+#include "suggest.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -453,8 +454,10 @@ run(int argc, char **argv, SolveOptions *o)
   ddp_solve_options_init(&options);
   int q = o->quantity ? ddp_solve_quantity_parse(o->quantity) : -1;
   if (q < 0) {
-    g_set_error(&error, DDP_CMD_ERROR, 0, "--for: %s%s%s must be one of inter-bandwidth, nics, gpus, batch, accumulate, bucket-cap",
-                o->quantity ? "\"" : "", o->quantity ? o->quantity : "a quantity", o->quantity ? "\"" : "");
+    static const char *const names[] = { "inter-bandwidth", "nics", "gpus", "batch", "accumulate", "bucket-cap", NULL };
+    g_autofree char *hint = o->quantity ? ddp_suggest_text(o->quantity, names) : g_strdup("");
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--for: %s%s%s must be one of inter-bandwidth, nics, gpus, batch, accumulate, bucket-cap%s",
+                o->quantity ? "\"" : "", o->quantity ? o->quantity : "a quantity", o->quantity ? "\"" : "", hint);
     return ddp_cmd_fail("solve", error);
   }
   options.quantity = (DdpSolveQuantity)q;

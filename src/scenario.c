@@ -9,6 +9,7 @@
 #include "tierfit.h"
 
 #include "datadir.h"
+#include "suggest.h"
 
 #include <string.h>
 
@@ -115,8 +116,9 @@ flag_choice(const char *flag, const char *text, const char *const *choices, int 
       return TRUE;
     }
   g_autofree char *list = g_strjoinv("|", (char **)choices);
-  g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID, "--%s: \"%s\" is not one of %s",
-              flag, text, list);
+  g_autofree char *hint = ddp_suggest_text(text, choices);
+  g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID, "--%s: \"%s\" is not one of %s%s",
+              flag, text, list, hint);
   return FALSE;
 }
 
