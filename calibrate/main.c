@@ -15,12 +15,14 @@
 #endif
 #include "calibdb.h"
 #include "calibrate.h"
+#include "progress.h"
 
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef DDP_HAVE_MPI
 #include <mpi.h>
@@ -569,12 +571,20 @@ measure_kernel_batch(Measure *m, DdpCalKernels *k, const DdpCalBatch *b, GError 
 static gboolean
 measure(Measure *m, GPtrArray *plan, const guint8 *done, GError **error)
 {
+  /* A progress line (count, rate, time left) on rank 0's terminal, while stdout — where each
+   * measured batch prints its row — goes to a file or a pipe; when stdout is the terminal too,
+   * those rows are the progress, and a line redrawn under them would only garble them. */
+  g_autoptr(DdpProgress) progress =
+    ddp_progress_new("calibrate", plan->len, "batches", is_root(m->job) && !isatty(STDOUT_FILENO) ? STDERR_FILENO : -1);
   guint i = 0;
   while (i < plan->len) {
     const DdpCalBatch *b = g_ptr_array_index(plan, i);
     if (b->type == DDP_CAL_BATCH_ALLREDUCE) {
+      guint before = i;
       if (!measure_allreduce_group(m, plan, &i, done, error))
         return FALSE;
+      for (; before < i; before++)
+        ddp_progress_step(progress, b->name);
       continue;
     }
     break;
@@ -587,6 +597,7 @@ measure(Measure *m, GPtrArray *plan, const guint8 *done, GError **error)
     ok = k != NULL;
     for (; ok && i < plan->len; i++) {
       const DdpCalBatch *b = g_ptr_array_index(plan, i);
+      ddp_progress_step(progress, b->name);
       if (done[i]) {
         m->already++;
         continue;

@@ -36,6 +36,9 @@ n_first = words(first_bucket_mbs)
 stats data using 2:3 nooutput
 if (!exists("best_bucket_cap_mb")) best_bucket_cap_mb = STATS_pos_min_y
 if (!exists("best_first_bucket_mb")) best_first_bucket_mb = real(word(first_bucket_mbs, 1))
+# the fastest point's label grows away from the nearer edge, so it is never clipped
+stats data using (log($2)) nooutput name "LOGX"
+best_right = log(best_bucket_cap_mb) > (LOGX_min + LOGX_max) / 2
 near(a, b) = abs(a - b) <= 1e-9 * (abs(b) + 1)
 is_best(first, cap) = near(cap, best_bucket_cap_mb) && near(first, best_first_bucket_mb)
 
@@ -49,7 +52,9 @@ set xtics nomirror
 set ytics nomirror
 set grid xtics ytics lc rgb "#e6e6e6"
 set border 3
-set key outside below center horizontal
+# the key in its own band at the bottom of the canvas, clear of the axis title
+set bmargin 6
+set key at screen 0.5, screen 0.01 center bottom horizontal
 set offsets graph 0.04, graph 0.04, graph 0.12, graph 0.05
 set arrow 1 from 25, graph 0 to 25, graph 1 nohead dt 2 lc rgb "#808080" back
 set label 1 "PyTorch default 25" at 25, graph 1 left offset 0.5, -0.8 tc rgb "#606060"
@@ -59,5 +64,7 @@ plot for [i = 1:n_first] data index (i - 1) using 2:3 with linespoints lw 2.5 pt
        lc rgb word(colors, (i - 1) % 6 + 1) \
        title (n_first > 1 ? sprintf("first bucket %s MiB", word(first_bucket_mbs, i)) : "iteration time"), \
      data using 2:(is_best($1, $2) ? $3 : NaN) with points pt 6 ps 3.5 lw 2.5 lc rgb "#c0392b" title "fastest", \
-     data using 2:(is_best($1, $2) ? $3 : NaN):(sprintf("fastest: %g MiB, %.3f ms", $2, $3)) \
-       with labels offset 0, -2.2 tc rgb "#c0392b" notitle
+     data using 2:(is_best($1, $2) && !best_right ? $3 : NaN):(sprintf("fastest: %g MiB, %.3f ms", $2, $3)) \
+       with labels left offset 1.5, 2.6 tc rgb "#c0392b" notitle, \
+     data using 2:(is_best($1, $2) && best_right ? $3 : NaN):(sprintf("fastest: %g MiB, %.3f ms", $2, $3)) \
+       with labels right offset -1.5, 2.6 tc rgb "#c0392b" notitle

@@ -61,6 +61,7 @@ kind_color(k, odd) = \
   k eq "hook"      ? 0x9e9ac8 : \
   k eq "delay"     ? 0x636363 : \
   k eq "wait"      ? 0xd0d0d0 : \
+  k eq "host"      ? 0xf0f0f0 : \
   k eq "finalize"  ? 0xe7ba52 : \
   k eq "optimizer" ? 0x8c6bb1 : \
   k eq "broadcast" ? 0x17becf : 0x000000
@@ -86,9 +87,11 @@ set xtics nomirror
 set mxtics 5
 set grid xtics mxtics lc rgb "#ececec" lw 1, lc rgb "#f6f6f6" lw 1
 set border 3
-set tmargin 6
-set rmargin 14
-set key outside below center horizontal maxrows 2 samplen 2 spacing 1.2
+set tmargin 7
+set rmargin 4
+# the key in its own band at the bottom of the canvas, under the axis title (bmargin leaves it room)
+set bmargin 8
+set key at screen 0.5, screen 0.01 center bottom horizontal maxrows 3 samplen 2 spacing 1.2
 set style fill solid 1.0 noborder
 bar = 0.34                      # half the height of a bar
 label_min_ms = 0.055 * span_ms  # narrower bucket bars are labelled underneath, on two staggered rows
@@ -107,7 +110,8 @@ if (exposed_comm_ms > 0) {
   set label 1 "communication fully hidden" at iteration_ms, graph 1 right offset 0, 0.8 tc rgb "#2b6cb0"
 }
 set arrow 1 from iteration_ms, graph 0 to iteration_ms, graph 1 nohead dt 2 lc rgb "#404040" front
-set label 2 sprintf("end %.3f ms", iteration_ms) at iteration_ms, graph 1 left offset 0.5, 0.8 tc rgb "#404040"
+# right-aligned, above the exposed label: no text reaches past the plot's right edge
+set label 2 sprintf("end %.3f ms", iteration_ms) at iteration_ms, graph 1 right offset 0, 2.0 tc rgb "#404040"
 
 plot buckets using (($2 + $3) / 2):(comm_lane):2:3:(comm_lane - bar):(comm_lane + bar):(bucket_color($1)) \
        with boxxyerror lc rgb variable lw 1.5 fs solid 1.0 border notitle, \
@@ -125,6 +129,7 @@ plot buckets using (($2 + $3) / 2):(comm_lane):2:3:(comm_lane - bar):(comm_lane 
      keyentry with boxxyerror fc rgb 0x9e9ac8 title key_title("hook", "compression cast"), \
      keyentry with boxxyerror fc rgb 0x636363 title key_title("delay", "straggler delay"), \
      keyentry with boxxyerror fc rgb 0xd0d0d0 title key_title("wait", "waiting for AllReduce"), \
+     keyentry with boxxyerror fc rgb 0xf0f0f0 title key_title("host", "host step boundary"), \
      keyentry with boxxyerror fc rgb 0xe7ba52 title key_title("finalize", "finalize (bucket to .grad)"), \
      keyentry with boxxyerror fc rgb 0x8c6bb1 title key_title("optimizer", "optimizer step"), \
      keyentry with boxxyerror fc rgb 0x17becf title key_title("broadcast", "buffer broadcast"), \

@@ -1,6 +1,6 @@
 /* cluster — loads and validates cluster specifications (see cluster.h).
  *
- * A cluster is [cluster] (name, gpu, gpus_per_node, max_nodes, overlap_slowdown), optionally
+ * A cluster is [cluster] (name, gpu, gpus_per_node, max_nodes, overlap_slowdown, price_per_gpu_hour), optionally
  * [gpu] overriding the built-in GPU figures, [intra] (the fabric inside a node), [inter] (between
  * nodes; absent means a single-node machine) and [nccl] (algorithm, protocol, channels, cost
  * model; auto by default).  The same groups may sit inside a scenario file.  Bandwidths are one
@@ -9,6 +9,7 @@
 #include "cluster.h"
 
 #include "datadir.h"
+#include "suggest.h"
 
 #include <math.h>
 #include <string.h>
@@ -16,7 +17,7 @@
 G_DEFINE_QUARK(ddp-cluster-error-quark, ddp_cluster_error)
 
 static const char *const cluster_keys[] = { "name", "description", "gpu", "gpus_per_node", "max_nodes",
-                                            "overlap_slowdown", NULL };
+                                            "overlap_slowdown", "price_per_gpu_hour", NULL };
 static const char *const gpu_keys[] = { "name", "sm_arch", "fp32_tflops", "tf32_tflops", "fp16_tflops",
                                         "bf16_tflops", "hbm_GBs", "memory_GB", "sms", NULL };
 static const char *const intra_keys[] = { "fabric", "bandwidth_GBs", "latency_us", "efficiency", "p2p", "domain_gpus",
@@ -131,6 +132,7 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
       !ddp_keyfile_get_ranged(kf, "cluster", "gpus_per_node", TRUE, &DDP_RANGE_GPUS_PER_NODE, &gpus_per_node, error) ||
       !ddp_keyfile_get_ranged(kf, "cluster", "max_nodes", FALSE, &DDP_RANGE_NODES, &max_nodes, error) ||
       !ddp_keyfile_get_ranged(kf, "cluster", "overlap_slowdown", FALSE, &DDP_RANGE_OVERLAP_SLOWDOWN, &c->overlap_slowdown, error) ||
+      !ddp_keyfile_get_ranged(kf, "cluster", "price_per_gpu_hour", FALSE, &DDP_RANGE_PRICE_PER_GPU_HOUR, &c->price_per_gpu_hour, error) ||
       !parse_gpu(kf, c, error))
     return NULL;
   c->gpus_per_node = (int)gpus_per_node;
@@ -246,8 +248,9 @@ ddp_cluster_load(const char *name_or_path, GError **error)
   if (!path) {
     g_auto(GStrv) names = ddp_datadir_list("scenarios", ".cluster");
     g_autofree char *list = g_strjoinv(", ", names);
+    g_autofree char *hint = ddp_suggest_text(name_or_path, (const char *const *)names);
     g_set_error(error, DDP_CLUSTER_ERROR, DDP_CLUSTER_ERROR_NOT_FOUND,
-                "--cluster: no cluster file or shipped cluster named \"%s\" (shipped: %s)", name_or_path,
+                "--cluster: no cluster file or shipped cluster named \"%s\"%s (shipped: %s)", name_or_path, hint,
                 *list ? list : "none found");
     return NULL;
   }

@@ -83,6 +83,7 @@ typedef struct {
   } nccl;
   double overlap_slowdown;    /* fraction by which compute slows while a collective runs (docs/model.md §5.8);
                                * < 0 when the file does not say (ddp_overheads_overlap_slowdown) */
+  double price_per_gpu_hour;  /* [cluster] price_per_gpu_hour, any currency; 0: unknown (no cost fields, cost.h) */
 } DdpCluster;
 
 #define DDP_CLUSTER_ERROR (ddp_cluster_error_quark())

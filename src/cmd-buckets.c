@@ -23,6 +23,10 @@ run(int argc, char **argv, BucketsOptions *opts)
     { "last-bucket-cap", 0, 0, G_OPTION_ARG_NONE, &opts->last_bucket_cap, "As DDP_SET_LAST_BUCKET_CAP=1: the small bucket goes last", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
+  /* of the common flags only those that change a layout: --help lists nothing that does nothing */
+  static const char *const layout_flags[] = { "model", "bucket-cap-mb", "find-unused-parameters", "static-graph",
+                                              "torch-version", NULL };
+  g_autofree GOptionEntry *entries = ddp_cli_option_entries_only(own, &opts->cli, layout_flags);
   g_autoptr(GError) error = NULL;
   const char *scenario_path = NULL;
   if (!ddp_cmd_parse("buckets", "Show PyTorch DDP's bucket layouts.",
@@ -30,7 +34,7 @@ run(int argc, char **argv, BucketsOptions *opts)
                      "PyTorch does not rebuild (find_unused_parameters without static_graph).  The rebuild happens\n"
                      "before iteration 1, or before iteration 2 under static_graph.  --torch-version picks the\n"
                      "release's construction-time rules (docs/dp.md).",
-                     own, &opts->cli, &argc, &argv, &scenario_path, &error))
+                     entries, NULL, &argc, &argv, &scenario_path, &error))
     return ddp_cmd_fail("buckets", error);
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(scenario_path, &opts->cli, FALSE, &error);
   if (!scenario)

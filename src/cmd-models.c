@@ -27,7 +27,11 @@ run(int argc, char **argv, ModelsOptions *o)
   DdpJson *j = ddp_json_new();
   ddp_json_begin_object(j, NULL);
   ddp_json_begin_array(j, "models");
-  g_string_append_printf(text, "%-14s %15s %12s %9s  %-18s %s\n", "model", "parameters", "GFLOPs/fwd", "tensors",
+  /* the name column as wide as the longest name (resnext101_32x8d is 16) */
+  int width = 5;
+  for (guint i = 0; names[i]; i++)
+    width = MAX(width, (int)g_utf8_strlen(names[i], -1));
+  g_string_append_printf(text, "%-*s %15s %12s %9s  %-18s %s\n", width, "model", "parameters", "GFLOPs/fwd", "tensors",
                          "input (1 sample)", "definition");
   for (guint i = 0; names[i]; i++) {
     g_autoptr(DdpModel) m = ddp_model_load(names[i], &error);
@@ -40,7 +44,7 @@ run(int argc, char **argv, ModelsOptions *o)
     }
     g_autofree char *params = ddp_report_group_digits(ddp_model_param_count(m));
     double gflops = ddp_model_forward_flops(m) / 1e9;
-    g_string_append_printf(text, "%-14s %15s %12.3f %9u  %-18s %s\n", names[i], params, gflops, m->n_params,
+    g_string_append_printf(text, "%-*s %15s %12.3f %9u  %-18s %s\n", width, names[i], params, gflops, m->n_params,
                            m->input ? m->input : "", m->source ? m->source : "");
     ddp_json_begin_object(j, NULL);
     ddp_json_string(j, "name", names[i]);

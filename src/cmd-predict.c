@@ -4,13 +4,18 @@
 
 #include "ddp.h"
 #include "dp.h"
+#include "cost.h"
+#include "progress.h"
 #include "report.h"
+
+#include <unistd.h>
 
 #include <stdio.h>
 
 typedef struct {
   DdpCliOptions cli;
-  gboolean json, csv;
+  DdpCostFlags cost;
+  gboolean json, csv, no_buckets;
 } PredictOptions;
 
 static const char predict_description[] =
@@ -24,28 +29,44 @@ static const char predict_description[] =
   "Exit status: 0 ok, 2 bad input, 3 the model does not fit in GPU memory (the report is still\n"
   "printed; --allow-oom makes it 0), 1 internal error.";
 
+static void
+step_progress(gpointer data)
+{
+  ddp_progress_step(data, NULL);
+}
+
 static int
 run(int argc, char **argv, PredictOptions *opts)
 {
   GOptionEntry own[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &opts->json, "Print JSON (fields: docs/json.md)", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &opts->csv, "Print the bucket schedule as CSV", NULL },
+    { "no-buckets", 0, 0, G_OPTION_ARG_NONE, &opts->no_buckets, "Leave the bucket schedule out of the table", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
+  g_autofree GOptionEntry *entries = ddp_cost_option_entries(own, &opts->cost);
   g_autoptr(GError) error = NULL;
   const char *scenario_path = NULL;
-  if (!ddp_cmd_parse("predict", "Predict one DDP configuration.", predict_description, own, &opts->cli, &argc, &argv,
+  if (!ddp_cmd_parse("predict", "Predict one DDP configuration.", predict_description, entries, &opts->cli, &argc, &argv,
                      &scenario_path, &error))
     return ddp_cmd_fail("predict", error);
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(scenario_path, &opts->cli, TRUE, &error);
   if (!scenario)
     return ddp_cmd_fail("predict", error);
-  g_autoptr(DdpResult) result = ddp_simulate(scenario, NULL, &error);
+  DdpCost cost;
+  if (!ddp_cost_init(&cost, &opts->cost, scenario, &error))
+    return ddp_cmd_fail("predict", error);
+  /* a large run (many ranks with stragglers) can take seconds: a progress line over iterations */
+  DdpProgress *progress = ddp_progress_new("predict", scenario->setup.iterations, "iterations", STDERR_FILENO);
+  DdpRunOptions run_options = { .progress = step_progress, .progress_data = progress };
+  g_autoptr(DdpResult) result = ddp_simulate(scenario, &run_options, &error);
+  ddp_progress_free(progress);
   if (!result)
     return ddp_cmd_fail("predict", error);
-  g_autofree char *text = opts->json  ? ddp_report_predict_json(scenario, result)
+  DdpReportExtras extras = { .cost = &cost, .no_buckets = opts->no_buckets };
+  g_autofree char *text = opts->json  ? ddp_report_predict_json_ex(scenario, result, &extras)
                           : opts->csv ? ddp_report_predict_csv(scenario, result)
-                                  : ddp_report_predict_text(scenario, result);
+                                  : ddp_report_predict_text_ex(scenario, result, &extras);
   if (result->dp && !opts->json && !opts->csv) {
     g_autofree char *dp = ddp_dp_report_text(result->dp);
     char *both = g_strconcat(text, "\n", dp, NULL);
@@ -83,5 +104,6 @@ ddp_cmd_predict(int argc, char **argv)
   PredictOptions options = { 0 };
   int status = run(argc, argv, &options);
   ddp_cli_options_clear(&options.cli);
+  ddp_cost_flags_clear(&options.cost);
   return status;
 }

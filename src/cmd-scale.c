@@ -5,9 +5,11 @@
  * the plot, and documented in docs/solve.md. */
 #include "cmd.h"
 
+#include "cost.h"
 #include "ddp.h"
 #include "jsonout.h"
 #include "plot.h"
+#include "progress.h"
 #include "ranges.h"
 #include "report.h"
 #include "solve.h"
@@ -18,6 +20,7 @@
 
 typedef struct {
   DdpCliOptions cli;
+  DdpCostFlags cost;
   gboolean json, csv;
   char *global_batch, *max_batch, *plot, *plot_data;
 } ScaleOptions;
@@ -27,6 +30,7 @@ typedef struct {
 typedef struct {
   guint64 gpus, nodes;
   double batch_per_gpu, micro_batch;
+  double reached;             /* strong: the global batch a step actually takes (N · whole samples per GPU) */
   guint accumulate;
   gboolean feasible;
   DdpResult *result;          /* NULL when not feasible */
@@ -61,14 +65,15 @@ default_gpu_list(const DdpCluster *cluster)
   return list;
 }
 
-static gboolean
-progress_wanted(void)
+/* The cost estimate of a simulated row (NaN fields for an infeasible one). */
+static DdpCostEstimate
+row_cost(const DdpCost *cost, const ScaleRow *row)
 {
-  return isatty(STDERR_FILENO);
+  return ddp_cost_estimate(cost, row->gpus, row->result ? row->result->samples_per_s : 0);
 }
 
 static char *
-scale_text(const DdpScenario *s, const ScaleRow *rows, guint n, double global_batch)
+scale_text(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guint n, double global_batch)
 {
   GString *out = g_string_new(NULL);
   gboolean strong = global_batch > 0;
@@ -83,29 +88,57 @@ scale_text(const DdpScenario *s, const ScaleRow *rows, guint n, double global_ba
                          strong ? strong_definition : weak_definition);
   g_string_append_printf(out, "%8s %6s", "gpus", "nodes");
   if (strong)
-    g_string_append_printf(out, " %10s %12s", "batch/GPU", "micro x K");
-  g_string_append_printf(out, " %12s %12s %11s %12s %10s %10s\n", "iter_ms", "p99_ms", "compute_ms", "exposed_ms",
+    g_string_append_printf(out, " %10s %12s %10s", "batch/GPU", "micro x K", "global");
+  g_string_append_printf(out, " %12s %12s %11s %12s %10s %10s", "iter_ms", "p99_ms", "compute_ms", "exposed_ms",
                          "wait_ms", strong ? "strong_eff" : "weak_eff");
+  if (cost->price_per_gpu_hour > 0)
+    g_string_append_printf(out, " %12s", "cost/1k");
+  if (cost->train_samples > 0)
+    g_string_append_printf(out, " %12s", "train_time");
+  if (cost->train_samples > 0 && cost->price_per_gpu_hour > 0)
+    g_string_append_printf(out, " %12s", "train_cost");
+  g_string_append_c(out, '\n');
   for (guint i = 0; i < n; i++) {
     const ScaleRow *row = &rows[i];
     g_string_append_printf(out, "%8" G_GUINT64_FORMAT " %6" G_GUINT64_FORMAT, row->gpus, row->nodes);
     if (strong) {
       g_autofree char *micro = g_strdup_printf("%g x %u", row->micro_batch, row->accumulate);
-      g_string_append_printf(out, " %10.4g %12s", row->batch_per_gpu, row->feasible ? micro : "-");
+      g_autofree char *reached = g_strdup_printf("%g%s", row->reached, row->reached < global_batch ? "*" : "");
+      g_string_append_printf(out, " %10.4g %12s %10s", row->batch_per_gpu, row->feasible ? micro : "-",
+                             row->feasible ? reached : "-");
     }
     if (!row->feasible) {
       g_string_append(out, "   not feasible: fewer than 1 sample per GPU\n");
       continue;
     }
     const DdpResult *r = row->result;
-    g_string_append_printf(out, " %12.3f %12.3f %11.3f %12.3f %10.3f %9.1f%%\n", r->mean_ms, r->p99_ms, r->compute_ms,
+    g_string_append_printf(out, " %12.3f %12.3f %11.3f %12.3f %10.3f %9.1f%%", r->mean_ms, r->p99_ms, r->compute_ms,
                            r->exposed_comm_ms, r->straggler_wait_ms, 100 * row->efficiency);
+    DdpCostEstimate e = row_cost(cost, row);
+    if (cost->price_per_gpu_hour > 0)
+      g_string_append_printf(out, " %12.4g", e.cost_per_1k_samples);
+    g_autofree char *hours = ddp_cost_format_hours(e.train_hours);
+    if (cost->train_samples > 0)
+      g_string_append_printf(out, " %12s", hours);
+    if (cost->train_samples > 0 && cost->price_per_gpu_hour > 0)
+      g_string_append_printf(out, " %12.2f", e.train_cost);
+    g_string_append_c(out, '\n');
   }
+  for (guint i = 0; strong && i < n; i++)
+    if (rows[i].feasible && rows[i].reached < global_batch) {
+      g_string_append_printf(out, "\n* whole samples per GPU and whole micro-batches reach a smaller global batch than %g;\n"
+                                  "  efficiency is per sample (T(1)/B_1 over T(N)/B_N, B_N the global batch reached)\n",
+                             global_batch);
+      break;
+    }
+  if (cost->price_per_gpu_hour > 0)
+    g_string_append_printf(out, "\ncost at %g per GPU-hour%s\n", cost->price_per_gpu_hour,
+                           cost->train_samples > 0 ? "; train_time and train_cost for the given training length" : "");
   return g_string_free(out, FALSE);
 }
 
 static char *
-scale_json(const DdpScenario *s, const ScaleRow *rows, guint n, double global_batch, double max_batch)
+scale_json(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guint n, double global_batch, double max_batch)
 {
   gboolean strong = global_batch > 0;
   DdpJson *j = ddp_json_new();
@@ -132,6 +165,7 @@ scale_json(const DdpScenario *s, const ScaleRow *rows, guint n, double global_ba
       ddp_json_double(j, "batch_per_gpu", row->batch_per_gpu, 6);
       ddp_json_double(j, "micro_batch", row->feasible ? row->micro_batch : NAN, 6);
       ddp_json_int(j, "accumulate", row->feasible ? row->accumulate : 0);
+      ddp_json_double(j, "global_batch_reached", row->feasible ? row->reached : NAN, 6);
     }
     ddp_json_double(j, "iteration_ms", r ? r->mean_ms : NAN, 6);
     ddp_json_double(j, "p99_ms", r ? r->p99_ms : NAN, 6);
@@ -143,6 +177,8 @@ scale_json(const DdpScenario *s, const ScaleRow *rows, guint n, double global_ba
     ddp_json_double(j, "samples_per_s", r ? r->samples_per_s : NAN, 3);
     if (r)
       ddp_json_bool(j, "fits_memory", r->memory.fits);
+    DdpCostEstimate e = row_cost(cost, row);
+    ddp_cost_json(j, cost, &e);
     ddp_json_end_object(j);
   }
   ddp_json_end_array(j);
@@ -151,36 +187,52 @@ scale_json(const DdpScenario *s, const ScaleRow *rows, guint n, double global_ba
 }
 
 static char *
-scale_csv(const ScaleRow *rows, guint n, gboolean strong)
+scale_csv(const DdpCost *cost, const ScaleRow *rows, guint n, gboolean strong)
 {
+  gboolean priced = cost->price_per_gpu_hour > 0, timed = cost->train_samples > 0;
   GString *out = g_string_new("gpus,nodes,");
   if (strong)
     g_string_append(out, "batch_per_gpu,micro_batch,accumulate,");
-  g_string_append(out, "iteration_ms,p99_ms,compute_ms,comm_ms,exposed_comm_ms,straggler_wait_ms,scaling_efficiency,samples_per_s\n");
+  g_string_append(out, "iteration_ms,p99_ms,compute_ms,comm_ms,exposed_comm_ms,straggler_wait_ms,scaling_efficiency,samples_per_s");
+  g_string_append_printf(out, "%s%s%s\n", priced ? ",cost_per_1k_samples" : "", timed ? ",train_hours" : "",
+                         priced && timed ? ",train_cost" : "");
   for (guint i = 0; i < n; i++) {
     const ScaleRow *row = &rows[i];
     const DdpResult *r = row->result;
     g_string_append_printf(out, "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",", row->gpus, row->nodes);
     if (strong && !row->feasible) {
-      g_string_append_printf(out, "%.6f,,,,,,,,,,\n", row->batch_per_gpu);
+      g_string_append_printf(out, "%.6f,,,,,,,,,,%s%s%s\n", row->batch_per_gpu, priced ? "," : "", timed ? "," : "",
+                             priced && timed ? "," : "");
       continue;
     }
     if (strong)
       g_string_append_printf(out, "%.6f,%.6f,%u,", row->batch_per_gpu, row->micro_batch, row->accumulate);
-    g_string_append_printf(out, "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f\n", r->mean_ms, r->p99_ms, r->compute_ms,
+    g_string_append_printf(out, "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f", r->mean_ms, r->p99_ms, r->compute_ms,
                            r->comm_ms, r->exposed_comm_ms, r->straggler_wait_ms, row->efficiency, r->samples_per_s);
+    DdpCostEstimate e = row_cost(cost, row);
+    if (priced)
+      g_string_append_printf(out, ",%.6f", e.cost_per_1k_samples);
+    if (timed)
+      g_string_append_printf(out, ",%.6f", e.train_hours);
+    if (priced && timed)
+      g_string_append_printf(out, ",%.2f", e.train_cost);
+    g_string_append_c(out, '\n');
   }
   return g_string_free(out, FALSE);
 }
 
 static gboolean
-draw(const DdpScenario *s, const ScaleRow *rows, guint n, double global_batch, const ScaleOptions *o, GError **error)
+draw(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guint n, double global_batch, const ScaleOptions *o,
+     GError **error)
 {
-  GString *data = g_string_new("# gpus nodes iteration_ms scaling_efficiency exposed_comm_ms\n");
+  GString *data = g_string_new("# gpus nodes iteration_ms scaling_efficiency exposed_comm_ms cost_per_1k_samples\n");
   for (guint i = 0; i < n; i++)
-    if (rows[i].feasible)
-      g_string_append_printf(data, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %.6f %.6f %.6f\n", rows[i].gpus,
-                             rows[i].nodes, rows[i].result->mean_ms, rows[i].efficiency, rows[i].result->exposed_comm_ms);
+    if (rows[i].feasible) {
+      DdpCostEstimate e = row_cost(cost, &rows[i]);
+      g_string_append_printf(data, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %.6f %.6f %.6f %.9g\n", rows[i].gpus,
+                             rows[i].nodes, rows[i].result->mean_ms, rows[i].efficiency, rows[i].result->exposed_comm_ms,
+                             cost->price_per_gpu_hour > 0 ? e.cost_per_1k_samples : 0.0);
+    }
   g_autofree char *text = g_string_free(data, FALSE);
   g_autofree char *title = NULL;
   if (global_batch > 0)
@@ -194,7 +246,11 @@ draw(const DdpScenario *s, const ScaleRow *rows, guint n, double global_batch, c
   ddp_plot_set_string(plot, "efficiency_label", global_batch > 0 ? "strong-scaling efficiency T(1)/(N·T(N)) (%)"
                                                                  : "weak-scaling efficiency T(1)/T(N) (%)");
   ddp_plot_set_data(plot, "data", text);
-  return ddp_plot_render(plot, o->plot, o->plot_data, error);
+  ddp_plot_set_number(plot, "has_cost", cost->price_per_gpu_hour > 0);
+  if (!ddp_plot_render(plot, o->plot, o->plot_data, error))
+    return FALSE;
+  fprintf(stderr, "ddpsim scale: wrote %s\n", o->plot);
+  return TRUE;
 }
 
 static int
@@ -209,9 +265,10 @@ run(int argc, char **argv, ScaleOptions *o)
     { "plot-data", 0, 0, G_OPTION_ARG_FILENAME, &o->plot_data, "Keep the plot's data and gnuplot variables in DIR", "DIR" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
+  g_autofree GOptionEntry *entries = ddp_cost_option_entries(own, &o->cost);
   g_autoptr(GError) error = NULL;
   const char *scenario_path = NULL;
-  if (!ddp_cmd_parse("scale", "Scaling efficiency over GPU counts.", scale_description, own, &o->cli, &argc, &argv,
+  if (!ddp_cmd_parse("scale", "Scaling efficiency over GPU counts.", scale_description, entries, &o->cli, &argc, &argv,
                      &scenario_path, &error))
     return ddp_cmd_fail("scale", error);
   g_autoptr(GArray) gpus = NULL;
@@ -230,6 +287,9 @@ run(int argc, char **argv, ScaleOptions *o)
   g_autoptr(DdpScenario) s = ddp_scenario_load(scenario_path, &o->cli, FALSE, &error);
   if (!s)
     return ddp_cmd_fail("scale", error);
+  DdpCost cost;
+  if (!ddp_cost_init(&cost, &o->cost, s, &error))
+    return ddp_cmd_fail("scale", error);
   if (!gpus)
     gpus = default_gpu_list(s->cluster);
   if (!ddp_stragglers_check_ranks(s->stragglers, g_array_index(gpus, guint64, gpus->len - 1), &error))
@@ -246,15 +306,12 @@ run(int argc, char **argv, ScaleOptions *o)
     if (!ddp_cluster_check_gpus(s->cluster, g_array_index(gpus, guint64, i), NULL, &error))
       return ddp_cmd_fail("scale", error);
 
-  gboolean progress = progress_wanted();
+  g_autoptr(DdpProgress) progress = ddp_progress_new("scale", gpus->len, "GPU counts", STDERR_FILENO);
   g_autofree ScaleRow *rows = g_new0(ScaleRow, gpus->len);
-  double strong_base_ms = 0;
-  if (global_batch > 0) {
-    DdpScenario one = *s;
-    one.setup.accumulate = ddp_solve_micro_steps(global_batch, max_batch, s->setup.accumulate);
-    if (!ddp_simulate_one_gpu(&one, global_batch / one.setup.accumulate, NULL, &strong_base_ms, &error))
-      return ddp_cmd_fail("scale", error);
-  }
+  double strong_base_ms = 0, strong_base_samples = 0;
+  if (global_batch > 0 &&
+      !ddp_solve_strong_base(s, global_batch, max_batch, &strong_base_ms, &strong_base_samples, &error))
+    return ddp_cmd_fail("scale", error);
   int status = DDP_EXIT_OK;
   guint done = 0;
   for (; done < gpus->len; done++) {
@@ -267,29 +324,34 @@ run(int argc, char **argv, ScaleOptions *o)
     row->feasible = TRUE;
     DdpRunOptions options = { .skip_single_gpu = global_batch > 0 };
     if (global_batch > 0) {
+      /* what a real run can do: whole samples per GPU, whole micro-batches (solve.h) */
+      DdpStrongSplit split;
       row->batch_per_gpu = global_batch / (double)row->gpus;
-      row->feasible = row->batch_per_gpu >= 1;
+      row->feasible = ddp_solve_strong_split(global_batch, row->gpus, max_batch, s->setup.accumulate, &split);
       if (!row->feasible)
         continue;
-      at.setup.accumulate = row->accumulate = ddp_solve_micro_steps(row->batch_per_gpu, max_batch, s->setup.accumulate);
-      at.setup.batch = row->micro_batch = row->batch_per_gpu / row->accumulate;
+      row->batch_per_gpu = split.batch_per_gpu;
+      row->reached = split.reached;
+      at.setup.accumulate = row->accumulate = split.accumulate;
+      at.setup.batch = row->micro_batch = split.micro_batch;
     }
-    if (progress)
-      fprintf(stderr, "\rddpsim scale: %u/%u (%" G_GUINT64_FORMAT " GPUs)   ", done + 1, gpus->len, row->gpus);
+    g_autofree char *what = g_strdup_printf("%" G_GUINT64_FORMAT " GPUs", row->gpus);
+    ddp_progress_step(progress, what);
     if (!(row->result = ddp_simulate(&at, &options, &error)))
       break;
-    row->efficiency = global_batch > 0 ? strong_base_ms / ((double)row->gpus * row->result->mean_ms)
+    /* strong: per sample, N GPUs on the samples they reach against one GPU on its own */
+    row->efficiency = global_batch > 0 ? strong_base_ms / strong_base_samples * row->reached /
+                                           ((double)row->gpus * row->result->mean_ms)
                                        : row->result->scaling_efficiency;
   }
-  if (progress)
-    fprintf(stderr, "\r%60s\r", "");
+  g_clear_pointer(&progress, ddp_progress_free);   /* erased before anything else is printed */
   if (error)
     status = ddp_cmd_fail("scale", error);
   else {
-    g_autofree char *text = o->json  ? scale_json(s, rows, done, global_batch, max_batch)
-                            : o->csv ? scale_csv(rows, done, global_batch > 0)
-                                     : scale_text(s, rows, done, global_batch);
-    if (o->plot && !draw(s, rows, done, global_batch, o, &error))
+    g_autofree char *text = o->json  ? scale_json(s, &cost, rows, done, global_batch, max_batch)
+                            : o->csv ? scale_csv(&cost, rows, done, global_batch > 0)
+                                     : scale_text(s, &cost, rows, done, global_batch);
+    if (o->plot && !draw(s, &cost, rows, done, global_batch, o, &error))
       status = ddp_cmd_fail("scale", error);
     else if (!ddp_cmd_print(text, &error))
       status = ddp_cmd_fail("scale", error);
@@ -305,6 +367,7 @@ ddp_cmd_scale(int argc, char **argv)
   ScaleOptions options = { 0 };
   int status = run(argc, argv, &options);
   ddp_cli_options_clear(&options.cli);
+  ddp_cost_flags_clear(&options.cost);
   g_free(options.global_batch);
   g_free(options.max_batch);
   g_free(options.plot);

@@ -3,8 +3,12 @@
  * simulator (solve.c); text or --json, documented in docs/solve.md. */
 #include "cmd.h"
 
+#include "cost.h"
+#include "deadline.h"
 #include "jsonout.h"
+#include "progress.h"
 #include "solve.h"
+#include "suggest.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,8 +17,9 @@
 
 typedef struct {
   DdpCliOptions cli;
+  DdpCostFlags cost;
   gboolean json;
-  char *quantity, *target, *min, *max, *tolerance, *min_gain, *global_batch, *max_batch;
+  char *quantity, *target, *min, *max, *tolerance, *min_gain, *global_batch, *max_batch, *deadline_hours, *budget;
 } SolveOptions;
 
 static const char solve_description[] =
@@ -30,7 +35,11 @@ static const char solve_description[] =
   "B/N per GPU)), as `ddpsim scale --global-batch` computes it (same --max-batch split).  A grid over the range is simulated, then bisection narrows the first\n"
   "interval where the target is crossed.  The answer comes with its efficiency, the margin over the\n"
   "target, the nearest failing value, and the limiting term (exposed_comm, stragglers, compute,\n"
-  "memory); \"unreachable\" says how far the best point gets and why.  See docs/solve.md.";
+  "memory); \"unreachable\" says how far the best point gets and why.  See docs/solve.md.\n\n"
+  "--for gpus --deadline-hours H (with --train-samples or --train-tokens) answers the cheapest GPU\n"
+  "count that trains within H hours; --budget C the fastest count costing at most C (the price from\n"
+  "--price-per-gpu-hour or the cluster file; unpriced, cost is GPU-hours); both: the cheapest count\n"
+  "meeting both.  No --target-efficiency then.  See docs/cost.md.";
 
 static const char *const limit_text[] = {
   "nothing: T(N) equals T(1 GPU)",
@@ -282,10 +291,140 @@ solve_json(const DdpScenario *s, const DdpSolveResult *r)
 }
 
 static void
+deadline_point_text(GString *out, const char *label, const DdpDeadlinePoint *p, gboolean priced)
+{
+  g_autofree char *hours = ddp_cost_format_hours(p->train_hours);
+  g_string_append_printf(out, "  %-8s %" G_GUINT64_FORMAT " GPUs (%" G_GUINT64_FORMAT " nodes): %.1f samples/s, trains in %s, "
+                         "%s %.2f%s\n", label, p->gpus, p->nodes, p->samples_per_s, hours,
+                         priced ? "costing" : "using", p->train_cost, priced ? "" : " GPU-hours");
+}
+
+static char *
+deadline_text(const DdpScenario *s, const DdpCost *cost, const DdpDeadlineOptions *o, const DdpDeadlineResult *r)
+{
+  GString *out = g_string_new(NULL);
+  gboolean priced = cost->price_per_gpu_hour > 0;
+  g_string_append_printf(out, "%s on %s, ", s->model->name, s->cluster->name);
+  if (o->global_batch > 0)
+    g_string_append_printf(out, "global batch %g", o->global_batch);
+  else
+    g_string_append_printf(out, "batch %g/GPU", s->setup.batch);
+  g_string_append_printf(out, ", %s, training %.6g samples", ddp_precision_name(s->setup.precision), cost->train_samples);
+  if (priced)
+    g_string_append_printf(out, " at %g per GPU-hour\n", cost->price_per_gpu_hour);
+  else
+    g_string_append(out, " (no price: cost in GPU-hours)\n");
+  g_string_append(out, "question: ");
+  if (o->deadline_hours > 0)
+    g_string_append_printf(out, "the cheapest GPU count training within %g hours", o->deadline_hours);
+  else
+    g_string_append(out, "the fastest GPU count");
+  if (o->budget > 0)
+    g_string_append_printf(out, "%s costing at most %g%s", o->deadline_hours > 0 ? " and" : "", o->budget,
+                           priced ? "" : " GPU-hours");
+  g_string_append_printf(out, " (%g to %g GPUs)\n\n", r->min, r->max);
+  if (r->status == DDP_DEADLINE_FOUND) {
+    g_string_append_printf(out, "answer   %" G_GUINT64_FORMAT " GPUs\n", r->answer.gpus);
+    deadline_point_text(out, "there", &r->answer, priced);
+  } else {
+    g_string_append(out, "answer   unreachable: no GPU count in the range meets it\n");
+    deadline_point_text(out, o->deadline_hours > 0 ? "fastest" : "cheapest", &r->answer, priced);
+  }
+  if (r->has_neighbour)
+    deadline_point_text(out, o->deadline_hours > 0 ? "fewer" : "more", &r->neighbour, priced);
+  g_string_append_printf(out, "  %-8s %u simulations: %u-point grid, then bisection\n", "search", r->simulations, r->grid->len);
+  return g_string_free(out, FALSE);
+}
+
+static void
+deadline_point_json(DdpJson *j, const char *key, const DdpDeadlinePoint *p)
+{
+  ddp_json_begin_object(j, key);
+  ddp_json_int(j, "gpus", (gint64)p->gpus);
+  ddp_json_int(j, "nodes", (gint64)p->nodes);
+  ddp_json_bool(j, "feasible", p->feasible);
+  ddp_json_bool(j, "fits", p->fits);
+  ddp_json_double(j, "iteration_ms", p->iteration_ms, 6);
+  ddp_json_double(j, "samples_per_s", p->samples_per_s, 3);
+  ddp_json_double(j, "train_hours", p->train_hours, 6);
+  ddp_json_double(j, "train_cost", p->train_cost, 2);
+  ddp_json_bool(j, "meets", p->meets);
+  ddp_json_end_object(j);
+}
+
+static char *
+deadline_json(const DdpScenario *s, const DdpCost *cost, const DdpDeadlineOptions *o, const DdpDeadlineResult *r)
+{
+  DdpJson *j = ddp_json_new();
+  ddp_json_begin_object(j, NULL);
+  ddp_json_string(j, "model", s->model->name);
+  ddp_json_string(j, "cluster", s->cluster->name);
+  ddp_json_string(j, "question", "gpus");
+  ddp_json_string(j, "objective", o->deadline_hours > 0 ? "cheapest-within-deadline" : "fastest-within-budget");
+  if (o->deadline_hours > 0)
+    ddp_json_double(j, "deadline_hours", o->deadline_hours, 6);
+  if (o->budget > 0)
+    ddp_json_double(j, "budget", o->budget, 6);
+  ddp_json_double(j, "price_per_gpu_hour", cost->price_per_gpu_hour > 0 ? cost->price_per_gpu_hour : NAN, 6);
+  ddp_json_string(j, "cost_unit", cost->price_per_gpu_hour > 0 ? "price" : "gpu-hours");
+  ddp_json_double(j, "train_samples", cost->train_samples, 3);
+  if (o->global_batch > 0)
+    ddp_json_double(j, "global_batch", o->global_batch, 6);
+  ddp_json_string(j, "status", r->status == DDP_DEADLINE_FOUND ? "found" : "unreachable");
+  deadline_point_json(j, "answer", &r->answer);
+  if (r->has_neighbour)
+    deadline_point_json(j, "failing_neighbour", &r->neighbour);
+  ddp_json_double(j, "min", r->min, 0);
+  ddp_json_double(j, "max", r->max, 0);
+  ddp_json_int(j, "simulations", r->simulations);
+  ddp_json_begin_array(j, "grid");
+  for (guint i = 0; i < r->grid->len; i++)
+    deadline_point_json(j, NULL, &g_array_index(r->grid, DdpDeadlinePoint, i));
+  ddp_json_end_array(j);
+  ddp_json_end_object(j);
+  return ddp_json_free_to_string(j);
+}
+
+static void
+show_deadline_progress(guint simulation, guint64 gpus, gpointer data)
+{
+  (void)simulation;
+  g_autofree char *what = g_strdup_printf("gpus %" G_GUINT64_FORMAT, gpus);
+  ddp_progress_step(data, what);
+}
+
+/* solve --deadline-hours / --budget (deadline.h). */
+static int
+run_deadline(const SolveOptions *o, const DdpScenario *s, const DdpSolveOptions *solve)
+{
+  g_autoptr(GError) error = NULL;
+  DdpDeadlineOptions options = { .min = solve->min, .max = solve->max, .global_batch = solve->global_batch,
+                                 .max_batch = solve->max_batch };
+  DdpCost cost;
+  if (!ddp_flag_number("deadline-hours", o->deadline_hours, &DDP_RANGE_DEADLINE_HOURS, &options.deadline_hours, &error) ||
+      !ddp_flag_number("budget", o->budget, &DDP_RANGE_BUDGET, &options.budget, &error) ||
+      !ddp_cost_init(&cost, &o->cost, s, &error))
+    return ddp_cmd_fail("solve", error);
+  /* a grid and a bisection: the number of simulations is not known in advance */
+  DdpProgress *progress = ddp_progress_new("solve", 0, "simulations", STDERR_FILENO);
+  options.progress = show_deadline_progress;
+  options.progress_data = progress;
+  g_autoptr(DdpDeadlineResult) r = ddp_deadline_solve(s, &cost, &options, &error);
+  ddp_progress_free(progress);
+  if (!r)
+    return ddp_cmd_fail("solve", error);
+  g_autofree char *text = o->json ? deadline_json(s, &cost, &options, r) : deadline_text(s, &cost, &options, r);
+  if (!ddp_cmd_print(text, &error))
+    return ddp_cmd_fail("solve", error);
+  return DDP_EXIT_OK;
+}
+
+static void
 show_progress(DdpSolveQuantity q, guint simulation, double value, gpointer data)
 {
-  (void)data;
-  fprintf(stderr, "\rddpsim solve: simulation %u (%s %g)   ", simulation, ddp_solve_quantity_name(q), value);
+  (void)simulation;
+  g_autofree char *what = g_strdup_printf("%s %g", ddp_solve_quantity_name(q), value);
+  ddp_progress_step(data, what);
 }
 
 static int
@@ -300,24 +439,35 @@ run(int argc, char **argv, SolveOptions *o)
     { "min-gain", 0, 0, G_OPTION_ARG_STRING, &o->min_gain, "bucket-cap: least gain over 25 MiB worth recommending (default 0.01 = 1%)", "G" },
     { "global-batch", 0, 0, G_OPTION_ARG_STRING, &o->global_batch, "Strong scaling at this global batch (samples per optimizer step)", "B" },
     { "max-batch", 0, 0, G_OPTION_ARG_STRING, &o->max_batch, "Strong scaling: most samples per GPU per micro-step (default: what fits)", "M" },
+    { "deadline-hours", 0, 0, G_OPTION_ARG_STRING, &o->deadline_hours, "gpus: the cheapest count training within H hours (with --train-samples/--train-tokens)", "H" },
+    { "budget", 0, 0, G_OPTION_ARG_STRING, &o->budget, "gpus: the fastest count costing at most C (price units; GPU-hours unpriced)", "C" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON (docs/solve.md)", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
+  g_autofree GOptionEntry *entries = ddp_cost_option_entries(own, &o->cost);
   g_autoptr(GError) error = NULL;
   const char *scenario_path = NULL;
   if (!ddp_cmd_parse("solve", "Inverse questions: the bandwidth, NICs, GPUs, batch, accumulation or bucket cap for a target.",
-                     solve_description, own, &o->cli, &argc, &argv, &scenario_path, &error))
+                     solve_description, entries, &o->cli, &argc, &argv, &scenario_path, &error))
     return ddp_cmd_fail("solve", error);
   DdpSolveOptions options;
   ddp_solve_options_init(&options);
   int q = o->quantity ? ddp_solve_quantity_parse(o->quantity) : -1;
   if (q < 0) {
-    g_set_error(&error, DDP_CMD_ERROR, 0, "--for: %s%s%s must be one of inter-bandwidth, nics, gpus, batch, accumulate, bucket-cap",
-                o->quantity ? "\"" : "", o->quantity ? o->quantity : "a quantity", o->quantity ? "\"" : "");
+    static const char *const names[] = { "inter-bandwidth", "nics", "gpus", "batch", "accumulate", "bucket-cap", NULL };
+    g_autofree char *hint = o->quantity ? ddp_suggest_text(o->quantity, names) : g_strdup("");
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--for: %s%s%s must be one of inter-bandwidth, nics, gpus, batch, accumulate, bucket-cap%s",
+                o->quantity ? "\"" : "", o->quantity ? o->quantity : "a quantity", o->quantity ? "\"" : "", hint);
     return ddp_cmd_fail("solve", error);
   }
   options.quantity = (DdpSolveQuantity)q;
-  if (!o->target && q != DDP_SOLVE_BUCKET_CAP) {
+  gboolean deadline = o->deadline_hours || o->budget;
+  if (deadline && (q != DDP_SOLVE_GPUS || o->target)) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--%s: %s", o->deadline_hours ? "deadline-hours" : "budget",
+                q != DDP_SOLVE_GPUS ? "applies to --for gpus only" : "answers instead of --target-efficiency: give one of them");
+    return ddp_cmd_fail("solve", error);
+  }
+  if (!o->target && q != DDP_SOLVE_BUCKET_CAP && !deadline) {
     g_set_error(&error, DDP_CMD_ERROR, 0, "--target-efficiency: needed for --for %s (e.g. 0.9)", o->quantity);
     return ddp_cmd_fail("solve", error);
   }
@@ -339,12 +489,13 @@ run(int argc, char **argv, SolveOptions *o)
   g_autoptr(DdpScenario) s = ddp_scenario_load(scenario_path, &o->cli, TRUE, &error);
   if (!s)
     return ddp_cmd_fail("solve", error);
-  gboolean progress = isatty(STDERR_FILENO);
-  if (progress)
-    options.progress = show_progress;
+  if (deadline)
+    return run_deadline(o, s, &options);
+  DdpProgress *progress = ddp_progress_new("solve", 0, "simulations", STDERR_FILENO);
+  options.progress = show_progress;
+  options.progress_data = progress;
   g_autoptr(DdpSolveResult) r = ddp_solve(s, &options, &error);
-  if (progress)
-    fprintf(stderr, "\r%70s\r", "");
+  ddp_progress_free(progress);
   if (!r)
     return ddp_cmd_fail("solve", error);
   g_autofree char *text = o->json ? solve_json(s, r) : solve_text(s, r);
@@ -359,8 +510,9 @@ ddp_cmd_solve(int argc, char **argv)
   SolveOptions options = { 0 };
   int status = run(argc, argv, &options);
   ddp_cli_options_clear(&options.cli);
+  ddp_cost_flags_clear(&options.cost);
   char **strings[] = { &options.quantity, &options.target, &options.min, &options.max, &options.tolerance, &options.min_gain,
-                       &options.global_batch, &options.max_batch };
+                       &options.global_batch, &options.max_batch, &options.deadline_hours, &options.budget };
   for (gsize i = 0; i < G_N_ELEMENTS(strings); i++)
     g_free(*strings[i]);
   return status;

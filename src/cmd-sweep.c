@@ -12,13 +12,18 @@
 
 #include "ddp.h"
 #include "mpi-world.h"
+#include "progress.h"
 #include "ranges.h"
 #include "sweep.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 typedef struct {
   DdpCliOptions cli;
+  DdpCostFlags cost;
   gboolean json, csv;
   char *grid, *output, *jobs;
 } SweepOptions;
@@ -43,9 +48,13 @@ typedef struct {
   const char *scenario_path;
   DdpSweepFormat format;
   guint64 first;
+  const DdpCostFlags *cost;   /* NULL: no cost columns */
   char **rows;         /* [count] */
   GError **errors;     /* [count] */
   guint point_threads; /* DdpRunOptions.threads: 1 when points run side by side */
+  DdpProgress *progress;   /* this rank's points */
+  double *merit;       /* [count] what "best" ranks by: -cost per 1000 samples when priced, else samples/s;
+                        * -inf for a point that does not fit in memory (never the best) */
 } Slice;
 
 /* "point 7 (resnet50, dgx-a100, gpus 12, bucket_cap_mb 25, seed 1)"; unswept axes left out. */
@@ -73,6 +82,7 @@ simulate_point(gpointer data, gpointer user_data)
   DdpSweepPoint point;
   ddp_sweep_grid_point(slice->grid, slice->first + i, &point);
   DdpCliOptions cli;
+  ddp_progress_step(slice->progress, NULL);
   ddp_sweep_point_apply(&point, slice->base, &cli);
   GError *error = NULL;
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(slice->scenario_path, &cli, TRUE, &error);
@@ -84,7 +94,51 @@ simulate_point(gpointer data, gpointer user_data)
     slice->errors[i] = error;
     return;
   }
-  slice->rows[i] = ddp_sweep_row(slice->format, &point, scenario, result);
+  DdpCost cost;
+  if (slice->cost && !ddp_cost_init(&cost, slice->cost, scenario, &error)) {
+    slice->errors[i] = error;
+    return;
+  }
+  slice->rows[i] = ddp_sweep_row_cost(slice->format, &point, scenario, result, slice->cost ? &cost : NULL);
+  DdpCostEstimate e = slice->cost ? ddp_cost_estimate(&cost, result->gpus, result->samples_per_s) : (DdpCostEstimate){ NAN, NAN, NAN, NAN };
+  slice->merit[i] = !result->memory.fits ? -INFINITY : isfinite(e.cost_per_1k_samples) ? -e.cost_per_1k_samples
+                                                                                        : result->samples_per_s;
+}
+
+static gboolean
+with_cost(const SweepOptions *opts)
+{
+  return opts->cost.price_per_gpu_hour || opts->cost.train_samples || opts->cost.train_tokens;
+}
+
+/* "best: point 7 (…) at 1234.5 samples/s; 2 points do not fit in memory (excluded)": the best
+ * point by cost per 1000 samples when priced, else by samples/s; never one that does not fit. */
+static char *
+best_text(const Slice *slice, guint64 count)
+{
+  guint64 best = count, oom = 0;
+  for (guint64 i = 0; i < count; i++) {
+    if (slice->merit[i] == -INFINITY)
+      oom++;
+    else if (best == count || slice->merit[i] > slice->merit[best])
+      best = i;
+  }
+  GString *out = g_string_new(NULL);
+  if (best == count) {
+    g_string_append(out, "no point fits in GPU memory");
+  } else {
+    DdpSweepPoint point;
+    ddp_sweep_grid_point(slice->grid, slice->first + best, &point);
+    g_autofree char *where = describe_point(&point);
+    double m = slice->merit[best];
+    if (m < 0)
+      g_string_append_printf(out, "cheapest %s at %.4g per 1000 samples", where, -m);
+    else
+      g_string_append_printf(out, "fastest %s at %.1f samples/s", where, m);
+  }
+  if (oom)
+    g_string_append_printf(out, "; %" G_GUINT64_FORMAT " point%s out of memory (excluded)", oom, oom == 1 ? "" : "s");
+  return g_string_free(out, FALSE);
 }
 
 /* Runs points [first, first + count) on @jobs threads; the rows in index order, or NULL with the
@@ -95,6 +149,7 @@ run_slice(Slice *slice, guint64 count, guint jobs, GError **error)
   slice->rows = g_new0(char *, count + 1);
   slice->errors = g_new0(GError *, count);
   slice->point_threads = jobs > 1 && count > 1 ? 1 : 0;
+  slice->merit = g_new0(double, count);
   if (jobs <= 1 || count <= 1) {
     for (guint64 i = 0; i < count; i++)
       simulate_point(GSIZE_TO_POINTER(i + 1), slice);
@@ -114,6 +169,7 @@ run_slice(Slice *slice, guint64 count, guint jobs, GError **error)
   }
   g_strfreev(slice->rows);
   g_free(slice->errors);
+  slice->rows = NULL;
   if (*error) {
     g_string_free(text, TRUE);
     return NULL;
@@ -211,7 +267,7 @@ launcher_size(void)
 
 /* Everything up to the rows of this rank's slice.  *text: the rows (or the error). */
 static gboolean
-compute(SweepOptions *opts, int argc, char **argv, guint rank, guint size, char **rows, GError **error)
+compute(SweepOptions *opts, int argc, char **argv, guint rank, guint size, char **rows, char **best, GError **error)
 {
   GOptionEntry own[] = {
     { "grid", 0, 0, G_OPTION_ARG_FILENAME, &opts->grid, "Read the axes from a grid file ([sweep] group)", "FILE" },
@@ -224,7 +280,8 @@ compute(SweepOptions *opts, int argc, char **argv, guint rank, guint size, char 
   const char *scenario_path = NULL;
   guint jobs = 1;
   guint64 n_points = 0;
-  if (!ddp_cmd_parse("sweep", "Simulate every point of a scenario grid, one row per point.", sweep_description, own,
+  g_autofree GOptionEntry *entries = ddp_cost_option_entries(own, &opts->cost);
+  if (!ddp_cmd_parse("sweep", "Simulate every point of a scenario grid, one row per point.", sweep_description, entries,
                      &opts->cli, &argc, &argv, &scenario_path, error) ||
       !parse_jobs(opts->jobs, &jobs, error))
     return FALSE;
@@ -249,15 +306,23 @@ compute(SweepOptions *opts, int argc, char **argv, guint rank, guint size, char 
     return FALSE;
   guint64 first, count;
   ddp_sweep_slice(n_points, rank, size, &first, &count);
-  Slice slice = { grid, &base, scenario_path, opts->json ? DDP_SWEEP_JSONL : DDP_SWEEP_CSV, first, NULL, NULL, 0 };
+  Slice slice = { grid, &base, scenario_path, opts->json ? DDP_SWEEP_JSONL : DDP_SWEEP_CSV, first,
+                   with_cost(opts) ? &opts->cost : NULL, NULL, NULL, 0,
+                   /* under MPI only rank 0 draws the line (its slice stands for the whole run) */
+                   ddp_progress_new("sweep", count, "points", rank == 0 ? STDERR_FILENO : -1), NULL };
   *rows = run_slice(&slice, count, jobs, error);
+  ddp_progress_free(slice.progress);
+  if (*rows)
+    *best = best_text(&slice, count);
+  g_free(slice.merit);
   return *rows != NULL;
 }
 
 static gboolean
 write_output(const SweepOptions *opts, const char *body, GError **error)
 {
-  g_autofree char *text = g_strconcat(ddp_sweep_header(opts->json ? DDP_SWEEP_JSONL : DDP_SWEEP_CSV), body, NULL);
+  g_autofree char *header = ddp_sweep_header_cost(opts->json ? DDP_SWEEP_JSONL : DDP_SWEEP_CSV, with_cost(opts));
+  g_autofree char *text = g_strconcat(header, body, NULL);
   if (opts->output)
     return g_file_set_contents(opts->output, text, -1, error);   /* temporary file, then rename */
   return ddp_cmd_print(text, error);
@@ -279,8 +344,8 @@ run(int argc, char **argv, SweepOptions *opts)
   }
 #endif
   g_autoptr(GError) error = NULL;
-  g_autofree char *rows = NULL;
-  gboolean ok = compute(opts, argc, argv, rank, size, &rows, &error);
+  g_autofree char *rows = NULL, *best = NULL;
+  gboolean ok = compute(opts, argc, argv, rank, size, &rows, &best, &error);
 #ifdef DDP_HAVE_MPI
   if (mpi) {
     /* A failing rank sends its error instead of rows, as "DOMAIN\nCODE\nMESSAGE", so that rank 0
@@ -305,6 +370,8 @@ run(int argc, char **argv, SweepOptions *opts)
       g_autoptr(GError) write_error = NULL;
       if (status == DDP_EXIT_OK && !write_output(opts, all->str, &write_error))
         status = ddp_cmd_fail("sweep", write_error);
+      else if (status == DDP_EXIT_OK && opts->output)
+        fprintf(stderr, "ddpsim sweep: wrote %s\n", opts->output);   /* the best point is each rank's own */
       g_string_free(all, TRUE);
     }
     status = ddp_mpi_world_broadcast_int(status);
@@ -314,6 +381,8 @@ run(int argc, char **argv, SweepOptions *opts)
 #endif
   if (!ok || !write_output(opts, rows, &error))
     return ddp_cmd_fail("sweep", error);
+  if (opts->output)
+    fprintf(stderr, "ddpsim sweep: wrote %s; %s\n", opts->output, best);
   return DDP_EXIT_OK;
 }
 
@@ -323,6 +392,7 @@ ddp_cmd_sweep(int argc, char **argv)
   SweepOptions options = { 0 };
   int status = run(argc, argv, &options);
   ddp_cli_options_clear(&options.cli);
+  ddp_cost_flags_clear(&options.cost);
   g_free(options.grid);
   g_free(options.output);
   g_free(options.jobs);

@@ -12,8 +12,10 @@
 
 #include "ddp.h"
 #include "fsdp.h"
+#include "jointtune.h"
 #include "jsonout.h"
 #include "plot.h"
+#include "progress.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,7 +24,7 @@
 typedef struct {
   DdpCliOptions cli;
   gboolean json, csv;
-  char *range, *points, *first_bucket, *min_gain, *plot, *plot_data;
+  char *range, *points, *first_bucket, *min_gain, *plot, *plot_data, *knobs;
 } TuneOptions;
 
 typedef struct {
@@ -169,14 +171,22 @@ tune_text(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict 
   return g_string_free(out, FALSE);
 }
 
-static char *
-tune_json(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict *v)
+/* A tune document, opened with the setup both forms share. */
+static DdpJson *
+json_document(const DdpScenario *s)
 {
   DdpJson *j = ddp_json_new();
   ddp_json_begin_object(j, NULL);
   ddp_json_string(j, "model", s->model->name);
   ddp_json_string(j, "cluster", s->cluster->name);
   ddp_json_int(j, "gpus", (gint64)s->setup.gpus);
+  return j;
+}
+
+static char *
+tune_json(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict *v)
+{
+  DdpJson *j = json_document(s);
   ddp_json_begin_array(j, "rows");
   for (guint i = 0; i < n; i++) {
     const DdpResult *r = rows[i].result;
@@ -247,7 +257,182 @@ draw(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict *v, c
   ddp_plot_set_string(plot, "first_bucket_mbs", first_list);
   ddp_plot_set_number(plot, "best_bucket_cap_mb", rows[v->best].cap_mb);
   ddp_plot_set_number(plot, "best_first_bucket_mb", rows[v->best].first_mb);
-  return ddp_plot_render(plot, o->plot, o->plot_data, error);
+  if (!ddp_plot_render(plot, o->plot, o->plot_data, error))
+    return FALSE;
+  fprintf(stderr, "ddpsim tune: wrote %s\n", o->plot);   /* stderr: stdout may be --json or --csv */
+  return TRUE;
+}
+
+/* ---- several knobs together (jointtune.h) ---------------------------------------------- */
+
+typedef struct {
+  const DdpScenario *scenario;
+  const DdpJointSpace *space;
+  DdpProgress *progress;
+} JointRun;
+
+/* Time per sample per GPU (ms): the iteration over the samples one GPU carries per step. */
+static gboolean
+joint_evaluate(const guint *choice, double *objective, gpointer data, GError **error)
+{
+  JointRun *j = data;
+  DdpScenario at;
+  ddp_joint_space_apply(j->space, choice, j->scenario, &at);
+  ddp_progress_step(j->progress, NULL);
+  DdpRunOptions options = { .skip_single_gpu = TRUE };
+  g_autoptr(DdpResult) r = ddp_simulate(&at, &options, error);
+  if (!r)
+    return FALSE;
+  *objective = r->memory.fits ? r->mean_ms / (at.setup.batch * at.setup.accumulate) : INFINITY;
+  return TRUE;
+}
+
+static void
+joint_choice_text(GString *out, const DdpJointSpace *space, const guint *choice, const char *sep)
+{
+  for (guint k = 0; k < ddp_joint_space_n_knobs(space); k++) {
+    g_autofree char *v = ddp_joint_space_format(space, k, choice[k]);
+    g_string_append_printf(out, "%s%s %s", k ? sep : "", ddp_joint_space_knobs(space)[k].name, v);
+  }
+}
+
+static char *
+joint_text(const DdpScenario *s, const DdpJointSpace *space, const DdpJointResult *r, double min_gain)
+{
+  GString *out = g_string_new(NULL);
+  const DdpJointKnob *knobs = ddp_joint_space_knobs(space);
+  guint n = ddp_joint_space_n_knobs(space);
+  g_autofree char *stragglers = ddp_stragglers_to_string(s->stragglers);
+  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, batch %g/GPU, %s, stragglers %s\n", s->model->name,
+                         s->cluster->name, s->setup.gpus, s->setup.batch, ddp_precision_name(s->setup.precision), stragglers);
+  g_string_append_printf(out, "knobs tuned together: %" G_GUINT64_FORMAT " combinations, %u simulated (%s)\n", r->space,
+                         r->points->len, r->exhaustive ? "exhaustive" : "every one- and two-knob change, then coordinate descent");
+  g_string_append(out, "objective: time per sample (iteration time / samples per GPU per step); out-of-memory points excluded\n\n");
+  /* the ten best combinations */
+  g_autoptr(GArray) order = g_array_new(FALSE, FALSE, sizeof(DdpJointPoint));
+  g_array_append_vals(order, r->points->data, r->points->len);
+  for (guint i = 1; i < order->len; i++)   /* insertion sort by objective, stable on index */
+    for (guint j = i; j > 0 && g_array_index(order, DdpJointPoint, j).objective < g_array_index(order, DdpJointPoint, j - 1).objective; j--) {
+      DdpJointPoint t = g_array_index(order, DdpJointPoint, j);
+      g_array_index(order, DdpJointPoint, j) = g_array_index(order, DdpJointPoint, j - 1);
+      g_array_index(order, DdpJointPoint, j - 1) = t;
+    }
+  g_autofree guint *choice = g_new(guint, n);
+  g_string_append_printf(out, "%4s %14s %10s  %s\n", "rank", "ms/sample/GPU", "vs default", "combination");
+  for (guint i = 0; i < order->len && i < 10; i++) {
+    const DdpJointPoint *p = &g_array_index(order, DdpJointPoint, i);
+    ddp_joint_choice(knobs, n, p->index, choice);
+    g_string_append_printf(out, "%4u %14.6f %+9.2f%%  ", i + 1, p->objective, 100 * (p->objective / r->default_objective - 1));
+    joint_choice_text(out, space, choice, ", ");
+    g_string_append_c(out, '\n');
+  }
+  GString *best = g_string_new(NULL);
+  joint_choice_text(best, space, r->best, ", ");
+  if (r->gain > min_gain)
+    g_string_append_printf(out, "\nrecommendation: %s: %.3f %% less time per sample than PyTorch's defaults,\n"
+                                "  above the %.1f %% threshold (--min-gain).\n", best->str, 100 * r->gain, 100 * min_gain);
+  else
+    g_string_append_printf(out, "\nrecommendation: keep PyTorch's defaults.\n  The best, %s, is only %.2f %% faster:\n"
+                                "  not more than the %.1f %% threshold (--min-gain), within the model's and a real run's noise.\n",
+                           best->str, 100 * r->gain, 100 * min_gain);
+  g_string_free(best, TRUE);
+  for (guint k = 0; k < n; k++)
+    if (ddp_joint_space_kind(space, k) == DDP_KNOB_ACCUMULATE && ddp_joint_space_value(space, k, r->best[k]) > 1)
+      g_string_append_printf(out, "  Note: accumulate %g multiplies the samples per optimizer step by %g (the global batch\n"
+                                  "  changes, and with it the learning-rate schedule): a training change, not only a speed-up.\n",
+                             ddp_joint_space_value(space, k, r->best[k]), ddp_joint_space_value(space, k, r->best[k]));
+  return g_string_free(out, FALSE);
+}
+
+static void
+joint_choice_json(DdpJson *j, const char *key, const DdpJointSpace *space, const guint *choice)
+{
+  /* JSON keys as the rest of ddpsim's JSON names these settings (docs/json.md) */
+  static const char *const keys[DDP_KNOB_COUNT] = { "bucket_cap_mb", "accumulate", "comm_hook", "gradient_as_bucket_view",
+                                                    "first_bucket_mb" };
+  ddp_json_begin_object(j, key);
+  for (guint k = 0; k < ddp_joint_space_n_knobs(space); k++) {
+    const char *name = keys[ddp_joint_space_kind(space, k)];
+    double v = ddp_joint_space_value(space, k, choice[k]);
+    switch (ddp_joint_space_kind(space, k)) {
+    case DDP_KNOB_COMM_HOOK: ddp_json_string(j, name, ddp_comm_hook_name((DdpCommHook)v)); break;
+    case DDP_KNOB_GRADIENT_AS_BUCKET_VIEW: ddp_json_bool(j, name, v != 0); break;
+    default: ddp_json_double(j, name, v, 6); break;
+    }
+  }
+  ddp_json_end_object(j);
+}
+
+static char *
+joint_json(const DdpScenario *s, const DdpJointSpace *space, const DdpJointResult *r, double min_gain)
+{
+  const DdpJointKnob *knobs = ddp_joint_space_knobs(space);
+  guint n = ddp_joint_space_n_knobs(space);
+  g_autofree guint *choice = g_new(guint, n);
+  DdpJson *j = json_document(s);
+  ddp_json_begin_array(j, "knobs");
+  for (guint k = 0; k < n; k++)
+    ddp_json_string(j, NULL, knobs[k].name);
+  ddp_json_end_array(j);
+  ddp_json_string(j, "search", r->exhaustive ? "exhaustive" : "pairs+coordinate-descent");
+  ddp_json_int(j, "combinations", (gint64)r->space);
+  ddp_json_int(j, "simulations", r->points->len);
+  ddp_json_string(j, "objective", "ms_per_sample");
+  ddp_json_begin_array(j, "rows");
+  for (guint i = 0; i < r->points->len; i++) {
+    const DdpJointPoint *p = &g_array_index(r->points, DdpJointPoint, i);
+    ddp_joint_choice(knobs, n, p->index, choice);
+    ddp_json_begin_object(j, NULL);
+    joint_choice_json(j, "knobs", space, choice);
+    ddp_json_double(j, "ms_per_sample", p->objective, 9);   /* null: does not fit in memory */
+    ddp_json_end_object(j);
+  }
+  ddp_json_end_array(j);
+  joint_choice_json(j, "best", space, r->best);
+  for (guint k = 0; k < n; k++)
+    choice[k] = knobs[k].default_index;
+  joint_choice_json(j, "default", space, choice);
+  ddp_json_double(j, "best_ms_per_sample", r->best_objective, 9);
+  ddp_json_double(j, "default_ms_per_sample", r->default_objective, 9);
+  ddp_json_double(j, "gain_over_default", r->gain, 6);
+  ddp_json_double(j, "min_gain", min_gain, 6);
+  ddp_json_bool(j, "recommended", r->gain > min_gain);
+  ddp_json_end_object(j);
+  return ddp_json_free_to_string(j);
+}
+
+static int
+run_joint(const TuneOptions *o, const DdpScenario *s, const GArray *caps, double min_gain)
+{
+  g_autoptr(GError) error = NULL;
+  if (o->csv || o->plot) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--knobs: prints a table or --json (no --csv or --plot for a joint search)");
+    return ddp_cmd_fail("tune", error);
+  }
+  static const double default_firsts[] = { 0.25, 1, 4, 16 };
+  g_autoptr(GArray) firsts = o->first_bucket ? first_bucket_list(o->first_bucket, &error) : g_array_new(FALSE, FALSE, sizeof(double));
+  if (!firsts)
+    return ddp_cmd_fail("tune", error);
+  if (!o->first_bucket)
+    g_array_append_vals(firsts, default_firsts, G_N_ELEMENTS(default_firsts));
+  g_autoptr(DdpJointSpace) space = ddp_joint_space_new(o->knobs, caps, firsts, &error);
+  if (!space)
+    return ddp_cmd_fail("tune", error);
+  guint64 space_size = 1;
+  for (guint k = 0; k < ddp_joint_space_n_knobs(space); k++)
+    space_size *= ddp_joint_space_knobs(space)[k].n_values;
+  /* the total is known when the search is exhaustive; above the limit the count is open */
+  JointRun jr = { s, space, ddp_progress_new("tune", space_size <= DDP_JOINT_EXHAUSTIVE_LIMIT ? space_size : 0,
+                                             "combinations", STDERR_FILENO) };
+  g_autoptr(DdpJointResult) r = ddp_joint_search(ddp_joint_space_knobs(space), ddp_joint_space_n_knobs(space),
+                                                 DDP_JOINT_EXHAUSTIVE_LIMIT, joint_evaluate, &jr, &error);
+  ddp_progress_free(jr.progress);
+  if (!r)
+    return ddp_cmd_fail("tune", error);
+  g_autofree char *text = o->json ? joint_json(s, space, r, min_gain) : joint_text(s, space, r, min_gain);
+  if (!ddp_cmd_print(text, &error))
+    return ddp_cmd_fail("tune", error);
+  return DDP_EXIT_OK;
 }
 
 /* ---- --mode fsdp: FSDP's knobs instead of DDP's buckets ----
@@ -378,6 +563,8 @@ run(int argc, char **argv, TuneOptions *o)
     { "points", 0, 0, G_OPTION_ARG_STRING, &o->points, "Caps on the log grid (default one per power of two)", "N" },
     { "first-bucket-mb", 0, 0, G_OPTION_ARG_STRING, &o->first_bucket,
       "Also sweep the first bucket's size (dist._DEFAULT_FIRST_BUCKET_BYTES), MiB; 1 is always included", "A,B,..." },
+    { "knobs", 0, 0, G_OPTION_ARG_STRING, &o->knobs,
+      "Tune several knobs together: bucket-cap, accumulate, comm-hook, gradient-as-bucket-view, first-bucket", "K1,K2,..." },
     { "min-gain", 0, 0, G_OPTION_ARG_STRING, &o->min_gain, "Recommend a change only above this gain over the default (default 0.01 = 1%)", "G" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON: rows, best_*, gain_over_default, recommended, recommended_bucket_cap_mb", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &o->csv, "Print CSV", NULL },
@@ -393,7 +580,9 @@ run(int argc, char **argv, TuneOptions *o)
                      "1 MiB) are always simulated.  A change is recommended only when it is faster than the\n"
                      "default by more than --min-gain (default 1 %); otherwise the answer is \"keep 25\".\n"
                      "The first bucket is set in PyTorch by assigning dist._DEFAULT_FIRST_BUCKET_BYTES before\n"
-                     "constructing DDP.  See docs/solve.md.",
+                     "constructing DDP.  --knobs tunes several knobs together (exhaustively up to 4096\n"
+                     "combinations, else every one- and two-knob change then coordinate descent), ranking them by\n"
+                     "time per sample.  See docs/solve.md.",
                      own, &o->cli, &argc, &argv, &scenario_path, &error))
     return ddp_cmd_fail("tune", error);
   double min_gain = 0.01;
@@ -410,6 +599,8 @@ run(int argc, char **argv, TuneOptions *o)
   g_autoptr(GArray) caps = cap_grid(o->range, o->points, &error);
   if (!caps)
     return ddp_cmd_fail("tune", error);
+  if (o->knobs)
+    return run_joint(o, s, caps, min_gain);
   DdpPlotFormat format;
   g_autofree char *gnuplot = NULL;
   if (o->plot && (!ddp_plot_format_from_path(o->plot, "--plot", &format, &error) ||
@@ -417,8 +608,8 @@ run(int argc, char **argv, TuneOptions *o)
                   !(gnuplot = ddp_plot_find_gnuplot(&error))))
     return ddp_cmd_fail("tune", error);
 
-  gboolean progress = isatty(STDERR_FILENO);
   guint total = firsts->len * caps->len;
+  g_autoptr(DdpProgress) progress = ddp_progress_new("tune", total, "simulations", STDERR_FILENO);
   g_autofree TuneRow *rows = g_new0(TuneRow, total);
   DdpRunOptions options = { .skip_single_gpu = TRUE };
   guint done = 0;
@@ -429,14 +620,12 @@ run(int argc, char **argv, TuneOptions *o)
     row->cap_mb = at.setup.buckets.bucket_cap_mb = g_array_index(caps, double, done % caps->len);
     at.setup.buckets.bucket_cap_given = TRUE;
     at.setup.buckets.first_bucket_bytes = (guint64)(row->first_mb * DDP_MIB);
-    if (progress)
-      fprintf(stderr, "\rddpsim tune: %u/%u (first bucket %g MiB, bucket_cap_mb %g)   ", done + 1, total, row->first_mb,
-              row->cap_mb);
+    g_autofree char *what = g_strdup_printf("first bucket %g MiB, bucket_cap_mb %g", row->first_mb, row->cap_mb);
+    ddp_progress_step(progress, what);
     if (!(row->result = ddp_simulate(&at, &options, &error)))
       break;
   }
-  if (progress)
-    fprintf(stderr, "\r%80s\r", "");
+  g_clear_pointer(&progress, ddp_progress_free);
   int status = DDP_EXIT_OK;
   if (error) {
     status = ddp_cmd_fail("tune", error);
@@ -465,5 +654,6 @@ ddp_cmd_tune(int argc, char **argv)
   g_free(options.min_gain);
   g_free(options.plot);
   g_free(options.plot_data);
+  g_free(options.knobs);
   return status;
 }

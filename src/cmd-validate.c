@@ -710,10 +710,12 @@ run(int argc, char **argv, ValidateOptions *o)
     { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON (fields: docs/validation.md)", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &o->csv, "Print the statistics as one CSV table", NULL },
     { "markdown", 0, 0, G_OPTION_ARG_NONE, &o->markdown, "Print the README's accuracy section (Markdown)", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o->paths, NULL, "[DIR | CSV...]" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o->paths, NULL, NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   g_autoptr(GError) error = NULL;
+  /* GOption prints G_OPTION_REMAINING's placeholder before the parameter string ("ddpsim
+   * [OPTION…] [DIR | CSV...] validate [DIR | CSV...]"): the operands are named here only */
   g_autoptr(GOptionContext) context = g_option_context_new("validate [DIR | CSV...]");
   g_option_context_set_summary(context, "Run the model against published measurements and report its errors.");
   g_option_context_set_description(context, validate_description);

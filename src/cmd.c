@@ -5,6 +5,8 @@
 #include "calibdb.h"
 #include "cluster.h"
 #include "collective.h"
+#include "cost.h"
+#include "jointtune.h"
 #include "fit.h"
 #include "gpu.h"
 #include "keyfile.h"
@@ -49,7 +51,7 @@ is_input_error(const GError *error)
   GQuark input_domains[] = {
     DDP_KEYFILE_ERROR, DDP_MODEL_ERROR, DDP_CLUSTER_ERROR, DDP_SCENARIO_ERROR, DDP_STRAGGLER_ERROR,
     DDP_GPU_ERROR, DDP_COLLECTIVE_ERROR, DDP_VALIDATE_ERROR, DDP_CMD_ERROR, DDP_RANGE_ERROR, G_CONVERT_ERROR,
-    DDP_FIT_ERROR, DDP_SOLVE_ERROR,
+    DDP_FIT_ERROR, DDP_SOLVE_ERROR, DDP_COST_ERROR, DDP_JOINTTUNE_ERROR,
     G_OPTION_ERROR, G_KEY_FILE_ERROR,
   };
   if (error->domain == DDP_CALIBDB_ERROR)
@@ -115,6 +117,27 @@ ddp_cmd_parse(const char *verb, const char *summary, const char *description, co
   if (scenario_path)
     *scenario_path = positional == 1 ? (*argv)[2] : NULL;
   return TRUE;
+}
+
+/**
+ * ddp_cli_option_entries_only:
+ * @own: the verb's entries (NULL-terminated)
+ * @names: the long names of the common flags the verb uses (NULL-terminated)
+ * Returns: (transfer full) @own followed by those common flags, storing into @cli; g_free() it.
+ * For verbs where most common flags would do nothing (buckets): pass the result as @own to
+ * ddp_cmd_parse with @cli NULL.
+ */
+GOptionEntry *
+ddp_cli_option_entries_only(const GOptionEntry *own, DdpCliOptions *cli, const char *const *names)
+{
+  g_autofree GOptionEntry *common = ddp_cli_option_entries(cli);
+  GArray *all = g_array_new(TRUE, TRUE, sizeof(GOptionEntry));
+  for (gsize i = 0; own[i].long_name; i++)
+    g_array_append_val(all, own[i]);
+  for (gsize i = 0; common[i].long_name; i++)
+    if (g_strv_contains(names, common[i].long_name))
+      g_array_append_val(all, common[i]);
+  return (GOptionEntry *)(void *)g_array_free(all, FALSE);
 }
 
 /* Writes @text to stdout; FALSE (exit 1) when stdout fails. */

@@ -32,6 +32,8 @@ GQuark ddp_cmd_error_quark(void);
 gboolean ddp_cmd_parse(const char *verb, const char *summary, const char *description, const GOptionEntry *own,
                        DdpCliOptions *cli, int *argc, char ***argv, const char **scenario_path,
                        GError **error);
+/* @own followed by the common flags named in @names (transfer full, g_free). */
+GOptionEntry *ddp_cli_option_entries_only(const GOptionEntry *own, DdpCliOptions *cli, const char *const *names);
 /* Writes @text to stdout; FALSE with @error when that fails (exit 1). */
 gboolean ddp_cmd_print(const char *text, GError **error);
 

@@ -1086,6 +1086,8 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
     sim.reporting = i == setup->iterations;
     sim.iteration_start = start;
     end = simulate_iteration(&sim, &sim.steady, warmup - 1 + i);
+    if (options->progress)
+      options->progress(options->progress_data);
     sum_contention += (double)sim.contention_ns / 1e6;
     if (end - start < input_floor_ns) {
       /* every rank waits for its next batch until start + floor */

@@ -124,6 +124,8 @@ typedef struct {
   gboolean plain_module;             /* the model without DDP: no reducer hooks or copies, no
                                       * communication (the baseline T(1) of scaling efficiency) */
   const DdpComputeOptions *compute;  /* NULL: defaults */
+  void (*progress)(gpointer data);   /* called after each steady iteration (a progress line); NULL: none */
+  gpointer progress_data;
 } DdpRunOptions;
 
 /* Simulates @scenario (its setup.gpus ranks).  Returns: (transfer full) the result, or NULL with

@@ -1,33 +1,33 @@
-/* jsonout — streaming JSON writer (see jsonout.h).  A stack of "first member written?" flags is
- * all the state pretty-printing needs. */
+/* jsonout — ddpsim's JSON documents, built with json-glib (see jsonout.h).
+ *
+ * The document is a json-glib tree: JsonBuilder keeps the nesting and makes a member without a
+ * value, a value without a member name or an unclosed container a programmer error it reports
+ * (json_builder_get_root returns NULL, asserted below), not malformed text.  Only the last step,
+ * tree to text, is ours, for one reason: JsonGenerator prints every double with 17 significant
+ * digits ("0.99813499999999999", "25.0") and docs/json.md promises what users diff and read — a
+ * fixed number of decimals per field, trailing zeros dropped ("0.998135", "25").  So each double
+ * node remembers the decimals its field asked for (a side table keyed by the node), and the
+ * printer formats it with them; everything else (strings, integers, booleans, null, member order)
+ * is json-glib's as built.  The printed layout is the one ddpsim has always written: two-space
+ * indent, "key": value, empty containers as {} and [], a final newline. */
 #include "jsonout.h"
 
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 
 struct _DdpJson {
-  GString *out;
-  GArray *first;   /* gboolean per open container: no member written yet */
+  JsonBuilder *builder;
+  GHashTable *decimals;   /* JsonNode* (a double) → decimals + 1 (so that 0 decimals is not NULL) */
 };
 
 DdpJson *
 ddp_json_new(void)
 {
   DdpJson *json = g_new0(DdpJson, 1);
-  json->out = g_string_new(NULL);
-  json->first = g_array_new(FALSE, FALSE, sizeof(gboolean));
+  json->builder = json_builder_new();
+  json->decimals = g_hash_table_new(g_direct_hash, g_direct_equal);
   return json;
-}
-
-char *
-ddp_json_free_to_string(DdpJson *json)
-{
-  g_assert(json->first->len == 0);
-  g_string_append_c(json->out, '\n');
-  g_array_free(json->first, TRUE);
-  char *text = g_string_free(json->out, FALSE);
-  g_free(json);
-  return text;
 }
 
 static void
@@ -51,78 +51,11 @@ escape(GString *out, const char *s)
   g_string_append_c(out, '"');
 }
 
-/* Separator, newline and indent before a value, then "key": when inside an object. */
+/* @value with @decimals fixed decimals in the C locale, trailing zeros (and a bare point) dropped;
+ * "-0" is "0". */
 static void
-member(DdpJson *json, const char *key)
+fixed(GString *out, double value, int decimals)
 {
-  if (json->first->len > 0) {
-    gboolean *first = &g_array_index(json->first, gboolean, json->first->len - 1);
-    if (!*first)
-      g_string_append_c(json->out, ',');
-    *first = FALSE;
-    g_string_append_c(json->out, '\n');
-    for (guint i = 0; i < json->first->len; i++)
-      g_string_append(json->out, "  ");
-  }
-  if (key) {
-    escape(json->out, key);
-    g_string_append(json->out, ": ");
-  }
-}
-
-static void
-open_container(DdpJson *json, const char *key, char bracket)
-{
-  member(json, key);
-  g_string_append_c(json->out, bracket);
-  gboolean first = TRUE;
-  g_array_append_val(json->first, first);
-}
-
-static void
-close_container(DdpJson *json, char bracket)
-{
-  g_assert(json->first->len > 0);
-  gboolean empty = g_array_index(json->first, gboolean, json->first->len - 1);
-  g_array_set_size(json->first, json->first->len - 1);
-  if (!empty) {
-    g_string_append_c(json->out, '\n');
-    for (guint i = 0; i < json->first->len; i++)
-      g_string_append(json->out, "  ");
-  }
-  g_string_append_c(json->out, bracket);
-}
-
-void ddp_json_begin_object(DdpJson *json, const char *key) { open_container(json, key, '{'); }
-void ddp_json_end_object(DdpJson *json) { close_container(json, '}'); }
-void ddp_json_begin_array(DdpJson *json, const char *key) { open_container(json, key, '['); }
-void ddp_json_end_array(DdpJson *json) { close_container(json, ']'); }
-
-void
-ddp_json_string(DdpJson *json, const char *key, const char *value)
-{
-  member(json, key);
-  if (value)
-    escape(json->out, value);
-  else
-    g_string_append(json->out, "null");
-}
-
-void
-ddp_json_int(DdpJson *json, const char *key, gint64 value)
-{
-  member(json, key);
-  g_string_append_printf(json->out, "%" G_GINT64_FORMAT, value);
-}
-
-void
-ddp_json_double(DdpJson *json, const char *key, double value, int decimals)
-{
-  member(json, key);
-  if (!isfinite(value)) {
-    g_string_append(json->out, "null");
-    return;
-  }
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
   char format[16];
   g_snprintf(format, sizeof format, "%%.%df", decimals);
@@ -134,14 +67,166 @@ ddp_json_double(DdpJson *json, const char *key, double value, int decimals)
     if (*end == '.')
       *end = '\0';
   }
-  if (strcmp(buf, "-0") == 0)
-    strcpy(buf, "0");
-  g_string_append(json->out, buf);
+  g_string_append(out, strcmp(buf, "-0") == 0 ? "0" : buf);
+}
+
+static void
+indent(GString *out, guint depth)
+{
+  for (guint i = 0; i < depth; i++)
+    g_string_append(out, "  ");
+}
+
+static void print_node(const DdpJson *json, GString *out, JsonNode *node, guint depth);
+
+static void
+print_object(const DdpJson *json, GString *out, JsonObject *object, guint depth)
+{
+  g_string_append_c(out, '{');
+  JsonObjectIter it;
+  const char *name;
+  JsonNode *member;
+  gboolean first = TRUE;
+  json_object_iter_init_ordered(&it, object);   /* members in the order they were added */
+  while (json_object_iter_next_ordered(&it, &name, &member)) {
+    g_string_append(out, first ? "\n" : ",\n");
+    first = FALSE;
+    indent(out, depth + 1);
+    escape(out, name);
+    g_string_append(out, ": ");
+    print_node(json, out, member, depth + 1);
+  }
+  if (!first) {
+    g_string_append_c(out, '\n');
+    indent(out, depth);
+  }
+  g_string_append_c(out, '}');
+}
+
+static void
+print_array(const DdpJson *json, GString *out, JsonArray *array, guint depth)
+{
+  g_string_append_c(out, '[');
+  guint n = json_array_get_length(array);
+  for (guint i = 0; i < n; i++) {
+    g_string_append(out, i == 0 ? "\n" : ",\n");
+    indent(out, depth + 1);
+    print_node(json, out, json_array_get_element(array, i), depth + 1);
+  }
+  if (n > 0) {
+    g_string_append_c(out, '\n');
+    indent(out, depth);
+  }
+  g_string_append_c(out, ']');
+}
+
+static void
+print_node(const DdpJson *json, GString *out, JsonNode *node, guint depth)
+{
+  switch (json_node_get_node_type(node)) {
+  case JSON_NODE_OBJECT: print_object(json, out, json_node_get_object(node), depth); return;
+  case JSON_NODE_ARRAY: print_array(json, out, json_node_get_array(node), depth); return;
+  case JSON_NODE_NULL: g_string_append(out, "null"); return;
+  case JSON_NODE_VALUE: break;
+  }
+  GType type = json_node_get_value_type(node);
+  if (type == G_TYPE_STRING) {
+    escape(out, json_node_get_string(node));
+  } else if (type == G_TYPE_INT64) {
+    g_string_append_printf(out, "%" G_GINT64_FORMAT, json_node_get_int(node));
+  } else if (type == G_TYPE_BOOLEAN) {
+    g_string_append(out, json_node_get_boolean(node) ? "true" : "false");
+  } else {
+    g_assert(type == G_TYPE_DOUBLE);
+    gpointer d = g_hash_table_lookup(json->decimals, node);
+    g_assert(d != NULL);   /* every double comes from ddp_json_double */
+    fixed(out, json_node_get_double(node), GPOINTER_TO_INT(d) - 1);
+  }
+}
+
+char *
+ddp_json_free_to_string(DdpJson *json)
+{
+  JsonNode *root = json_builder_get_root(json->builder);
+  g_assert(root != NULL);   /* every container closed, every member given a value */
+  GString *out = g_string_new(NULL);
+  print_node(json, out, root, 0);
+  g_string_append_c(out, '\n');
+  json_node_unref(root);
+  g_object_unref(json->builder);
+  g_hash_table_unref(json->decimals);
+  g_free(json);
+  return g_string_free(out, FALSE);
+}
+
+/* The member name inside an object; nothing inside an array or at the top. */
+static void
+key_of(DdpJson *json, const char *key)
+{
+  if (key)
+    json_builder_set_member_name(json->builder, key);
+}
+
+void
+ddp_json_begin_object(DdpJson *json, const char *key)
+{
+  key_of(json, key);
+  json_builder_begin_object(json->builder);
+}
+
+void
+ddp_json_end_object(DdpJson *json)
+{
+  json_builder_end_object(json->builder);
+}
+
+void
+ddp_json_begin_array(DdpJson *json, const char *key)
+{
+  key_of(json, key);
+  json_builder_begin_array(json->builder);
+}
+
+void
+ddp_json_end_array(DdpJson *json)
+{
+  json_builder_end_array(json->builder);
+}
+
+void
+ddp_json_string(DdpJson *json, const char *key, const char *value)
+{
+  key_of(json, key);
+  if (value)
+    json_builder_add_string_value(json->builder, value);
+  else
+    json_builder_add_null_value(json->builder);
+}
+
+void
+ddp_json_int(DdpJson *json, const char *key, gint64 value)
+{
+  key_of(json, key);
+  json_builder_add_int_value(json->builder, value);
+}
+
+void
+ddp_json_double(DdpJson *json, const char *key, double value, int decimals)
+{
+  g_assert(decimals >= 0 && decimals <= 17);
+  key_of(json, key);
+  if (!isfinite(value)) {
+    json_builder_add_null_value(json->builder);
+    return;
+  }
+  JsonNode *node = json_node_init_double(json_node_alloc(), value);
+  g_hash_table_insert(json->decimals, node, GINT_TO_POINTER(decimals + 1));
+  json_builder_add_value(json->builder, node);   /* the builder takes the node; it lives in the tree */
 }
 
 void
 ddp_json_bool(DdpJson *json, const char *key, gboolean value)
 {
-  member(json, key);
-  g_string_append(json->out, value ? "true" : "false");
+  key_of(json, key);
+  json_builder_add_boolean_value(json->builder, value);
 }

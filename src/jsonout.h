@@ -1,7 +1,7 @@
-/* jsonout — a streaming JSON writer for ddpsim's --json outputs.  json-glib's generator prints
- * doubles with 17 significant digits (0.1 → 0.10000000000000001); users diff and read our output,
- * so numbers are written with a fixed number of decimals, trailing zeros trimmed.  Parsing (tests)
- * uses json-glib. */
+/* jsonout — ddpsim's --json documents, built as a json-glib tree (JsonBuilder) in the order the
+ * calls come.  json-glib's generator prints doubles with 17 significant digits (0.1 →
+ * 0.10000000000000001); users diff and read our output, so the tree is printed with each number's
+ * fixed decimals, trailing zeros trimmed (jsonout.c says how).  Parsing (tests) uses json-glib. */
 #ifndef DDP_JSONOUT_H
 #define DDP_JSONOUT_H
 

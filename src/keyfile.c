@@ -7,6 +7,7 @@
  * Only then does GKeyFile parse the same text, so values are unescaped exactly as GLib documents.
  */
 #include "keyfile.h"
+#include "suggest.h"
 
 #include <string.h>
 
@@ -365,8 +366,9 @@ ddp_keyfile_get_choice(const DdpKeyFile *kf, const char *group, const char *key,
     }
   }
   g_autofree char *list = g_strjoinv("|", (char **)choices);
-  ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, key, "\"%s\" is not one of %s",
-                        value, list);
+  g_autofree char *hint = ddp_suggest_text(value, choices);
+  ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, key, "\"%s\" is not one of %s%s",
+                        value, list, hint);
   return FALSE;
 }
 

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "cmd.h"
+#include "suggest.h"
 
 #include <glib.h>
 
@@ -47,6 +48,12 @@ main(int argc, char **argv)
   for (const DdpCommand *c = ddp_commands(); c->name; c++)
     if (strcmp(argv[1], c->name) == 0)
       return c->run(argc, argv);
-  fprintf(stderr, "ddpsim: unknown verb \"%s\" (see ddpsim --help)\n", argv[1]);
+  GPtrArray *names = g_ptr_array_new();
+  for (const DdpCommand *c = ddp_commands(); c->name; c++)
+    g_ptr_array_add(names, (gpointer)c->name);
+  g_ptr_array_add(names, NULL);
+  g_autofree char *hint = ddp_suggest_text(argv[1], (const char *const *)names->pdata);
+  g_ptr_array_free(names, TRUE);
+  fprintf(stderr, "ddpsim: unknown verb \"%s\"%s (see ddpsim --help)\n", argv[1], hint);
   return DDP_EXIT_INPUT;
 }

@@ -11,6 +11,7 @@
 #include "model.h"
 
 #include "datadir.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <string.h>
@@ -363,8 +364,9 @@ ddp_model_load(const char *name_or_path, GError **error)
   if (!path) {
     g_auto(GStrv) names = ddp_datadir_list("models", ".model");
     g_autofree char *list = g_strjoinv(", ", names);
+    g_autofree char *hint = ddp_suggest_text(name_or_path, (const char *const *)names);
     g_set_error(error, DDP_MODEL_ERROR, DDP_MODEL_ERROR_NOT_FOUND,
-                "--model: no model file or shipped model named \"%s\" (shipped: %s)", name_or_path,
+                "--model: no model file or shipped model named \"%s\"%s (shipped: %s)", name_or_path, hint,
                 *list ? list : "none found");
     return NULL;
   }

@@ -123,6 +123,18 @@ const DdpRange DDP_RANGE_MIN_GAIN = { 0, 1, FALSE, FALSE, FALSE };
 /* Relative width of solve's final bisection bracket: above 0 so that bisection ends, below 1 so that
  * it narrows at all. */
 const DdpRange DDP_RANGE_TOLERANCE = { 0, 1, FALSE, TRUE, TRUE };
+/* Price of one GPU-hour, in whatever currency the user prices in: above 0 (a free GPU has no cost
+ * question); 10^6 per GPU-hour is no rental anyone pays.  Times 2^24 GPUs and 10^6 hours stays far
+ * inside a double. */
+const DdpRange DDP_RANGE_PRICE_PER_GPU_HOUR = { 0, 1e6, FALSE, TRUE, FALSE };
+/* Training length: at least one sample (or token); 10^18 samples and 10^21 tokens are far beyond
+ * any training run (today's largest are ~10^13 tokens). */
+const DdpRange DDP_RANGE_TRAIN_SAMPLES = { 1, 1e18, FALSE, FALSE, FALSE };
+const DdpRange DDP_RANGE_TRAIN_TOKENS = { 1, 1e21, FALSE, FALSE, FALSE };
+/* solve --deadline-hours: above 0; 10^6 hours is 114 years. */
+const DdpRange DDP_RANGE_DEADLINE_HOURS = { 0, 1e6, FALSE, TRUE, FALSE };
+/* solve --budget, in the price's currency: above 0, at most 10^15. */
+const DdpRange DDP_RANGE_BUDGET = { 0, 1e15, FALSE, TRUE, FALSE };
 /* CUDA compute capability × 10: 60 is Pascal, the first NVLink GPU; 200 leaves room past
  * Blackwell's 100–120. */
 const DdpRange DDP_RANGE_SM_ARCH = { 60, 200, TRUE, FALSE, FALSE };
@@ -188,6 +200,8 @@ ddp_parse_number(const char *text, double *out)
   return TRUE;
 }
 
+static char *unit_hint(const char *text, const DdpRange *r);
+
 /* "WHERE: "TEXT" must be a number from MIN to MAX[HINT]" */
 static gboolean
 range_error(const char *where, const char *text, const DdpRange *r, const char *hint, GError **error)
@@ -212,10 +226,32 @@ ddp_range_check_number(const char *where, const char *text, const DdpRange *r, d
   if (!text)
     return TRUE;
   double v;
-  if (!ddp_parse_number(text, &v) || !ddp_range_contains(r, v))
-    return range_error(where, text, r, "", error);
+  if (!ddp_parse_number(text, &v) || !ddp_range_contains(r, v)) {
+    g_autofree char *hint = unit_hint(text, r);
+    return range_error(where, text, r, hint, error);
+  }
   *out = v;
   return TRUE;
+}
+
+/* " (did you mean 25? the number alone: the unit is the one the key or flag names)" when @text
+ * is a number in range followed by a unit ("25MB", "100 Gbps", "2h"); else "". */
+static char *
+unit_hint(const char *text, const DdpRange *r)
+{
+  const char *unit = text;
+  while (*unit && (g_ascii_isdigit(*unit) || *unit == '.' || *unit == '-' || *unit == '+' || *unit == 'e'))
+    unit++;
+  g_autofree char *number = g_strndup(text, (gsize)(unit - text));
+  while (*unit == ' ')
+    unit++;
+  double v;
+  gboolean letters = *unit != '\0';
+  for (const char *c = unit; *c; c++)
+    letters &= g_ascii_isalpha(*c) || *c == '/';
+  if (!letters || !ddp_parse_number(number, &v) || !ddp_range_contains(r, v))
+    return g_strdup("");
+  return g_strdup_printf(" (did you mean %s? the number alone: the unit is the one the key or flag names)", number);
 }
 
 /* As ddp_range_check_number for a whole-number range, written as an integer ("1e3", "8.0" are

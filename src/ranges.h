@@ -116,6 +116,12 @@ extern const DdpRange DDP_RANGE_JITTER;          /* 0 .. 0.5 (σ of rank-to-rank
 extern const DdpRange DDP_RANGE_TARGET_EFFICIENCY; /* above 0 .. 1 (solve --target-efficiency) */
 extern const DdpRange DDP_RANGE_MIN_GAIN;        /* 0 .. 1 (tune, solve --min-gain) */
 extern const DdpRange DDP_RANGE_TOLERANCE;       /* above 0 .. below 1 (solve --tolerance) */
+/* Cost and time to train (cost.h) */
+extern const DdpRange DDP_RANGE_PRICE_PER_GPU_HOUR; /* above 0 .. 1e6 per GPU-hour */
+extern const DdpRange DDP_RANGE_TRAIN_SAMPLES;   /* 1 .. 1e18 samples (--train-samples) */
+extern const DdpRange DDP_RANGE_TRAIN_TOKENS;    /* 1 .. 1e21 tokens (--train-tokens) */
+extern const DdpRange DDP_RANGE_DEADLINE_HOURS;  /* above 0 .. 1e6 hours (solve --deadline-hours) */
+extern const DdpRange DDP_RANGE_BUDGET;          /* above 0 .. 1e15 (solve --budget) */
 /* Versions */
 extern const DdpRange DDP_RANGE_SM_ARCH;         /* 60 .. 200 (compute capability × 10) */
 

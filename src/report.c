@@ -55,6 +55,27 @@ describe_setup(const DdpScenario *s, const DdpResult *r)
 char *
 ddp_report_predict_text(const DdpScenario *s, const DdpResult *r)
 {
+  return ddp_report_predict_text_ex(s, r, NULL);
+}
+
+static void
+bucket_row(GString *out, const DdpBucketSchedule *k)
+{
+  g_autofree char *bytes = ddp_report_group_digits((gint64)k->bytes);
+  g_string_append_printf(out, "  %5u %13s %6u %9.3f %9.3f %9.3f %9.3f %9.3f  %-5s %s\n", k->index, bytes, k->n_params,
+                         ns_ms(k->ready_ns), ns_ms(k->launch_ns), ns_ms(k->start_ns), ns_ms(k->end_ns),
+                         ns_ms(k->end_ns - k->start_ns), ddp_algorithm_name(k->cost.algorithm),
+                         ddp_protocol_name(k->cost.protocol));
+}
+
+/**
+ * ddp_report_predict_text_ex:
+ * predict's table, with @extras (nullable): cost lines after the throughput, the bucket schedule
+ * left out or summarised.  Returns: (transfer full) the text.
+ */
+char *
+ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpReportExtras *extras)
+{
   GString *out = g_string_new(NULL);
   g_autofree char *setup = describe_setup(s, r);
   g_string_append_printf(out, "%s\n", setup);
@@ -99,13 +120,17 @@ ddp_report_predict_text(const DdpScenario *s, const DdpResult *r)
   g_string_append_printf(out, "  scaling efficiency   %.1f %%   (T(1 GPU) %.3f ms / T(%" G_GUINT64_FORMAT " GPUs); weak scaling, fixed per-GPU batch)\n",
                          100.0 * r->scaling_efficiency, r->single_gpu_ms, r->gpus);
   g_string_append_printf(out, "  throughput           %.1f samples/s\n", r->samples_per_s);
+  if (extras && extras->cost) {
+    DdpCostEstimate e = ddp_cost_estimate(extras->cost, r->gpus, r->samples_per_s);
+    ddp_cost_text(out, extras->cost, &e);
+  }
   const DdpMemory *m = &r->memory;
   g_string_append_printf(out, "  memory per GPU       %.2f GB of %.2f GB: %s\n", m->total / 1e9, s->cluster->gpu.memory_GB,
                          m->fits ? "fits" : "DOES NOT FIT");
   g_string_append_printf(out, "                       weights %.2f, grads %.2f, buckets %.2f, optimizer %.2f, activations %.2f, runtime %.2f GB\n",
                          m->weights / 1e9, m->grads / 1e9, m->buckets / 1e9, m->optimizer_state / 1e9,
                          m->activations / 1e9, m->runtime_reserve / 1e9);
-  if (r->dp)
+  if (r->dp || (extras && extras->no_buckets))
     return g_string_free(out, FALSE);
   if (s->setup.mode == DDP_MODE_FSDP) {
     g_string_append_printf(out, "\nFSDP %s: %u units (root + blocks, %u per unit), sharded over %" G_GUINT64_FORMAT
@@ -125,13 +150,15 @@ ddp_report_predict_text(const DdpScenario *s, const DdpResult *r)
   g_string_append_printf(out, "\nbucket schedule (steady state; ms from the iteration start)\n");
   g_string_append_printf(out, "  %5s %13s %6s %9s %9s %9s %9s %9s  %-5s %s\n", "index", "bytes", "params", "ready",
                          "launch", "start", "end", "allreduce", "algo", "proto");
+  /* a large model's hundreds of buckets would bury the summary above: show both ends */
+  guint half = DDP_REPORT_BUCKET_ROWS / 2;
+  gboolean summarise = r->n_buckets > DDP_REPORT_BUCKET_ROWS;
   for (guint b = 0; b < r->n_buckets; b++) {
-    const DdpBucketSchedule *k = &r->buckets[b];
-    g_autofree char *bytes = ddp_report_group_digits((gint64)k->bytes);
-    g_string_append_printf(out, "  %5u %13s %6u %9.3f %9.3f %9.3f %9.3f %9.3f  %-5s %s\n", k->index, bytes, k->n_params,
-                           ns_ms(k->ready_ns), ns_ms(k->launch_ns), ns_ms(k->start_ns), ns_ms(k->end_ns),
-                           ns_ms(k->end_ns - k->start_ns), ddp_algorithm_name(k->cost.algorithm),
-                           ddp_protocol_name(k->cost.protocol));
+    if (summarise && b == half)
+      g_string_append_printf(out, "  %5s ... %u more buckets (--json or --csv lists them all; --no-buckets hides the table)\n", "",
+                             r->n_buckets - 2 * half);
+    if (!summarise || b < half || b >= r->n_buckets - half)
+      bucket_row(out, &r->buckets[b]);
   }
   g_string_append_printf(out, "  iteration ends at %.3f ms\n", ns_ms(r->reported_iteration_ns));
   return g_string_free(out, FALSE);
@@ -178,6 +205,17 @@ strategy_json(DdpJson *j, const DdpScenario *s, const DdpResult *r)
 char *
 ddp_report_predict_json(const DdpScenario *s, const DdpResult *r)
 {
+  return ddp_report_predict_json_ex(s, r, NULL);
+}
+
+/**
+ * ddp_report_predict_json_ex:
+ * predict's JSON (docs/json.md) with @extras (nullable): the cost fields after samples_per_s.
+ * Returns: (transfer full) the document.
+ */
+char *
+ddp_report_predict_json_ex(const DdpScenario *s, const DdpResult *r, const DdpReportExtras *extras)
+{
   DdpJson *j = ddp_json_new();
   ddp_json_begin_object(j, NULL);
   ddp_json_string(j, "model", s->model->name);
@@ -219,6 +257,10 @@ ddp_report_predict_json(const DdpScenario *s, const DdpResult *r)
   ddp_json_double(j, "single_gpu_ms", r->single_gpu_ms, 6);
   ddp_json_double(j, "scaling_efficiency", r->scaling_efficiency, 6);
   ddp_json_double(j, "samples_per_s", r->samples_per_s, 3);
+  if (extras && extras->cost) {
+    DdpCostEstimate e = ddp_cost_estimate(extras->cost, r->gpus, r->samples_per_s);
+    ddp_cost_json(j, extras->cost, &e);
+  }
   ddp_json_double(j, "unused_search_ms", r->unused_search_ms, 6);
   ddp_json_double(j, "unused_map_ms", r->unused_map_ms, 6);
   if (r->dp)

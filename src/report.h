@@ -5,11 +5,24 @@
 
 #include <glib.h>
 #include "bucket.h"
+#include "cost.h"
 #include "ddp.h"
 #include "scenario.h"
 
 char *ddp_report_predict_text(const DdpScenario *scenario, const DdpResult *result);
 char *ddp_report_predict_json(const DdpScenario *scenario, const DdpResult *result);
+/* What a verb adds to predict's report. */
+typedef struct {
+  const DdpCost *cost;        /* NULL: no cost and time-to-train fields */
+  gboolean no_buckets;        /* text: leave the bucket schedule out (predict --no-buckets) */
+} DdpReportExtras;
+
+/* As above with @extras (NULL: none).  The text summarises a schedule of more than
+ * DDP_REPORT_BUCKET_ROWS buckets: the first and last half of that many rows and a count of the
+ * rest (--json and --csv always list every bucket). */
+#define DDP_REPORT_BUCKET_ROWS 24
+char *ddp_report_predict_text_ex(const DdpScenario *scenario, const DdpResult *result, const DdpReportExtras *extras);
+char *ddp_report_predict_json_ex(const DdpScenario *scenario, const DdpResult *result, const DdpReportExtras *extras);
 char *ddp_report_predict_csv(const DdpScenario *scenario, const DdpResult *result);
 
 char *ddp_report_buckets_text(const DdpModel *model, const DdpBucketLayout *initial, const DdpBucketLayout *rebuilt);

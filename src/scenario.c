@@ -9,6 +9,9 @@
 #include "ddpterms.h"
 #include "tierfit.h"
 
+#include "datadir.h"
+#include "suggest.h"
+
 #include <string.h>
 
 G_DEFINE_QUARK(ddp-scenario-error-quark, ddp_scenario_error)
@@ -137,8 +140,9 @@ flag_choice(const char *flag, const char *text, const char *const *choices, int 
       return TRUE;
     }
   g_autofree char *list = g_strjoinv("|", (char **)choices);
-  g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID, "--%s: \"%s\" is not one of %s",
-              flag, text, list);
+  g_autofree char *hint = ddp_suggest_text(text, choices);
+  g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID, "--%s: \"%s\" is not one of %s%s",
+              flag, text, list, hint);
   return FALSE;
 }
 
@@ -473,6 +477,28 @@ calibrate_cluster(DdpScenario *s, const char *calibration_path, const DdpTermsGi
  * ddp_scenario_load:
  * See scenario.h.  Returns: (transfer full) or NULL with @error set.
  */
+/* A shipped model's or cluster's bare name where a scenario file is expected ("ddpsim predict
+ * resnet50"): say which flag was meant rather than "no such file". */
+static gboolean
+not_a_name(const char *scenario_path, GError **error)
+{
+  if (strchr(scenario_path, '/') || g_file_test(scenario_path, G_FILE_TEST_EXISTS))
+    return TRUE;
+  const struct {
+    const char *subdir, *suffix, *flag;
+  } kinds[] = { { "models", ".model", "--model" }, { "scenarios", ".cluster", "--cluster" } };
+  for (gsize i = 0; i < G_N_ELEMENTS(kinds); i++) {
+    g_autofree char *found = ddp_datadir_find(scenario_path, kinds[i].subdir, kinds[i].suffix);
+    if (found) {
+      g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
+                  "%s: no such scenario file; \"%s\" is a shipped %s name: did you mean %s %s?", scenario_path,
+                  scenario_path, kinds[i].suffix + 1, kinds[i].flag, scenario_path);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 DdpScenario *
 ddp_scenario_load(const char *scenario_path, const DdpCliOptions *cli, gboolean gpus_from_cli, GError **error)
 {
@@ -482,6 +508,8 @@ ddp_scenario_load(const char *scenario_path, const DdpCliOptions *cli, gboolean 
   g_autoptr(DdpKeyFile) kf = NULL;
   if (scenario_path) {
     s->path = g_strdup(scenario_path);
+    if (!not_a_name(scenario_path, error))
+      return NULL;
     kf = ddp_keyfile_load(scenario_path, error);
     if (!kf || !read_scenario_file(kf, s, &model, &cluster, error))
       return NULL;

@@ -136,6 +136,56 @@ ddp_solve_micro_steps(double batch, double max_batch, guint at_least)
   return (guint)MAX(k, (double)at_least);
 }
 
+/**
+ * ddp_solve_strong_split:
+ * Strong scaling as a real run can do it: each of @gpus GPUs takes b = ⌊B/N⌋ whole samples, in
+ * K = ddp_solve_micro_steps(b, @max_batch, @at_least) micro-steps of m = ⌊b/K⌋ whole samples
+ * (at least 1).  Fills @split; the global batch actually reached is N·K·m (at most B: a real
+ * DataLoader cannot hand out 42.67 samples).  Returns FALSE (and leaves @split zeroed) when
+ * B/N < 1: not feasible.
+ */
+gboolean
+ddp_solve_strong_split(double global_batch, guint64 gpus, double max_batch, guint at_least, DdpStrongSplit *split)
+{
+  *split = (DdpStrongSplit){ 0 };
+  double b = floor(global_batch / (double)gpus + 1e-9);
+  if (b < 1)
+    return FALSE;
+  /* two ways to cut b into whole micro-batches of at most @max_batch: the fewest micro-steps
+   * (K = ⌈b/M⌉, m = ⌊b/K⌋), or the largest micro-batch (m = ⌊M⌋, K = ⌊b/m⌋); the one reaching
+   * more of b wins, the fewer micro-steps on a tie (1 024 at M = 12: 85 × 12 = 1 020, not 86 × 11) */
+  split->accumulate = ddp_solve_micro_steps(b, max_batch, at_least);
+  split->micro_batch = MAX(1.0, floor(b / split->accumulate + 1e-9));
+  if (isfinite(max_batch) && max_batch >= 1) {
+    double m = MIN(floor(max_batch + 1e-9), b), k = floor(b / m + 1e-9);
+    if (k >= at_least && m * k > split->micro_batch * split->accumulate) {
+      split->accumulate = (guint)k;
+      split->micro_batch = m;
+    }
+  }
+  split->batch_per_gpu = split->micro_batch * split->accumulate;
+  split->reached = split->batch_per_gpu * (double)gpus;
+  return TRUE;
+}
+
+/**
+ * ddp_solve_strong_base:
+ * T(1 GPU, B): one GPU doing the global batch @global_batch as ddp_solve_strong_split() splits it,
+ * without DDP.  *@ms is its step time, *@samples the samples it reaches.  FALSE with @error from
+ * the simulator.
+ */
+gboolean
+ddp_solve_strong_base(const DdpScenario *scenario, double global_batch, double max_batch, double *ms, double *samples,
+                      GError **error)
+{
+  DdpStrongSplit split;
+  ddp_solve_strong_split(global_batch, 1, max_batch, scenario->setup.accumulate, &split);
+  DdpScenario one = *scenario;
+  one.setup.accumulate = split.accumulate;
+  *samples = split.reached;
+  return ddp_simulate_one_gpu(&one, split.micro_batch, NULL, ms, error);
+}
+
 void
 ddp_solve_result_free(DdpSolveResult *r)
 {
@@ -153,6 +203,7 @@ typedef struct {
   DdpSolveResult *result;
   const DdpSolveOptions *options;
   double strong_base_ms;      /* strong scaling: T(1 GPU, B) */
+  double strong_base_samples; /* the samples that one GPU reaches of B (whole micro-batches) */
 } Search;
 
 static DdpLimit
@@ -198,17 +249,19 @@ evaluate(Search *s, double x, DdpSolvePoint *p, GError **error)
     break;
   default: g_assert_not_reached();
   }
-  double B = s->result->global_batch, n = (double)at.setup.gpus;
+  double B = s->result->global_batch, n = (double)at.setup.gpus, reached = B;
   if (B > 0) {
     /* strong scaling: B/N samples per GPU, split as ddpsim scale splits them */
-    if (B / n < 1) {
+    DdpStrongSplit split;
+    if (!ddp_solve_strong_split(B, at.setup.gpus, s->result->max_batch, s->scenario->setup.accumulate, &split)) {
       *p = (DdpSolvePoint){ .value = x, .feasible = FALSE, .efficiency = 0, .iteration_ms = NAN, .compute_ms = NAN,
                             .exposed_comm_ms = NAN, .straggler_wait_ms = NAN, .overheads_ms = NAN, .single_gpu_ms = NAN, .memory_GB = NAN,
                             .fits = TRUE, .limit = DDP_LIMIT_NONE };
       return TRUE;
     }
-    at.setup.accumulate = ddp_solve_micro_steps(B / n, s->result->max_batch, s->scenario->setup.accumulate);
-    at.setup.batch = B / n / at.setup.accumulate;
+    at.setup.accumulate = split.accumulate;
+    at.setup.batch = split.micro_batch;
+    reached = split.reached;
   }
   if (s->options->progress)
     s->options->progress(s->quantity, s->result->simulations + 1, x, s->options->progress_data);
@@ -224,8 +277,9 @@ evaluate(Search *s, double x, DdpSolvePoint *p, GError **error)
     .overheads_ms = r->input_wait_ms + r->jitter_ms + r->contention_ms, .memory_GB = r->memory.total / 1e9, .fits = r->memory.fits,
   };
   if (B > 0) {
-    p->single_gpu_ms = s->strong_base_ms / n;
-    p->efficiency = s->strong_base_ms / (n * r->mean_ms);
+    /* per sample: N GPUs doing their @reached samples against one GPU doing its own */
+    p->single_gpu_ms = s->strong_base_ms / s->strong_base_samples * reached / n;
+    p->efficiency = p->single_gpu_ms / r->mean_ms;
   }
   p->limit = classify(p);
   return TRUE;
@@ -255,10 +309,14 @@ geometric_grid(double min, double max, guint points, gboolean integer)
   return values;
 }
 
-/* GPU counts: powers of two below one node, one node, then doubling node counts, and @max (its
- * whole nodes: a count beyond one node that is not a multiple of it cannot run). */
-static GArray *
-gpu_grid(const DdpCluster *cluster, double min, double max)
+/**
+ * ddp_solve_gpu_grid:
+ * GPU counts from @min to @max: powers of two below one node, one node, then doubling node counts,
+ * and @max (its whole nodes: a count beyond one node that is not a multiple of it cannot run).
+ * Returns: (transfer full) a GArray of double, ascending.
+ */
+GArray *
+ddp_solve_gpu_grid(const DdpCluster *cluster, double min, double max)
 {
   GArray *values = g_array_new(FALSE, FALSE, sizeof(double));
   double ppn = cluster->gpus_per_node;
@@ -522,20 +580,18 @@ ddp_solve(const DdpScenario *scenario, const DdpSolveOptions *options, GError **
   r->min_gain = options->min_gain;
   r->current = current_value(scenario, q);
   r->grid = g_array_new(FALSE, FALSE, sizeof(DdpSolvePoint));
-  Search s = { scenario, q, options->target_efficiency, r, options, 0 };
+  Search s = { scenario, q, options->target_efficiency, r, options, 0, 0 };
   if (options->global_batch > 0) {
     r->global_batch = options->global_batch;
     r->max_batch = options->max_batch > 0 ? options->max_batch : ddp_solve_max_fitting_batch(scenario);
-    DdpScenario one = *scenario;
-    one.setup.accumulate = ddp_solve_micro_steps(r->global_batch, r->max_batch, scenario->setup.accumulate);
-    if (!ddp_simulate_one_gpu(&one, r->global_batch / one.setup.accumulate, NULL, &s.strong_base_ms, error))
+    if (!ddp_solve_strong_base(scenario, r->global_batch, r->max_batch, &s.strong_base_ms, &s.strong_base_samples, error))
       return NULL;
   }
   gboolean ok;
   if (q == DDP_SOLVE_BUCKET_CAP) {
     ok = bucket_cap(&s, error);
   } else if (q == DDP_SOLVE_GPUS) {
-    g_autoptr(GArray) values = gpu_grid(scenario->cluster, min, max);
+    g_autoptr(GArray) values = ddp_solve_gpu_grid(scenario->cluster, min, max);
     ok = threshold(&s, values, FALSE, error);
   } else {
     g_autoptr(GArray) values = geometric_grid(min, max, integer ? 14 : 13, integer);

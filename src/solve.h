@@ -131,6 +131,21 @@ DdpSolveResult *ddp_solve(const DdpScenario *scenario, const DdpSolveOptions *op
  * whose micro-batch @batch / K is at most @max_batch (+inf: no limit; below 1 counts as 1). */
 guint ddp_solve_micro_steps(double batch, double max_batch, guint at_least);
 
+/* The GPU counts the gpus question simulates first: powers of two below one node, doubling node
+ * counts, @max; ascending, as doubles (transfer full). */
+GArray *ddp_solve_gpu_grid(const DdpCluster *cluster, double min, double max);
+
+/* Strong scaling in whole samples: per GPU ⌊B/N⌋ samples as @accumulate micro-steps of
+ * @micro_batch whole samples; @reached = N · batch_per_gpu ≤ B (ddp_solve_strong_split). */
+typedef struct {
+  guint accumulate;
+  double micro_batch, batch_per_gpu, reached;
+} DdpStrongSplit;
+gboolean ddp_solve_strong_split(double global_batch, guint64 gpus, double max_batch, guint at_least, DdpStrongSplit *split);
+/* T(1 GPU, B) without DDP, split the same way: its step time and the samples it reaches. */
+gboolean ddp_solve_strong_base(const DdpScenario *scenario, double global_batch, double max_batch, double *ms,
+                               double *samples, GError **error);
+
 /* The largest per-GPU batch whose memory (ddp_compute_memory) fits the GPU: +inf when activations
  * do not grow with the batch, 0 when even the weights, gradients and optimizer state do not fit. */
 double ddp_solve_max_fitting_batch(const DdpScenario *scenario);

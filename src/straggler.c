@@ -31,6 +31,7 @@
  * statistics are drawn (rankset.c, docs/model.md §7).
  */
 #include "straggler.h"
+#include "suggest.h"
 
 #include "ranges.h"
 
@@ -145,7 +146,15 @@ parse_term(const char *text, Term *t, gboolean *is_none, GError **error)
     t->delay_ns = llround(t->ms * 1e6);
     return TRUE;
   }
-  g_autofree char *what = g_strdup_printf("unknown kind \"%s\" (expected none, normal, lognormal, slow or hiccup)", f[0]);
+  /* "lognormal0.05": the colon forgotten; "lognormall:0.05": a typo */
+  static const char *const kinds[] = { "none", "normal", "lognormal", "slow", "hiccup", NULL };
+  g_autofree char *hint = NULL;
+  for (gsize i = 1; kinds[i] && !hint; i++)
+    if (g_str_has_prefix(text, kinds[i]) && g_ascii_isdigit(text[strlen(kinds[i])]))
+      hint = g_strdup_printf(" (did you mean \"%s:%s\"?)", kinds[i], text + strlen(kinds[i]));
+  if (!hint)
+    hint = ddp_suggest_text(f[0], kinds);
+  g_autofree char *what = g_strdup_printf("unknown kind \"%s\"%s (expected none, normal, lognormal, slow or hiccup)", f[0], hint);
   return term_error(error, text, what);
 }
 

@@ -4,6 +4,8 @@
  * C locale, so a run split over threads or MPI ranks writes the same bytes as a serial one. */
 #include "sweep.h"
 
+#include "cost.h"
+
 #include "keyfile.h"
 #include "ranges.h"
 
@@ -286,14 +288,35 @@ ddp_sweep_point_apply(const DdpSweepPoint *point, const DdpCliOptions *base, Ddp
 
 /* ---- rows ------------------------------------------------------------------------------- */
 
-static const char csv_header[] =
-  "point,model,cluster,gpus,nodes,bucket_cap_mb,seed,iteration_ms_mean,iteration_ms_p50,iteration_ms_p99,"
-  "compute_ms,comm_ms,exposed_comm_ms,overlap,scaling_efficiency,samples_per_s,memory_bytes_per_gpu,memory_fits\n";
+#define CSV_HEADER \
+  "point,model,cluster,gpus,nodes,bucket_cap_mb,seed,iteration_ms_mean,iteration_ms_p50,iteration_ms_p99," \
+  "compute_ms,comm_ms,exposed_comm_ms,overlap,scaling_efficiency,samples_per_s,memory_bytes_per_gpu,memory_fits,status"
+static const char csv_cost_header[] = ",cost_per_1k_samples,train_hours,train_cost";
 
 const char *
 ddp_sweep_header(DdpSweepFormat format)
 {
-  return format == DDP_SWEEP_CSV ? csv_header : "";
+  return format == DDP_SWEEP_CSV ? CSV_HEADER "\n" : "";
+}
+
+/**
+ * ddp_sweep_header_cost:
+ * As ddp_sweep_header(), with the cost columns when @with_cost.  Returns: (transfer full).
+ */
+char *
+ddp_sweep_header_cost(DdpSweepFormat format, gboolean with_cost)
+{
+  if (format != DDP_SWEEP_CSV)
+    return g_strdup("");
+  return g_strconcat(CSV_HEADER, with_cost ? csv_cost_header : "", "\n", NULL);
+}
+
+/* What a row says of a point: "ok", or "out-of-memory" when the setup does not fit in GPU memory
+ * (its times are what it would take on a GPU large enough: never a best answer). */
+const char *
+ddp_sweep_status(const DdpResult *r)
+{
+  return r->memory.fits ? "ok" : "out-of-memory";
 }
 
 /* RFC 4180: quoted when it holds a comma, quote or line break; quotes doubled. */
@@ -350,6 +373,19 @@ number(GString *out, DdpSweepFormat format, double v)
 char *
 ddp_sweep_row(DdpSweepFormat format, const DdpSweepPoint *point, const DdpScenario *s, const DdpResult *r)
 {
+  return ddp_sweep_row_cost(format, point, s, r, NULL);
+}
+
+/**
+ * ddp_sweep_row_cost:
+ * ddp_sweep_row() with the cost columns of @cost (NULL: none; CSV fields empty where unknown,
+ * JSON fields only where known).  Returns: (transfer full).
+ */
+char *
+ddp_sweep_row_cost(DdpSweepFormat format, const DdpSweepPoint *point, const DdpScenario *s, const DdpResult *r,
+                   const DdpCost *cost)
+{
+  DdpCostEstimate e = cost ? ddp_cost_estimate(cost, r->gpus, r->samples_per_s) : (DdpCostEstimate){ NAN, NAN, NAN, NAN };
   GString *out = g_string_new(NULL);
   char cap[G_ASCII_DTOSTR_BUF_SIZE];
   g_ascii_formatd(cap, sizeof cap, CAP_FORMAT, s->setup.buckets.bucket_cap_mb);
@@ -367,7 +403,16 @@ ddp_sweep_row(DdpSweepFormat format, const DdpSweepPoint *point, const DdpScenar
       g_string_append_c(out, ',');
       number(out, format, values[i]);
     }
-    g_string_append_printf(out, ",%" G_GINT64_FORMAT ",%s\n", memory, r->memory.fits ? "true" : "false");
+    g_string_append_printf(out, ",%" G_GINT64_FORMAT ",%s,%s", memory, r->memory.fits ? "true" : "false",
+                           ddp_sweep_status(r));
+    if (cost) {
+      const double costs[] = { e.cost_per_1k_samples, e.train_hours, e.train_cost };
+      for (gsize i = 0; i < G_N_ELEMENTS(costs); i++) {
+        g_string_append_c(out, ',');
+        number(out, format, costs[i]);
+      }
+    }
+    g_string_append_c(out, '\n');
     return g_string_free(out, FALSE);
   }
   g_string_append_printf(out, "{\"point\":%" G_GUINT64_FORMAT ",\"model\":", point->index);
@@ -394,7 +439,18 @@ ddp_sweep_row(DdpSweepFormat format, const DdpSweepPoint *point, const DdpScenar
     g_string_append_printf(out, ",\"%s\":", fields[i].key);
     number(out, format, fields[i].value);
   }
-  g_string_append_printf(out, ",\"memory\":{\"bytes_per_gpu\":%" G_GINT64_FORMAT ",\"fits\":%s}}\n", memory,
-                         r->memory.fits ? "true" : "false");
+  g_string_append_printf(out, ",\"memory\":{\"bytes_per_gpu\":%" G_GINT64_FORMAT ",\"fits\":%s},\"status\":\"%s\"", memory,
+                         r->memory.fits ? "true" : "false", ddp_sweep_status(r));
+  const struct {
+    const char *key;
+    double value;
+  } costs[] = { { "cost_per_1k_samples", e.cost_per_1k_samples }, { "train_hours", e.train_hours },
+                { "train_cost", e.train_cost } };
+  for (gsize i = 0; cost && i < G_N_ELEMENTS(costs); i++)
+    if (isfinite(costs[i].value)) {
+      g_string_append_printf(out, ",\"%s\":", costs[i].key);
+      number(out, format, costs[i].value);
+    }
+  g_string_append(out, "}\n");
   return g_string_free(out, FALSE);
 }

@@ -12,6 +12,7 @@
 
 #include <glib.h>
 #include "ddp.h"
+#include "cost.h"
 #include "scenario.h"
 
 #define DDP_SWEEP_ERROR (ddp_sweep_error_quark())
@@ -86,5 +87,12 @@ const char *ddp_sweep_header(DdpSweepFormat format);
  * point gives the same bytes wherever it ran.  Returns: (transfer full). */
 char *ddp_sweep_row(DdpSweepFormat format, const DdpSweepPoint *point, const DdpScenario *scenario,
                     const DdpResult *result);
+/* Every row ends with status: "ok", or "out-of-memory" when the point does not fit in GPU memory
+ * (such a point is never a best answer).  The _cost forms add cost_per_1k_samples, train_hours and
+ * train_cost (cost.h) when @cost is not NULL. */
+const char *ddp_sweep_status(const DdpResult *result);
+char *ddp_sweep_header_cost(DdpSweepFormat format, gboolean with_cost);
+char *ddp_sweep_row_cost(DdpSweepFormat format, const DdpSweepPoint *point, const DdpScenario *scenario,
+                         const DdpResult *result, const DdpCost *cost);
 
 #endif

@@ -8,6 +8,14 @@
 
 #include <string.h>
 
+/* A wait before the forward (or the buffer broadcast that precedes it) is the host's step
+ * boundary (ddp.c: host_iteration_us), not a wait for communication. */
+static gboolean
+wait_is_host(int next_kind)
+{
+  return next_kind == DDP_SEGMENT_FORWARD || next_kind == DDP_SEGMENT_BROADCAST;
+}
+
 const char *
 ddp_trace_segment_category(const DdpSegment *segment, int next_kind)
 {
@@ -15,7 +23,8 @@ ddp_trace_segment_category(const DdpSegment *segment, int next_kind)
   case DDP_SEGMENT_FORWARD: return "forward";
   case DDP_SEGMENT_BACKWARD: return "backward";
   case DDP_SEGMENT_HOOK_CAST: return "hook";
-  case DDP_SEGMENT_WAIT: return next_kind == DDP_SEGMENT_BACKWARD ? "delay" : "wait";
+  case DDP_SEGMENT_WAIT:
+    return next_kind == DDP_SEGMENT_BACKWARD ? "delay" : wait_is_host(next_kind) ? "host" : "wait";
   case DDP_SEGMENT_FINALIZE: return "finalize";
   case DDP_SEGMENT_OPTIMIZER: return "optimizer";
   case DDP_SEGMENT_BROADCAST: return "broadcast";
@@ -34,7 +43,9 @@ ddp_trace_segment_name(const DdpModel *model, const DdpSegment *segment, int nex
     return model->layers[segment->index].name;
   case DDP_SEGMENT_HOOK_CAST: return "compression hook cast";
   case DDP_SEGMENT_WAIT:
-    return next_kind == DDP_SEGMENT_BACKWARD ? "straggler delay" : "wait for AllReduce";
+    return next_kind == DDP_SEGMENT_BACKWARD ? "straggler delay"
+           : wait_is_host(next_kind)         ? "host step boundary (zero_grad, loss.item(), next batch)"
+                                             : "wait for AllReduce";
   case DDP_SEGMENT_FINALIZE: return "finalize (bucket to .grad)";
   case DDP_SEGMENT_OPTIMIZER: return "optimizer step";
   case DDP_SEGMENT_BROADCAST: return "broadcast buffers";

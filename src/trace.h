@@ -39,9 +39,10 @@ gboolean ddp_trace_write(const char *path, const DdpScenario *scenario, const Dd
 /* The name a compute-stream segment is drawn with: the layer name for forward/backward, "optimizer
  * step", "wait for AllReduce"… (borrowed or static; valid as long as @model).  @next_kind is the
  * kind of the segment that follows on the same rank (-1 if none): a WAIT before a BACKWARD is a
- * straggler delay, any other WAIT is waiting for communication. */
+ * straggler delay, a WAIT before a FORWARD or BROADCAST is the host's step boundary
+ * (host_iteration_us), any other WAIT is waiting for communication. */
 const char *ddp_trace_segment_name(const DdpModel *model, const DdpSegment *segment, int next_kind);
-/* The category of a segment: "forward", "backward", "hook", "delay", "wait", "finalize",
+/* The category of a segment: "forward", "backward", "hook", "delay", "host", "wait", "finalize",
  * "optimizer", "broadcast". */
 const char *ddp_trace_segment_category(const DdpSegment *segment, int next_kind);
 

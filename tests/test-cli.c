@@ -461,6 +461,81 @@ test_tune_fsdp(void)
   g_assert_cmpfloat(json_object_get_double_member(json_object_get_object_member(root, "best"), "iteration_ms"), <=, pre);
 }
 
+/* Rough edges a new user met (issue 21): help that lists only what works, a readable usage line,
+ * aligned listings. */
+static void
+test_help_and_listings(void)
+{
+  g_auto(Run) b = { 0 };
+  run(&b, "buckets", "--help", NULL);
+  run_assert_ok(&b);
+  g_assert_nonnull(strstr(b.out, "--model="));
+  g_assert_nonnull(strstr(b.out, "--bucket-cap-mb="));
+  g_assert_nonnull(strstr(b.out, "--static-graph"));
+  const char *useless[] = { "--gpus=", "--cluster=", "--stragglers=", "--iterations=", "--calibration=", "--jitter=" };
+  for (gsize i = 0; i < G_N_ELEMENTS(useless); i++)
+    g_assert_null(strstr(b.out, useless[i]));
+  g_auto(Run) dropped = { 0 };   /* and a flag that does nothing there is refused, not ignored */
+  run(&dropped, "buckets", "--gpus", "64", NULL);
+  run_assert_one_line_error(&dropped, 2, "--gpus");
+
+  g_auto(Run) v = { 0 };
+  run(&v, "validate", "--help", NULL);
+  run_assert_ok(&v);
+  g_assert_nonnull(strstr(v.out, "\n  ddpsim [OPTION…] validate [DIR | CSV...]\n"));
+
+  /* `ddpsim models`: the columns line up whatever the longest name (resnext101_32x8d) */
+  g_auto(Run) m = { 0 };
+  run(&m, "models", NULL);
+  run_assert_ok(&m);
+  g_auto(GStrv) lines = g_strsplit(m.out, "\n", -1);
+  gsize end = (gsize)(strstr(lines[0], "parameters") - lines[0]) + strlen("parameters");
+  guint rows = 0;
+  for (guint i = 1; lines[i] && *lines[i]; i++, rows++) {
+    g_assert_cmpuint(strlen(lines[i]), >, end);
+    g_assert_true(g_ascii_isdigit(lines[i][end - 1]));   /* the counts end under the header's end */
+    g_assert_cmpint(lines[i][end], ==, ' ');
+  }
+  g_assert_cmpuint(rows, >=, 11);
+}
+
+/* predict: cost and time to train end to end (docs/cost.md), the bucket table hidden or summarised. */
+static void
+test_predict_cost_and_buckets(void)
+{
+  g_auto(Run) j = { 0 };
+  run(&j, "predict", "--model", "resnet50", "--cluster", "dgx-a100", "--gpus", "64", "--price-per-gpu-hour", "2",
+      "--train-samples", "115e6", "--json", NULL);
+  run_assert_ok(&j);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_assert_true(json_parser_load_from_data(parser, j.out, -1, NULL));
+  JsonObject *o = json_node_get_object(json_parser_get_root(parser));
+  double x = json_object_get_double_member(o, "samples_per_s");
+  /* the closed forms of docs/cost.md on the reported throughput (rounded to 6 decimals) */
+  g_assert_cmpfloat_with_epsilon(json_object_get_double_member(o, "cost_per_1k_samples"), 64 * 2 / 3600.0 * 1000 / x, 1e-6);
+  g_assert_cmpfloat_with_epsilon(json_object_get_double_member(o, "train_hours"), 115e6 / x / 3600, 1e-5);
+  g_assert_cmpfloat_with_epsilon(json_object_get_double_member(o, "train_cost"), 128 * 115e6 / x / 3600, 0.01);
+  g_assert_false(json_object_has_member(o, "cost_per_1m_tokens"));   /* not a sequence model */
+  /* no price, no cost fields */
+  g_auto(Run) plain = { 0 };
+  run(&plain, "predict", "--json", NULL);
+  run_assert_ok(&plain);
+  g_assert_null(strstr(plain.out, "cost"));
+
+  g_auto(Run) hidden = { 0 };
+  run(&hidden, "predict", "--no-buckets", NULL);
+  run_assert_ok(&hidden);
+  g_assert_null(strstr(hidden.out, "bucket schedule"));
+  /* GPT-2 XL has hundreds of buckets at a 1 MiB cap: the table shows both ends and counts the rest */
+  g_auto(Run) big = { 0 };
+  run(&big, "predict", "--model", "gpt2-xl", "--cluster", "dgx-h100", "--gpus", "8", "--bucket-cap-mb", "1",
+      "--precision", "bf16", "--batch", "1", "--iterations", "2", "--allow-oom", NULL);
+  run_assert_ok(&big);
+  g_assert_nonnull(strstr(big.out, "more buckets (--json or --csv lists them all"));
+  g_auto(GStrv) lines = g_strsplit(strstr(big.out, "bucket schedule"), "\n", -1);
+  g_assert_cmpuint(g_strv_length(lines), <=, 2 + 24 + 1 + 1 + 1);   /* title, header, 24 rows, "…more", end, "" */
+}
+
 int
 main(int argc, char **argv)
 {
@@ -482,5 +557,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/compare/llama-7b-dgx-h100-64", test_compare_llama7b);
   g_test_add_func("/cli/tune/fsdp", test_tune_fsdp);
   g_test_add_func("/cli/bad-input/sharded", test_sharded_bad_input);
+  g_test_add_func("/cli/help-and-listings", test_help_and_listings);
+  g_test_add_func("/cli/predict/cost-and-buckets", test_predict_cost_and_buckets);
   return g_test_run();
 }

@@ -332,7 +332,7 @@ test_rows(void)
   DdpSweepPoint p = { 7, { NULL } };
   g_autofree char *csv = ddp_sweep_row(DDP_SWEEP_CSV, &p, s, &r);
   g_assert_cmpstr(csv, ==, "7,resnet50,dgx-a100,8,1,25,1,12.500000,12.250000,13.000000,10.000000,3.000000,0.500000,"
-                           "0.833333,0.900000,20480.000000,4212490880,true\n");
+                           "0.833333,0.900000,20480.000000,4212490880,true,ok\n");
   g_assert_true(g_str_has_prefix(ddp_sweep_header(DDP_SWEEP_CSV), "point,model,cluster,gpus,nodes,bucket_cap_mb,seed,"));
   /* as many header fields as row fields */
   g_auto(GStrv) header = g_strsplit(ddp_sweep_header(DDP_SWEEP_CSV), ",", -1);
@@ -345,7 +345,7 @@ test_rows(void)
                             "\"bucket_cap_mb\":25,\"seed\":1,\"iteration_ms\":{\"mean\":12.500000,\"p50\":12.250000,"
                             "\"p99\":13.000000},\"compute_ms\":10.000000,\"comm_ms\":3.000000,\"exposed_comm_ms\":0.500000,"
                             "\"overlap\":0.833333,\"scaling_efficiency\":0.900000,\"samples_per_s\":20480.000000,"
-                            "\"memory\":{\"bytes_per_gpu\":4212490880,\"fits\":true}}\n");
+                            "\"memory\":{\"bytes_per_gpu\":4212490880,\"fits\":true},\"status\":\"ok\"}\n");
 
   /* a model named a,"b": CSV quotes it and doubles the quote; JSON escapes the quote; a missing
    * baseline (NaN efficiency) is an empty CSV field and a JSON null */
@@ -355,10 +355,21 @@ test_rows(void)
   r.memory.fits = FALSE;
   g_autofree char *quoted = ddp_sweep_row(DDP_SWEEP_CSV, &p, s, &r);
   g_assert_true(g_str_has_prefix(quoted, "7,\"a,\"\"b\"\"\",dgx-a100,8,"));
-  g_assert_true(g_str_has_suffix(quoted, ",0.833333,,20480.000000,4212490880,false\n"));
+  g_assert_true(g_str_has_suffix(quoted, ",0.833333,,20480.000000,4212490880,false,out-of-memory\n"));
   g_autofree char *escaped = ddp_sweep_row(DDP_SWEEP_JSONL, &p, s, &r);
   g_assert_nonnull(strstr(escaped, "\"model\":\"a,\\\"b\\\"\""));
   g_assert_nonnull(strstr(escaped, "\"scaling_efficiency\":null"));
+  /* a point that does not fit says so in its row, in words, not only as fits false */
+  g_assert_true(g_str_has_suffix(escaped, "\"fits\":false},\"status\":\"out-of-memory\"}\n"));
+  /* with a price: cost per 1000 samples = 2 · 8 GPUs / 3600 s · 1000 / 20480 samples/s = 2.170139e-4;
+   * 1e6 samples take 1e6 / 20480 / 3600 = 0.013563 h and cost 2 · 8 · that = 0.217014 */
+  DdpCost cost = { .price_per_gpu_hour = 2, .train_samples = 1e6 };
+  g_autofree char *priced = ddp_sweep_row_cost(DDP_SWEEP_CSV, &p, s, &r, &cost);
+  g_assert_true(g_str_has_suffix(priced, ",false,out-of-memory,0.000217,0.013563,0.217014\n"));
+  g_autofree char *priced_header = ddp_sweep_header_cost(DDP_SWEEP_CSV, TRUE);
+  g_auto(GStrv) priced_fields = g_strsplit(priced, ",", -1);
+  g_auto(GStrv) priced_names = g_strsplit(priced_header, ",", -1);
+  g_assert_cmpuint(g_strv_length(priced_fields), ==, g_strv_length(priced_names) + 1);   /* the quoted name a,"b" holds one comma */
   g_autoptr(JsonParser) parser = json_parser_new();
   g_assert_true(json_parser_load_from_data(parser, escaped, -1, NULL));
   JsonObject *o = json_node_get_object(json_parser_get_root(parser));
@@ -397,7 +408,7 @@ test_cli_serial(void)
   g_assert_cmpstr(lines[0], ==,
                   "point,model,cluster,gpus,nodes,bucket_cap_mb,seed,iteration_ms_mean,iteration_ms_p50,iteration_ms_p99,"
                   "compute_ms,comm_ms,exposed_comm_ms,overlap,scaling_efficiency,samples_per_s,memory_bytes_per_gpu,"
-                  "memory_fits");
+                  "memory_fits,status");
   for (guint i = 0; i < 32; i++) {
     g_autofree char *prefix = g_strdup_printf("%u,", i);
     g_assert_true(g_str_has_prefix(lines[i + 1], prefix));
@@ -622,6 +633,41 @@ test_mpi_refused_without_mpi(void)
 #endif
 }
 
+/* Every grid file the README and docs/sweep.md name in an example is shipped and loads (the README
+ * once named a grid.ini that did not exist); the MPI example says how to run as root. */
+static void
+test_documented_grids(void)
+{
+  const char *docs[] = { "README.md", "docs/sweep.md" };
+  guint found = 0;
+  for (gsize d = 0; d < G_N_ELEMENTS(docs); d++) {
+    g_autofree char *path = g_build_filename(DDP_SRCDIR, docs[d], NULL);
+    g_autofree char *text = NULL;
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    for (const char *at = strstr(text, "--grid "); at; at = strstr(at + 1, "--grid ")) {
+      const char *name = at + strlen("--grid ");
+      gsize n = strcspn(name, " `\n");
+      if (n == 0 || name[0] == 'F' || name[0] == '<')   /* "--grid FILE" in prose */
+        continue;
+      g_autofree char *file = g_strndup(name, n);
+      g_autofree char *grid_path = g_build_filename(DDP_SRCDIR, file, NULL);
+      g_autoptr(DdpSweepGrid) grid = ddp_sweep_grid_new();
+      g_autoptr(GError) error = NULL;
+      if (!ddp_sweep_grid_load_file(grid, grid_path, &error))
+        g_error("%s names --grid %s: %s", docs[d], file, error->message);
+      guint64 points = 0;
+      g_assert_true(ddp_sweep_grid_count(grid, &points, &error));
+      g_assert_cmpuint(points, ==, 108);   /* 2 models × 2 clusters × 3 GPU counts × 3 caps × 3 seeds */
+      found++;
+    }
+  }
+  g_assert_cmpuint(found, >=, 3);
+  g_autofree char *readme = g_build_filename(DDP_SRCDIR, "README.md", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(readme, &text, NULL, NULL));
+  g_assert_nonnull(strstr(text, "mpirun --allow-run-as-root"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -629,6 +675,7 @@ main(int argc, char **argv)
   g_setenv("DDPSIM_DATADIR", DDP_SRCDIR, TRUE);
   g_autofree char *dir = g_dir_make_tmp("ddpsim-gridsweep-XXXXXX", NULL);
   tmpdir = dir;
+  g_test_add_func("/sweep/documented-grids", test_documented_grids);
   g_test_add_func("/sweep/grid/order", test_grid_order);
   g_test_add_func("/sweep/grid/unswept", test_grid_unswept);
   g_test_add_func("/sweep/grid/normalise", test_grid_normalise);

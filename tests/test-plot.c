@@ -219,6 +219,22 @@ test_buckets_svg(void)
     /* tick labels written with %g, not "25.000000" */
     g_assert_null(strstr(text, ".000000"));
   }
+  /* the fastest point at the right end: its label grows leftwards (anchored at its end), so it
+   * is not clipped at the plot's right edge */
+  g_autoptr(DdpPlot) right = ddp_plot_new("buckets");
+  ddp_plot_set_string(right, "plot_title", "bucket_cap_mb sweep");
+  ddp_plot_set_data(right, "data", "# first_bucket_mb bucket_cap_mb iteration_ms\n1 1 130\n1 25 120\n1 100 101.5\n");
+  ddp_plot_set_number(right, "best_bucket_cap_mb", 100);
+  g_autoptr(GError) error = NULL;
+  g_assert_true(ddp_plot_render(right, out, NULL, &error));
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(out, &text, NULL, NULL));
+  const char *label = strstr(text, "fastest: 100 MiB");
+  g_assert_nonnull(label);
+  g_autofree char *before = g_strndup(text, (gsize)(label - text));
+  const char *anchor = g_strrstr(before, "text-anchor=");
+  g_assert_nonnull(anchor);
+  g_assert_true(g_str_has_prefix(anchor, "text-anchor=\"end\""));
   remove_tree(dir);
 }
 

@@ -191,7 +191,9 @@ test_gpus_non_monotone(void)
  * and the one AllReduce (intra ring) is all exposed:
  *   T(1, 128), the plain module (no hook or finalize copy) = 40 000 + 3 200 000 + 5 000 = 3 245 000
  *   N = 2, b = 64:     1 635 000 + (2 621 + 10 000)      = 1 647 621 → E = 0.984753
- *   N = 3, b = 42.67:  13 333 + 1 066 667 + 15 000 + (3 495 + 20 000) = 1 118 495 → E = 0.967073
+ *   N = 3, b = 42 (whole samples: 126 of the 128 reached):
+ *                      13 125 + 1 050 000 + 15 000 + (3 495 + 20 000) = 1 101 620, ideal
+ *                      T(1)/128 · 126/3 = 1 064 765.625 → E = 0.966545 (per sample)
  *   N = 4, b = 32:       825 000 + (3 932 + 30 000)      =   858 932 → E = 0.944487
  * Most GPUs at 96 %: 3 (4 fails).  With a global batch of 2, 4 GPUs would get half a sample each:
  * not feasible (efficiency 0), so the most GPUs at any target is 2. */
@@ -214,9 +216,9 @@ test_gpus_strong(void)
   g_assert_no_error(error);
   g_assert_cmpint(r->status, ==, DDP_SOLVE_FOUND);
   g_assert_cmpfloat(r->answer.value, ==, 3);
-  g_assert_cmpfloat_with_epsilon(r->answer.efficiency, 3245000.0 / (3 * 1118495.0), 1e-9);
-  g_assert_cmpfloat_with_epsilon(r->answer.iteration_ms, 1.118495, 1e-9);
-  g_assert_cmpfloat_with_epsilon(r->answer.single_gpu_ms, 3.245 / 3, 1e-9);   /* the ideal T(1)/N */
+  g_assert_cmpfloat_with_epsilon(r->answer.efficiency, 1064765.625 / 1101620.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon(r->answer.iteration_ms, 1.101620, 1e-9);
+  g_assert_cmpfloat_with_epsilon(r->answer.single_gpu_ms, 3.245 / 128 * 126 / 3, 1e-9);   /* the ideal for 126 samples */
   g_assert_cmpfloat(r->neighbour.value, ==, 4);
   g_assert_cmpfloat_with_epsilon(r->neighbour.efficiency, 3245000.0 / (4 * 858932.0), 1e-9);
   g_assert_cmpfloat_with_epsilon(g_array_index(r->grid, DdpSolvePoint, 1).efficiency, 3245000.0 / (2 * 1647621.0), 1e-9);
@@ -242,6 +244,37 @@ test_gpus_strong(void)
   o.quantity = DDP_SOLVE_BUCKET_CAP;
   g_assert_null(ddp_solve(s, &o, &error));
   g_assert_error(error, DDP_SOLVE_ERROR, DDP_SOLVE_ERROR_INVALID);
+}
+
+/* Strong scaling as a real run can do it: whole samples per GPU, whole micro-batches (never
+ * "11.3778 x 90"), and the global batch that reaches. */
+static void
+test_strong_split(void)
+{
+  const struct {
+    double B;
+    guint64 gpus;
+    double max;
+    guint k;
+    double micro, reached;
+  } cases[] = {
+    { 1024, 1, 12, 85, 12, 1020 },         /* ⌈1024/12⌉ = 86 × ⌊1024/86⌋ = 11 reaches 946; 85 × 12 reaches 1020 */
+    { 1024, 90, INFINITY, 1, 11, 990 },    /* ⌊1024/90⌋ = 11 per GPU, not 11.3778 */
+    { 128, 3, INFINITY, 1, 42, 126 },
+    { 128, 4, INFINITY, 1, 32, 128 },      /* divides: all of B */
+    { 128, 8, 5, 4, 4, 128 },              /* 16 per GPU: ⌈16/5⌉ = 4 × 4 */
+    { 1024, 1, 11.38, 93, 11, 1023 },      /* M from the memory model need not be whole: 90 × 11 = 990 < 93 × 11 */
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    DdpStrongSplit sp;
+    g_assert_true(ddp_solve_strong_split(cases[i].B, cases[i].gpus, cases[i].max, 1, &sp));
+    g_assert_cmpuint(sp.accumulate, ==, cases[i].k);
+    g_assert_cmpfloat(sp.micro_batch, ==, cases[i].micro);
+    g_assert_cmpfloat(sp.reached, ==, cases[i].reached);
+    g_assert_cmpfloat(sp.micro_batch, ==, floor(sp.micro_batch));
+  }
+  DdpStrongSplit none;
+  g_assert_false(ddp_solve_strong_split(2, 4, INFINITY, 1, &none));   /* half a sample per GPU */
 }
 
 /* Accumulation K on 4 GPUs: T(N, K) = 604 306 + (K−1)·(150 000 + 300 000) (forward + plain
@@ -443,6 +476,7 @@ main(int argc, char **argv)
   g_test_add_func("/solve/gpus/closed-form", test_gpus_closed_form);
   g_test_add_func("/solve/gpus/non-monotone", test_gpus_non_monotone);
   g_test_add_func("/solve/gpus/strong", test_gpus_strong);
+  g_test_add_func("/solve/strong-split", test_strong_split);
   g_test_add_func("/solve/accumulate/closed-form", test_accumulate_closed_form);
   g_test_add_func("/solve/batch/closed-form", test_batch_closed_form);
   g_test_add_func("/solve/batch/memory", test_batch_memory);

@@ -459,6 +459,42 @@ test_gpu_list_errors(void)
   }
 }
 
+/* solve --for gpus --deadline-hours through the binary, fed back through predict: the answer
+ * trains within the deadline (train_hours from predict's own throughput, the same as solve's),
+ * and the failing neighbour, with fewer GPUs, does not. */
+static void
+test_solve_deadline_cli(void)
+{
+  g_autoptr(TempDir) dir = g_dir_make_tmp("ddpsim-sweeps-XXXXXX", NULL);
+  g_autofree char *model = write_model(dir, "m", 8, 262144, 2000);
+  g_autofree char *cluster = write_cluster(dir, "c", 100, 5);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_auto(Run) r = { 0 };
+  run(&r, "solve", "--model", model, "--cluster", cluster, "--iterations", "1", "--for", "gpus", "--max", "256",
+      "--train-samples", "1e8", "--price-per-gpu-hour", "2", "--deadline-hours", "1", "--json", NULL);
+  JsonObject *root = parse_ok(parser, &r);
+  g_assert_cmpstr(json_object_get_string_member(root, "objective"), ==, "cheapest-within-deadline");
+  g_assert_cmpstr(json_object_get_string_member(root, "status"), ==, "found");
+  JsonObject *answer = json_object_get_object_member(root, "answer");
+  JsonObject *fewer = json_object_get_object_member(root, "failing_neighbour");
+  gint64 gpus = json_object_get_int_member(answer, "gpus");
+  g_assert_cmpfloat(json_object_get_double_member(answer, "train_hours"), <=, 1);
+  g_assert_cmpfloat(json_object_get_double_member(fewer, "train_hours"), >, 1);
+  g_assert_cmpint(json_object_get_int_member(fewer, "gpus"), <, gpus);
+  /* predict at the answer: the same throughput, so the same time and cost (docs/cost.md) */
+  g_autofree char *n = g_strdup_printf("%" G_GINT64_FORMAT, gpus);
+  g_autoptr(JsonParser) p2 = json_parser_new();
+  g_auto(Run) pr = { 0 };
+  run(&pr, "predict", "--model", model, "--cluster", cluster, "--iterations", "1", "--gpus", n, "--train-samples", "1e8",
+      "--price-per-gpu-hour", "2", "--json", NULL);
+  JsonObject *pred = parse_ok(p2, &pr);
+  g_assert_cmpfloat_with_epsilon(json_object_get_double_member(pred, "train_hours"),
+                                 json_object_get_double_member(answer, "train_hours"), 1e-5);
+  g_assert_cmpfloat_with_epsilon(json_object_get_double_member(pred, "train_cost"),
+                                 json_object_get_double_member(answer, "train_cost"), 0.01);
+  g_assert_cmpfloat(json_object_get_double_member(pred, "train_hours"), <=, 1);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -473,5 +509,6 @@ main(int argc, char **argv)
   g_test_add_func("/sweeps/tune/keep-default", test_tune_keep_default);
   g_test_add_func("/sweeps/tune/bucketcap-public", test_tune_bucketcap_public);
   g_test_add_func("/sweeps/solve/cli", test_solve_cli);
+  g_test_add_func("/sweeps/solve/deadline-cli", test_solve_deadline_cli);
   return g_test_run();
 }

@@ -306,6 +306,29 @@ test_accumulate(void)
   g_assert_cmpuint(forwards, ==, 3 * 2);
 }
 
+/* A wait's name follows what comes next: the host's step boundary (the 100 µs before the
+ * forward, ddp.c host_iteration_us) is not "wait for AllReduce"; a wait before finalize is; a
+ * wait before backward is a straggler delay. */
+static void
+test_wait_names(void)
+{
+  const DdpSegment wait = { DDP_SEGMENT_WAIT, -1, 0, 0, 100000 };
+  const struct {
+    int next;
+    const char *category, *name_prefix;
+  } cases[] = {
+    { DDP_SEGMENT_FORWARD, "host", "host step boundary" },
+    { DDP_SEGMENT_BROADCAST, "host", "host step boundary" },
+    { DDP_SEGMENT_FINALIZE, "wait", "wait for AllReduce" },
+    { -1, "wait", "wait for AllReduce" },
+    { DDP_SEGMENT_BACKWARD, "delay", "straggler delay" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_assert_cmpstr(ddp_trace_segment_category(&wait, cases[i].next), ==, cases[i].category);
+    g_assert_true(g_str_has_prefix(ddp_trace_segment_name(NULL, &wait, cases[i].next), cases[i].name_prefix));
+  }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -315,5 +338,6 @@ main(int argc, char **argv)
   g_test_add_func("/trace/deterministic", test_deterministic);
   g_test_add_func("/trace/write", test_write);
   g_test_add_func("/trace/accumulate", test_accumulate);
+  g_test_add_func("/trace/wait-names", test_wait_names);
   return g_test_run();
 }
