@@ -5,6 +5,7 @@
  * fits, the one that needs the least memory.  Each row is `predict --mode M --sharding S`. */
 #include "cmd.h"
 
+#include "cost.h"
 #include "ddp.h"
 #include "jsonout.h"
 #include "scenario.h"
@@ -13,6 +14,7 @@
 
 typedef struct {
   DdpCliOptions cli;
+  DdpCostFlags cost;
   gboolean json, csv;
 } CompareOptions;
 
@@ -29,7 +31,8 @@ static const char compare_description[] =
   "the fastest strategy that fits in GPU memory; when none fits, the one needing least memory.\n"
   "Without --batch (and a scenario file) the default batch is halved until some strategy fits.\n"
   "--sharding and --mode are set per row; the other flags (FSDP prefetch, --wrap-blocks, ...) apply\n"
-  "to every row.";
+  "to every row.  With a price (the cluster's, or --price-per-gpu-hour) each row also gives the cost\n"
+  "per 1000 samples, and with --train-samples/--train-tokens the time and cost to train (docs/cost.md).";
 
 static const char *
 row_sharding(const Row *r)
@@ -83,7 +86,8 @@ predict_command(const DdpScenario *s, const Row *r)
 }
 
 static char *
-compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const char *reason, double default_batch)
+compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const char *reason, double default_batch,
+             const DdpCost *cost)
 {
   GString *out = g_string_new(NULL);
   g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, batch %g/GPU, %s, %s; %.2f GB per GPU\n",
@@ -99,6 +103,12 @@ compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const cha
     g_string_append_printf(out, "  %-15s %5s %8.2f %14.3f %11.1f %% %17.3f%s\n", rows[i].label,
                            r->memory.fits ? "yes" : "NO", r->memory.total / 1e9, r->mean_ms,
                            100 * r->scaling_efficiency, r->exposed_comm_ms, (int)i == best ? "   <- recommended" : "");
+    DdpCostEstimate e = ddp_cost_estimate(cost, s->setup.gpus, r->samples_per_s);
+    g_autoptr(GString) costs = g_string_new(NULL);
+    ddp_cost_text(costs, cost, &e);
+    g_auto(GStrv) lines = g_strsplit(costs->str, "\n", -1);
+    for (guint k = 0; lines[k] && *lines[k]; k++)
+      g_string_append_printf(out, "    %s\n", g_strstrip(lines[k]));
   }
   g_autofree char *command = predict_command(s, &rows[best]);
   g_string_append_printf(out, "\nrecommended: %s (%s)\n  %s\n", rows[best].label, reason, command);
@@ -106,7 +116,7 @@ compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const cha
 }
 
 static char *
-compare_json(const DdpScenario *s, const Row *rows, guint n, int best, const char *reason)
+compare_json(const DdpScenario *s, const Row *rows, guint n, int best, const char *reason, const DdpCost *cost)
 {
   DdpJson *j = ddp_json_new();
   ddp_json_begin_object(j, NULL);
@@ -126,6 +136,8 @@ compare_json(const DdpScenario *s, const Row *rows, guint n, int best, const cha
     ddp_json_double(j, "exposed_comm_ms", r->exposed_comm_ms, 6);
     ddp_json_double(j, "comm_ms", r->comm_ms, 6);
     ddp_json_double(j, "samples_per_s", r->samples_per_s, 3);
+    DdpCostEstimate e = ddp_cost_estimate(cost, s->setup.gpus, r->samples_per_s);
+    ddp_cost_json(j, cost, &e);
     ddp_json_end_object(j);
   }
   ddp_json_end_array(j);
@@ -161,10 +173,11 @@ run(int argc, char **argv, CompareOptions *o)
     { "csv", 0, 0, G_OPTION_ARG_NONE, &o->csv, "Print CSV", NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
+  g_autofree GOptionEntry *entries = ddp_cost_option_entries(own, &o->cost);
   g_autoptr(GError) error = NULL;
   const char *scenario_path = NULL;
   if (!ddp_cmd_parse("compare", "Which data-parallel strategy to run: DDP, ZeRO-1, FSDP grad-op, FSDP full, HSDP.",
-                     compare_description, own, &o->cli, &argc, &argv, &scenario_path, &error))
+                     compare_description, entries, &o->cli, &argc, &argv, &scenario_path, &error))
     return ddp_cmd_fail("compare", error);
   if (o->json && o->csv) {
     g_set_error(&error, DDP_CMD_ERROR, 0, "--json and --csv: choose one");
@@ -172,6 +185,9 @@ run(int argc, char **argv, CompareOptions *o)
   }
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(scenario_path, &o->cli, TRUE, &error);
   if (!scenario)
+    return ddp_cmd_fail("compare", error);
+  DdpCost cost;
+  if (!ddp_cost_init(&cost, &o->cost, scenario, &error))
     return ddp_cmd_fail("compare", error);
   Row rows[] = {
     { DDP_MODE_DDP, DDP_SHARDING_NONE, "ddp", NULL },
@@ -205,9 +221,9 @@ run(int argc, char **argv, CompareOptions *o)
   if (status == DDP_EXIT_OK) {
     g_autoptr(GString) reason = g_string_new(NULL);
     int best = recommend(rows, n, reason);
-    g_autofree char *text = o->json  ? compare_json(scenario, rows, n, best, reason->str)
+    g_autofree char *text = o->json  ? compare_json(scenario, rows, n, best, reason->str, &cost)
                             : o->csv ? compare_csv(rows, n)
-                                     : compare_text(scenario, rows, n, best, reason->str, default_batch);
+                                     : compare_text(scenario, rows, n, best, reason->str, default_batch, &cost);
     if (!ddp_cmd_print(text, &error))
       status = ddp_cmd_fail("compare", error);
   }
@@ -222,5 +238,6 @@ ddp_cmd_compare(int argc, char **argv)
   CompareOptions options = { 0 };
   int status = run(argc, argv, &options);
   ddp_cli_options_clear(&options.cli);
+  ddp_cost_flags_clear(&options.cost);
   return status;
 }

@@ -536,6 +536,27 @@ test_predict_cost_and_buckets(void)
   g_assert_cmpuint(g_strv_length(lines), <=, 2 + 24 + 1 + 1 + 1);   /* title, header, 24 rows, "…more", end, "" */
 }
 
+/* `compare` prices every row as predict does (docs/cost.md): cost per 1 000 samples = price · GPUs /
+ * 3600 · 1000 / samples_per_s, from the row's own throughput. */
+static void
+test_compare_cost(void)
+{
+  g_auto(Run) r = { 0 };
+  run(&r, "compare", "--model", "resnet50", "--cluster", "dgx-a100", "--gpus", "16", "--iterations", "2",
+      "--price-per-gpu-hour", "2", "--json", NULL);
+  run_assert_ok(&r);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_assert_true(json_parser_load_from_data(parser, r.out, -1, NULL));
+  JsonArray *rows = json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "rows");
+  g_assert_cmpuint(json_array_get_length(rows), ==, 5);
+  for (guint i = 0; i < 5; i++) {
+    JsonObject *row = json_array_get_object_element(rows, i);
+    double per_s = json_object_get_double_member(row, "samples_per_s");
+    g_assert_cmpfloat_with_epsilon(json_object_get_double_member(row, "cost_per_1k_samples"),
+                                   2.0 * 16 / 3600 * 1000 / per_s, 1e-5);
+  }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -555,6 +576,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/unknown-verb", test_unknown_verb);
   g_test_add_func("/cli/collective/ops", test_collective_ops);
   g_test_add_func("/cli/compare/llama-7b-dgx-h100-64", test_compare_llama7b);
+  g_test_add_func("/cli/compare/cost", test_compare_cost);
   g_test_add_func("/cli/tune/fsdp", test_tune_fsdp);
   g_test_add_func("/cli/bad-input/sharded", test_sharded_bad_input);
   g_test_add_func("/cli/help-and-listings", test_help_and_listings);
