@@ -9,7 +9,8 @@
  * node remembers the decimals its field asked for (a side table keyed by the node), and the
  * printer formats it with them; everything else (strings, integers, booleans, null, member order)
  * is json-glib's as built.  The printed layout is the one ddpsim has always written: two-space
- * indent, "key": value, empty containers as {} and [], a final newline. */
+ * indent, "key": value, empty containers as {} and [], a final newline; or, for JSON lines
+ * (sweep --json), the same on one line without spaces. */
 #include "jsonout.h"
 
 #include <json-glib/json-glib.h>
@@ -19,6 +20,8 @@
 struct _DdpJson {
   JsonBuilder *builder;
   GHashTable *decimals;   /* JsonNode* (a double) → decimals + 1 (so that 0 decimals is not NULL) */
+  GHashTable *unsigned_ints; /* JsonNode* (an int64) holding a guint64's bits (ddp_json_uint64) */
+  gboolean one_line;      /* ddp_json_free_to_line: no newlines, no spaces (JSON lines) */
 };
 
 DdpJson *
@@ -27,6 +30,7 @@ ddp_json_new(void)
   DdpJson *json = g_new0(DdpJson, 1);
   json->builder = json_builder_new();
   json->decimals = g_hash_table_new(g_direct_hash, g_direct_equal);
+  json->unsigned_ints = g_hash_table_new(g_direct_hash, g_direct_equal);
   return json;
 }
 
@@ -70,9 +74,13 @@ fixed(GString *out, double value, int decimals)
   g_string_append(out, strcmp(buf, "-0") == 0 ? "0" : buf);
 }
 
+/* A line break and @depth levels of indent; nothing on one line. */
 static void
-indent(GString *out, guint depth)
+indent(const DdpJson *json, GString *out, guint depth)
 {
+  if (json->one_line)
+    return;
+  g_string_append_c(out, '\n');
   for (guint i = 0; i < depth; i++)
     g_string_append(out, "  ");
 }
@@ -89,17 +97,16 @@ print_object(const DdpJson *json, GString *out, JsonObject *object, guint depth)
   gboolean first = TRUE;
   json_object_iter_init_ordered(&it, object);   /* members in the order they were added */
   while (json_object_iter_next_ordered(&it, &name, &member)) {
-    g_string_append(out, first ? "\n" : ",\n");
+    if (!first)
+      g_string_append_c(out, ',');
     first = FALSE;
-    indent(out, depth + 1);
+    indent(json, out, depth + 1);
     escape(out, name);
-    g_string_append(out, ": ");
+    g_string_append(out, json->one_line ? ":" : ": ");
     print_node(json, out, member, depth + 1);
   }
-  if (!first) {
-    g_string_append_c(out, '\n');
-    indent(out, depth);
-  }
+  if (!first)
+    indent(json, out, depth);
   g_string_append_c(out, '}');
 }
 
@@ -109,14 +116,13 @@ print_array(const DdpJson *json, GString *out, JsonArray *array, guint depth)
   g_string_append_c(out, '[');
   guint n = json_array_get_length(array);
   for (guint i = 0; i < n; i++) {
-    g_string_append(out, i == 0 ? "\n" : ",\n");
-    indent(out, depth + 1);
+    if (i > 0)
+      g_string_append_c(out, ',');
+    indent(json, out, depth + 1);
     print_node(json, out, json_array_get_element(array, i), depth + 1);
   }
-  if (n > 0) {
-    g_string_append_c(out, '\n');
-    indent(out, depth);
-  }
+  if (n > 0)
+    indent(json, out, depth);
   g_string_append_c(out, ']');
 }
 
@@ -133,7 +139,10 @@ print_node(const DdpJson *json, GString *out, JsonNode *node, guint depth)
   if (type == G_TYPE_STRING) {
     escape(out, json_node_get_string(node));
   } else if (type == G_TYPE_INT64) {
-    g_string_append_printf(out, "%" G_GINT64_FORMAT, json_node_get_int(node));
+    if (g_hash_table_contains(json->unsigned_ints, node))
+      g_string_append_printf(out, "%" G_GUINT64_FORMAT, (guint64)json_node_get_int(node));
+    else
+      g_string_append_printf(out, "%" G_GINT64_FORMAT, json_node_get_int(node));
   } else if (type == G_TYPE_BOOLEAN) {
     g_string_append(out, json_node_get_boolean(node) ? "true" : "false");
   } else {
@@ -142,6 +151,15 @@ print_node(const DdpJson *json, GString *out, JsonNode *node, guint depth)
     g_assert(d != NULL);   /* every double comes from ddp_json_double */
     fixed(out, json_node_get_double(node), GPOINTER_TO_INT(d) - 1);
   }
+}
+
+/* Returns the document on one line, no spaces, with a trailing newline (a JSON-lines record), and
+ * frees the writer. */
+char *
+ddp_json_free_to_line(DdpJson *json)
+{
+  json->one_line = TRUE;
+  return ddp_json_free_to_string(json);
 }
 
 char *
@@ -155,6 +173,7 @@ ddp_json_free_to_string(DdpJson *json)
   json_node_unref(root);
   g_object_unref(json->builder);
   g_hash_table_unref(json->decimals);
+  g_hash_table_unref(json->unsigned_ints);
   g_free(json);
   return g_string_free(out, FALSE);
 }
@@ -208,6 +227,16 @@ ddp_json_int(DdpJson *json, const char *key, gint64 value)
 {
   key_of(json, key);
   json_builder_add_int_value(json->builder, value);
+}
+
+void
+ddp_json_uint64(DdpJson *json, const char *key, guint64 value)
+{
+  key_of(json, key);
+  /* json-glib's integers are signed: the bits are kept, and the printer reads them back unsigned */
+  JsonNode *node = json_node_init_int(json_node_alloc(), (gint64)value);
+  g_hash_table_add(json->unsigned_ints, node);
+  json_builder_add_value(json->builder, node);
 }
 
 void

@@ -4,6 +4,8 @@
  * C locale, so a run split over threads or MPI ranks writes the same bytes as a serial one. */
 #include "sweep.h"
 
+#include "jsonout.h"
+
 #include "cost.h"
 
 #include "keyfile.h"
@@ -336,20 +338,6 @@ csv_field(GString *out, const char *text)
   g_string_append_c(out, '"');
 }
 
-static void
-json_string(GString *out, const char *text)
-{
-  g_string_append_c(out, '"');
-  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      g_string_append_printf(out, "\\%c", *p);
-    else if (*p < 0x20)
-      g_string_append_printf(out, "\\u%04x", *p);
-    else
-      g_string_append_c(out, (char)*p);
-  }
-  g_string_append_c(out, '"');
-}
 
 /* "%.6f" in the C locale whatever the process locale; non-finite values (an efficiency without a
  * baseline) as empty CSV fields / JSON null. */
@@ -415,19 +403,21 @@ ddp_sweep_row_cost(DdpSweepFormat format, const DdpSweepPoint *point, const DdpS
     g_string_append_c(out, '\n');
     return g_string_free(out, FALSE);
   }
-  g_string_append_printf(out, "{\"point\":%" G_GUINT64_FORMAT ",\"model\":", point->index);
-  json_string(out, s->model->name);
-  g_string_append(out, ",\"cluster\":");
-  json_string(out, s->cluster->name);
-  g_string_append_printf(out, ",\"gpus\":%" G_GUINT64_FORMAT ",\"nodes\":%" G_GUINT64_FORMAT ",\"bucket_cap_mb\":%s,"
-                         "\"seed\":%" G_GUINT64_FORMAT ",\"iteration_ms\":{\"mean\":",
-                         r->gpus, r->nodes, cap, s->setup.seed);
-  number(out, format, r->mean_ms);
-  g_string_append(out, ",\"p50\":");
-  number(out, format, r->p50_ms);
-  g_string_append(out, ",\"p99\":");
-  number(out, format, r->p99_ms);
-  g_string_append_c(out, '}');
+  g_string_free(out, TRUE);
+  DdpJson *j = ddp_json_new();
+  ddp_json_begin_object(j, NULL);
+  ddp_json_int(j, "point", (gint64)point->index);
+  ddp_json_string(j, "model", s->model->name);
+  ddp_json_string(j, "cluster", s->cluster->name);
+  ddp_json_int(j, "gpus", (gint64)r->gpus);
+  ddp_json_int(j, "nodes", (gint64)r->nodes);
+  ddp_json_double(j, "bucket_cap_mb", s->setup.buckets.bucket_cap_mb, 9);
+  ddp_json_uint64(j, "seed", s->setup.seed);
+  ddp_json_begin_object(j, "iteration_ms");
+  ddp_json_double(j, "mean", r->mean_ms, 6);
+  ddp_json_double(j, "p50", r->p50_ms, 6);
+  ddp_json_double(j, "p99", r->p99_ms, 6);
+  ddp_json_end_object(j);
   const struct {
     const char *key;
     double value;
@@ -435,22 +425,21 @@ ddp_sweep_row_cost(DdpSweepFormat format, const DdpSweepPoint *point, const DdpS
     { "compute_ms", r->compute_ms }, { "comm_ms", r->comm_ms }, { "exposed_comm_ms", r->exposed_comm_ms },
     { "overlap", r->overlap }, { "scaling_efficiency", r->scaling_efficiency }, { "samples_per_s", r->samples_per_s },
   };
-  for (gsize i = 0; i < G_N_ELEMENTS(fields); i++) {
-    g_string_append_printf(out, ",\"%s\":", fields[i].key);
-    number(out, format, fields[i].value);
-  }
-  g_string_append_printf(out, ",\"memory\":{\"bytes_per_gpu\":%" G_GINT64_FORMAT ",\"fits\":%s},\"status\":\"%s\"", memory,
-                         r->memory.fits ? "true" : "false", ddp_sweep_status(r));
+  for (gsize i = 0; i < G_N_ELEMENTS(fields); i++)
+    ddp_json_double(j, fields[i].key, fields[i].value, 6);
+  ddp_json_begin_object(j, "memory");
+  ddp_json_int(j, "bytes_per_gpu", memory);
+  ddp_json_bool(j, "fits", r->memory.fits);
+  ddp_json_end_object(j);
+  ddp_json_string(j, "status", ddp_sweep_status(r));
   const struct {
     const char *key;
     double value;
   } costs[] = { { "cost_per_1k_samples", e.cost_per_1k_samples }, { "train_hours", e.train_hours },
                 { "train_cost", e.train_cost } };
   for (gsize i = 0; cost && i < G_N_ELEMENTS(costs); i++)
-    if (isfinite(costs[i].value)) {
-      g_string_append_printf(out, ",\"%s\":", costs[i].key);
-      number(out, format, costs[i].value);
-    }
-  g_string_append(out, "}\n");
-  return g_string_free(out, FALSE);
+    if (isfinite(costs[i].value))
+      ddp_json_double(j, costs[i].key, costs[i].value, 6);
+  ddp_json_end_object(j);
+  return ddp_json_free_to_line(j);
 }

@@ -239,7 +239,7 @@ ddp_trace_to_json(const DdpScenario *s, const DdpResult *r, const char *const *l
   ddp_json_double(j, "bucket_cap_mb", s->setup.buckets.bucket_cap_mb, 6);
   g_autofree char *stragglers = ddp_stragglers_to_string(s->stragglers);
   ddp_json_string(j, "stragglers", stragglers);
-  ddp_json_int(j, "seed", (gint64)s->setup.seed);
+  ddp_json_uint64(j, "seed", s->setup.seed);
   ddp_json_int(j, "iteration", r->iterations);
   ddp_json_double(j, "iteration_ms", (double)r->reported_iteration_ns / 1e6, 6);
   ts_member(j, "iteration_start_us", -origin);

@@ -341,10 +341,11 @@ test_rows(void)
   g_assert_cmpstr(ddp_sweep_header(DDP_SWEEP_JSONL), ==, "");
 
   g_autofree char *json = ddp_sweep_row(DDP_SWEEP_JSONL, &p, s, &r);
+  /* JSON lines through jsonout: six decimals, trailing zeros dropped, as every --json document */
   g_assert_cmpstr(json, ==, "{\"point\":7,\"model\":\"resnet50\",\"cluster\":\"dgx-a100\",\"gpus\":8,\"nodes\":1,"
-                            "\"bucket_cap_mb\":25,\"seed\":1,\"iteration_ms\":{\"mean\":12.500000,\"p50\":12.250000,"
-                            "\"p99\":13.000000},\"compute_ms\":10.000000,\"comm_ms\":3.000000,\"exposed_comm_ms\":0.500000,"
-                            "\"overlap\":0.833333,\"scaling_efficiency\":0.900000,\"samples_per_s\":20480.000000,"
+                            "\"bucket_cap_mb\":25,\"seed\":1,\"iteration_ms\":{\"mean\":12.5,\"p50\":12.25,"
+                            "\"p99\":13},\"compute_ms\":10,\"comm_ms\":3,\"exposed_comm_ms\":0.5,"
+                            "\"overlap\":0.833333,\"scaling_efficiency\":0.9,\"samples_per_s\":20480,"
                             "\"memory\":{\"bytes_per_gpu\":4212490880,\"fits\":true},\"status\":\"ok\"}\n");
 
   /* a model named a,"b": CSV quotes it and doubles the quote; JSON escapes the quote; a missing
@@ -476,7 +477,14 @@ test_cli_json_lines(void)
     g_assert_cmpfloat(json_object_get_double_member(o, "samples_per_s"), ==, g_ascii_strtod(fields[15], NULL));
     g_assert_true(json_object_get_boolean_member(json_object_get_object_member(o, "memory"), "fits") ==
                   (strcmp(fields[17], "true") == 0));
+    g_assert_null(strchr(lines[i], ' '));   /* one record a line, no spaces (jsonout's one-line form) */
   }
+  /* the seed is written exactly up to 2^64 − 1, past what json-glib's signed integers hold */
+  g_auto(Run) big = { 0 };
+  run(&big, "sweep", "--model", "resnet50", "--gpus", "8", "--iterations", "1", "--seed", "18446744073709551615",
+      "--json", NULL);
+  run_assert_ok(&big);
+  g_assert_nonnull(strstr(big.out, ",\"seed\":18446744073709551615,"));
 }
 
 /* A grid file gives the axes, flags override it; -o writes the same bytes as stdout. */
