@@ -12,12 +12,11 @@
 
 #include "ranges.h"
 
+#include "fileio.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 G_DEFINE_QUARK(ddp-range-error-quark, ddp_range_error)
 
@@ -302,73 +301,18 @@ ddp_flag_fraction(const char *flag, const char *text, const DdpRange *r, double 
  * @text: (out) (transfer full): its contents, NUL-terminated
  * @length: (out) (optional): its length in bytes
  *
- * Refuses what is not a regular file (a FIFO would block forever, /dev/zero never ends), files
- * over DDP_MAX_INPUT_BYTES, and NUL bytes (GKeyFile would silently stop reading there).  The
- * file is opened once and checked with fstat on the open descriptor, so it cannot be swapped
- * between the check and the read; O_NONBLOCK keeps the open of a FIFO from blocking.
+ * ddp_file_read(DDP_FILE_TEXT) (fileio.h: a regular file under DDP_MAX_INPUT_BYTES, no NUL byte)
+ * with its error in this module's domain, for the key-file and CSV readers.
  * Returns: FALSE with DDP_RANGE_ERROR_FILE, naming @path (and the line of a NUL byte).
  */
 gboolean
 ddp_range_read_file(const char *path, char **text, gsize *length, GError **error)
 {
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) {
-    int saved = errno;
-    g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, "%s: cannot open: %s", path, g_strerror(saved));
-    return FALSE;
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, "%s: not a regular file%s", path,
-                S_ISDIR(st.st_mode) ? " (a directory)" : "");
-    close(fd);
-    return FALSE;
-  }
-  if ((guint64)st.st_size > DDP_MAX_INPUT_BYTES) {
-    g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, "%s: %" G_GUINT64_FORMAT " bytes; input files are limited to %" G_GSIZE_FORMAT " MiB",
-                path, (guint64)st.st_size, DDP_MAX_INPUT_BYTES >> 20);
-    close(fd);
-    return FALSE;
-  }
-  /* read one byte past the size so a file that grew meanwhile is caught too */
-  gsize cap = (gsize)st.st_size + 1, n = 0;
-  char *buf = g_malloc(cap + 1);
-  for (;;) {
-    ssize_t got = read(fd, buf + n, cap - n);
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got < 0) {
-      int saved = errno;
-      g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, "%s: cannot read: %s", path, g_strerror(saved));
-      g_free(buf);
-      close(fd);
-      return FALSE;
-    }
-    if (got == 0)
-      break;
-    n += (gsize)got;
-    if (n == cap) {
-      g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, "%s: the file changed while it was read", path);
-      g_free(buf);
-      close(fd);
-      return FALSE;
-    }
-  }
-  close(fd);
-  buf[n] = '\0';
-  const char *nul = memchr(buf, '\0', n);
-  if (nul) {
-    guint line = 1;
-    for (const char *p = buf; p < nul; p++)
-      line += *p == '\n';
-    g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, "%s:%u: a NUL byte: not a text file", path, line);
-    g_free(buf);
-    return FALSE;
-  }
-  *text = buf;
-  if (length)
-    *length = n;
-  return TRUE;
+  g_autoptr(GError) local = NULL;
+  if (ddp_file_read(path, DDP_FILE_TEXT, text, length, &local))
+    return TRUE;
+  g_set_error_literal(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, local->message);
+  return FALSE;
 }
 
 /**
