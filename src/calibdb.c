@@ -300,6 +300,7 @@ struct _DdpCalibDb {
   gint64 txn_fit;      /* TXN_FIT: the fit's id */
   int run_lock;        /* ddp_calibdb_lock_run's descriptor, or -1 */
   gboolean outer;      /* ddp_calibdb_transaction_begin: batches and fits are savepoints in it */
+  gboolean import_txn; /* the outer transaction is an import's own (ddp_calibdb_import_begin) */
 };
 
 /* ---- errors -------------------------------------------------------------------------------- */
@@ -1338,23 +1339,70 @@ ddp_calibdb_batch_add_import(DdpCalibDb *db, const DdpCalibImport *import, GErro
 }
 
 /**
+ * ddp_calibdb_import_begin:
+ * @run: the imported run's row (id, times and counts ignored)
+ * @batch: the name of its one batch ("import/nccl-tests")
+ * @import: its provenance; an earlier import of the same bytes in the same format is found by
+ *   @import->sha256 and not stored twice
+ * @again: (out): TRUE when the run of an earlier identical import comes back
+ *
+ * Starts storing an imported file: inside the caller's transaction
+ * (ddp_calibdb_transaction_begin), or else one of its own that ddp_calibdb_import_finish()
+ * commits, so the run row, its points and its provenance become durable together or not at all
+ * — a refused or killed import leaves no orphan run.
+ * Returns: the run id (the batch open unless *@again), or 0 with @error and nothing written.
+ */
+gint64
+ddp_calibdb_import_begin(DdpCalibDb *db, const DdpCalibRun *run, const char *batch, const DdpCalibImport *import,
+                         gboolean *again, GError **error)
+{
+  *again = FALSE;
+  gint64 earlier = ddp_calibdb_import_find(db, import->sha256, import->format, error);
+  if (earlier != 0) {
+    *again = earlier > 0;
+    return MAX(earlier, 0);
+  }
+  db->import_txn = !db->outer;
+  if (db->import_txn && !ddp_calibdb_transaction_begin(db, error)) {
+    db->import_txn = FALSE;
+    return 0;
+  }
+  gint64 run_id = ddp_calibdb_run_begin(db, run, error);
+  if (run_id == 0 || !ddp_calibdb_batch_begin(db, run_id, batch, error)) {
+    if (db->import_txn)
+      ddp_calibdb_transaction_rollback(db);
+    db->import_txn = FALSE;
+    return 0;
+  }
+  return run_id;
+}
+
+/**
  * ddp_calibdb_import_finish:
  * @points_ok: FALSE when adding the batch's points failed (@error is then already set)
  *
- * Closes the one batch of an import into @run_id: records @import's provenance with the points
- * already added, commits with @note and marks the run finished, so that the points and where they
- * came from become durable together.  On any failure the batch is rolled back.
+ * Closes the one batch of an import into @run_id (ddp_calibdb_import_begin): records @import's
+ * provenance with the points already added, commits with @note and marks the run finished — and
+ * commits the import's own transaction when it opened one.  On any failure everything of the
+ * import is rolled back.
  * Returns: @run_id, or 0 with @error set.
  */
 gint64
 ddp_calibdb_import_finish(DdpCalibDb *db, gint64 run_id, const DdpCalibImport *import, gboolean points_ok,
                           const char *note, GError **error)
 {
-  if (!points_ok || !ddp_calibdb_batch_add_import(db, import, error)) {
-    ddp_calibdb_batch_rollback(db);
+  gboolean own = db->import_txn;
+  db->import_txn = FALSE;
+  gboolean ok = points_ok && ddp_calibdb_batch_add_import(db, import, error) &&
+                ddp_calibdb_batch_commit(db, note, error) && ddp_calibdb_run_finish(db, run_id, error);
+  if (!ok) {
+    if (own)
+      ddp_calibdb_transaction_rollback(db);
+    else
+      ddp_calibdb_batch_rollback(db);
     return 0;
   }
-  if (!ddp_calibdb_batch_commit(db, note, error) || !ddp_calibdb_run_finish(db, run_id, error))
+  if (own && !ddp_calibdb_transaction_commit(db, error))
     return 0;
   return run_id;
 }

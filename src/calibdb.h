@@ -277,7 +277,11 @@ gboolean ddp_calib_import_describe(const char *path, const char *data, gsize len
                                    DdpCalibImport *out, GError **error);
 /* Records where the open batch's run was imported from (one row per run). */
 gboolean ddp_calibdb_batch_add_import(DdpCalibDb *db, const DdpCalibImport *import, GError **error);
-/* Closes an import's one batch: its provenance, the commit, the run marked finished. */
+/* Starts storing an imported file: finds an earlier identical import (*@again), else records the
+ * run and opens its batch, in the caller's transaction or one of its own.  Returns the run id or 0. */
+gint64 ddp_calibdb_import_begin(DdpCalibDb *db, const DdpCalibRun *run, const char *batch,
+                                const DdpCalibImport *import, gboolean *again, GError **error);
+/* Closes an import's one batch: its provenance, the commit, the run marked finished (all or nothing). */
 gint64 ddp_calibdb_import_finish(DdpCalibDb *db, gint64 run_id, const DdpCalibImport *import, gboolean points_ok,
                                  const char *note, GError **error);
 /* The run an earlier import of the same bytes (@sha256) in @format created; 0 when none (not an

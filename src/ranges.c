@@ -120,6 +120,27 @@ const DdpRange DDP_RANGE_TOLERANCE = { 0, 1, FALSE, TRUE, TRUE };
 /* CUDA compute capability × 10: 60 is Pascal, the first NVLink GPU; 200 leaves room past
  * Blackwell's 100–120. */
 const DdpRange DDP_RANGE_SM_ARCH = { 60, 200, TRUE, FALSE, FALSE };
+/* Imported measurements (ddpsim fit --import, issue 20). */
+/* nccl-tests -t: threads per process, each driving -g GPUs of one node: at most 1024 like -g. */
+const DdpRange DDP_RANGE_THREADS_PER_PROCESS = { 1, 1024, TRUE, FALSE, FALSE };
+/* A bandwidth nccl-tests printed (algbw, busbw): 0.00 at the smallest sizes, up to the fastest link. */
+const DdpRange DDP_RANGE_MEASURED_GBS = { 0, 1e5, FALSE, FALSE, FALSE };
+/* A measured AllReduce time: above 0 (nothing takes no time), at most a layer's 1000 s. */
+const DdpRange DDP_RANGE_MEASURED_US = { 0, 1e9, FALSE, TRUE, FALSE };
+/* A trace timestamp in µs: Kineto writes µs since the epoch (~1.7·10^15 in 2024) or since the
+ * profiler started; ±2^53 keeps every sum of a timestamp and a duration exact and finite. */
+const DdpRange DDP_RANGE_TRACE_TS_US = { -9007199254740992.0, 9007199254740992.0, FALSE, FALSE, FALSE };
+/* A trace span: 0 to 10^12 µs (11.6 days); negative durations are refused, not read as 0. */
+const DdpRange DDP_RANGE_TRACE_DUR_US = { 0, 1e12, FALSE, FALSE, FALSE };
+/* Kineto's correlation ids count CUDA API calls from 0; 2^53 is the largest a JSON double holds
+ * exactly, and keeps the conversion to gint64 defined. */
+const DdpRange DDP_RANGE_CORRELATION = { 0, 9007199254740992.0, TRUE, FALSE, FALSE };
+/* deviceProperties computeMajor / computeMinor: each one digit or two (Blackwell is 10.0, 12.0). */
+const DdpRange DDP_RANGE_COMPUTE_VERSION = { 0, 99, TRUE, FALSE, FALSE };
+/* cuda_runtime_version as CUDA encodes it (major·1000 + minor·10): 12040 is 12.4; 10^6 is CUDA 1000. */
+const DdpRange DDP_RANGE_CUDA_VERSION = { 1, 1e6, TRUE, FALSE, FALSE };
+/* deviceProperties totalGlobalMem in bytes: up to DDP_RANGE_MEMORY_GB's 10^6 GB. */
+const DdpRange DDP_RANGE_GPU_MEMORY_BYTES = { 0, 1e15, TRUE, FALSE, FALSE };
 
 gboolean
 ddp_range_contains(const DdpRange *r, double v)

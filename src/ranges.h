@@ -115,6 +115,22 @@ extern const DdpRange DDP_RANGE_MIN_GAIN;        /* 0 .. 1 (tune, solve --min-ga
 extern const DdpRange DDP_RANGE_TOLERANCE;       /* above 0 .. below 1 (solve --tolerance) */
 /* Versions */
 extern const DdpRange DDP_RANGE_SM_ARCH;         /* 60 .. 200 (compute capability × 10) */
+/* Imported measurements */
+extern const DdpRange DDP_RANGE_THREADS_PER_PROCESS; /* 1 .. 1024 (nccl-tests nThread) */
+extern const DdpRange DDP_RANGE_MEASURED_GBS;    /* 0 .. 1e5 GB/s (nccl-tests algbw, busbw) */
+extern const DdpRange DDP_RANGE_MEASURED_US;     /* above 0 .. 1e9 µs (nccl-tests times) */
+extern const DdpRange DDP_RANGE_TRACE_TS_US;     /* ±2^53 µs (trace timestamps) */
+extern const DdpRange DDP_RANGE_TRACE_DUR_US;    /* 0 .. 1e12 µs (trace durations) */
+extern const DdpRange DDP_RANGE_CORRELATION;     /* 0 .. 2^53, whole (trace correlation ids) */
+extern const DdpRange DDP_RANGE_COMPUTE_VERSION; /* 0 .. 99, whole (computeMajor, computeMinor) */
+extern const DdpRange DDP_RANGE_CUDA_VERSION;    /* 1 .. 1e6, whole (cuda_runtime_version) */
+extern const DdpRange DDP_RANGE_GPU_MEMORY_BYTES; /* 0 .. 1e15, whole (totalGlobalMem) */
+/* Imports: at most this many result rows in an nccl-tests file (a full -b 8 -e 8G -f 2 sweep has
+ * 31), and this many events in a trace (a ResNet-50 step has ~10^4), counted before any work. */
+#define DDP_MAX_IMPORT_ROWS 10000u
+#define DDP_MAX_TRACE_EVENTS 4000000u
+/* JSON nesting a trace may have (Kineto's is 4 deep); checked before parsing: json-glib recurses. */
+#define DDP_MAX_JSON_DEPTH 64u
 
 /* TRUE when @v is inside @r (and whole when @r is an integer range). */
 gboolean ddp_range_contains(const DdpRange *r, double v);

@@ -3,6 +3,7 @@
  * file:line, the store with provenance and idempotent re-import, and the issue-10 acceptance: fit
  * on every other size of a public curve, predict the others, median error ≤ 5 %.  The
  * `ddpsim fit --import` verb is run through the real binary for its exit codes. */
+#include "fileio.h"
 #include "ncclimport.h"
 #include "commcurve.h"
 #include "fit.h"
@@ -126,9 +127,17 @@ test_parse_errors(void)
       "bad.txt:1: root 0: a rooted collective" },
     { "        1024           256     float     sum      -1    10.00    0.10\n", "bad.txt:1: a result row of all_reduce_perf has 11 to 13 fields" },
     { "        1024           256     float     sum      -1     fast    0.10    0.09      0    10.00    0.10    0.09      0\n",
-      "bad.txt:1: out-of-place time \"fast\" is not a non-negative number" },
+      "bad.txt:1: out-of-place time: \"fast\" must be a number above 0 and at most 1e+09" },
     { "        1024           256     float     sum      -1     0.00    0.10    0.09      0    10.00    0.10    0.09      0\n",
-      "bad.txt:1: a time of 0 µs cannot be measured" },
+      "bad.txt:1: out-of-place time: \"0.00\" must be a number above 0 and at most 1e+09" },
+    /* issue 20: header and row numbers through the range table */
+    { "# nThread 1 nGpus 2147483648\n", "bad.txt:1: nGpus: \"2147483648\" must be a whole number from 1 to 1024" },
+    { "# nThread -1 nGpus 8\n", "bad.txt:1: nThread: \"-1\" must be a whole number from 1 to 1024" },
+    { "# nThread 1 nGpus 8 minBytes 8 iters: 0x14\n", "bad.txt:1: iters: \"0x14\"" },
+    { "  9223372036854775807  256  float  sum  -1  10.00  0.10  0.09  0  10.00  0.10  0.09  0\n",
+      "bad.txt:1: size: \"9223372036854775807\" must be a whole number from 0 to 1125899906842624" },
+    { "        1024           256     float     sum      -1    10.00    -0.10    0.09      0    10.00    0.10    0.09      0\n",
+      "bad.txt:1: out-of-place algbw: \"-0.10\" must be a number from 0 to 100000" },
     { "        1024           256     float     sum      -1    10.00    0.10    0.09      0    10.00    0.10    0.09      0\n"
       "        2048           512      half     sum      -1    10.00    0.20    0.18      0    10.00    0.20    0.18      0\n",
       "bad.txt:2: half/sum after float/sum" },
@@ -223,7 +232,7 @@ test_import_store(void)
   /* a refused file writes nothing */
   g_autofree char *missing = fixture("no-such-file.txt");
   g_assert_cmpint(ddp_nccl_tests_import(db, missing, NULL, &again, &error), ==, 0);
-  g_assert_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT);
+  g_assert_error(error, DDP_FILE_ERROR, DDP_FILE_ERROR_READ);   /* the checked reader's (fileio.h) */
   g_autoptr(GPtrArray) after = ddp_calibdb_runs(db, NULL);
   g_assert_cmpuint(after->len, ==, 2);
 }
