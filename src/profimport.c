@@ -427,13 +427,18 @@ read_device(const char *path, DdpProfTrace *t, JsonObject *root, GError **error)
   return TRUE;
 }
 
-/* Depth of [ and { nesting, outside strings, above @max: the line where it passes, else 0.  Checked
- * before json-glib parses (it recurses once per level: 10^6 nested brackets overflowed the stack). */
+/* Checks the JSON text's shape before json-glib parses it: nesting above DDP_MAX_JSON_DEPTH (json-glib
+ * recurses once per level: 10^6 nested brackets overflowed the stack) or more than DDP_MAX_JSON_VALUES
+ * values (json-glib's tree takes ~100 bytes a value: `[1,1,…]` of 64 MiB would take 3 GB).  Values are
+ * counted as commas plus containers, outside strings.  Returns: the line where a bound is passed
+ * (*@values_over set for the count), else 0. */
 static guint
-too_deep(const char *text, gsize length, guint max)
+json_too_big(const char *text, gsize length, gboolean *values_over)
 {
   guint depth = 0, line = 1;
+  guint64 values = 0;
   gboolean in_string = FALSE;
+  *values_over = FALSE;
   for (gsize i = 0; i < length; i++) {
     char c = text[i];
     if (c == '\n')
@@ -446,10 +451,17 @@ too_deep(const char *text, gsize length, guint max)
     } else if (c == '"') {
       in_string = TRUE;
     } else if (c == '[' || c == '{') {
-      if (++depth > max)
+      values++;
+      if (++depth > DDP_MAX_JSON_DEPTH)
         return line;
     } else if ((c == ']' || c == '}') && depth > 0) {
       depth--;
+    } else if (c == ',') {
+      values++;
+    }
+    if (values > DDP_MAX_JSON_VALUES) {
+      *values_over = TRUE;
+      return line;
     }
   }
   return 0;
@@ -462,9 +474,13 @@ too_deep(const char *text, gsize length, guint max)
 DdpProfTrace *
 ddp_prof_trace_parse(const char *path, const char *text, gsize length, const DdpModel *model, GError **error)
 {
-  guint deep_line = too_deep(text, length, DDP_MAX_JSON_DEPTH);
-  if (deep_line)
-    FAIL_LINE(deep_line, "JSON nested deeper than %u levels (a Chrome trace is 4 deep)", DDP_MAX_JSON_DEPTH);
+  gboolean values_over = FALSE;
+  guint big_line = json_too_big(text, length, &values_over);
+  if (big_line && values_over)
+    FAIL_LINE(big_line, "more than %u JSON values: a trace is limited to that (profile one or a few steps)",
+              DDP_MAX_JSON_VALUES);
+  if (big_line)
+    FAIL_LINE(big_line, "JSON nested deeper than %u levels (a Chrome trace is 4 deep)", DDP_MAX_JSON_DEPTH);
   g_autoptr(JsonParser) parser = json_parser_new();
   g_autoptr(GError) local = NULL;
   if (!json_parser_load_from_data(parser, text, (gssize)length, &local))
@@ -480,6 +496,10 @@ ddp_prof_trace_parse(const char *path, const char *text, gsize length, const Ddp
   if (!events)
     FAIL("JSON but not a Chrome trace: no \"traceEvents\" array (write it with prof.export_chrome_trace())");
 
+  /* the header first: checked before any event is looked at */
+  g_autoptr(DdpProfTrace) t = g_new0(DdpProfTrace, 1);
+  if (!read_device(path, t, root_object, error))
+    return NULL;
   g_autoptr(GArray) nodes = g_array_new(FALSE, TRUE, sizeof(Node));
   g_array_set_clear_func(nodes, node_clear);
   g_autoptr(GArray) launches = g_array_new(FALSE, TRUE, sizeof(Launch));
@@ -570,7 +590,6 @@ ddp_prof_trace_parse(const char *path, const char *text, gsize length, const Ddp
   g_autofree double *sum = g_new0(double, MAX(model->n_layers, 1));
   g_autofree double *acc = g_new0(double, MAX(model->n_layers, 1));
   g_autofree gboolean *anchored = g_new0(gboolean, MAX(model->n_layers, 1));
-  g_autoptr(DdpProfTrace) t = g_new0(DdpProfTrace, 1);
   t->anchors_model = anchors_model;
   const Node *all = (const Node *)(void *)nodes->data;
   guint start = 0, passes = 0, nodes_in_passes = 0;
@@ -615,8 +634,6 @@ ddp_prof_trace_parse(const char *path, const char *text, gsize length, const Ddp
     DdpProfLayerTime lt = { l, sum[l] / passes, anchored[l] };
     g_array_append_val(t->layers, lt);
   }
-  if (!read_device(path, t, root_object, error))
-    return NULL;
   return g_steal_pointer(&t);
 }
 

@@ -128,9 +128,11 @@ extern const DdpRange DDP_RANGE_GPU_MEMORY_BYTES; /* 0 .. 1e15, whole (totalGlob
 /* Imports: at most this many result rows in an nccl-tests file (a full -b 8 -e 8G -f 2 sweep has
  * 31), and this many events in a trace (a ResNet-50 step has ~10^4), counted before any work. */
 #define DDP_MAX_IMPORT_ROWS 10000u
-#define DDP_MAX_TRACE_EVENTS 4000000u
-/* JSON nesting a trace may have (Kineto's is 4 deep); checked before parsing: json-glib recurses. */
+#define DDP_MAX_TRACE_EVENTS 1000000u
+/* JSON nesting a trace may have (Kineto's is 4 deep), and the values it may hold (a 64 MiB Kineto
+ * trace has ~4·10^6; json-glib keeps ~100 bytes a value): both checked before parsing. */
 #define DDP_MAX_JSON_DEPTH 64u
+#define DDP_MAX_JSON_VALUES 8000000u
 
 /* TRUE when @v is inside @r (and whole when @r is an integer range). */
 gboolean ddp_range_contains(const DdpRange *r, double v);
