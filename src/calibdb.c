@@ -731,7 +731,7 @@ check_schema_objects(DdpCalibDb *db, gint64 version, GError **error)
     }
     g_set_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_FOREIGN,
                 "%s: %s %s \"%s\" that ddpsim did not create: refused (a calibration database holds only "
-                "ddpsim's own tables and indexes; no triggers or views)", db->path, ours ? "an altered" : "a",
+                "ddpsim's own tables and indexes; no triggers or views)", db->path, ours ? "an altered" : f[0][0] == 'i' ? "an" : "a",
                 f[0], name);
     return FALSE;
   }

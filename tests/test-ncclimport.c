@@ -3,6 +3,8 @@
  * file:line, the store with provenance and idempotent re-import, and the issue-10 acceptance: fit
  * on every other size of a public curve, predict the others, median error ≤ 5 %.  The
  * `ddpsim fit --import` verb is run through the real binary for its exit codes. */
+#define _DEFAULT_SOURCE /* fork, waitpid, _exit under -std=c11 */
+
 #include "fileio.h"
 #include "ncclimport.h"
 #include "commcurve.h"
@@ -10,6 +12,8 @@
 #include "run-ddpsim.h"
 
 #include <glib/gstdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <math.h>
 #include <string.h>
 
@@ -170,6 +174,48 @@ test_parse_errors(void)
 }
 
 /* ---- storing ------------------------------------------------------------------------------- */
+
+/* Issue 20: an import is one transaction with its run row.  A process killed after the run row and
+ * some points were written (here: _exit without commit or close, as SIGKILL would) leaves the file
+ * with no run at all; before, the run row was committed on its own and stayed as an orphan. */
+static void
+test_import_killed(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-ncclimport-XXXXXX", NULL);
+  g_autofree char *db_path = g_build_filename(dir, "c.db", NULL);
+  g_autofree char *log = fixture("oci-a100-1node.txt");
+  g_autoptr(GError) error = NULL;
+  g_clear_pointer(&(DdpCalibDb *){ ddp_calibdb_open(db_path, DDP_CALIBDB_UPDATE, &error) }, ddp_calibdb_close);
+  g_assert_no_error(error);
+  pid_t child = fork();
+  g_assert_cmpint(child, >=, 0);
+  if (child == 0) {
+    DdpCalibDb *db = ddp_calibdb_open(db_path, DDP_CALIBDB_UPDATE, NULL);
+    g_autoptr(DdpNcclTests) t = ddp_nccl_tests_read(log, NULL);
+    gboolean again = FALSE;
+    DdpCalibRun run = { .host = "h", .gpu_name = "g", .gpus_per_node = 8, .nodes = 1, .ranks = 8, .program = "p" };
+    gint64 id = db && t ? ddp_calibdb_import_begin(db, &run, "import/nccl-tests", &t->source, &again, NULL) : 0;
+    DdpCalibAllreducePoint p = { .algorithm = "auto", .protocol = "auto", .ranks = 8, .nodes = 1, .bytes = 8,
+                                 .time_us = 10, .min_us = 10, .max_us = 10 };
+    _exit(id > 0 && ddp_calibdb_batch_add_allreduce(db, &p, NULL) ? 0 : 1);   /* killed mid-import */
+  }
+  int status = 0;
+  g_assert_cmpint(waitpid(child, &status, 0), ==, child);
+  g_assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  g_autoptr(DdpCalibDb) db = ddp_calibdb_open(db_path, DDP_CALIBDB_READ, &error);
+  g_assert_no_error(error);
+  g_autoptr(GPtrArray) runs = ddp_calibdb_runs(db, &error);
+  g_assert_cmpuint(runs->len, ==, 0);
+  g_assert_true(ddp_calibdb_check(db, &error));
+  g_clear_pointer(&db, ddp_calibdb_close);
+  static const char *const suffixes[] = { "", "-journal", "-wal", "-shm" };
+  for (gsize i = 0; i < G_N_ELEMENTS(suffixes); i++) {
+    g_autofree char *p = g_strconcat(db_path, suffixes[i], NULL);
+    g_unlink(p);
+  }
+  g_rmdir(dir);
+}
+
 
 static void
 test_import_store(void)
@@ -461,6 +507,7 @@ main(int argc, char **argv)
   g_test_add_func("/ncclimport/parse/variants", test_parse_variants);
   g_test_add_func("/ncclimport/parse/errors", test_parse_errors);
   g_test_add_func("/ncclimport/import/store", test_import_store);
+  g_test_add_func("/ncclimport/import/killed", test_import_killed);
   g_test_add_func("/ncclimport/fit/half-curve", test_half_curve);
   g_test_add("/ncclimport/cli", Tmp, NULL, tmp_setup, test_cli, tmp_teardown);
   return g_test_run();
