@@ -483,8 +483,11 @@ ddp_prof_trace_parse(const char *path, const char *text, gsize length, const Ddp
     FAIL_LINE(big_line, "JSON nested deeper than %u levels (a Chrome trace is 4 deep)", DDP_MAX_JSON_DEPTH);
   g_autoptr(JsonParser) parser = json_parser_new();
   g_autoptr(GError) local = NULL;
-  if (!json_parser_load_from_data(parser, text, (gssize)length, &local))
-    FAIL("not JSON (%s)", local->message);
+  if (!json_parser_load_from_data(parser, text, (gssize)length, &local)) {
+    /* json-glib quotes the offending text, newlines and all: one line, escaped and cut */
+    g_autofree char *why = ddp_range_quote_n(local->message, 200);
+    FAIL("not JSON (%s)", why);
+  }
   JsonNode *root = json_parser_get_root(parser);
   JsonObject *root_object = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
   JsonArray *events = NULL;
