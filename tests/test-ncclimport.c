@@ -3,7 +3,7 @@
  * file:line, the store with provenance and idempotent re-import, and the issue-10 acceptance: fit
  * on every other size of a public curve, predict the others, median error ≤ 5 %.  The
  * `ddpsim fit --import` verb is run through the real binary for its exit codes. */
-#define _DEFAULT_SOURCE /* fork, waitpid, _exit under -std=c11 */
+#define _DEFAULT_SOURCE /* fork, waitpid, _exit, SIGKILL under -std=c11 */
 
 #include "fileio.h"
 #include "ncclimport.h"
@@ -12,6 +12,7 @@
 #include "run-ddpsim.h"
 
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <math.h>
@@ -175,8 +176,8 @@ test_parse_errors(void)
 
 /* ---- storing ------------------------------------------------------------------------------- */
 
-/* Issue 20: an import is one transaction with its run row.  A process killed after the run row and
- * some points were written (here: _exit without commit or close, as SIGKILL would) leaves the file
+/* Issue 20: an import is one transaction with its run row.  A process killed (SIGKILL) after the run
+ * row and some points were written leaves the file
  * with no run at all; before, the run row was committed on its own and stayed as an orphan. */
 static void
 test_import_killed(void)
@@ -197,11 +198,13 @@ test_import_killed(void)
     gint64 id = db && t ? ddp_calibdb_import_begin(db, &run, "import/nccl-tests", &t->source, &again, NULL) : 0;
     DdpCalibAllreducePoint p = { .algorithm = "auto", .protocol = "auto", .ranks = 8, .nodes = 1, .bytes = 8,
                                  .time_us = 10, .min_us = 10, .max_us = 10 };
-    _exit(id > 0 && ddp_calibdb_batch_add_allreduce(db, &p, NULL) ? 0 : 1);   /* killed mid-import */
+    if (id > 0 && ddp_calibdb_batch_add_allreduce(db, &p, NULL))
+      raise(SIGKILL);   /* killed mid-import: no commit, no close, no exit handlers */
+    _exit(1);
   }
   int status = 0;
   g_assert_cmpint(waitpid(child, &status, 0), ==, child);
-  g_assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  g_assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
   g_autoptr(DdpCalibDb) db = ddp_calibdb_open(db_path, DDP_CALIBDB_READ, &error);
   g_assert_no_error(error);
   g_autoptr(GPtrArray) runs = ddp_calibdb_runs(db, &error);
