@@ -17,8 +17,10 @@
  *                        ddp_range_check_count(…), @where naming it: "-g", "FILE:LINE: group.key",
  *                        a list item's flag; ddp_range_check_size for nccl-tests' K/M/G sizes;
  *                        ddp_range_check_seed for a seed (the one number without a DdpRange)
- *   - a file to read:    ddp_range_read_file(path, what, &text, &length, error): regular files
- *                        under DDP_MAX_INPUT_BYTES only (no FIFOs, devices, directories)
+ *   - a file to read:    ddp_range_read_file(path, &text, &length, error): regular files
+ *                        under DDP_MAX_INPUT_BYTES only (no FIFOs, devices, directories), through
+ *                        fileio.h's ddp_file_read, which any other reader uses directly; every
+ *                        file ddpsim writes goes through ddp_file_write (fileio.h)
  *   - a --gpus list:     ddp_gpu_list_parse(text, error)
  *   - a text to echo in an error message: ddp_range_quote(text) (escapes control characters,
  *                        cuts long text)
