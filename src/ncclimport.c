@@ -75,8 +75,7 @@ header_count(const char *path, guint lineno, const char *key, const char *text, 
   g_autofree char *where = g_strdup_printf("%s:%u: %s", path, lineno, key);
   guint64 v = 0;
   if (!ddp_range_check_count(where, text, r, &v, error)) {
-    (*error)->domain = DDP_FIT_ERROR;
-    (*error)->code = DDP_FIT_ERROR_IMPORT;
+    ddp_fit_error_as_import(error);
     return FALSE;
   }
   *out = (int)v;
@@ -89,8 +88,7 @@ row_count(const char *path, guint lineno, const char *key, const char *text, gui
 {
   g_autofree char *where = g_strdup_printf("%s:%u: %s", path, lineno, key);
   if (!ddp_range_check_count(where, text, &DDP_RANGE_TENSOR_BYTES, out, error)) {
-    (*error)->domain = DDP_FIT_ERROR;
-    (*error)->code = DDP_FIT_ERROR_IMPORT;
+    ddp_fit_error_as_import(error);
     return FALSE;
   }
   return TRUE;
@@ -292,8 +290,7 @@ ddp_nccl_tests_parse(const char *path, const char *text, GError **error)
       g_autofree char *where = g_strdup_printf("%s:%u: %s", path, lineno, names[k]);
       const DdpRange *r = k == 0 || k == 4 ? &DDP_RANGE_MEASURED_US : &DDP_RANGE_MEASURED_GBS;
       if (!ddp_range_check_number(where, f[c + k], r, &v[k], error)) {
-        (*error)->domain = DDP_FIT_ERROR;
-        (*error)->code = DDP_FIT_ERROR_IMPORT;
+        ddp_fit_error_as_import(error);
         return NULL;
       }
     }

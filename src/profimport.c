@@ -168,8 +168,7 @@ member_number(const char *where, JsonObject *o, const char *name, const DdpRange
   g_autofree char *text = t == G_TYPE_INT64 ? g_strdup_printf("%" G_GINT64_FORMAT, json_node_get_int(n))
                                             : g_strdup(g_ascii_dtostr(buf, sizeof buf, json_node_get_double(n)));
   if (!ddp_range_check_number(place, text, r, out, error)) {
-    (*error)->domain = DDP_FIT_ERROR;
-    (*error)->code = DDP_FIT_ERROR_IMPORT;
+    ddp_fit_error_as_import(error);
     return FALSE;
   }
   return TRUE;
@@ -405,8 +404,7 @@ read_device(const char *path, DdpProfTrace *t, JsonObject *root, GError **error)
         g_autofree char *place = g_strdup_printf("%s.computeMajor*10+computeMinor", where);
         double sm;
         if (!ddp_range_check_number(place, arch, &DDP_RANGE_SM_ARCH, &sm, error)) {
-          (*error)->domain = DDP_FIT_ERROR;
-          (*error)->code = DDP_FIT_ERROR_IMPORT;
+          ddp_fit_error_as_import(error);
           return FALSE;
         }
         t->sm_arch = (int)sm;
