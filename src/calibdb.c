@@ -175,7 +175,7 @@ static const char schema2_sql[] =
   "  time_us REAL NOT NULL);";
 
 typedef enum {
-  ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
+  ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_SAVEPOINT, ST_RELEASE, ST_ROLLBACK_TO,
   ST_RUN_INSERT, ST_RUN_FINISH, ST_RUN_NOTE, ST_RUN_GET, ST_RUNS, ST_LATEST_RUN, ST_BATCHES,
   ST_BATCH_INSERT, ST_BATCH_NOTE,
   ST_ALLREDUCE_INSERT, ST_KERNEL_INSERT, ST_ALLREDUCE_SELECT, ST_KERNEL_SELECT,
@@ -199,6 +199,9 @@ static const char *const statement_sql[ST_COUNT] = {
   [ST_BEGIN] = "BEGIN IMMEDIATE",
   [ST_COMMIT] = "COMMIT",
   [ST_ROLLBACK] = "ROLLBACK",
+  [ST_SAVEPOINT] = "SAVEPOINT inner_txn",
+  [ST_RELEASE] = "RELEASE inner_txn",
+  [ST_ROLLBACK_TO] = "ROLLBACK TO inner_txn",
   [ST_RUN_INSERT] =
     "INSERT INTO runs (started, host, gpu_name, gpus_per_node, nodes, ranks, sm_arch, sm_count, "
     "gpu_memory_bytes, driver_version, cuda_version, nccl_version, cublas_version, cudnn_version, "
@@ -296,6 +299,8 @@ struct _DdpCalibDb {
   char *txn_batch;     /* TXN_BATCH: its name */
   gint64 txn_fit;      /* TXN_FIT: the fit's id */
   int run_lock;        /* ddp_calibdb_lock_run's descriptor, or -1 */
+  gboolean outer;      /* ddp_calibdb_transaction_begin: batches and fits are savepoints in it */
+  gboolean import_txn; /* the outer transaction is an import's own (ddp_calibdb_import_begin) */
 };
 
 /* ---- errors -------------------------------------------------------------------------------- */
@@ -372,6 +377,15 @@ column_text(sqlite3_stmt *st, int i)
 {
   const unsigned char *t = sqlite3_column_text(st, i);
   return t ? g_strdup((const char *)t) : NULL;
+}
+
+/* An INTEGER column as int; a stored value outside int (2^32 + 8 ranks) comes back as G_MININT,
+ * which every range check refuses, instead of being cut to its low 32 bits. */
+static int
+column_int(sqlite3_stmt *st, int i)
+{
+  gint64 v = sqlite3_column_int64(st, i);
+  return v >= G_MININT && v <= G_MAXINT ? (int)v : G_MININT;
 }
 
 static double
@@ -643,6 +657,87 @@ check_identity(DdpCalibDb *db, gboolean creating, gint64 *schema, GError **error
   return TRUE;
 }
 
+/* SQLite's settings for a database file that may be hostile (sqlite.org/security.html): no
+ * trigger or view ever runs, no schema function with side effects, no writes to the schema
+ * tables.  Failure (an SQLite without the option) leaves the default, which check_schema_objects
+ * backs up by refusing such files anyway. */
+static void
+defend(sqlite3 *sql)
+{
+  sqlite3_db_config(sql, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+  sqlite3_db_config(sql, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
+  sqlite3_db_config(sql, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
+  sqlite3_db_config(sql, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+}
+
+/* "type name sql" of every schema object of @sql's main database, into @set (owned keys). */
+static gboolean
+schema_rows(sqlite3 *sql, GHashTable *set, GPtrArray *order)
+{
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(sql, "SELECT type, name, tbl_name, coalesce(sql, '') FROM main.sqlite_master ORDER BY rowid",
+                         -1, &st, NULL) != SQLITE_OK)
+    return FALSE;
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    char *key = g_strdup_printf("%s\x1f%s\x1f%s\x1f%s", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
+                                sqlite3_column_text(st, 2), sqlite3_column_text(st, 3));
+    if (order)
+      g_ptr_array_add(order, key);
+    else
+      g_hash_table_add(set, key);
+  }
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE;
+}
+
+/* Refuses a file whose schema holds an object ddpsim did not create at schema @version (a trigger,
+ * a view, another index or table, a column added or a table redefined): the expected schema is
+ * made in memory with the same SQL and compared object by object (type, name, table, SQL text as
+ * SQLite normalises it).  A missing object is left to the statements' preparation ("damaged"). */
+static gboolean
+check_schema_objects(DdpCalibDb *db, gint64 version, GError **error)
+{
+  sqlite3 *ref = NULL;
+  g_autoptr(GHashTable) expected = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GPtrArray) present = g_ptr_array_new_with_free_func(g_free);
+  g_autofree char *schema2 = g_strdup_printf(schema2_sql, "", "");
+  gboolean ok = sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+                sqlite3_exec(ref, schema_sql, NULL, NULL, NULL) == SQLITE_OK &&
+                (version < 2 || sqlite3_exec(ref, schema2, NULL, NULL, NULL) == SQLITE_OK) &&
+                schema_rows(ref, expected, NULL);
+  sqlite3_close(ref);
+  if (!ok) {
+    g_set_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_SQL, "%s: cannot build the reference schema", db->path);
+    return FALSE;
+  }
+  if (!schema_rows(db->sql, NULL, present)) {
+    sql_error(db, error, sqlite3_errcode(db->sql), "reading the schema");
+    return FALSE;
+  }
+  for (guint i = 0; i < present->len; i++) {
+    const char *key = g_ptr_array_index(present, i);
+    if (g_hash_table_contains(expected, key))
+      continue;
+    g_auto(GStrv) f = g_strsplit(key, "\x1f", 4);
+    g_autofree char *name = ddp_range_quote_n(f[1] ? f[1] : "", 60);
+    gboolean ours = FALSE;
+    GHashTableIter it;
+    gpointer k;
+    g_hash_table_iter_init(&it, expected);
+    while (!ours && g_hash_table_iter_next(&it, &k, NULL)) {
+      g_auto(GStrv) e = g_strsplit(k, "\x1f", 4);
+      ours = strcmp(e[0], f[0]) == 0 && strcmp(e[1], f[1] ? f[1] : "") == 0;
+    }
+    g_set_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_FOREIGN,
+                "%s: %s %s \"%s\" that ddpsim did not create: refused (a calibration database holds only "
+                "ddpsim's own tables and indexes; no triggers or views)", db->path, ours ? "an altered" : f[0][0] == 'i' ? "an" : "a",
+                f[0], name);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* PRAGMA quick_check: O(file) but calibration files are small, and it turns a damaged page into
  * a clear error at open instead of a confusing one halfway through a fit. */
 static gboolean
@@ -750,27 +845,29 @@ ddp_calibdb_open(const char *path, DdpCalibDbMode mode, GError **error)
   db->mode = mode;
   db->run_lock = -1;
   gboolean memory = strcmp(path, ":memory:") == 0;
-  if (mode == DDP_CALIBDB_WRITE && !memory && !g_file_test(path, G_FILE_TEST_EXISTS) && !create_new_file(path, error))
+  gboolean writer = mode != DDP_CALIBDB_READ;
+  if (writer && !memory && !g_file_test(path, G_FILE_TEST_EXISTS) && !create_new_file(path, error))
     return NULL;
-  int flags = mode == DDP_CALIBDB_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+  int flags = writer ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
   int rc = sqlite3_open_v2(path, &db->sql, flags, NULL);
   if (rc != SQLITE_OK) {
-    g_set_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_OPEN, "%s: cannot open%s: %s", path, mode == DDP_CALIBDB_WRITE ? " or create" : "",
+    g_set_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_OPEN, "%s: cannot open%s: %s", path, writer ? " or create" : "",
                 db->sql ? sqlite3_errmsg(db->sql) : sqlite3_errstr(rc));
     return NULL;
   }
   sqlite3_extended_result_codes(db->sql, 1);
   /* Another process (a running calibration) may hold the write lock for a moment. */
   sqlite3_busy_timeout(db->sql, 10000);
+  defend(db->sql);
   gint64 schema = 0;
-  if (!check_identity(db, memory, &schema, error) || !check_integrity(db, error) || !migrate(db, schema, error))
+  if (!check_identity(db, memory, &schema, error) || !check_schema_objects(db, schema, error) ||
+      !check_integrity(db, error) || !migrate(db, schema, error))
     return NULL;
-  if (mode == DDP_CALIBDB_WRITE) {
-    /* journal_mode answers with the mode in effect: "wal", or "memory" for :memory: */
-    if (!exec_sql(db, "PRAGMA journal_mode = WAL", "switching to WAL", error) ||
-        !exec_sql(db, "PRAGMA synchronous = FULL", "setting synchronous", error))
-      return NULL;
-  }
+  /* journal_mode answers with the mode in effect: "wal", or "memory" for :memory: */
+  if (mode == DDP_CALIBDB_WRITE && !exec_sql(db, "PRAGMA journal_mode = WAL", "switching to WAL", error))
+    return NULL;
+  if (writer && !exec_sql(db, "PRAGMA synchronous = FULL", "setting synchronous", error))
+    return NULL;
   if (!exec_sql(db, "PRAGMA foreign_keys = ON", "enabling foreign keys", error))
     return NULL;
   for (int s = 0; s < ST_COUNT; s++) {
@@ -797,8 +894,8 @@ ddp_calibdb_close(DdpCalibDb *db)
 {
   if (!db)
     return;
-  if (db->txn != TXN_NONE)
-    ddp_calibdb_batch_rollback(db);
+  if (db->txn != TXN_NONE || db->outer)
+    ddp_calibdb_transaction_rollback(db);
   for (int s = 0; s < ST_COUNT; s++)
     sqlite3_finalize(db->st[s]);
   /* Back to a rollback journal once the writing is done: a reader of a WAL-mode file needs
@@ -913,11 +1010,11 @@ run_from_row(sqlite3_stmt *st)
   r->finished = column_text(st, c++);
   r->host = column_text(st, c++);
   r->gpu_name = column_text(st, c++);
-  r->gpus_per_node = sqlite3_column_int(st, c++);
-  r->nodes = sqlite3_column_int(st, c++);
-  r->ranks = sqlite3_column_int(st, c++);
-  r->sm_arch = sqlite3_column_int(st, c++);
-  r->sm_count = sqlite3_column_int(st, c++);
+  r->gpus_per_node = column_int(st, c++);
+  r->nodes = column_int(st, c++);
+  r->ranks = column_int(st, c++);
+  r->sm_arch = column_int(st, c++);
+  r->sm_count = column_int(st, c++);
   r->gpu_memory_bytes = sqlite3_column_int64(st, c++);
   r->driver_version = column_text(st, c++);
   r->cuda_version = column_text(st, c++);
@@ -1032,7 +1129,7 @@ static gboolean
 begin(DdpCalibDb *db, Transaction txn, const char *what, GError **error)
 {
   g_return_val_if_fail(db->txn == TXN_NONE, FALSE);
-  if (!exec_stmt(db, ST_BEGIN, what, error))
+  if (!exec_stmt(db, db->outer ? ST_SAVEPOINT : ST_BEGIN, what, error))
     return FALSE;
   db->txn = txn;
   return TRUE;
@@ -1043,10 +1140,14 @@ ddp_calibdb_batch_rollback(DdpCalibDb *db)
 {
   if (db->txn == TXN_NONE)
     return;
-  /* ROLLBACK fails only when SQLite already rolled back on its own (e.g. after SQLITE_FULL). */
-  int rc = sqlite3_step(db->st[ST_ROLLBACK]);
-  (void)rc;
-  stmt_done(db->st[ST_ROLLBACK]);
+  /* ROLLBACK fails only when SQLite already rolled back on its own (e.g. after SQLITE_FULL).
+   * Inside an outer transaction: back to the savepoint, which is then released (empty). */
+  if (db->outer) {
+    sqlite3_step(db->st[ST_ROLLBACK_TO]);
+    stmt_done(db->st[ST_ROLLBACK_TO]);
+  }
+  sqlite3_step(db->st[db->outer ? ST_RELEASE : ST_ROLLBACK]);
+  stmt_done(db->st[db->outer ? ST_RELEASE : ST_ROLLBACK]);
   db->txn = TXN_NONE;
   db->txn_run = db->txn_fit = 0;
   g_clear_pointer(&db->txn_batch, g_free);
@@ -1055,7 +1156,7 @@ ddp_calibdb_batch_rollback(DdpCalibDb *db)
 static gboolean
 commit(DdpCalibDb *db, const char *what, GError **error)
 {
-  if (!exec_stmt(db, ST_COMMIT, what, error)) {
+  if (!exec_stmt(db, db->outer ? ST_RELEASE : ST_COMMIT, what, error)) {
     ddp_calibdb_batch_rollback(db);
     return FALSE;
   }
@@ -1063,6 +1164,55 @@ commit(DdpCalibDb *db, const char *what, GError **error)
   db->txn_run = db->txn_fit = 0;
   g_clear_pointer(&db->txn_batch, g_free);
   return TRUE;
+}
+
+/**
+ * ddp_calibdb_transaction_begin:
+ * Opens one transaction (BEGIN IMMEDIATE) around everything that follows — runs, batches, fits —
+ * until ddp_calibdb_transaction_commit(): `ddpsim fit --import` stores its runs and their fit at
+ * once or not at all.  Batches and fits inside it are savepoints.  Returns: FALSE with @error.
+ */
+gboolean
+ddp_calibdb_transaction_begin(DdpCalibDb *db, GError **error)
+{
+  g_return_val_if_fail(db->txn == TXN_NONE && !db->outer, FALSE);
+  if (!exec_stmt(db, ST_BEGIN, "starting the transaction", error))
+    return FALSE;
+  db->outer = TRUE;
+  return TRUE;
+}
+
+/* Commits the outer transaction; on failure it is rolled back.  Returns: FALSE with @error. */
+gboolean
+ddp_calibdb_transaction_commit(DdpCalibDb *db, GError **error)
+{
+  g_return_val_if_fail(db->txn == TXN_NONE && db->outer, FALSE);
+  db->outer = FALSE;
+  if (!exec_stmt(db, ST_COMMIT, "committing", error)) {
+    sqlite3_step(db->st[ST_ROLLBACK]);
+    stmt_done(db->st[ST_ROLLBACK]);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Abandons the outer transaction and whatever is open in it; harmless when none is open. */
+void
+ddp_calibdb_transaction_rollback(DdpCalibDb *db)
+{
+  ddp_calibdb_batch_rollback(db);
+  if (!db->outer)
+    return;
+  db->outer = FALSE;
+  sqlite3_step(db->st[ST_ROLLBACK]);
+  stmt_done(db->st[ST_ROLLBACK]);
+}
+
+/* TRUE while an outer transaction is open. */
+gboolean
+ddp_calibdb_in_transaction(const DdpCalibDb *db)
+{
+  return db->outer;
 }
 
 /**
@@ -1189,23 +1339,70 @@ ddp_calibdb_batch_add_import(DdpCalibDb *db, const DdpCalibImport *import, GErro
 }
 
 /**
+ * ddp_calibdb_import_begin:
+ * @run: the imported run's row (id, times and counts ignored)
+ * @batch: the name of its one batch ("import/nccl-tests")
+ * @import: its provenance; an earlier import of the same bytes in the same format is found by
+ *   @import->sha256 and not stored twice
+ * @again: (out): TRUE when the run of an earlier identical import comes back
+ *
+ * Starts storing an imported file: inside the caller's transaction
+ * (ddp_calibdb_transaction_begin), or else one of its own that ddp_calibdb_import_finish()
+ * commits, so the run row, its points and its provenance become durable together or not at all
+ * — a refused or killed import leaves no orphan run.
+ * Returns: the run id (the batch open unless *@again), or 0 with @error and nothing written.
+ */
+gint64
+ddp_calibdb_import_begin(DdpCalibDb *db, const DdpCalibRun *run, const char *batch, const DdpCalibImport *import,
+                         gboolean *again, GError **error)
+{
+  *again = FALSE;
+  gint64 earlier = ddp_calibdb_import_find(db, import->sha256, import->format, error);
+  if (earlier != 0) {
+    *again = earlier > 0;
+    return MAX(earlier, 0);
+  }
+  db->import_txn = !db->outer;
+  if (db->import_txn && !ddp_calibdb_transaction_begin(db, error)) {
+    db->import_txn = FALSE;
+    return 0;
+  }
+  gint64 run_id = ddp_calibdb_run_begin(db, run, error);
+  if (run_id == 0 || !ddp_calibdb_batch_begin(db, run_id, batch, error)) {
+    if (db->import_txn)
+      ddp_calibdb_transaction_rollback(db);
+    db->import_txn = FALSE;
+    return 0;
+  }
+  return run_id;
+}
+
+/**
  * ddp_calibdb_import_finish:
  * @points_ok: FALSE when adding the batch's points failed (@error is then already set)
  *
- * Closes the one batch of an import into @run_id: records @import's provenance with the points
- * already added, commits with @note and marks the run finished, so that the points and where they
- * came from become durable together.  On any failure the batch is rolled back.
+ * Closes the one batch of an import into @run_id (ddp_calibdb_import_begin): records @import's
+ * provenance with the points already added, commits with @note and marks the run finished — and
+ * commits the import's own transaction when it opened one.  On any failure everything of the
+ * import is rolled back.
  * Returns: @run_id, or 0 with @error set.
  */
 gint64
 ddp_calibdb_import_finish(DdpCalibDb *db, gint64 run_id, const DdpCalibImport *import, gboolean points_ok,
                           const char *note, GError **error)
 {
-  if (!points_ok || !ddp_calibdb_batch_add_import(db, import, error)) {
-    ddp_calibdb_batch_rollback(db);
+  gboolean own = db->import_txn;
+  db->import_txn = FALSE;
+  gboolean ok = points_ok && ddp_calibdb_batch_add_import(db, import, error) &&
+                ddp_calibdb_batch_commit(db, note, error) && ddp_calibdb_run_finish(db, run_id, error);
+  if (!ok) {
+    if (own)
+      ddp_calibdb_transaction_rollback(db);
+    else
+      ddp_calibdb_batch_rollback(db);
     return 0;
   }
-  if (!ddp_calibdb_batch_commit(db, note, error) || !ddp_calibdb_run_finish(db, run_id, error))
+  if (own && !ddp_calibdb_transaction_commit(db, error))
     return 0;
   return run_id;
 }
@@ -1252,7 +1449,7 @@ ddp_calibdb_import_get(DdpCalibDb *db, gint64 run_id, DdpCalibImport *out, GErro
     out->sha256 = column_text(st, 3);
     out->mtime = column_text(st, 4);
     out->size_bytes = sqlite3_column_int64(st, 5);
-    out->gpus_per_process = sqlite3_column_int(st, 6);
+    out->gpus_per_process = column_int(st, 6);
     out->imported = column_text(st, 7);
     out->note = column_text(st, 8);
   } else if (rc == SQLITE_DONE) {
@@ -1276,6 +1473,14 @@ check_value(char **bad, const char *column, double v, double lo, double hi)
 {
   if (!*bad && !(v >= lo && v <= hi))
     *bad = g_strdup_printf("%s = %g (expected %g to %g)", column, v, lo, hi);
+}
+
+/* A time that must be measured: above 0, at most @hi. */
+static void
+check_time(char **bad, const char *column, double v, double hi)
+{
+  if (!*bad && !(v > 0 && v <= hi))
+    *bad = g_strdup_printf("%s = %g (expected above 0, at most %g)", column, v, hi);
 }
 
 static gboolean
@@ -1323,12 +1528,12 @@ ddp_calibdb_allreduce_points(DdpCalibDb *db, const gint64 *run_ids, guint n_runs
     p.batch = column_text(st, c++);
     p.algorithm = column_text(st, c++);
     p.protocol = column_text(st, c++);
-    p.ranks = sqlite3_column_int(st, c++);
-    p.nodes = sqlite3_column_int(st, c++);
+    p.ranks = column_int(st, c++);
+    p.nodes = column_int(st, c++);
     p.bytes = sqlite3_column_int64(st, c++);
     p.dtype = column_text(st, c++);
-    p.in_place = sqlite3_column_int(st, c++) != 0;
-    p.iterations = sqlite3_column_int(st, c++);
+    p.in_place = column_int(st, c++) != 0;
+    p.iterations = column_int(st, c++);
     p.time_us = column_double(st, c++);
     p.min_us = column_double(st, c++);
     p.max_us = column_double(st, c++);
@@ -1339,7 +1544,7 @@ ddp_calibdb_allreduce_points(DdpCalibDb *db, const gint64 *run_ids, guint n_runs
     check_value(&bad, "ranks", p.ranks, 1, MAX_RANKS);
     check_value(&bad, "nodes", p.nodes, 1, MAX_RANKS);
     check_value(&bad, "bytes", (double)p.bytes, 0, MAX_BYTES);
-    check_value(&bad, "time_us", p.time_us, 0, MAX_US);
+    check_time(&bad, "time_us", p.time_us, MAX_US);
     if (bad) {
       stmt_done(st);
       value_error(db, error, "allreduce_points", out->len, bad);
@@ -1383,7 +1588,7 @@ ddp_calibdb_kernel_points(DdpCalibDb *db, const gint64 *run_ids, guint n_runs, G
     p.algo = column_text(st, c++);
     p.flops = column_double(st, c++);
     p.bytes = column_double(st, c++);
-    p.iterations = sqlite3_column_int(st, c++);
+    p.iterations = column_int(st, c++);
     p.time_us = column_double(st, c++);
     p.min_us = column_double(st, c++);
     p.max_us = column_double(st, c++);
@@ -1579,12 +1784,12 @@ allreduce_fit_row(sqlite3_stmt *st, gpointer out)
   DdpCalibAllreduceFit *f = out;
   f->algorithm = column_text(st, 0);
   f->protocol = column_text(st, 1);
-  f->ranks = sqlite3_column_int(st, 2);
-  f->nodes = sqlite3_column_int(st, 3);
+  f->ranks = column_int(st, 2);
+  f->nodes = column_int(st, 3);
   f->alpha_us = column_double(st, 4);
   f->algbw_GBs = column_double(st, 5);
   f->busbw_GBs = column_double(st, 6);
-  f->n_points = sqlite3_column_int(st, 7);
+  f->n_points = column_int(st, 7);
   f->min_bytes = sqlite3_column_int64(st, 8);
   f->max_bytes = sqlite3_column_int64(st, 9);
   f->rms_rel = column_double(st, 10);
@@ -1612,7 +1817,7 @@ kernel_fit_row(sqlite3_stmt *st, gpointer out)
   f->rate = column_double(st, 3);
   f->efficiency = column_double(st, 4);
   f->overhead_us = column_double(st, 5);
-  f->n_points = sqlite3_column_int(st, 6);
+  f->n_points = column_int(st, 6);
   f->rms_rel = column_double(st, 7);
   f->max_rel = column_double(st, 8);
   char *bad = NULL;
@@ -1694,22 +1899,41 @@ curve_point_row(sqlite3_stmt *st, gpointer out)
   DdpCalibCurvePoint *p = out;
   p->algorithm = column_text(st, 0);
   p->protocol = column_text(st, 1);
-  p->ranks = sqlite3_column_int(st, 2);
-  p->nodes = sqlite3_column_int(st, 3);
+  p->ranks = column_int(st, 2);
+  p->nodes = column_int(st, 3);
   p->bytes = sqlite3_column_int64(st, 4);
   p->time_us = column_double(st, 5);
   char *bad = NULL;
   check_value(&bad, "ranks", p->ranks, 1, MAX_RANKS);
   check_value(&bad, "nodes", p->nodes, 1, MAX_RANKS);
   check_value(&bad, "bytes", (double)p->bytes, 0, MAX_BYTES);
-  check_value(&bad, "time_us", p->time_us, 0, MAX_US);
+  check_time(&bad, "time_us", p->time_us, MAX_US);
   return bad;
 }
 
-/** ddp_calibdb_fit_curve: Returns: (transfer full) (element-type DdpCalibCurvePoint). */
+/**
+ * ddp_calibdb_fit_curve:
+ * Stored curves are checked like imported points: each time measured (above 0), and each size
+ * once per variant — commcurve.h interpolates between neighbouring sizes, and two times at one
+ * size would make a zero-width segment.
+ * Returns: (transfer full) (element-type DdpCalibCurvePoint); NULL with DDP_CALIBDB_ERROR_VALUE.
+ */
 GArray *
 ddp_calibdb_fit_curve(DdpCalibDb *db, gint64 fit_id, GError **error)
 {
-  return read_fit_rows(db, ST_FIT_CURVE_SELECT, fit_id, sizeof(DdpCalibCurvePoint),
-                       (GDestroyNotify)ddp_calib_curve_point_clear, curve_point_row, "reading AllReduce curves", error);
+  g_autoptr(GArray) curve = read_fit_rows(db, ST_FIT_CURVE_SELECT, fit_id, sizeof(DdpCalibCurvePoint),
+                                          (GDestroyNotify)ddp_calib_curve_point_clear, curve_point_row,
+                                          "fit_allreduce_curve", error);
+  for (guint i = 1; curve && i < curve->len; i++) {   /* ordered by variant, then bytes */
+    const DdpCalibCurvePoint *a = &g_array_index(curve, DdpCalibCurvePoint, i - 1);
+    const DdpCalibCurvePoint *b = &g_array_index(curve, DdpCalibCurvePoint, i);
+    if (a->bytes == b->bytes && a->ranks == b->ranks && a->nodes == b->nodes &&
+        g_strcmp0(a->algorithm, b->algorithm) == 0 && g_strcmp0(a->protocol, b->protocol) == 0) {
+      value_error(db, error, "fit_allreduce_curve", i + 1,
+                  g_strdup_printf("bytes = %" G_GINT64_FORMAT " twice for %s/%s ranks=%d nodes=%d", b->bytes,
+                                  b->algorithm, b->protocol, b->ranks, b->nodes));
+      return NULL;
+    }
+  }
+  return g_steal_pointer(&curve);
 }

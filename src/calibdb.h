@@ -26,6 +26,13 @@
  * at all, one that fails `PRAGMA quick_check`, or one written by a newer schema is refused at open
  * with a one-line error (exit 2 in both programs).
  *
+ * Untrusted.  A database is input like any file: the connection runs with SQLite's defensive
+ * settings (SQLITE_DBCONFIG_DEFENSIVE, triggers and views disabled, trusted_schema off), and a file
+ * whose schema holds any object ddpsim did not create — a trigger, a view, an extra index or table,
+ * a table altered by hand — is refused at open (DDP_CALIBDB_ERROR_FOREIGN, exit 2): a trigger in a
+ * user's database must not run when ddpsim writes to it.  Stored points are checked against the
+ * ranges like imported ones.
+ *
  * All SQL of the project lives in calibdb.c; statements are prepared once at open.
  */
 #ifndef DDP_CALIBDB_H
@@ -56,6 +63,9 @@ gboolean ddp_calibdb_error_is_input(const GError *error);
 typedef enum {
   DDP_CALIBDB_READ,   /* read-only; the file must exist and be ours */
   DDP_CALIBDB_WRITE,  /* read-write; created with the current schema when missing or empty */
+  DDP_CALIBDB_UPDATE, /* as WRITE, but the file keeps its journal mode (no switch to WAL): `ddpsim
+                       * fit`, whose one transaction leaves the file byte for byte as it was
+                       * unless it commits */
 } DdpCalibDbMode;
 
 typedef struct _DdpCalibDb DdpCalibDb;
@@ -254,6 +264,12 @@ gboolean ddp_calibdb_batch_add_kernel(DdpCalibDb *db, const DdpCalibKernelPoint 
 gboolean ddp_calibdb_batch_commit(DdpCalibDb *db, const char *note, GError **error);
 /* Abandons the open batch; harmless when none is open. */
 void ddp_calibdb_batch_rollback(DdpCalibDb *db);
+/* One transaction around several runs, batches and a fit (batches and fits become savepoints in
+ * it): `ddpsim fit --import` stores everything or nothing.  Commit fails → rolled back. */
+gboolean ddp_calibdb_transaction_begin(DdpCalibDb *db, GError **error);
+gboolean ddp_calibdb_transaction_commit(DdpCalibDb *db, GError **error);
+void ddp_calibdb_transaction_rollback(DdpCalibDb *db);
+gboolean ddp_calibdb_in_transaction(const DdpCalibDb *db);
 
 /* Fills @out's format, source, sha256 (of @data), mtime and size (of the file @path) — the
  * provenance of an import.  FALSE with G_FILE_ERROR when @path cannot be stat()ed. */
@@ -261,7 +277,11 @@ gboolean ddp_calib_import_describe(const char *path, const char *data, gsize len
                                    DdpCalibImport *out, GError **error);
 /* Records where the open batch's run was imported from (one row per run). */
 gboolean ddp_calibdb_batch_add_import(DdpCalibDb *db, const DdpCalibImport *import, GError **error);
-/* Closes an import's one batch: its provenance, the commit, the run marked finished. */
+/* Starts storing an imported file: finds an earlier identical import (*@again), else records the
+ * run and opens its batch, in the caller's transaction or one of its own.  Returns the run id or 0. */
+gint64 ddp_calibdb_import_begin(DdpCalibDb *db, const DdpCalibRun *run, const char *batch,
+                                const DdpCalibImport *import, gboolean *again, GError **error);
+/* Closes an import's one batch: its provenance, the commit, the run marked finished (all or nothing). */
 gint64 ddp_calibdb_import_finish(DdpCalibDb *db, gint64 run_id, const DdpCalibImport *import, gboolean points_ok,
                                  const char *note, GError **error);
 /* The run an earlier import of the same bytes (@sha256) in @format created; 0 when none (not an

@@ -2,17 +2,19 @@
  * and per-kind kernel efficiencies to what ddpsim-calibrate measured (fit.c), prints them with
  * their residuals and stores them in the same database, where `--calibration DB` finds them.
  * `--import FILE` first reads files users already have into the database as runs of their own —
- * nccl-tests all_reduce_perf output (ncclimport.h) and torch.profiler Chrome traces
+ * nccl-tests all_reduce_perf output (ncclimport.h), torch.profiler Chrome traces of a 1-GPU step
  * (profimport.h), and torch.profiler traces of a multi-GPU DDP run, one file per rank
  * (ddpimport.h: all such files of one call are one run, with --measured-step-ms) — and then fits
  * those runs. */
 #include "cmd.h"
 #include "calibdb.h"
 #include "ddpimport.h"
+#include "fileio.h"
 #include "fit.h"
 #include "jsonout.h"
 #include "ncclimport.h"
 #include "profimport.h"
+#include "ranges.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -25,10 +27,9 @@ typedef struct {
   char *gpu;
   gboolean no_store, json, csv, residuals;
   char **imports;
-  char **measured_steps;
   char *algo, *proto, *model, *precision;
-  int nodes;
-  double batch;
+  char *nodes, *batch;      /* through the range table (ranges.h), like every verb's numbers */
+  char **measured_steps;
 } FitOptions;
 
 static void
@@ -38,11 +39,13 @@ fit_options_clear(FitOptions *o)
   g_strfreev(o->runs);
   g_free(o->gpu);
   g_strfreev(o->imports);
-  g_strfreev(o->measured_steps);
   g_free(o->algo);
   g_free(o->proto);
   g_free(o->model);
   g_free(o->precision);
+  g_free(o->nodes);
+  g_free(o->batch);
+  g_strfreev(o->measured_steps);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(FitOptions, fit_options_clear)
 
@@ -274,30 +277,79 @@ parse_runs(char **runs, GArray *ids, GError **error)
   return TRUE;
 }
 
-/* A profiler trace is JSON (an object or an array) or gzip (.json.gz); anything else is taken
- * for nccl-tests text. */
-static gboolean
-looks_like_json(const char *path)
+/* One --import file, read and parsed before the database is opened: exactly one is set, or @ddp
+ * (one rank of the DDP run read as a whole, read_ddp_run). */
+typedef struct {
+  DdpProfTrace *trace;
+  DdpNcclTests *nccl;
+  gboolean ddp;
+} Imported;
+
+static void
+imported_free(gpointer data)
 {
-  g_autofree char *text = NULL;
+  Imported *i = data;
+  ddp_prof_trace_free(i->trace);
+  ddp_nccl_tests_free(i->nccl);
+  g_free(i);
+}
+
+/* A profiler trace is JSON (an object or an array) or gzip (.json.gz); anything else is taken
+ * for nccl-tests text.  The sniffing read is the checked one too (fileio.h). */
+static gboolean
+sniff_json(const char *path, gboolean *json, GError **error)
+{
+  g_autofree char *data = NULL;
   gsize length = 0;
-  if (!g_file_get_contents(path, &text, &length, NULL))
-    return FALSE; /* the importer reports the read error */
-  const char *p = text;
-  while (p < text + length && g_ascii_isspace(*p))
+  if (!ddp_file_read(path, DDP_FILE_BINARY, &data, &length, error))
+    return FALSE;
+  const char *p = data;
+  while (p < data + length && g_ascii_isspace(*p))
     p++;
-  gboolean gzipped = length >= 2 && (guchar)text[0] == 0x1f && (guchar)text[1] == 0x8b;
-  return gzipped || (p < text + length && (*p == '{' || *p == '['));
+  gboolean gzipped = length >= 2 && (guchar)data[0] == 0x1f && (guchar)data[1] == 0x8b;
+  *json = gzipped || (p < data + length && (*p == '{' || *p == '['));
+  return TRUE;
+}
+
+/* Reads and parses every --import file (nothing is opened for writing yet: a refused file leaves
+ * the database untouched, byte for byte).  Returns: (transfer full) Imported, or NULL with @error. */
+static GPtrArray *
+read_imports(const FitOptions *o, GError **error)
+{
+  g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func(imported_free);
+  for (guint i = 0; o->imports && o->imports[i]; i++) {
+    const char *path = o->imports[i];
+    gboolean json = FALSE;
+    if (!sniff_json(path, &json, error))
+      return NULL;
+    Imported *im = g_new0(Imported, 1);
+    g_ptr_array_add(all, im);
+    if (json && ddp_run_trace_sniff(path)) {
+      im->ddp = TRUE;   /* read with the run's other rank files (read_ddp_run) */
+    } else if (json) {
+      if (!o->model) {
+        g_set_error(error, DDP_CMD_ERROR, 0, "--import %s: a profiler trace needs --model (the network it "
+                    "profiled) to map its backward ops to layers", path);
+        return NULL;
+      }
+      DdpProfImportOptions po = { o->model, o->batch, o->precision };
+      if (!(im->trace = ddp_prof_trace_read(path, &po, error)))
+        return NULL;
+    } else if (!(im->nccl = ddp_nccl_tests_read(path, error))) {
+      return NULL;
+    }
+  }
+  return g_steal_pointer(&all);
 }
 
 /* The --import files that are traces of a multi-GPU DDP run, read together as one run (one file
  * per rank) before anything is written: a refused trace leaves the database as it was.  NULL and
  * no error when there is none. */
 static DdpRunTrace *
-read_ddp_run(const FitOptions *o, GPtrArray *paths, GArray *steps, GError **error)
+read_ddp_run(const FitOptions *o, guint64 nodes, GPtrArray *imported, GPtrArray *paths, GArray *steps, GError **error)
 {
-  for (guint i = 0; o->imports && o->imports[i]; i++)
-    if (looks_like_json(o->imports[i]) && ddp_run_trace_sniff(o->imports[i]))
+  for (guint i = 0; i < imported->len; i++)
+    if (((Imported *)g_ptr_array_index(imported, i))->ddp)
       g_ptr_array_add(paths, o->imports[i]);
   for (guint i = 0; o->measured_steps && o->measured_steps[i]; i++) {
     DdpMeasuredStep m;
@@ -314,55 +366,43 @@ read_ddp_run(const FitOptions *o, GPtrArray *paths, GArray *steps, GError **erro
     g_set_error(error, DDP_CMD_ERROR, 0, "--measured-step-ms: at most %d values", DDP_MAX_MEASURED_STEPS);
     return NULL;
   }
-  return ddp_run_trace_read((const char *const *)paths->pdata, paths->len, (guint64)o->nodes, error);
+  return ddp_run_trace_read((const char *const *)paths->pdata, paths->len, nodes, error);
 }
 
-/* Imports every --import file; appends the new (or earlier identical) runs to @ids and says what
- * was imported on stderr (stdout stays the fit, parseable with --json/--csv). */
+/* Stores every read file into @db (inside the caller's transaction); appends the new (or earlier
+ * identical) runs to @ids and what was imported to @said, for stderr once everything is committed
+ * (stdout stays the fit, parseable with --json/--csv; a refusal stays one line). */
 static gboolean
-import_files(const FitOptions *o, DdpCalibDb *db, GArray *ids, GError **error)
+store_imports(const FitOptions *o, guint64 nodes, GPtrArray *imported, DdpRunTrace *ddp_run, GPtrArray *ddp_paths,
+              GArray *steps, DdpCalibDb *db, GArray *ids, GString *said, GError **error)
 {
-  g_autoptr(GPtrArray) ddp_paths = g_ptr_array_new();
-  g_autoptr(GArray) steps = g_array_new(FALSE, FALSE, sizeof(DdpMeasuredStep));
-  g_autoptr(DdpRunTrace) ddp_run = read_ddp_run(o, ddp_paths, steps, error);
-  if (!ddp_run && (ddp_paths->len > 0 || (error && *error)))
-    return FALSE;
-  for (guint i = 0; o->imports && o->imports[i]; i++) {
-    const char *path = o->imports[i];
+  for (guint i = 0; i < imported->len; i++) {
+    Imported *im = g_ptr_array_index(imported, i);
     gboolean again = FALSE;
     gint64 run;
-    const char *what;
-    gboolean ddp_file = FALSE;
-    for (guint k = 0; k < ddp_paths->len; k++)
-      ddp_file |= g_ptr_array_index(ddp_paths, k) == path;
-    if (ddp_file && path != g_ptr_array_index(ddp_paths, 0))
-      continue;   /* imported with the first rank file */
-    if (ddp_file) {
+    if (im->ddp) {
+      if (o->imports[i] != g_ptr_array_index(ddp_paths, 0))
+        continue;   /* imported with the first rank file */
       run = ddp_run_import(db, (const char *const *)ddp_paths->pdata, ddp_paths->len, ddp_run,
                            (const DdpMeasuredStep *)(void *)steps->data, steps->len, &again, error);
-      what = "torch.profiler DDP run";
-      if (run != 0) {
-        g_autofree char *summary = ddp_run_trace_summary(ddp_run);
-        g_printerr("ddpsim fit: %s: %s\n", path, summary);
-      }
-    } else if (looks_like_json(path)) {
-      if (!o->model) {
-        g_set_error(error, DDP_CMD_ERROR, 0, "--import %s: a profiler trace needs --model (the network it "
-                    "profiled) to map its backward ops to layers", path);
+      if (run == 0)
         return FALSE;
-      }
-      DdpProfImportOptions po = { o->model, o->batch, o->precision };
-      run = ddp_prof_import(db, path, &po, &again, error);
-      what = "torch.profiler trace";
+      g_autofree char *summary = ddp_run_trace_summary(ddp_run);
+      g_string_append_printf(said, "ddpsim fit: %s: %s\nddpsim fit: %s: torch.profiler DDP run %s as run %" G_GINT64_FORMAT "\n",
+                             o->imports[i], summary, o->imports[i], again ? "already imported" : "imported", run);
+      g_array_append_val(ids, run);
+      continue;
+    }
+    if (im->trace) {
+      run = ddp_prof_trace_store(db, im->trace, &again, error);
     } else {
-      DdpNcclImportOptions no = { o->algo, o->proto, o->nodes };
-      run = ddp_nccl_tests_import(db, path, &no, &again, error);
-      what = "nccl-tests output";
+      DdpNcclImportOptions no = { o->algo, o->proto, (int)nodes };
+      run = ddp_nccl_tests_store(db, im->nccl, &no, &again, error);
     }
     if (run == 0)
       return FALSE;
-    g_printerr("ddpsim fit: %s: %s %s as run %" G_GINT64_FORMAT "\n", path, what,
-               again ? "already imported" : "imported", run);
+    g_string_append_printf(said, "ddpsim fit: %s: %s %s as run %" G_GINT64_FORMAT "\n", o->imports[i],
+               im->trace ? "torch.profiler trace" : "nccl-tests output", again ? "already imported" : "imported", run);
     g_array_append_val(ids, run);
   }
   return TRUE;
@@ -410,6 +450,18 @@ add_newest_run(DdpCalibDb *db, GArray *ids, GError **error)
   return TRUE;
 }
 
+/* Chooses the runs (see ddp_cmd_fit), fits them and, unless --no-store, stores the fit. */
+static gboolean
+fit_runs(const FitOptions *o, DdpCalibDb *db, GArray *ids, DdpFit **fit, GError **error)
+{
+  if (!o->imports && !o->runs && !add_newest_run(db, ids, error))
+    return FALSE;
+  if (!o->runs && ids->len > 0 && !add_same_gpu_runs(db, ids, error))
+    return FALSE;
+  *fit = ddp_fit_from_db(db, (const gint64 *)(void *)ids->data, ids->len, o->gpu, error);
+  return *fit && (o->no_store || ddp_fit_store(*fit, db, error) != 0);
+}
+
 /**
  * ddp_cmd_fit:
  * `ddpsim fit --db FILE [--import FILE]… [--run ID]… [--gpu NAME] [--no-store] [--residuals]
@@ -423,6 +475,7 @@ int
 ddp_cmd_fit(int argc, char **argv)
 {
   g_auto(FitOptions) o = { 0 };
+  g_autoptr(DdpFit) fit = NULL;
   GOptionEntry entries[] = {
     { "db", 0, 0, G_OPTION_ARG_FILENAME, &o.db, "calibration database written by ddpsim-calibrate (created by --import when missing)", "FILE" },
     { "run", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.runs, "fit these runs (repeatable or comma-separated; default: every run of the newest run's GPU model)", "ID" },
@@ -432,11 +485,11 @@ ddp_cmd_fit(int argc, char **argv)
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "JSON output", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &o.csv, "CSV output (AllReduce table, empty line, kernel table)", NULL },
     { "import", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.imports, "import nccl-tests all_reduce_perf output, a torch.profiler Chrome trace of a 1-GPU step, or one rank's trace of a DDP run first (repeatable)", "FILE" },
-    { "nodes", 0, 0, G_OPTION_ARG_INT, &o.nodes, "nccl-tests or DDP trace: nodes of the run (default: nccl-tests from the rank lines, else 1; a DDP trace: ranks over the GPUs each process saw)", "N" },
+    { "nodes", 0, 0, G_OPTION_ARG_STRING, &o.nodes, "nccl-tests or DDP trace: nodes of the run (default: nccl-tests from the rank lines, else 1; a DDP trace: ranks over the GPUs each process saw)", "N" },
     { "algo", 0, 0, G_OPTION_ARG_STRING, &o.algo, "nccl-tests: the NCCL_ALGO the run was forced to (default: auto, NCCL's own choice)", "A" },
     { "proto", 0, 0, G_OPTION_ARG_STRING, &o.proto, "nccl-tests: the NCCL_PROTO the run was forced to (default: auto)", "P" },
     { "model", 0, 0, G_OPTION_ARG_STRING, &o.model, "trace: the profiled network (model name or file)", "M" },
-    { "batch", 0, 0, G_OPTION_ARG_DOUBLE, &o.batch, "trace: samples per step of the profiled run (required with a trace)", "B" },
+    { "batch", 0, 0, G_OPTION_ARG_STRING, &o.batch, "trace: samples per step of the profiled run (required with a trace)", "B" },
     { "precision", 0, 0, G_OPTION_ARG_STRING, &o.precision, "trace: fp32|tf32|fp16|bf16 of the profiled run (default fp32)", "P" },
     { "measured-step-ms", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.measured_steps, "DDP trace: a plain measured iteration time at GPUS GPUs (repeatable; 1:MS is the 1-GPU step without DDP)", "GPUS:MS" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -460,7 +513,7 @@ ddp_cmd_fit(int argc, char **argv)
     g_set_error(&error, DDP_CMD_ERROR, 0, "--import writes the database: it excludes --no-store");
     return ddp_cmd_fail("fit", error);
   }
-  if (!o.imports && (o.algo || o.proto || o.nodes || o.model || o.batch > 0 || o.precision || o.measured_steps)) {
+  if (!o.imports && (o.algo || o.proto || o.nodes || o.model || o.batch || o.precision || o.measured_steps)) {
     g_set_error(&error, DDP_CMD_ERROR, 0, "--algo, --proto, --nodes, --model, --batch, --precision and "
                 "--measured-step-ms describe an --import FILE: give one");
     return ddp_cmd_fail("fit", error);
@@ -477,10 +530,12 @@ ddp_cmd_fit(int argc, char **argv)
     g_set_error(&error, DDP_CMD_ERROR, 0, "--proto: \"%s\" is not an NCCL_PROTO value (LL, LL128, Simple)", o.proto);
     return ddp_cmd_fail("fit", error);
   }
-  if (o.nodes < 0) {
-    g_set_error(&error, DDP_CMD_ERROR, 0, "--nodes: %d must be at least 1", o.nodes);
+  /* nodes of an imported run: at least one, at most one per GPU */
+  guint64 nodes = 0;
+  double batch = 0;
+  if (!ddp_flag_count("nodes", o.nodes, &DDP_RANGE_GPUS, &nodes, &error) ||
+      !ddp_flag_number("batch", o.batch, &DDP_RANGE_BATCH, &batch, &error))
     return ddp_cmd_fail("fit", error);
-  }
   g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
   if (!parse_runs(o.runs, ids, &error))
     return ddp_cmd_fail("fit", error);
@@ -489,27 +544,34 @@ ddp_cmd_fit(int argc, char **argv)
     g_set_error(&error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_OPEN, "%s: no such file", o.db);
     return ddp_cmd_fail("fit", error);
   }
+  /* every file is read and checked before the database is opened */
+  g_autoptr(GPtrArray) imported = o.imports ? read_imports(&o, &error) : NULL;
+  if (o.imports && !imported)
+    return ddp_cmd_fail("fit", error);
+  g_autoptr(GPtrArray) ddp_paths = g_ptr_array_new();
+  g_autoptr(GArray) steps = g_array_new(FALSE, FALSE, sizeof(DdpMeasuredStep));
+  g_autoptr(DdpRunTrace) ddp_run = imported ? read_ddp_run(&o, nodes, imported, ddp_paths, steps, &error) : NULL;
+  if (!ddp_run && (ddp_paths->len > 0 || error))
+    return ddp_cmd_fail("fit", error);
   gboolean existed = g_file_test(o.db, G_FILE_TEST_EXISTS);
-  g_autoptr(DdpCalibDb) db = ddp_calibdb_open(o.db, o.no_store ? DDP_CALIBDB_READ : DDP_CALIBDB_WRITE, &error);
+  g_autoptr(GString) said = g_string_new(NULL);
+  g_autoptr(DdpCalibDb) db = ddp_calibdb_open(o.db, o.no_store ? DDP_CALIBDB_READ : DDP_CALIBDB_UPDATE, &error);
   if (!db)
     return ddp_cmd_fail("fit", error);
-  if (o.imports && !import_files(&o, db, ids, &error)) {
-    /* a database this call created and nothing was imported into: leave no empty file behind */
-    if (!existed && ids->len == 0) {
+  /* One transaction: the imports and the fit are stored together or not at all (a fit that
+   * refuses the imported points leaves the database as it was; a kill leaves no trace). */
+  if ((!o.no_store && !ddp_calibdb_transaction_begin(db, &error)) ||
+      (imported && !store_imports(&o, nodes, imported, ddp_run, ddp_paths, steps, db, ids, said, &error)) ||
+      !fit_runs(&o, db, ids, &fit, &error) ||
+      (!o.no_store && !ddp_calibdb_transaction_commit(db, &error))) {
+    /* a database this call created: leave no file behind */
+    if (!existed) {
       g_clear_pointer(&db, ddp_calibdb_close);
       remove_database(o.db);
     }
     return ddp_cmd_fail("fit", error);
   }
-  if (!o.imports && !o.runs && !add_newest_run(db, ids, &error))
-    return ddp_cmd_fail("fit", error);
-  if (!o.runs && ids->len > 0 && !add_same_gpu_runs(db, ids, &error))
-    return ddp_cmd_fail("fit", error);
-  g_autoptr(DdpFit) fit = ddp_fit_from_db(db, (const gint64 *)(void *)ids->data, ids->len, o.gpu, &error);
-  if (!fit)
-    return ddp_cmd_fail("fit", error);
-  if (!o.no_store && ddp_fit_store(fit, db, &error) == 0)
-    return ddp_cmd_fail("fit", error);
+  g_printerr("%s", said->str);
   g_autofree char *out = o.json ? fit_json(fit, o.residuals)
                         : o.csv ? fit_csv(fit)
                                 : fit_text(fit, o.db, !o.no_store, o.residuals);

@@ -11,6 +11,7 @@
 #include "cmd.h"
 
 #include "ddp.h"
+#include "fileio.h"
 #include "mpi-world.h"
 #include "progress.h"
 #include "ranges.h"
@@ -19,6 +20,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 typedef struct {
@@ -234,23 +236,6 @@ parse_jobs(const char *text, guint *jobs, GError **error)
   return TRUE;
 }
 
-static gboolean
-check_output(const char *path, GError **error)
-{
-  if (!path)
-    return TRUE;
-  g_autofree char *dir = g_path_get_dirname(path);
-  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
-    g_set_error(error, DDP_CMD_ERROR, 0, "-o: \"%s\": directory \"%s\" does not exist", path, dir);
-    return FALSE;
-  }
-  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
-    g_set_error(error, DDP_CMD_ERROR, 0, "-o: \"%s\" is a directory", path);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 /* Started by an MPI launcher with more than one rank (Open MPI, PMIx, MPICH's Hydra)? */
 static guint
 launcher_size(void)
@@ -286,7 +271,7 @@ compute(SweepOptions *opts, int argc, char **argv, guint rank, guint size, char 
       !parse_jobs(opts->jobs, &jobs, error))
     return FALSE;
   /* only rank 0 writes: on other nodes the directory need not exist */
-  if (rank == 0 && !check_output(opts->output, error))
+  if (rank == 0 && opts->output && !ddp_file_check_output("-o", opts->output, error))
     return FALSE;
   if (opts->json && opts->csv) {
     g_set_error(error, DDP_CMD_ERROR, 0, "--json and --csv: choose one");
@@ -324,7 +309,7 @@ write_output(const SweepOptions *opts, const char *body, GError **error)
   g_autofree char *header = ddp_sweep_header_cost(opts->json ? DDP_SWEEP_JSONL : DDP_SWEEP_CSV, with_cost(opts));
   g_autofree char *text = g_strconcat(header, body, NULL);
   if (opts->output)
-    return g_file_set_contents(opts->output, text, -1, error);   /* temporary file, then rename */
+    return ddp_file_write("-o", opts->output, text, strlen(text), error);   /* fileio.h: atomic, checked */
   return ddp_cmd_print(text, error);
 }
 

@@ -22,6 +22,7 @@
 #include "cmd.h"
 
 #include "collective.h"
+#include "fileio.h"
 #include "ddp.h"
 #include "ddpimport.h"
 #include "plot.h"
@@ -317,22 +318,6 @@ render_plot(const TimelineOptions *opts, const DdpScenario *s, const DdpResult *
   return ddp_plot_render(plot, opts->output, opts->plot_data, error);
 }
 
-/* The directory @path would be written in must exist (checked before simulating). */
-static gboolean
-check_output_dir(const char *flag, const char *path, GError **error)
-{
-  g_autofree char *dir = g_path_get_dirname(path);
-  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
-    g_set_error(error, DDP_CMD_ERROR, 0, "%s: \"%s\": directory \"%s\" does not exist", flag, path, dir);
-    return FALSE;
-  }
-  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
-    g_set_error(error, DDP_CMD_ERROR, 0, "%s: \"%s\" is a directory", flag, path);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 /* ---- --compare: measured beside predicted ------------------------------------------------------ */
 
 /* Rank 0's timeline (always watched; with --ranks not necessarily the first lane). */
@@ -501,7 +486,7 @@ write_compare_trace(const char *path, const DdpScenario *s, const DdpResult *r, 
   json_generator_set_root(gen, json_parser_get_root(parser));
   gsize length = 0;
   g_autofree char *text = json_generator_to_data(gen, &length);
-  return g_file_set_contents(path, text, (gssize)length, error);
+  return ddp_file_write("--trace", path, text, length, error);
 }
 
 static gboolean
@@ -522,7 +507,7 @@ check_options(const TimelineOptions *opts, guint *k, GError **error)
   if (opts->output) {
     DdpPlotFormat format;
     if (!ddp_plot_format_from_path(opts->output, "-o", &format, error) ||
-        !check_output_dir("-o", opts->output, error) ||
+        !ddp_file_check_output("-o", opts->output, error) ||
         !ddp_plot_check_paths("-o", opts->output, "--plot-data", opts->plot_data, error))
       return FALSE;
     /* no gnuplot, no point in simulating: fail now, before any output exists */
@@ -531,7 +516,7 @@ check_options(const TimelineOptions *opts, guint *k, GError **error)
     if (!script)
       return FALSE;
   }
-  if (opts->trace && !check_output_dir("--trace", opts->trace, error))
+  if (opts->trace && !ddp_file_check_output("--trace", opts->trace, error))
     return FALSE;
   if (opts->output && opts->trace) {
     g_autofree char *a = g_canonicalize_filename(opts->output, NULL);

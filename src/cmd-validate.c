@@ -27,12 +27,27 @@ static const char validate_description[] =
   "defaults.  The exit status is 0 whatever the errors; 2 on bad input.";
 
 /* 0.123 → "12.3"; NAN → "-". */
+/* How many '\n' end @format (kept when the number is replaced by a dash). */
+static gsize
+trailing_newlines(const char *format)
+{
+  gsize n = 0;
+  for (const char *end = format + strlen(format); end > format && end[-1] == '\n'; end--)
+    n++;
+  return n;
+}
+
 static void
 append_percent(GString *out, const char *format, double fraction)
 {
   if (isnan(fraction)) {
+    /* no row predicted: a dash as wide as the number would be, and the format's line end kept
+     * (it was lost with the number, and the summary ran on in one line) */
     g_autofree char *dash = g_strdup_printf(format, 0.0);
-    g_string_append_printf(out, "%*s", (int)strlen(dash), "-");
+    gsize newlines = trailing_newlines(format);
+    g_string_append_printf(out, "%*s", (int)(strlen(dash) - newlines), "-");
+    for (gsize i = 0; i < newlines; i++)
+      g_string_append_c(out, '\n');
   } else {
     g_string_append_printf(out, format, 100.0 * fraction);
   }
@@ -593,9 +608,12 @@ md_regimes_row(GString *out, const char *label, guint64 gpus, guint64 nodes, con
 static void
 md_percent(GString *out, double fraction, const char *format)
 {
-  if (isnan(fraction))
-    g_string_append(out, " – |");
-  else
+  if (isnan(fraction)) {
+    gsize newlines = trailing_newlines(format);
+    g_string_append(out, g_str_has_suffix(format, "|") ? " – |" : " –");
+    for (gsize i = 0; i < newlines; i++)
+      g_string_append_c(out, '\n');
+  } else
     g_string_append_printf(out, format, 100.0 * fraction);
 }
 

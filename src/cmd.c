@@ -6,6 +6,7 @@
 #include "cluster.h"
 #include "collective.h"
 #include "cost.h"
+#include "fileio.h"
 #include "jointtune.h"
 #include "fit.h"
 #include "gpu.h"
@@ -51,7 +52,7 @@ is_input_error(const GError *error)
   GQuark input_domains[] = {
     DDP_KEYFILE_ERROR, DDP_MODEL_ERROR, DDP_CLUSTER_ERROR, DDP_SCENARIO_ERROR, DDP_STRAGGLER_ERROR,
     DDP_GPU_ERROR, DDP_COLLECTIVE_ERROR, DDP_VALIDATE_ERROR, DDP_CMD_ERROR, DDP_RANGE_ERROR, G_CONVERT_ERROR,
-    DDP_FIT_ERROR, DDP_SOLVE_ERROR, DDP_COST_ERROR, DDP_JOINTTUNE_ERROR,
+    DDP_FIT_ERROR, DDP_SOLVE_ERROR, DDP_COST_ERROR, DDP_JOINTTUNE_ERROR, DDP_FILE_ERROR,
     G_OPTION_ERROR, G_KEY_FILE_ERROR,
   };
   if (error->domain == DDP_CALIBDB_ERROR)

@@ -4,11 +4,11 @@
  * NCCL kernels take SMs and HBM bandwidth (docs/model.md §1 and §1.6 (c); docs/overheads.md). */
 #include "ddpimport.h"
 
+#include "fileio.h"
+
 #include "fit.h"
 #include "ranges.h"
 
-#include <gio/gio.h>
-#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
@@ -56,55 +56,27 @@ import_error(GError **error, const char *format, ...)
 }
 
 /* The file's bytes as read (*raw, for the provenance's SHA-256) and as JSON text (*text: inflated
- * when gzip'd).  A regular file of at most DDP_MAX_INPUT_BYTES, at most MAX_INFLATED_BYTES inflated. */
+ * when gzip'd), through the one checked reader (fileio.h: a regular file, no blocking, size-capped)
+ * and its capped inflater (MAX_INFLATED_BYTES). */
 static gboolean
 read_trace_file(const char *path, GBytes **raw, GBytes **text, GError **error)
 {
-  GStatBuf st;
-  if (g_stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-    import_error(error, "%s: not a readable regular file", path);
-    return FALSE;
-  }
-  if ((guint64)st.st_size > DDP_MAX_INPUT_BYTES) {
-    import_error(error, "%s: %" G_GUINT64_FORMAT " bytes; input files are limited to %" G_GSIZE_FORMAT " MiB", path,
-                 (guint64)st.st_size, DDP_MAX_INPUT_BYTES >> 20);
-    return FALSE;
-  }
   char *data = NULL;
   gsize length = 0;
-  g_autoptr(GError) local = NULL;
-  if (!g_file_get_contents(path, &data, &length, &local)) {
-    import_error(error, "%s", local->message);
+  if (!ddp_file_read(path, DDP_FILE_BINARY, &data, &length, error))
     return FALSE;
-  }
   *raw = g_bytes_new_take(data, length);
   if (length < 2 || (guchar)data[0] != 0x1f || (guchar)data[1] != 0x8b) {
     *text = g_bytes_ref(*raw);
     return TRUE;
   }
-  /* gzip: inflate through a converter stream, chunk by chunk, up to the cap */
-  g_autoptr(GInputStream) in = g_memory_input_stream_new_from_bytes(*raw);
-  g_autoptr(GZlibDecompressor) z = g_zlib_decompressor_new(G_ZLIB_COMPRESSOR_FORMAT_GZIP);
-  g_autoptr(GInputStream) inflating = g_converter_input_stream_new(in, G_CONVERTER(z));
-  g_autoptr(GByteArray) out = g_byte_array_new();
-  guint8 chunk[1 << 16];
-  for (;;) {
-    gssize got = g_input_stream_read(inflating, chunk, sizeof chunk, NULL, &local);
-    if (got < 0) {
-      import_error(error, "%s: damaged gzip data (%s)", path, local->message);
-      g_clear_pointer(raw, g_bytes_unref);
-      return FALSE;
-    }
-    if (got == 0)
-      break;
-    if (out->len + (gsize)got > MAX_INFLATED_BYTES) {
-      import_error(error, "%s: inflates to more than %" G_GSIZE_FORMAT " MiB", path, MAX_INFLATED_BYTES >> 20);
-      g_clear_pointer(raw, g_bytes_unref);
-      return FALSE;
-    }
-    g_byte_array_append(out, chunk, (guint)got);
+  char *inflated = NULL;
+  gsize inflated_length = 0;
+  if (!ddp_file_gunzip(path, data, length, MAX_INFLATED_BYTES, &inflated, &inflated_length, error)) {
+    g_clear_pointer(raw, g_bytes_unref);
+    return FALSE;
   }
-  *text = g_byte_array_free_to_bytes(g_steal_pointer(&out));
+  *text = g_bytes_new_take(inflated, inflated_length);
   return TRUE;
 }
 

@@ -831,6 +831,20 @@ max_run_id(const char *runs)
 }
 
 /**
+ * ddp_fit_error_as_import:
+ * See fit.h: the importers check numbers with ranges.h, whose errors are DDP_RANGE_ERROR; an
+ * imported file's refusal is DDP_FIT_ERROR_IMPORT whatever check made it.
+ */
+void
+ddp_fit_error_as_import(GError **error)
+{
+  if (!error || !*error)
+    return;
+  (*error)->domain = DDP_FIT_ERROR;
+  (*error)->code = DDP_FIT_ERROR_IMPORT;
+}
+
+/**
  * ddp_fit_open:
  * @path: a calibration database (`--calibration DB`)
  *

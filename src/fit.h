@@ -45,6 +45,10 @@ typedef enum {
                                 malformed or foreign (ncclimport.h, profimport.h) */
 } DdpFitError;
 
+/* Turns the error just set in *@error (a range check of an imported value) into
+ * DDP_FIT_ERROR_IMPORT, its message kept; nothing when @error is NULL or unset. */
+void ddp_fit_error_as_import(GError **error);
+
 typedef struct _DdpFit DdpFit;
 
 /* ---- making, storing, loading ------------------------------------------------------------- */

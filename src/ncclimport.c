@@ -7,6 +7,7 @@
  */
 #include "ncclimport.h"
 
+#include "fileio.h"
 #include "fit.h"
 #include "ranges.h"
 
@@ -33,6 +34,7 @@ ddp_nccl_tests_free(DdpNcclTests *t)
   g_free(t->gpu_name);
   g_free(t->nccl_version);
   g_free(t->header);
+  ddp_calib_import_clear(&t->source);
   g_free(t);
 }
 
@@ -65,22 +67,52 @@ version_from_code(const char *code)
   return g_strdup_printf("%d.%d.%d", (int)(v / 10000), (int)(v / 100 % 100), (int)(v % 100));
 }
 
-/* "# nThread 1 nGpus 8 … warmup iters: 5 iters: 20 agg iters: 1 …" */
-static void
-parse_header(DdpNcclTests *t, GStrv f)
+/* One header number through the range table: "FILE:LINE: nGpus: "-3" must be …". */
+static gboolean
+header_count(const char *path, guint lineno, const char *key, const char *text, const DdpRange *r, int *out,
+             GError **error)
+{
+  g_autofree char *where = g_strdup_printf("%s:%u: %s", path, lineno, key);
+  guint64 v = 0;
+  if (!ddp_range_check_count(where, text, r, &v, error)) {
+    ddp_fit_error_as_import(error);
+    return FALSE;
+  }
+  *out = (int)v;
+  return TRUE;
+}
+
+/* A row's size or count (whole, 0 .. 2^50): "FILE:LINE: size: "-8" must be …". */
+static gboolean
+row_count(const char *path, guint lineno, const char *key, const char *text, guint64 *out, GError **error)
+{
+  g_autofree char *where = g_strdup_printf("%s:%u: %s", path, lineno, key);
+  if (!ddp_range_check_count(where, text, &DDP_RANGE_TENSOR_BYTES, out, error)) {
+    ddp_fit_error_as_import(error);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* "# nThread 1 nGpus 8 … warmup iters: 5 iters: 20 agg iters: 1 …": nThread within 1 .. 1024, nGpus
+ * (-g) within DDP_RANGE_GPUS_PER_PROCESS, iters within DDP_RANGE_ITERATIONS. */
+static gboolean
+parse_header(const char *path, guint lineno, DdpNcclTests *t, GStrv f, GError **error)
 {
   for (guint i = 0; f[i] && f[i + 1]; i++) {
-    gint64 v;
-    if (!parse_int64(f[i + 1], &v))
-      continue;
-    if (strcmp(f[i], "nThread") == 0)
-      t->threads = (int)v;
-    else if (strcmp(f[i], "nGpus") == 0)
-      t->gpus_per_process = (int)v;
-    else if (strcmp(f[i], "iters:") == 0 && i > 0 && strcmp(f[i - 1], "warmup") != 0 &&
-             strcmp(f[i - 1], "agg") != 0)
-      t->iterations = (int)v;
+    if (strcmp(f[i], "nThread") == 0) {
+      if (!header_count(path, lineno, "nThread", f[i + 1], &DDP_RANGE_THREADS_PER_PROCESS, &t->threads, error))
+        return FALSE;
+    } else if (strcmp(f[i], "nGpus") == 0) {
+      if (!header_count(path, lineno, "nGpus", f[i + 1], &DDP_RANGE_GPUS_PER_PROCESS, &t->gpus_per_process, error))
+        return FALSE;
+    } else if (strcmp(f[i], "iters:") == 0 && i > 0 && strcmp(f[i - 1], "warmup") != 0 &&
+               strcmp(f[i - 1], "agg") != 0) {
+      if (!header_count(path, lineno, "iters", f[i + 1], &DDP_RANGE_ITERATIONS, &t->iterations, error))
+        return FALSE;
+    }
   }
+  return TRUE;
 }
 
 /* "#  Rank  0 Group  0 Pid  1234 on  node005 device  0 [0x18] NVIDIA H100 80GB HBM3"; FALSE when
@@ -126,7 +158,8 @@ ranks_from_ratio(const GArray *rows, double *ratio)
   }
   if (!(*ratio > 0) || *ratio >= 2)
     return 0;
-  return (int)lround(2.0 / (2.0 - *ratio));
+  double n = 2.0 / (2.0 - *ratio);   /* ratio → 2 sends n to infinity: bounded before the cast */
+  return n <= (double)DDP_MAX_GPUS ? (int)lround(n) : 0;
 }
 
 /**
@@ -179,7 +212,8 @@ ddp_nccl_tests_parse(const char *path, const char *text, GError **error)
         if (t->rows->len > 0)
           FAIL(lineno, "a second test starts here (rows from line %u already read): import one test per file",
                first_row_line);
-        parse_header(t, f);
+        if (!parse_header(path, lineno, t, f, error))
+          return NULL;
         g_free(t->header);
         t->header = g_strstrip(g_strdup(p + 1));
         continue;
@@ -187,6 +221,10 @@ ddp_nccl_tests_parse(const char *path, const char *text, GError **error)
       char *host = NULL;
       g_autofree char *name = NULL;
       if (parse_rank_line(p, &host, &name)) {
+        if ((guint64)rank_lines >= DDP_MAX_GPUS) {
+          g_free(host);
+          FAIL(lineno, "more than %" G_GUINT64_FORMAT " rank lines", DDP_MAX_GPUS);
+        }
         rank_lines++;
         g_hash_table_add(hosts, host);
         if (!gpu)
@@ -225,11 +263,11 @@ ddp_nccl_tests_parse(const char *path, const char *text, GError **error)
     }
     if ((int)n != columns)
       FAIL(lineno, "%u fields where the column header announces %d", n, columns);
-    gint64 bytes, count;
-    if (!parse_int64(f[0], &bytes) || bytes < 0)
-      FAIL(lineno, "size \"%s\" is not a byte count", f[0]);
-    if (!parse_int64(f[1], &count) || count < 0)
-      FAIL(lineno, "count \"%s\" is not an element count", f[1]);
+    if (t->rows->len >= DDP_MAX_IMPORT_ROWS)
+      FAIL(lineno, "more than %u result rows: import one test per file", DDP_MAX_IMPORT_ROWS);
+    guint64 bytes, count;
+    if (!row_count(path, lineno, "size", f[0], &bytes, error) || !row_count(path, lineno, "count", f[1], &count, error))
+      return NULL;
     guint c = 2;
     const char *type = f[c++];
     const char *redop = has_redop ? f[c++] : "";
@@ -249,11 +287,13 @@ ddp_nccl_tests_parse(const char *path, const char *text, GError **error)
     for (int k = 0; k < 8; k++) {
       if (k == 3 || k == 7)
         continue; /* #wrong / error: an integer, a float, or N/A; not used */
-      if (!ddp_parse_number(f[c + k], &v[k]) || v[k] < 0)
-        FAIL(lineno, "%s \"%s\" is not a non-negative number", names[k], f[c + k]);
+      g_autofree char *where = g_strdup_printf("%s:%u: %s", path, lineno, names[k]);
+      const DdpRange *r = k == 0 || k == 4 ? &DDP_RANGE_MEASURED_US : &DDP_RANGE_MEASURED_GBS;
+      if (!ddp_range_check_number(where, f[c + k], r, &v[k], error)) {
+        ddp_fit_error_as_import(error);
+        return NULL;
+      }
     }
-    if (!(v[0] > 0) || !(v[4] > 0))
-      FAIL(lineno, "a time of 0 µs cannot be measured");
     if (t->rows->len == 0) {
       first_row_line = lineno;
       t->type = g_strdup(type);
@@ -262,7 +302,7 @@ ddp_nccl_tests_parse(const char *path, const char *text, GError **error)
       FAIL(lineno, "%s/%s after %s/%s: one data type and reduction per file (run without -d all / -o all, "
                    "or split the file)", type, redop, t->type, t->redop);
     }
-    DdpNcclTestsRow row = { bytes, v[0], v[1], v[2], v[4], v[5], v[6] };
+    DdpNcclTestsRow row = { (gint64)bytes, v[0], v[1], v[2], v[4], v[5], v[6] };
     g_array_append_val(t->rows, row);
   }
   if (t->rows->len == 0)
@@ -313,39 +353,39 @@ import_note(const DdpNcclTests *t, const DdpNcclImportOptions *o)
 }
 
 /**
- * ddp_nccl_tests_import:
+ * ddp_nccl_tests_read:
  * See ncclimport.h.
  */
-gint64
-ddp_nccl_tests_import(DdpCalibDb *db, const char *path, const DdpNcclImportOptions *options, gboolean *again,
-                      GError **error)
+DdpNcclTests *
+ddp_nccl_tests_read(const char *path, GError **error)
 {
-  *again = FALSE;
   g_autofree char *text = NULL;
   gsize length = 0;
   g_autoptr(GError) local = NULL;
-  if (!g_file_get_contents(path, &text, &length, &local)) {
-    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s", local->message);
-    return 0;
+  if (!ddp_file_read(path, DDP_FILE_TEXT, &text, &length, error))
+    return NULL;
+  DdpNcclTests *t = ddp_nccl_tests_parse(path, text, error);
+  if (t && !ddp_calib_import_describe(path, text, length, "nccl-tests", &t->source, &local)) {
+    g_set_error_literal(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, local->message);
+    g_clear_pointer(&t, ddp_nccl_tests_free);
   }
-  if (memchr(text, '\0', length)) {
-    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s:1: a binary file, not nccl-tests output", path);
-    return 0;
-  }
-  g_autoptr(DdpNcclTests) t = ddp_nccl_tests_parse(path, text, error);
-  if (!t)
-    return 0;
-  g_auto(DdpCalibImport) import = { 0 };
-  if (!ddp_calib_import_describe(path, text, length, "nccl-tests", &import, &local)) {
-    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s", local->message);
-    return 0;
-  }
-  gint64 earlier = ddp_calibdb_import_find(db, import.sha256, import.format, error);
-  if (earlier != 0) {
-    *again = earlier > 0;
-    return MAX(earlier, 0);
-  }
+  return t;
+}
+
+/**
+ * ddp_nccl_tests_store:
+ * See ncclimport.h.
+ */
+gint64
+ddp_nccl_tests_store(DdpCalibDb *db, DdpNcclTests *t, const DdpNcclImportOptions *options, gboolean *again,
+                     GError **error)
+{
   int nodes = options && options->nodes > 0 ? options->nodes : t->nodes;
+  if (nodes > t->ranks) {
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "--nodes: %d nodes for the %d ranks of %s", nodes,
+                t->ranks, t->source.source);
+    return 0;
+  }
   g_autofree char *note = import_note(t, options);
   DdpCalibRun run = { 0 };
   run.host = t->hosts;
@@ -357,11 +397,12 @@ ddp_nccl_tests_import(DdpCalibDb *db, const char *path, const DdpNcclImportOptio
   run.program = "nccl-tests all_reduce_perf (imported by ddpsim fit --import)";
   run.arguments = t->header;
   run.note = note;
-  gint64 run_id = ddp_calibdb_run_begin(db, &run, error);
-  if (run_id == 0)
-    return 0;
-  if (!ddp_calibdb_batch_begin(db, run_id, "import/nccl-tests", error))
-    return 0;
+  t->source.gpus_per_process = t->gpus_per_process;
+  g_free(t->source.note);
+  t->source.note = g_strdup(note);
+  gint64 run_id = ddp_calibdb_import_begin(db, &run, "import/nccl-tests", &t->source, again, error);
+  if (run_id == 0 || *again)
+    return run_id;
   const char *algorithm = options && options->algorithm ? options->algorithm : "auto";
   const char *protocol = options && options->protocol ? options->protocol : "auto";
   gboolean ok = TRUE;
@@ -383,7 +424,18 @@ ddp_nccl_tests_import(DdpCalibDb *db, const char *path, const DdpNcclImportOptio
       ok = ddp_calibdb_batch_add_allreduce(db, &p, error);
     }
   }
-  import.gpus_per_process = t->gpus_per_process;
-  import.note = g_strdup(note);
-  return ddp_calibdb_import_finish(db, run_id, &import, ok, note, error);
+  return ddp_calibdb_import_finish(db, run_id, &t->source, ok, note, error);
+}
+
+/**
+ * ddp_nccl_tests_import:
+ * See ncclimport.h: ddp_nccl_tests_read() then ddp_nccl_tests_store().
+ */
+gint64
+ddp_nccl_tests_import(DdpCalibDb *db, const char *path, const DdpNcclImportOptions *options, gboolean *again,
+                      GError **error)
+{
+  *again = FALSE;
+  g_autoptr(DdpNcclTests) t = ddp_nccl_tests_read(path, error);
+  return t ? ddp_nccl_tests_store(db, t, options, again, error) : 0;
 }

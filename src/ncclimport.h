@@ -49,6 +49,7 @@ typedef struct {
   char *nccl_version;         /* "2.19.3", "" when not stated */
   char *header;               /* the "nThread …" line, "" when absent */
   double avg_busbw;           /* the trailer's figure, NAN when absent */
+  DdpCalibImport source;      /* provenance (ddp_nccl_tests_read; empty from _parse) */
 } DdpNcclTests;
 
 void ddp_nccl_tests_free(DdpNcclTests *t);
@@ -63,6 +64,18 @@ typedef struct {
   const char *protocol;       /* NCCL_PROTO, or NULL: "auto" */
   int nodes;                  /* > 0: overrides the node count (files without rank lines) */
 } DdpNcclImportOptions;
+
+/* Reads @path through the checked reader (fileio.h: a regular text file of at most 64 MiB) and
+ * parses it, touching no database: every header number (nThread, nGpus, iters) and row number
+ * (size, count, times, bandwidths) goes through the range table, at most DDP_MAX_IMPORT_ROWS rows.
+ * Returns: (transfer full) with its provenance, or NULL with DDP_FIT_ERROR_IMPORT. */
+DdpNcclTests *ddp_nccl_tests_read(const char *path, GError **error);
+
+/* Stores a read file as one run (runs row, one batch of points, the imports row) in one
+ * transaction (ddp_calibdb_import_begin); --nodes above the rank count is refused.
+ * Returns: the run id (*@again: of an earlier identical import), or 0 with @error and nothing written. */
+gint64 ddp_nccl_tests_store(DdpCalibDb *db, DdpNcclTests *t, const DdpNcclImportOptions *options, gboolean *again,
+                            GError **error);
 
 /* Reads @path and stores it as one run (runs row, one batch of points, the imports row) in @db.
  * An identical file imported before is not stored twice: its run id comes back with *@again set.

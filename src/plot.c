@@ -11,6 +11,8 @@
 
 #include "plot.h"
 
+#include "fileio.h"
+
 #include "datadir.h"
 
 #include <errno.h>
@@ -42,16 +44,10 @@ gboolean
 ddp_plot_check_paths(const char *output_flag, const char *output, const char *dir_flag, const char *keep_dir,
                      GError **error)
 {
-  g_autofree char *dir = g_path_get_dirname(output);
   GStatBuf st;
-  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
-    g_set_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_PATH, "%s: \"%s\": directory \"%s\" does not exist", output_flag,
-                output, dir);
-    return FALSE;
-  }
-  if (g_stat(output, &st) == 0 && !S_ISREG(st.st_mode)) {
-    g_set_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_PATH, "%s: \"%s\" exists and is not a regular file%s", output_flag,
-                output, S_ISDIR(st.st_mode) ? " (a directory)" : "");
+  g_autoptr(GError) local = NULL;
+  if (!ddp_file_check_output(output_flag, output, &local)) {
+    g_set_error_literal(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_PATH, local->message);
     return FALSE;
   }
   if (keep_dir && g_stat(keep_dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
@@ -287,7 +283,7 @@ write_inputs(const DdpPlot *plot, const char *dir, const char *script, const cha
     if (v->data) {
       g_autofree char *file = g_strconcat(v->name, ".dat", NULL);
       g_autofree char *path = g_build_filename(dir, file, NULL);
-      ok = g_file_set_contents(path, v->data, -1, error);
+      ok = ddp_file_write("--plot-data", path, v->data, strlen(v->data), error);
       g_string_append_printf(params, "%s = ", v->name);
       append_quoted(params, path);
       g_string_append_c(params, '\n');
@@ -297,7 +293,7 @@ write_inputs(const DdpPlot *plot, const char *dir, const char *script, const cha
   }
   if (ok) {
     g_autofree char *path = g_build_filename(dir, "params.gp", NULL);
-    ok = g_file_set_contents(path, params->str, -1, error);
+    ok = ddp_file_write("--plot-data", path, params->str, params->len, error);
   }
   g_string_free(params, TRUE);
   if (!ok)
@@ -395,8 +391,8 @@ ddp_plot_render(DdpPlot *plot, const char *output_path, const char *keep_dir, GE
   int fd = g_mkstemp(tmp_path);
   if (fd < 0) {
     int saved = errno;
-    g_set_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_OUTPUT, "cannot write \"%s\": %s", output_path,
-                g_strerror(saved));
+    g_set_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_PATH, "cannot write \"%s\": %s", output_path,
+                g_strerror(saved));   /* a read-only directory, a full disk, a name too long: the user's */
     if (!keep_dir)
       remove_inputs(plot, dir);
     return FALSE;
@@ -427,16 +423,10 @@ ddp_plot_render(DdpPlot *plot, const char *output_path, const char *keep_dir, GE
       g_set_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_GNUPLOT, "gnuplot wrote nothing for %s (%s)", output_path,
                   script_abs);
       ok = FALSE;
-    } else if (g_rename(tmp_path, output_abs) != 0) {
-      int saved = errno;
-      g_set_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_OUTPUT, "cannot write \"%s\": %s", output_path,
-                  g_strerror(saved));
+    } else if (!ddp_file_replace("output", tmp_path, output_path, &local)) {
+      /* the target turned into a device, FIFO or link meanwhile, or cannot be written: the user's */
+      g_set_error_literal(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_PATH, local->message);
       ok = FALSE;
-    } else {
-      /* mkstemp made it 0600; an image is as readable as any file the user writes */
-      mode_t mask = umask(0);
-      umask(mask);
-      g_chmod(output_abs, 0666 & ~mask);
     }
   }
   if (!ok)

@@ -13,9 +13,10 @@
  *   matching, then skipping a trace op, so ties resolve the same way every time.
  */
 #include "profimport.h"
+#include "fileio.h"
 #include "fit.h"
+#include "ranges.h"
 
-#include <gio/gio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdlib.h>
@@ -49,6 +50,9 @@ ddp_prof_trace_free(DdpProfTrace *t)
     g_array_unref(t->layers);
   g_free(t->gpu_name);
   g_free(t->cuda_version);
+  ddp_model_free(t->model);
+  g_free(t->model_arg);
+  ddp_calib_import_clear(&t->source);
   g_free(t);
 }
 
@@ -126,29 +130,65 @@ member_text(JsonObject *o, const char *name)
   return g_strdup(g_ascii_dtostr(buf, sizeof buf, json_node_get_double(n)));
 }
 
-/* A numeric member (int or double); FALSE when absent or not a number. */
+/* Member @name of @o as a string: "" when absent; FALSE with "WHERE.NAME: not a string" when it is
+ * anything else (json-glib's getters return NULL for a number, which crashed strcmp). */
 static gboolean
-member_number(JsonObject *o, const char *name, double *out)
+member_string(const char *where, JsonObject *o, const char *name, const char **out, GError **error)
 {
   JsonNode *n = json_object_get_member(o, name);
-  if (!n || !JSON_NODE_HOLDS_VALUE(n))
-    return FALSE;
-  GType t = json_node_get_value_type(n);
-  if (t == G_TYPE_INT64)
-    *out = (double)json_node_get_int(n);
-  else if (t == G_TYPE_DOUBLE)
-    *out = json_node_get_double(n);
-  else
-    return FALSE;
-  return isfinite(*out);
+  *out = "";
+  if (!n)
+    return TRUE;
+  if (JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING) {
+    *out = json_node_get_string(n);
+    return TRUE;
+  }
+  g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s.%s: not a string", where, name);
+  return FALSE;
 }
 
+/* Member @name of @o as a number inside @r: *present FALSE when absent; FALSE with the range
+ * table's message ("WHERE.NAME: "-5" must be a number from 0 to 1e+12") when it is not a number or
+ * is outside @r. */
 static gboolean
-correlation_of(JsonObject *event, gint64 *out)
+member_number(const char *where, JsonObject *o, const char *name, const DdpRange *r, double *out, gboolean *present,
+              GError **error)
+{
+  JsonNode *n = json_object_get_member(o, name);
+  *present = n != NULL;
+  if (!n)
+    return TRUE;
+  g_autofree char *place = g_strdup_printf("%s.%s", where, name);
+  GType t = JSON_NODE_HOLDS_VALUE(n) ? json_node_get_value_type(n) : G_TYPE_INVALID;
+  if (t != G_TYPE_INT64 && t != G_TYPE_DOUBLE) {
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s: not a number", place);
+    return FALSE;
+  }
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_autofree char *text = t == G_TYPE_INT64 ? g_strdup_printf("%" G_GINT64_FORMAT, json_node_get_int(n))
+                                            : g_strdup(g_ascii_dtostr(buf, sizeof buf, json_node_get_double(n)));
+  if (!ddp_range_check_number(place, text, r, out, error)) {
+    ddp_fit_error_as_import(error);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* args.correlation of an event: FALSE with @error when malformed; *present FALSE when absent. */
+static gboolean
+correlation_of(const char *where, JsonObject *event, gint64 *out, gboolean *present, GError **error)
 {
   JsonNode *args = json_object_get_member(event, "args");
-  double v;
-  if (!args || !JSON_NODE_HOLDS_OBJECT(args) || !member_number(json_node_get_object(args), "correlation", &v))
+  *present = FALSE;
+  if (!args)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT(args)) {
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s.args: not an object", where);
+    return FALSE;
+  }
+  g_autofree char *place = g_strdup_printf("%s.args", where);
+  double v = 0;
+  if (!member_number(place, json_node_get_object(args), "correlation", &DDP_RANGE_CORRELATION, &v, present, error))
     return FALSE;
   *out = (gint64)v;
   return TRUE;
@@ -328,33 +368,101 @@ map_pass(const Mapping *m, const Node *nodes, guint n, double *acc, gboolean *an
     g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s: %s", path, what_);               \
     return NULL;                                                                                   \
   } while (0)
+#define FAIL_LINE(line, ...)                                                                       \
+  do {                                                                                             \
+    g_autofree char *what_ = g_strdup_printf(__VA_ARGS__);                                         \
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s:%u: %s", path, (line), what_);    \
+    return NULL;                                                                                   \
+  } while (0)
 
-static void
-read_device(DdpProfTrace *t, JsonObject *root)
+/* The GPU and CUDA version from the trace's header (all optional; each checked when present). */
+static gboolean
+read_device(const char *path, DdpProfTrace *t, JsonObject *root, GError **error)
 {
   t->gpu_name = g_strdup("");
   t->cuda_version = g_strdup("");
   if (!root)
-    return;
+    return TRUE;
   JsonNode *props = json_object_get_member(root, "deviceProperties");
   if (props && JSON_NODE_HOLDS_ARRAY(props) && json_array_get_length(json_node_get_array(props)) > 0) {
     JsonNode *first = json_array_get_element(json_node_get_array(props), 0);
     if (JSON_NODE_HOLDS_OBJECT(first)) {
       JsonObject *d = json_node_get_object(first);
-      g_free(t->gpu_name);
-      t->gpu_name = member_text(d, "name");
+      g_autofree char *where = g_strdup_printf("%s: deviceProperties[0]", path);
+      const char *name;
       double major = 0, minor = 0, memory = 0;
-      if (member_number(d, "computeMajor", &major) && member_number(d, "computeMinor", &minor))
-        t->sm_arch = (int)(major * 10 + minor);
-      if (member_number(d, "totalGlobalMem", &memory))
+      gboolean has_major, has_minor, has_memory;
+      if (!member_string(where, d, "name", &name, error) ||
+          !member_number(where, d, "computeMajor", &DDP_RANGE_COMPUTE_VERSION, &major, &has_major, error) ||
+          !member_number(where, d, "computeMinor", &DDP_RANGE_COMPUTE_VERSION, &minor, &has_minor, error) ||
+          !member_number(where, d, "totalGlobalMem", &DDP_RANGE_GPU_MEMORY_BYTES, &memory, &has_memory, error))
+        return FALSE;
+      g_free(t->gpu_name);
+      t->gpu_name = g_strdup(name);
+      if (has_major && has_minor) {
+        g_autofree char *arch = g_strdup_printf("%d", (int)(major * 10 + minor));
+        g_autofree char *place = g_strdup_printf("%s.computeMajor*10+computeMinor", where);
+        double sm;
+        if (!ddp_range_check_number(place, arch, &DDP_RANGE_SM_ARCH, &sm, error)) {
+          ddp_fit_error_as_import(error);
+          return FALSE;
+        }
+        t->sm_arch = (int)sm;
+      }
+      if (has_memory)
         t->gpu_memory_bytes = (gint64)memory;
     }
   }
-  double v;
-  if (member_number(root, "cuda_runtime_version", &v) && v > 0) {
+  double v = 0;
+  gboolean has_version;
+  g_autofree char *where = g_strdup_printf("%s: trace", path);
+  if (!member_number(where, root, "cuda_runtime_version", &DDP_RANGE_CUDA_VERSION, &v, &has_version, error))
+    return FALSE;
+  if (has_version) {
     g_free(t->cuda_version);
     t->cuda_version = g_strdup_printf("%d.%d", (int)v / 1000, (int)v % 1000 / 10);
   }
+  return TRUE;
+}
+
+/* Checks the JSON text's shape before json-glib parses it: nesting above DDP_MAX_JSON_DEPTH (json-glib
+ * recurses once per level: 10^6 nested brackets overflowed the stack) or more than DDP_MAX_JSON_VALUES
+ * values (json-glib's tree takes ~100 bytes a value: `[1,1,…]` of 64 MiB would take 3 GB).  Values are
+ * counted as commas plus containers, outside strings.  Returns: the line where a bound is passed
+ * (*@values_over set for the count), else 0. */
+static guint
+json_too_big(const char *text, gsize length, gboolean *values_over)
+{
+  guint depth = 0, line = 1;
+  guint64 values = 0;
+  gboolean in_string = FALSE;
+  *values_over = FALSE;
+  for (gsize i = 0; i < length; i++) {
+    char c = text[i];
+    if (c == '\n')
+      line++;
+    if (in_string) {
+      if (c == '\\')
+        i++;
+      else if (c == '"')
+        in_string = FALSE;
+    } else if (c == '"') {
+      in_string = TRUE;
+    } else if (c == '[' || c == '{') {
+      values++;
+      if (++depth > DDP_MAX_JSON_DEPTH)
+        return line;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      depth--;
+    } else if (c == ',') {
+      values++;
+    }
+    if (values > DDP_MAX_JSON_VALUES) {
+      *values_over = TRUE;
+      return line;
+    }
+  }
+  return 0;
 }
 
 /**
@@ -364,10 +472,20 @@ read_device(DdpProfTrace *t, JsonObject *root)
 DdpProfTrace *
 ddp_prof_trace_parse(const char *path, const char *text, gsize length, const DdpModel *model, GError **error)
 {
+  gboolean values_over = FALSE;
+  guint big_line = json_too_big(text, length, &values_over);
+  if (big_line && values_over)
+    FAIL_LINE(big_line, "more than %u JSON values: a trace is limited to that (profile one or a few steps)",
+              DDP_MAX_JSON_VALUES);
+  if (big_line)
+    FAIL_LINE(big_line, "JSON nested deeper than %u levels (a Chrome trace is 4 deep)", DDP_MAX_JSON_DEPTH);
   g_autoptr(JsonParser) parser = json_parser_new();
   g_autoptr(GError) local = NULL;
-  if (!json_parser_load_from_data(parser, text, (gssize)length, &local))
-    FAIL("not JSON (%s)", local->message);
+  if (!json_parser_load_from_data(parser, text, (gssize)length, &local)) {
+    /* json-glib quotes the offending text, newlines and all: one line, escaped and cut */
+    g_autofree char *why = ddp_range_quote_n(local->message, 200);
+    FAIL("not JSON (%s)", why);
+  }
   JsonNode *root = json_parser_get_root(parser);
   JsonObject *root_object = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
   JsonArray *events = NULL;
@@ -379,6 +497,10 @@ ddp_prof_trace_parse(const char *path, const char *text, gsize length, const Ddp
   if (!events)
     FAIL("JSON but not a Chrome trace: no \"traceEvents\" array (write it with prof.export_chrome_trace())");
 
+  /* the header first: checked before any event is looked at */
+  g_autoptr(DdpProfTrace) t = g_new0(DdpProfTrace, 1);
+  if (!read_device(path, t, root_object, error))
+    return NULL;
   g_autoptr(GArray) nodes = g_array_new(FALSE, TRUE, sizeof(Node));
   g_array_set_clear_func(nodes, node_clear);
   g_autoptr(GArray) launches = g_array_new(FALSE, TRUE, sizeof(Launch));
@@ -386,20 +508,31 @@ ddp_prof_trace_parse(const char *path, const char *text, gsize length, const Ddp
   g_autoptr(GArray) steps = g_array_new(FALSE, FALSE, sizeof(double)); /* start, end pairs */
   g_autoptr(GHashTable) gpu = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
   guint n_events = json_array_get_length(events);
+  if (n_events > DDP_MAX_TRACE_EVENTS)
+    FAIL("%u trace events; a trace is limited to %u (profile one or a few steps)", n_events, DDP_MAX_TRACE_EVENTS);
   for (guint e = 0; e < n_events; e++) {
     JsonNode *en = json_array_get_element(events, e);
     if (!JSON_NODE_HOLDS_OBJECT(en))
       continue;
     JsonObject *ev = json_node_get_object(en);
-    const char *ph = json_object_get_string_member_with_default(ev, "ph", "");
+    g_autofree char *where = g_strdup_printf("%s: traceEvents[%u]", path, e);
+    const char *ph, *name, *cat;
+    if (!member_string(where, ev, "ph", &ph, error) || !member_string(where, ev, "name", &name, error) ||
+        !member_string(where, ev, "cat", &cat, error))
+      return NULL;
     if (strcmp(ph, "X") != 0)
       continue;
-    const char *name = json_object_get_string_member_with_default(ev, "name", "");
-    const char *cat = json_object_get_string_member_with_default(ev, "cat", "");
-    double ts, dur;
-    if (!member_number(ev, "ts", &ts) || !member_number(ev, "dur", &dur) || dur < 0)
+    double ts = 0, dur = 0;
+    gboolean has_ts, has_dur;
+    if (!member_number(where, ev, "ts", &DDP_RANGE_TRACE_TS_US, &ts, &has_ts, error) ||
+        !member_number(where, ev, "dur", &DDP_RANGE_TRACE_DUR_US, &dur, &has_dur, error))
+      return NULL;
+    if (!has_ts || !has_dur)
       continue;
-    gint64 corr;
+    gint64 corr = 0;
+    gboolean has_corr;
+    if (!correlation_of(where, ev, &corr, &has_corr, error))
+      return NULL;
     if (g_str_has_prefix(name, BACKWARD_PREFIX)) {
       g_autofree char *pid = member_text(ev, "pid"), *tid = member_text(ev, "tid");
       Node n = { g_strdup(name + strlen(BACKWARD_PREFIX)), g_strdup_printf("%s/%s", pid, tid), ts, ts + dur, 0,
@@ -411,12 +544,12 @@ ddp_prof_trace_parse(const char *path, const char *text, gsize length, const Ddp
       double end = ts + dur;
       g_array_append_val(steps, ts);
       g_array_append_val(steps, end);
-    } else if ((strcmp(cat, "cuda_runtime") == 0 || strcmp(cat, "cuda_driver") == 0) && correlation_of(ev, &corr)) {
+    } else if ((strcmp(cat, "cuda_runtime") == 0 || strcmp(cat, "cuda_driver") == 0) && has_corr) {
       g_autofree char *pid = member_text(ev, "pid"), *tid = member_text(ev, "tid");
       Launch l = { g_strdup_printf("%s/%s", pid, tid), ts, corr };
       g_array_append_val(launches, l);
     } else if ((strcmp(cat, "kernel") == 0 || strcmp(cat, "gpu_memcpy") == 0 || strcmp(cat, "gpu_memset") == 0 ||
-                strcmp(cat, "Kernel") == 0) && correlation_of(ev, &corr)) {
+                strcmp(cat, "Kernel") == 0) && has_corr) {
       double *sum = g_hash_table_lookup(gpu, &corr);
       if (!sum) {
         sum = g_new0(double, 1);
@@ -458,7 +591,6 @@ ddp_prof_trace_parse(const char *path, const char *text, gsize length, const Ddp
   g_autofree double *sum = g_new0(double, MAX(model->n_layers, 1));
   g_autofree double *acc = g_new0(double, MAX(model->n_layers, 1));
   g_autofree gboolean *anchored = g_new0(gboolean, MAX(model->n_layers, 1));
-  g_autoptr(DdpProfTrace) t = g_new0(DdpProfTrace, 1);
   t->anchors_model = anchors_model;
   const Node *all = (const Node *)(void *)nodes->data;
   guint start = 0, passes = 0, nodes_in_passes = 0;
@@ -503,103 +635,78 @@ ddp_prof_trace_parse(const char *path, const char *text, gsize length, const Ddp
     DdpProfLayerTime lt = { l, sum[l] / passes, anchored[l] };
     g_array_append_val(t->layers, lt);
   }
-  read_device(t, root_object);
   return g_steal_pointer(&t);
 }
 
 #undef FAIL
-
-/* Inflates gzip data (traces are often stored as .json.gz; torch.profiler's tensorboard handler
- * writes them so).  Returns: (transfer full) the bytes, NUL-terminated, or NULL with @error. */
-static char *
-gunzip(const char *data, gsize length, gsize *out_length, GError **error)
-{
-  g_autoptr(GZlibDecompressor) z = g_zlib_decompressor_new(G_ZLIB_COMPRESSOR_FORMAT_GZIP);
-  g_autoptr(GByteArray) out = g_byte_array_new();
-  guint8 buffer[65536];
-  gsize in_pos = 0;
-  for (;;) {
-    gsize read = 0, written = 0;
-    GConverterResult r = g_converter_convert(G_CONVERTER(z), data + in_pos, length - in_pos, buffer, sizeof buffer,
-                                             G_CONVERTER_INPUT_AT_END, &read, &written, error);
-    if (r == G_CONVERTER_ERROR)
-      return NULL;
-    in_pos += read;
-    g_byte_array_append(out, buffer, (guint)written);
-    if (r == G_CONVERTER_FINISHED)
-      break;
-  }
-  *out_length = out->len;
-  g_byte_array_append(out, (const guint8 *)"", 1);
-  return (char *)g_byte_array_free(g_steal_pointer(&out), FALSE);
-}
-
-/* A file error (unreadable trace) as an import error: the user's to fix, exit 2. */
-static void
-import_error(GError **error, const GError *cause)
-{
-  g_set_error_literal(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, cause->message);
-}
+#undef FAIL_LINE
 
 /**
- * ddp_prof_import:
- * See profimport.h.
+ * ddp_prof_trace_read:
+ * See profimport.h.  The file goes through the checked reader (a regular file of at most 64 MiB),
+ * gzip is inflated with the same cap on its inflated size, and the trace is parsed and mapped: all
+ * before any database is opened.
  */
-gint64
-ddp_prof_import(DdpCalibDb *db, const char *path, const DdpProfImportOptions *options, gboolean *again,
-                GError **error)
+DdpProfTrace *
+ddp_prof_trace_read(const char *path, const DdpProfImportOptions *options, GError **error)
 {
-  *again = FALSE;
-  if (!(options->batch > 0)) {
+  double batch = 0;
+  if (!options->batch) {
     g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT,
                 "--batch: the samples per step of the profiled run are required with a trace (%s)", path);
-    return 0;
+    return NULL;
   }
+  if (!ddp_flag_number("batch", options->batch, &DDP_RANGE_BATCH, &batch, error))
+    return NULL;
   int precision = ddp_precision_parse(options->precision ? options->precision : "fp32");
   if (precision < 0) {
     g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "--precision: \"%s\" is not fp32, tf32, fp16 or bf16",
                 options->precision);
-    return 0;
+    return NULL;
   }
-  g_autoptr(GError) local = NULL;
   g_autoptr(DdpModel) model = ddp_model_load(options->model, error);
   if (!model)
-    return 0;
-  g_autofree char *text = NULL;
-  gsize length = 0;
-  if (!g_file_get_contents(path, &text, &length, &local)) {
-    import_error(error, local);
-    return 0;
+    return NULL;
+  g_autofree char *data = NULL, *inflated = NULL;
+  gsize length = 0, inflated_length = 0;
+  if (!ddp_file_read(path, DDP_FILE_BINARY, &data, &length, error))
+    return NULL;
+  gboolean gzipped = length >= 2 && (guchar)data[0] == 0x1f && (guchar)data[1] == 0x8b;
+  if (gzipped && !ddp_file_gunzip(path, data, length, DDP_MAX_INPUT_BYTES, &inflated, &inflated_length, error))
+    return NULL;
+  DdpProfTrace *t = ddp_prof_trace_parse(path, gzipped ? inflated : data, gzipped ? inflated_length : length, model,
+                                         error);
+  if (!t)
+    return NULL;
+  g_autoptr(GError) local = NULL;
+  if (!ddp_calib_import_describe(path, data, length, "torch-profiler", &t->source, &local)) {
+    g_set_error_literal(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, local->message);
+    ddp_prof_trace_free(t);
+    return NULL;
   }
-  g_autofree char *inflated = NULL;
-  gsize inflated_length = 0;
-  gboolean gzipped = length >= 2 && (guchar)text[0] == 0x1f && (guchar)text[1] == 0x8b;
-  if (gzipped && !(inflated = gunzip(text, length, &inflated_length, &local))) {
-    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s: damaged gzip data (%s)", path, local->message);
-    return 0;
-  }
-  g_autoptr(DdpProfTrace) trace = ddp_prof_trace_parse(path, gzipped ? inflated : text,
-                                                       gzipped ? inflated_length : length, model, error);
-  if (!trace)
-    return 0;
-  g_auto(DdpCalibImport) import = { 0 };
-  if (!ddp_calib_import_describe(path, text, length, "torch-profiler", &import, &local)) {
-    import_error(error, local);
-    return 0;
-  }
-  gint64 earlier = ddp_calibdb_import_find(db, import.sha256, import.format, error);
-  if (earlier != 0) {
-    *again = earlier > 0;
-    return MAX(earlier, 0);
-  }
+  t->model = g_steal_pointer(&model);
+  t->model_arg = g_strdup(options->model);
+  t->batch = batch;
+  t->precision = precision;
+  return t;
+}
+
+/**
+ * ddp_prof_trace_store:
+ * See profimport.h.
+ */
+gint64
+ddp_prof_trace_store(DdpCalibDb *db, DdpProfTrace *trace, gboolean *again, GError **error)
+{
+  const DdpModel *model = trace->model;
+  const char *precision = ddp_precision_name(trace->precision);
   g_autofree char *note = g_strdup_printf(
     "imported torch.profiler trace of %s, batch %g, %s: %u step%s, %u backward nodes per step, %.1f us backward "
     "GPU time per step; %u of %u weight-bearing layers matched (%u weight-bearing ops in the trace)",
-    model->name, options->batch, ddp_precision_name(precision), trace->steps, trace->steps == 1 ? "" : "s",
-    trace->backward_nodes, trace->total_backward_us, trace->anchors_matched, trace->anchors_model,
-    trace->anchors_trace);
-  g_autofree char *arguments = g_strdup_printf("--model %s --batch %g --precision %s", options->model,
-                                               options->batch, ddp_precision_name(precision));
+    model->name, trace->batch, precision, trace->steps, trace->steps == 1 ? "" : "s", trace->backward_nodes,
+    trace->total_backward_us, trace->anchors_matched, trace->anchors_model, trace->anchors_trace);
+  g_autofree char *arguments = g_strdup_printf("--model %s --batch %g --precision %s", trace->model_arg,
+                                               trace->batch, precision);
   DdpCalibRun run = { 0 };
   run.host = "";
   run.gpu_name = trace->gpu_name;
@@ -612,9 +719,12 @@ ddp_prof_import(DdpCalibDb *db, const char *path, const DdpProfImportOptions *op
   run.program = "torch.profiler (imported by ddpsim fit --import)";
   run.arguments = arguments;
   run.note = note;
-  gint64 run_id = ddp_calibdb_run_begin(db, &run, error);
-  if (run_id == 0 || !ddp_calibdb_batch_begin(db, run_id, "import/torch-profiler", error))
-    return 0;
+  trace->source.gpus_per_process = 1;
+  g_free(trace->source.note);
+  trace->source.note = g_strdup(note);
+  gint64 run_id = ddp_calibdb_import_begin(db, &run, "import/torch-profiler", &trace->source, again, error);
+  if (run_id == 0 || *again)
+    return run_id;
   gboolean ok = TRUE;
   for (guint i = 0; ok && i < trace->layers->len; i++) {
     const DdpProfLayerTime *lt = &g_array_index(trace->layers, DdpProfLayerTime, i);
@@ -624,21 +734,32 @@ ddp_prof_import(DdpCalibDb *db, const char *path, const DdpProfImportOptions *op
     p.probe = DDP_FIT_PROBE_PROFILER;
     p.layer_kind = (char *)ddp_layer_kind_name(layer->kind);
     p.op = "bwd";
-    p.precision = (char *)ddp_precision_name(precision);
+    p.precision = (char *)precision;
     p.signature = signature;
     p.layer = layer->name;
-    p.batch_size = options->batch;
+    p.batch_size = trace->batch;
     p.shape = "";
     p.algo = lt->anchored ? "anchored" : "folded";
-    p.flops = layer->backward_flops * options->batch;
-    p.bytes = layer->backward_bytes * options->batch;
+    p.flops = layer->backward_flops * trace->batch;
+    p.bytes = layer->backward_bytes * trace->batch;
     p.iterations = (int)trace->steps;
     p.time_us = p.min_us = p.max_us = lt->backward_us;
     p.tflops = lt->backward_us > 0 ? p.flops / (lt->backward_us * 1e6) : 0;
     p.GBs = lt->backward_us > 0 ? p.bytes / (lt->backward_us * 1e3) : 0;
     ok = ddp_calibdb_batch_add_kernel(db, &p, error);
   }
-  import.gpus_per_process = 1;
-  import.note = g_strdup(note);
-  return ddp_calibdb_import_finish(db, run_id, &import, ok, note, error);
+  return ddp_calibdb_import_finish(db, run_id, &trace->source, ok, note, error);
+}
+
+/**
+ * ddp_prof_import:
+ * See profimport.h: ddp_prof_trace_read() then ddp_prof_trace_store().
+ */
+gint64
+ddp_prof_import(DdpCalibDb *db, const char *path, const DdpProfImportOptions *options, gboolean *again,
+                GError **error)
+{
+  *again = FALSE;
+  g_autoptr(DdpProfTrace) trace = ddp_prof_trace_read(path, options, error);
+  return trace ? ddp_prof_trace_store(db, trace, again, error) : 0;
 }

@@ -70,6 +70,12 @@ typedef struct {
   int sm_arch;              /* computeMajor·10 + computeMinor, 0 when absent */
   gint64 gpu_memory_bytes;
   char *cuda_version;       /* "12.4" from cuda_runtime_version 12040, "" when absent */
+  /* set by ddp_prof_trace_read (NULL / 0 from ddp_prof_trace_parse) */
+  DdpModel *model;          /* the network it was mapped onto (owned) */
+  char *model_arg;          /* --model as given */
+  double batch;             /* samples per step of the profiled run */
+  int precision;            /* DdpPrecision */
+  DdpCalibImport source;    /* provenance: path, SHA-256, mtime, size */
 } DdpProfTrace;
 
 void ddp_prof_trace_free(DdpProfTrace *t);
@@ -82,13 +88,25 @@ DdpProfTrace *ddp_prof_trace_parse(const char *path, const char *text, gsize len
 
 typedef struct {
   const char *model;        /* model name or file (ddp_model_load) */
-  double batch;             /* samples per step of the profiled run (> 0) */
+  const char *batch;        /* --batch as given: samples per step of the profiled run (DDP_RANGE_BATCH) */
   const char *precision;    /* NULL: fp32 */
 } DdpProfImportOptions;
 
-/* Reads @path (JSON, or gzip-compressed JSON: .json.gz) and stores its layer times as one run (kernel_points with probe
- * DDP_FIT_PROBE_PROFILER, op "bwd", the layer's signature, batch and precision) plus its imports
- * row.  An identical file imported before comes back with *@again set.
+/* Reads @path (JSON, or gzip-compressed JSON: .json.gz) through the checked reader (fileio.h:
+ * a regular file of at most 64 MiB, inflated to at most 64 MiB), checks @options, parses and maps
+ * it — touching no database.  Every member is checked for its type, every number against the range
+ * table (ranges.h: ts, dur, args.correlation, computeMajor/Minor, totalGlobalMem,
+ * cuda_runtime_version), nesting is bounded before parsing and the events are counted first.
+ * Returns: (transfer full), or NULL with DDP_FIT_ERROR_IMPORT (or a model or range error). */
+DdpProfTrace *ddp_prof_trace_read(const char *path, const DdpProfImportOptions *options, GError **error);
+
+/* Stores a read trace's layer times as one run (kernel_points with probe DDP_FIT_PROBE_PROFILER, op
+ * "bwd", the layer's signature, batch and precision) plus its imports row, all in one transaction
+ * (ddp_calibdb_import_begin).  An identical file imported before comes back with *@again set.
+ * Returns: the run id, or 0 with @error and nothing written. */
+gint64 ddp_prof_trace_store(DdpCalibDb *db, DdpProfTrace *trace, gboolean *again, GError **error);
+
+/* ddp_prof_trace_read, then ddp_prof_trace_store.
  * Returns: the run id, or 0 with @error; nothing is written when the trace is refused. */
 gint64 ddp_prof_import(DdpCalibDb *db, const char *path, const DdpProfImportOptions *options, gboolean *again,
                        GError **error);

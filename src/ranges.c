@@ -12,12 +12,11 @@
 
 #include "ranges.h"
 
+#include "fileio.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 G_DEFINE_QUARK(ddp-range-error-quark, ddp_range_error)
 
@@ -138,6 +137,27 @@ const DdpRange DDP_RANGE_BUDGET = { 0, 1e15, FALSE, TRUE, FALSE };
 /* CUDA compute capability × 10: 60 is Pascal, the first NVLink GPU; 200 leaves room past
  * Blackwell's 100–120. */
 const DdpRange DDP_RANGE_SM_ARCH = { 60, 200, TRUE, FALSE, FALSE };
+/* Imported measurements (ddpsim fit --import, issue 20). */
+/* nccl-tests -t: threads per process, each driving -g GPUs of one node: at most 1024 like -g. */
+const DdpRange DDP_RANGE_THREADS_PER_PROCESS = { 1, 1024, TRUE, FALSE, FALSE };
+/* A bandwidth nccl-tests printed (algbw, busbw): 0.00 at the smallest sizes, up to the fastest link. */
+const DdpRange DDP_RANGE_MEASURED_GBS = { 0, 1e5, FALSE, FALSE, FALSE };
+/* A measured AllReduce time: above 0 (nothing takes no time), at most a layer's 1000 s. */
+const DdpRange DDP_RANGE_MEASURED_US = { 0, 1e9, FALSE, TRUE, FALSE };
+/* A trace timestamp in µs: Kineto writes µs since the epoch (~1.7·10^15 in 2024) or since the
+ * profiler started; ±2^53 keeps every sum of a timestamp and a duration exact and finite. */
+const DdpRange DDP_RANGE_TRACE_TS_US = { -9007199254740992.0, 9007199254740992.0, FALSE, FALSE, FALSE };
+/* A trace span: 0 to 10^12 µs (11.6 days); negative durations are refused, not read as 0. */
+const DdpRange DDP_RANGE_TRACE_DUR_US = { 0, 1e12, FALSE, FALSE, FALSE };
+/* Kineto's correlation ids count CUDA API calls from 0; 2^53 is the largest a JSON double holds
+ * exactly, and keeps the conversion to gint64 defined. */
+const DdpRange DDP_RANGE_CORRELATION = { 0, 9007199254740992.0, TRUE, FALSE, FALSE };
+/* deviceProperties computeMajor / computeMinor: each one digit or two (Blackwell is 10.0, 12.0). */
+const DdpRange DDP_RANGE_COMPUTE_VERSION = { 0, 99, TRUE, FALSE, FALSE };
+/* cuda_runtime_version as CUDA encodes it (major·1000 + minor·10): 12040 is 12.4; 10^6 is CUDA 1000. */
+const DdpRange DDP_RANGE_CUDA_VERSION = { 1, 1e6, TRUE, FALSE, FALSE };
+/* deviceProperties totalGlobalMem in bytes: up to DDP_RANGE_MEMORY_GB's 10^6 GB. */
+const DdpRange DDP_RANGE_GPU_MEMORY_BYTES = { 0, 1e15, TRUE, FALSE, FALSE };
 
 gboolean
 ddp_range_contains(const DdpRange *r, double v)
@@ -343,73 +363,18 @@ ddp_flag_fraction(const char *flag, const char *text, const DdpRange *r, double 
  * @text: (out) (transfer full): its contents, NUL-terminated
  * @length: (out) (optional): its length in bytes
  *
- * Refuses what is not a regular file (a FIFO would block forever, /dev/zero never ends), files
- * over DDP_MAX_INPUT_BYTES, and NUL bytes (GKeyFile would silently stop reading there).  The
- * file is opened once and checked with fstat on the open descriptor, so it cannot be swapped
- * between the check and the read; O_NONBLOCK keeps the open of a FIFO from blocking.
+ * ddp_file_read(DDP_FILE_TEXT) (fileio.h: a regular file under DDP_MAX_INPUT_BYTES, no NUL byte)
+ * with its error in this module's domain, for the key-file and CSV readers.
  * Returns: FALSE with DDP_RANGE_ERROR_FILE, naming @path (and the line of a NUL byte).
  */
 gboolean
 ddp_range_read_file(const char *path, char **text, gsize *length, GError **error)
 {
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) {
-    int saved = errno;
-    g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, "%s: cannot open: %s", path, g_strerror(saved));
-    return FALSE;
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, "%s: not a regular file%s", path,
-                S_ISDIR(st.st_mode) ? " (a directory)" : "");
-    close(fd);
-    return FALSE;
-  }
-  if ((guint64)st.st_size > DDP_MAX_INPUT_BYTES) {
-    g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, "%s: %" G_GUINT64_FORMAT " bytes; input files are limited to %" G_GSIZE_FORMAT " MiB",
-                path, (guint64)st.st_size, DDP_MAX_INPUT_BYTES >> 20);
-    close(fd);
-    return FALSE;
-  }
-  /* read one byte past the size so a file that grew meanwhile is caught too */
-  gsize cap = (gsize)st.st_size + 1, n = 0;
-  char *buf = g_malloc(cap + 1);
-  for (;;) {
-    ssize_t got = read(fd, buf + n, cap - n);
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got < 0) {
-      int saved = errno;
-      g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, "%s: cannot read: %s", path, g_strerror(saved));
-      g_free(buf);
-      close(fd);
-      return FALSE;
-    }
-    if (got == 0)
-      break;
-    n += (gsize)got;
-    if (n == cap) {
-      g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, "%s: the file changed while it was read", path);
-      g_free(buf);
-      close(fd);
-      return FALSE;
-    }
-  }
-  close(fd);
-  buf[n] = '\0';
-  const char *nul = memchr(buf, '\0', n);
-  if (nul) {
-    guint line = 1;
-    for (const char *p = buf; p < nul; p++)
-      line += *p == '\n';
-    g_set_error(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, "%s:%u: a NUL byte: not a text file", path, line);
-    g_free(buf);
-    return FALSE;
-  }
-  *text = buf;
-  if (length)
-    *length = n;
-  return TRUE;
+  g_autoptr(GError) local = NULL;
+  if (ddp_file_read(path, DDP_FILE_TEXT, text, length, &local))
+    return TRUE;
+  g_set_error_literal(error, DDP_RANGE_ERROR, DDP_RANGE_ERROR_FILE, local->message);
+  return FALSE;
 }
 
 /**

@@ -17,8 +17,10 @@
  *                        ddp_range_check_count(…), @where naming it: "-g", "FILE:LINE: group.key",
  *                        a list item's flag; ddp_range_check_size for nccl-tests' K/M/G sizes;
  *                        ddp_range_check_seed for a seed (the one number without a DdpRange)
- *   - a file to read:    ddp_range_read_file(path, what, &text, &length, error): regular files
- *                        under DDP_MAX_INPUT_BYTES only (no FIFOs, devices, directories)
+ *   - a file to read:    ddp_range_read_file(path, &text, &length, error): regular files
+ *                        under DDP_MAX_INPUT_BYTES only (no FIFOs, devices, directories), through
+ *                        fileio.h's ddp_file_read, which any other reader uses directly; every
+ *                        file ddpsim writes goes through ddp_file_write (fileio.h)
  *   - a --gpus list:     ddp_gpu_list_parse(text, error)
  *   - a text to echo in an error message: ddp_range_quote(text) (escapes control characters,
  *                        cuts long text)
@@ -124,6 +126,24 @@ extern const DdpRange DDP_RANGE_DEADLINE_HOURS;  /* above 0 .. 1e6 hours (solve 
 extern const DdpRange DDP_RANGE_BUDGET;          /* above 0 .. 1e15 (solve --budget) */
 /* Versions */
 extern const DdpRange DDP_RANGE_SM_ARCH;         /* 60 .. 200 (compute capability × 10) */
+/* Imported measurements */
+extern const DdpRange DDP_RANGE_THREADS_PER_PROCESS; /* 1 .. 1024 (nccl-tests nThread) */
+extern const DdpRange DDP_RANGE_MEASURED_GBS;    /* 0 .. 1e5 GB/s (nccl-tests algbw, busbw) */
+extern const DdpRange DDP_RANGE_MEASURED_US;     /* above 0 .. 1e9 µs (nccl-tests times) */
+extern const DdpRange DDP_RANGE_TRACE_TS_US;     /* ±2^53 µs (trace timestamps) */
+extern const DdpRange DDP_RANGE_TRACE_DUR_US;    /* 0 .. 1e12 µs (trace durations) */
+extern const DdpRange DDP_RANGE_CORRELATION;     /* 0 .. 2^53, whole (trace correlation ids) */
+extern const DdpRange DDP_RANGE_COMPUTE_VERSION; /* 0 .. 99, whole (computeMajor, computeMinor) */
+extern const DdpRange DDP_RANGE_CUDA_VERSION;    /* 1 .. 1e6, whole (cuda_runtime_version) */
+extern const DdpRange DDP_RANGE_GPU_MEMORY_BYTES; /* 0 .. 1e15, whole (totalGlobalMem) */
+/* Imports: at most this many result rows in an nccl-tests file (a full -b 8 -e 8G -f 2 sweep has
+ * 31), and this many events in a trace (a ResNet-50 step has ~10^4), counted before any work. */
+#define DDP_MAX_IMPORT_ROWS 10000u
+#define DDP_MAX_TRACE_EVENTS 1000000u
+/* JSON nesting a trace may have (Kineto's is 4 deep), and the values it may hold (a 64 MiB Kineto
+ * trace has ~4·10^6; json-glib keeps ~100 bytes a value): both checked before parsing. */
+#define DDP_MAX_JSON_DEPTH 64u
+#define DDP_MAX_JSON_VALUES 8000000u
 
 /* TRUE when @v is inside @r (and whole when @r is an integer range). */
 gboolean ddp_range_contains(const DdpRange *r, double v);

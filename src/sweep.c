@@ -144,11 +144,24 @@ ddp_sweep_grid_set_axis(DdpSweepGrid *grid, DdpSweepAxis axis, const char *list,
 {
   g_return_val_if_fail(axis < DDP_SWEEP_N_AXES, FALSE);
   g_autoptr(GPtrArray) values = g_ptr_array_new_with_free_func(g_free);
+  /* caps before work: an axis longer than the whole grid may be is refused before any value is
+   * parsed (a 1.3 MB list used to spin for a minute in the duplicate check first) */
+  guint64 n_items = 1;
+  for (const char *p = list; *p; p++)
+    n_items += *p == ',';
+  if (n_items > DDP_SWEEP_MAX_POINTS) {
+    g_set_error(error, DDP_SWEEP_ERROR, DDP_SWEEP_ERROR_TOO_LARGE,
+                "%s: %" G_GUINT64_FORMAT " values; a grid has at most %d points", where, n_items, DDP_SWEEP_MAX_POINTS);
+    return FALSE;
+  }
   g_auto(GStrv) items = g_strsplit(list, ",", -1);
   if (!items[0]) {
     g_set_error(error, DDP_SWEEP_ERROR, DDP_SWEEP_ERROR_INVALID, "%s: empty list", where);
     return FALSE;
   }
+  /* duplicates found in a hash set: O(n), not O(n²) */
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+  guint hashed = 0;   /* values[0 .. hashed) are in @seen */
   for (char **item = items; *item; item++) {
     if (axis == DDP_SWEEP_AXIS_GPUS && is_ellipsis(g_strstrip(*item))) {
       if (!continue_progression(values, item[1], where, error))
@@ -158,12 +171,13 @@ ddp_sweep_grid_set_axis(DdpSweepGrid *grid, DdpSweepAxis axis, const char *list,
     char *value = normalise_value(axis, g_strstrip(*item), where, error);
     if (!value)
       return FALSE;
-    for (guint i = 0; i < values->len; i++)
-      if (strcmp(values->pdata[i], value) == 0) {
-        g_set_error(error, DDP_SWEEP_ERROR, DDP_SWEEP_ERROR_INVALID, "%s: \"%s\" is listed twice", where, value);
-        g_free(value);
-        return FALSE;
-      }
+    for (; hashed < values->len; hashed++)   /* a progression's values */
+      g_hash_table_add(seen, values->pdata[hashed]);
+    if (g_hash_table_contains(seen, value)) {
+      g_set_error(error, DDP_SWEEP_ERROR, DDP_SWEEP_ERROR_INVALID, "%s: \"%s\" is listed twice", where, value);
+      g_free(value);
+      return FALSE;
+    }
     g_ptr_array_add(values, value);
   }
   g_ptr_array_unref(grid->values[axis]);

@@ -4,6 +4,7 @@
 #include "trace.h"
 
 #include "collective.h"
+#include "fileio.h"
 #include "jsonout.h"
 
 #include <string.h>
@@ -250,13 +251,13 @@ ddp_trace_to_json(const DdpScenario *s, const DdpResult *r, const char *const *l
 
 /**
  * ddp_trace_write:
- * See trace.h.  g_file_set_contents_full() with G_FILE_SET_CONTENTS_CONSISTENT writes a temporary
- * file in the same directory, fsyncs it and renames it over @path.
+ * See trace.h: ddp_file_write() (fileio.h) writes a temporary file in the same directory, fsyncs it
+ * and renames it over @path only when @path is missing or a regular file.
  */
 gboolean
 ddp_trace_write(const char *path, const DdpScenario *scenario, const DdpResult *result, const char *const *labels,
                 GError **error)
 {
   g_autofree char *json = ddp_trace_to_json(scenario, result, labels);
-  return g_file_set_contents_full(path, json, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0666, error);
+  return ddp_file_write("--trace", path, json, strlen(json), error);
 }

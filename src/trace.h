@@ -31,8 +31,8 @@
  * ("rank 17 (slowest, x1.31)"); NULL entries allowed.  Returns: (transfer full) the JSON text. */
 char *ddp_trace_to_json(const DdpScenario *scenario, const DdpResult *result, const char *const *labels);
 
-/* Writes ddp_trace_to_json() to @path atomically (temporary file, then rename): on failure
- * FALSE with a G_FILE_ERROR naming @path, and nothing at @path changed. */
+/* Writes ddp_trace_to_json() to @path (the --trace FILE) atomically through ddp_file_write: on
+ * failure FALSE with DDP_FILE_ERROR naming --trace and @path, and nothing at @path changed. */
 gboolean ddp_trace_write(const char *path, const DdpScenario *scenario, const DdpResult *result,
                          const char *const *labels, GError **error);
 

@@ -2,6 +2,8 @@
  * docs/validation.md).  Rows run through the library (ddp_collective_compare_csv, ddp_simulate),
  * never by spawning the binary, so a validation of the shipped data takes well under a second. */
 #include "validate.h"
+
+#include "fileio.h"
 #include "csv.h"
 
 #include "datadir.h"
@@ -104,7 +106,7 @@ table_read(Table *t, const char *path, GError **error)
   g_autofree char *text = NULL;
   g_autoptr(GError) local = NULL;
   t->path = path;
-  if (!g_file_get_contents(path, &text, NULL, &local)) {
+  if (!ddp_file_read(path, DDP_FILE_TEXT, &text, NULL, &local)) {   /* regular, ≤ 64 MiB, no NUL */
     g_set_error(error, DDP_VALIDATE_ERROR, DDP_VALIDATE_ERROR_INPUT, "%s", local->message);
     return FALSE;
   }

@@ -7,6 +7,7 @@
 /* lstat, st_mtim, truncate, mkfifo under -std=c11 */
 #define _DEFAULT_SOURCE
 
+#include <gio/gio.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
@@ -30,6 +31,15 @@ typedef enum {
   SETUP_DB_HUGE_POINT, /* point.db: an AllReduce point of 2^62 bytes */
   SETUP_DB_HUGE_ALPHA, /* alpha.db: a stored fit with alpha 1e308 */
   SETUP_OLD_OUTPUT,    /* out.png: an existing output that must survive */
+  /* issue 20 */
+  SETUP_DB_GOOD,       /* good.db: a sound database (one AllReduce point, no fit) */
+  SETUP_DB_TRIGGER,    /* trig.db: good, plus a trigger that wipes the points on any new fit */
+  SETUP_DB_VIEW,       /* view.db: good, plus a view */
+  SETUP_DB_INDEX,      /* index.db: good, plus an index ddpsim did not create */
+  SETUP_DB_CURVE_DUP,  /* curve.db: a stored fit whose curve lists one size twice */
+  SETUP_DB_CURVE_ZERO, /* zero.db: a stored fit whose curve has a 0 µs time */
+  SETUP_GZIP_BOMB,     /* bomb.json.gz: 80 MiB of spaces as ~80 KB of gzip */
+  SETUP_LINK,          /* link: a symbolic link to out.csv */
 } Setup;
 
 typedef struct {
@@ -57,6 +67,10 @@ typedef struct {
 #define SCENARIO(gpus, training) "[scenario]\ngpus = " gpus "\n\n[training]\n" training "\n"
 #define PREDICT "predict", "--model", "m.model"
 #define CSV_HEAD "cluster,gpus,bytes,time_us\n"
+/* issue 20 */
+#define TRACE_IMPORT "fit", "--db", "c.db", "--import", "t.json", "--model", "m.model", "--batch", "32"
+#define NCCL_ROW "        1024           256     float     sum      -1    10.00    0.10    0.09      0    10.00    0.10    0.09      0\n"
+#define LONG_NAME "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn.csv"
 
 static const Case cases[] = {
   /* ---- issue 11, as listed ---- */
@@ -328,6 +342,61 @@ static const Case cases[] = {
   { "deadline-zero", NULL, NULL, 0, NULL, NULL, 0, { "solve", "--for", "gpus", "--deadline-hours", "0", "--train-samples", "1e6" }, "--deadline-hours: \"0\" must be a number above 0" },
   { "budget-with-target", NULL, NULL, 0, NULL, NULL, 0, { "solve", "--for", "gpus", "--budget", "10", "--target-efficiency", "0.9", "--train-samples", "1e6" }, "--budget: answers instead of --target-efficiency" },
   { "allreduce-calibration-alpha", NULL, NULL, 0, NULL, NULL, SETUP_DB_HUGE_ALPHA, { "allreduce", "--calibration", "alpha.db" }, "alpha_us = 1e+308" },
+
+  /* ---- issue 20: importers (fit --import), by class ---- */
+  /* types: json-glib gave NULL for a number where a string was read, and strcmp crashed */
+  { "import-trace-ph-number", "t.json", "{\"traceEvents\":[{\"ph\":1,\"name\":\"x\",\"ts\":1,\"dur\":1}]}", 0, "m.model", GOOD_MODEL, 0, { TRACE_IMPORT }, "t.json: traceEvents[0].ph: not a string" },
+  { "import-trace-cat-number", "t.json", "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":7,\"name\":\"x\",\"ts\":1,\"dur\":1}]}", 0, "m.model", GOOD_MODEL, 0, { TRACE_IMPORT }, "t.json: traceEvents[0].cat: not a string" },
+  { "import-trace-args-string", "t.json", "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":1,\"dur\":1,\"args\":\"x\"}]}", 0, "m.model", GOOD_MODEL, 0, { TRACE_IMPORT }, "t.json: traceEvents[0].args: not an object" },
+  { "import-trace-gpu-name-number", "t.json", "{\"deviceProperties\":[{\"name\":5}],\"traceEvents\":[]}", 0, "m.model", GOOD_MODEL, 0, { TRACE_IMPORT }, "t.json: deviceProperties[0].name: not a string" },
+  /* nesting bounded before parsing (json-glib recursed until the stack overflowed) */
+  { "import-trace-deep-nesting", "t.json", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]", 0, "m.model", GOOD_MODEL, 0, { TRACE_IMPORT }, "t.json:1: JSON nested deeper than 64 levels" },
+  /* compressed input capped on its inflated size */
+  { "import-trace-gzip-bomb", "m.model", GOOD_MODEL, 0, NULL, NULL, SETUP_GZIP_BOMB, { "fit", "--db", "c.db", "--import", "bomb.json.gz", "--model", "m.model", "--batch", "32" }, "bomb.json.gz: inflates to more than 64 MiB" },
+  { "import-trace-gzip-truncated", "t.json.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00", 8, "m.model", GOOD_MODEL, 0, { "fit", "--db", "c.db", "--import", "t.json.gz", "--model", "m.model", "--batch", "32" }, "t.json.gz: damaged gzip data" },
+  /* files: regular, capped, never blocking */
+  { "import-fifo", NULL, NULL, 0, NULL, NULL, SETUP_FIFO, { "fit", "--db", "c.db", "--import", "fifo" }, "fifo: not a regular file (a FIFO)" },
+  { "import-dev-zero", NULL, NULL, 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "/dev/zero" }, "/dev/zero: not a regular file (a device)" },
+  { "import-directory", NULL, NULL, 0, NULL, NULL, SETUP_DIR, { "fit", "--db", "c.db", "--import", "adir" }, "adir: not a regular file (a directory)" },
+  { "import-65-mib-log", NULL, NULL, 0, NULL, NULL, SETUP_BIG, { "fit", "--db", "c.db", "--import", "big.model" }, "big.model: 68157440 bytes; input files are limited to 64 MiB" },
+  /* every number through the range table */
+  { "import-nccl-nthread-2^31", "n.txt", "# nThread 2147483648 nGpus 8\n" NCCL_ROW, 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt" }, "n.txt:1: nThread: \"2147483648\" must be a whole number from 1 to 1024" },
+  { "import-nccl-ngpus-negative", "n.txt", "# nThread 1 nGpus -8\n" NCCL_ROW, 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt" }, "n.txt:1: nGpus: \"-8\" must be a whole number from 1 to 1024" },
+  { "import-nccl-size-2^63", "n.txt", "9223372036854775807 256 float sum -1 10.00 0.10 0.09 0 10.00 0.10 0.09 0\n", 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt" }, "n.txt:1: size: \"9223372036854775807\"" },
+  { "import-nccl-time-inf", "n.txt", "1024 256 float sum -1 inf 0.10 0.09 0 10.00 0.10 0.09 0\n", 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt" }, "n.txt:1: out-of-place time: \"inf\"" },
+  { "import-nccl-nodes-over-ranks", "n.txt", "# nThread 1 nGpus 2\n" NCCL_ROW, 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt", "--nodes", "4" }, "--nodes: 4 nodes for the 2 ranks of n.txt" },
+  { "import-trace-negative-dur", "t.json", "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":1,\"dur\":-5,\"args\":{\"correlation\":1}}]}", 0, "m.model", GOOD_MODEL, 0, { TRACE_IMPORT }, "t.json: traceEvents[0].dur: \"-5\" must be a number from 0 to 1e+12" },
+  { "import-trace-infinite-step", "t.json", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"ProfilerStep#1\",\"ts\":1e308,\"dur\":1e308}]}", 0, "m.model", GOOD_MODEL, 0, { TRACE_IMPORT }, "t.json: traceEvents[0].ts: \"1e+308\" must be a number from" },
+  { "import-trace-correlation-1e30", "t.json", "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":1,\"dur\":1,\"args\":{\"correlation\":1e30}}]}", 0, "m.model", GOOD_MODEL, 0, { TRACE_IMPORT }, "t.json: traceEvents[0].args.correlation: \"1e+30\" must be a whole number from 0 to" },
+  { "import-trace-compute-major", "t.json", "{\"deviceProperties\":[{\"computeMajor\":4294967296,\"computeMinor\":0}],\"traceEvents\":[]}", 0, "m.model", GOOD_MODEL, 0, { TRACE_IMPORT }, "t.json: deviceProperties[0].computeMajor: \"4294967296\" must be a whole number from 0 to 99" },
+  { "import-trace-cuda-version", "t.json", "{\"cuda_runtime_version\":1e300,\"traceEvents\":[]}", 0, "m.model", GOOD_MODEL, 0, { TRACE_IMPORT }, "t.json: trace.cuda_runtime_version:" },
+
+  /* ---- issue 20: fit's own flags through the range table ---- */
+  { "fit-nodes-hex", "n.txt", NCCL_ROW, 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt", "--nodes", "0x10" }, "--nodes: \"0x10\" must be a whole number from 1 to 16777216" },
+  { "fit-nodes-2^31-1", "n.txt", NCCL_ROW, 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt", "--nodes", "2147483647" }, "--nodes: \"2147483647\"" },
+  { "fit-batch-inf", "t.json", "{}", 0, "m.model", GOOD_MODEL, 0, { "fit", "--db", "c.db", "--import", "t.json", "--model", "m.model", "--batch", "inf" }, "--batch: \"inf\" must be a whole number from 1 to 16777216" },
+  { "fit-batch-half", "t.json", "{}", 0, "m.model", GOOD_MODEL, 0, { "fit", "--db", "c.db", "--import", "t.json", "--model", "m.model", "--batch", "0.5" }, "--batch: \"0.5\"" },
+
+  /* ---- issue 20: atomic import and fit — the database byte for byte as it was ---- */
+  { "import-refused-db-unchanged", "n.txt", "# nThread 1 nGpus -8\n" NCCL_ROW, 0, NULL, NULL, SETUP_DB_GOOD, { "fit", "--db", "good.db", "--import", "n.txt" }, "n.txt:1: nGpus:" },
+  { "import-then-fit-refused-db-unchanged", "n.txt", "# nThread 1 nGpus 8\n" NCCL_ROW, 0, NULL, NULL, SETUP_DB_GOOD, { "fit", "--db", "good.db", "--import", "n.txt", "--run", "99" }, "no calibration run 99" },
+  { "import-then-fit-refused-new-db-removed", "n.txt", "# nThread 1 nGpus 8\n" NCCL_ROW, 0, NULL, NULL, 0, { "fit", "--db", "new.db", "--import", "n.txt", "--run", "99" }, "no calibration run 99" },
+
+  /* ---- issue 20: calibration databases are untrusted ---- */
+  { "db-trigger-fit", NULL, NULL, 0, NULL, NULL, SETUP_DB_TRIGGER, { "fit", "--db", "trig.db" }, "trig.db: a trigger \"wipe\" that ddpsim did not create" },
+  { "db-trigger-calibration", NULL, NULL, 0, NULL, NULL, SETUP_DB_TRIGGER, { "predict", "--calibration", "trig.db" }, "trig.db: a trigger \"wipe\"" },
+  { "db-view", NULL, NULL, 0, NULL, NULL, SETUP_DB_VIEW, { "fit", "--db", "view.db" }, "view.db: a view \"v\" that ddpsim did not create" },
+  { "db-extra-index", NULL, NULL, 0, NULL, NULL, SETUP_DB_INDEX, { "fit", "--db", "index.db", "--no-store" }, "index.db: an index \"extra\"" },
+  { "db-curve-duplicate-size", NULL, NULL, 0, NULL, NULL, SETUP_DB_CURVE_DUP, { "allreduce", "--calibration", "curve.db" }, "fit_allreduce_curve, row 2: bytes = 8 twice" },
+  { "db-curve-zero-time", NULL, NULL, 0, NULL, NULL, SETUP_DB_CURVE_ZERO, { "allreduce", "--calibration", "zero.db" }, "time_us = 0 (expected above 0" },
+
+  /* ---- issue 20: outputs refuse non-regular targets and name the user's path ---- */
+  { "sweep-output-fifo", NULL, NULL, 0, NULL, NULL, SETUP_FIFO, { "sweep", "--gpus", "8", "-o", "fifo" }, "-o: \"fifo\" exists and is not a regular file (a FIFO)" },
+  { "sweep-output-dev-full", NULL, NULL, 0, NULL, NULL, 0, { "sweep", "--gpus", "8", "-o", "/dev/full" }, "-o: \"/dev/full\" exists and is not a regular file (a device)" },
+  { "sweep-output-symlink", NULL, NULL, 0, NULL, NULL, SETUP_LINK, { "sweep", "--gpus", "8", "-o", "link" }, "-o: \"link\" exists and is not a regular file (a symbolic link)" },
+  { "sweep-output-name-too-long", NULL, NULL, 0, NULL, NULL, 0, { "sweep", "--gpus", "8", "--iterations", "1", "-o", LONG_NAME }, "-o: cannot write \"" LONG_NAME "\": File name too long" },
+  { "timeline-trace-fifo", NULL, NULL, 0, NULL, NULL, SETUP_FIFO, { "timeline", "--trace", "fifo" }, "--trace: \"fifo\" exists and is not a regular file (a FIFO)" },
+  { "timeline-trace-dev-null", NULL, NULL, 0, NULL, NULL, 0, { "timeline", "--trace", "/dev/null" }, "--trace: \"/dev/null\" exists and is not a regular file (a device)" },
 };
 
 /* ---- the case directory ---- */
@@ -420,6 +489,16 @@ add_run(DdpCalibDb *db)
   return id;
 }
 
+/* Runs @sql on the database file @path behind ddpsim's back (a user's hand edit). */
+static void
+edit_db(const char *path, const char *sql)
+{
+  sqlite3 *raw = NULL;
+  g_assert_cmpint(sqlite3_open(path, &raw), ==, SQLITE_OK);
+  g_assert_cmpint(sqlite3_exec(raw, sql, NULL, NULL, NULL), ==, SQLITE_OK);
+  g_assert_cmpint(sqlite3_close(raw), ==, SQLITE_OK);
+}
+
 /* A database with one AllReduce point of @bytes, and (when @alpha_us ≥ 0) a stored fit. */
 static void
 make_db(const char *path, gint64 bytes, double alpha_us, gboolean drop_table)
@@ -501,6 +580,49 @@ setup_case(const char *dir, Setup setup)
     break;
   case SETUP_OLD_OUTPUT:
     write_file(dir, "out.png", "an old image\n", 0);
+    break;
+  case SETUP_DB_GOOD:
+    path = g_build_filename(dir, "good.db", NULL);
+    make_db(path, 8, -1, FALSE);
+    break;
+  case SETUP_DB_TRIGGER:
+    path = g_build_filename(dir, "trig.db", NULL);
+    make_db(path, 8, -1, FALSE);
+    edit_db(path, "CREATE TRIGGER wipe AFTER INSERT ON fits BEGIN DELETE FROM allreduce_points; END");
+    break;
+  case SETUP_DB_VIEW:
+    path = g_build_filename(dir, "view.db", NULL);
+    make_db(path, 8, -1, FALSE);
+    edit_db(path, "CREATE VIEW v AS SELECT * FROM runs");
+    break;
+  case SETUP_DB_INDEX:
+    path = g_build_filename(dir, "index.db", NULL);
+    make_db(path, 8, -1, FALSE);
+    edit_db(path, "CREATE INDEX extra ON runs(host)");
+    break;
+  case SETUP_DB_CURVE_DUP:
+  case SETUP_DB_CURVE_ZERO:
+    path = g_build_filename(dir, setup == SETUP_DB_CURVE_DUP ? "curve.db" : "zero.db", NULL);
+    make_db(path, 8, 10, FALSE);
+    edit_db(path, setup == SETUP_DB_CURVE_DUP
+                    ? "INSERT INTO fit_allreduce_curve VALUES (1, 'Ring', 'Simple', 8, 1, 8, 10.0);"
+                      "INSERT INTO fit_allreduce_curve VALUES (1, 'Ring', 'Simple', 8, 1, 8, 12.0);"
+                    : "INSERT INTO fit_allreduce_curve VALUES (1, 'Ring', 'Simple', 8, 1, 8, 0.0);");
+    break;
+  case SETUP_GZIP_BOMB: {
+    g_autoptr(GZlibCompressor) z = g_zlib_compressor_new(G_ZLIB_COMPRESSOR_FORMAT_GZIP, 9);
+    gsize n = (gsize)80 << 20, out_size = n / 500 + 65536, read = 0, written = 0;
+    g_autofree char *spaces = g_malloc(n), *gz = g_malloc(out_size);
+    memset(spaces, ' ', n);
+    g_assert_cmpint(g_converter_convert(G_CONVERTER(z), spaces, n, gz, out_size, G_CONVERTER_INPUT_AT_END, &read,
+                                        &written, NULL), ==, G_CONVERTER_FINISHED);
+    write_file(dir, "bomb.json.gz", gz, written);
+    break;
+  }
+  case SETUP_LINK:
+    path = g_build_filename(dir, "link", NULL);
+    write_file(dir, "out.csv", "an old table\n", 0);
+    g_assert_cmpint(symlink("out.csv", path), ==, 0);
     break;
   }
 }
@@ -592,6 +714,39 @@ test_megabyte_line(void)
   g_string_free(text, TRUE);
 }
 
+/* Issue 20, caps before work: each refusal comes before the work the input would cost (a 1.3 MB
+ * grid axis spun a minute in its duplicate check; a trace of 8·10^6 values would take ~1 GB as a
+ * json-glib tree; a log of 10 001 result rows). */
+static void
+test_caps_before_work(void)
+{
+  GString *grid = g_string_new("[sweep]\nseeds = 0");
+  for (guint i = 1; i < 200000; i++)
+    g_string_append_printf(grid, ",%u", i);
+  g_string_append_c(grid, '\n');
+  Case c1 = { "grid-axis-200000", "g.ini", grid->str, grid->len, NULL, NULL, 0, { "sweep", "--grid", "g.ini" },
+              "g.ini:2: sweep.seeds: 200000 values; a grid has at most 100000 points" };
+  check_case(&c1);
+  g_string_free(grid, TRUE);
+
+  GString *trace = g_string_new("{\"traceEvents\":[0");
+  for (guint i = 0; i < DDP_MAX_JSON_VALUES; i++)
+    g_string_append(trace, ",0");
+  g_string_append(trace, "]}");
+  Case c2 = { "trace-values-cap", "t.json", trace->str, trace->len, "m.model", GOOD_MODEL, 0, { TRACE_IMPORT },
+              "t.json:1: more than 8000000 JSON values" };
+  check_case(&c2);
+  g_string_free(trace, TRUE);
+
+  GString *log = g_string_new("# nThread 1 nGpus 8\n");
+  for (guint i = 0; i <= DDP_MAX_IMPORT_ROWS; i++)
+    g_string_append(log, NCCL_ROW);
+  Case c3 = { "nccl-rows-cap", "n.txt", log->str, log->len, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt" },
+              "n.txt:10002: more than 10000 result rows" };
+  check_case(&c3);
+  g_string_free(log, TRUE);
+}
+
 /* The help writes "8,16,…,1024": that form works, in a UTF-8 locale and in plain C. */
 static void
 test_unicode_ellipsis(void)
@@ -628,6 +783,7 @@ main(int argc, char **argv)
     g_test_add_data_func(path, &cases[i], test_case);
   }
   g_test_add_func("/badinput/megabyte-line", test_megabyte_line);
+  g_test_add_func("/badinput/caps-before-work", test_caps_before_work);
   g_test_add_func("/badinput/unicode-ellipsis", test_unicode_ellipsis);
   return g_test_run();
 }

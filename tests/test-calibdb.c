@@ -676,6 +676,60 @@ test_kill(FileFixture *f, gconstpointer data)
   assert_check(db);
 }
 
+/* Issue 20: a user's database is untrusted.  Each object ddpsim did not create is refused at open
+ * (FOREIGN), in either mode; and the outer transaction leaves a file byte for byte as it was when
+ * rolled back — UPDATE mode does not switch the journal to WAL. */
+static void
+test_open_hostile(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
+{
+  static const char *const edits[] = {
+    "CREATE TRIGGER t AFTER INSERT ON runs BEGIN DELETE FROM runs; END",
+    "CREATE VIEW v AS SELECT 1",
+    "CREATE INDEX i ON runs(host)",
+    "CREATE TABLE extra (x)",
+    "ALTER TABLE runs ADD COLUMN x DEFAULT 1",
+  };
+  for (gsize k = 0; k < G_N_ELEMENTS(edits); k++) {
+    g_autoptr(GError) error = NULL;
+    g_unlink(f->path);
+    g_clear_pointer(&(DdpCalibDb *){ ddp_calibdb_open(f->path, DDP_CALIBDB_WRITE, &error) }, ddp_calibdb_close);
+    g_assert_no_error(error);
+    sqlite3 *raw = NULL;
+    g_assert_cmpint(sqlite3_open(f->path, &raw), ==, SQLITE_OK);
+    g_assert_cmpint(sqlite3_exec(raw, edits[k], NULL, NULL, NULL), ==, SQLITE_OK);
+    sqlite3_close(raw);
+    for (int mode = 0; mode < 3; mode++) {
+      g_clear_error(&error);
+      DdpCalibDbMode m = mode == 0 ? DDP_CALIBDB_READ : mode == 1 ? DDP_CALIBDB_WRITE : DDP_CALIBDB_UPDATE;
+      g_assert_null(ddp_calibdb_open(f->path, m, &error));
+      g_assert_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_FOREIGN);
+      g_assert_nonnull(strstr(error->message, "that ddpsim did not create"));
+    }
+  }
+  /* a rolled-back outer transaction leaves the file as it was */
+  g_autoptr(GError) error = NULL;
+  g_unlink(f->path);
+  g_clear_pointer(&(DdpCalibDb *){ ddp_calibdb_open(f->path, DDP_CALIBDB_WRITE, &error) }, ddp_calibdb_close);
+  g_autofree char *before = NULL, *after = NULL;
+  gsize n_before = 0, n_after = 0;
+  g_assert_true(g_file_get_contents(f->path, &before, &n_before, NULL));
+  {
+    g_autoptr(DdpCalibDb) db = ddp_calibdb_open(f->path, DDP_CALIBDB_UPDATE, &error);
+    g_assert_no_error(error);
+    g_assert_true(ddp_calibdb_transaction_begin(db, &error));
+    DdpCalibRun run = sample_run();
+    gint64 id = ddp_calibdb_run_begin(db, &run, &error);
+    g_assert_true(ddp_calibdb_batch_begin(db, id, "b", &error));
+    g_assert_true(ddp_calibdb_batch_commit(db, NULL, &error));   /* a savepoint, released */
+    ddp_calibdb_transaction_rollback(db);
+    g_autoptr(GPtrArray) runs = ddp_calibdb_runs(db, &error);
+    g_assert_cmpuint(runs->len, ==, 0);
+  }
+  g_assert_true(g_file_get_contents(f->path, &after, &n_after, NULL));
+  g_assert_cmpmem(before, n_before, after, n_after);
+  g_assert_false(beside(f->path, "-wal"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -693,6 +747,7 @@ main(int argc, char **argv)
   g_test_add("/calibdb/open/newer-schema", FileFixture, NULL, file_setup, test_open_newer, file_teardown);
   g_test_add("/calibdb/open/schema-1", FileFixture, NULL, file_setup, test_open_schema1, file_teardown);
   g_test_add("/calibdb/open/damaged", FileFixture, NULL, file_setup, test_open_damaged, file_teardown);
+  g_test_add("/calibdb/open/hostile", FileFixture, NULL, file_setup, test_open_hostile, file_teardown);
   g_test_add("/calibdb/kill/between-batches", FileFixture, GINT_TO_POINTER(KILL_BETWEEN), file_setup, test_kill,
              file_teardown);
   g_test_add("/calibdb/kill/mid-batch", FileFixture, GINT_TO_POINTER(KILL_MID_BATCH), file_setup, test_kill,

@@ -3,12 +3,18 @@
  * file:line, the store with provenance and idempotent re-import, and the issue-10 acceptance: fit
  * on every other size of a public curve, predict the others, median error ≤ 5 %.  The
  * `ddpsim fit --import` verb is run through the real binary for its exit codes. */
+#define _DEFAULT_SOURCE /* fork, waitpid, _exit, SIGKILL under -std=c11 */
+
+#include "fileio.h"
 #include "ncclimport.h"
 #include "commcurve.h"
 #include "fit.h"
 #include "run-ddpsim.h"
 
 #include <glib/gstdio.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <math.h>
 #include <string.h>
 
@@ -126,9 +132,17 @@ test_parse_errors(void)
       "bad.txt:1: root 0: a rooted collective" },
     { "        1024           256     float     sum      -1    10.00    0.10\n", "bad.txt:1: a result row of all_reduce_perf has 11 to 13 fields" },
     { "        1024           256     float     sum      -1     fast    0.10    0.09      0    10.00    0.10    0.09      0\n",
-      "bad.txt:1: out-of-place time \"fast\" is not a non-negative number" },
+      "bad.txt:1: out-of-place time: \"fast\" must be a number above 0 and at most 1e+09" },
     { "        1024           256     float     sum      -1     0.00    0.10    0.09      0    10.00    0.10    0.09      0\n",
-      "bad.txt:1: a time of 0 µs cannot be measured" },
+      "bad.txt:1: out-of-place time: \"0.00\" must be a number above 0 and at most 1e+09" },
+    /* issue 20: header and row numbers through the range table */
+    { "# nThread 1 nGpus 2147483648\n", "bad.txt:1: nGpus: \"2147483648\" must be a whole number from 1 to 1024" },
+    { "# nThread -1 nGpus 8\n", "bad.txt:1: nThread: \"-1\" must be a whole number from 1 to 1024" },
+    { "# nThread 1 nGpus 8 minBytes 8 iters: 0x14\n", "bad.txt:1: iters: \"0x14\"" },
+    { "  9223372036854775807  256  float  sum  -1  10.00  0.10  0.09  0  10.00  0.10  0.09  0\n",
+      "bad.txt:1: size: \"9223372036854775807\" must be a whole number from 0 to 1125899906842624" },
+    { "        1024           256     float     sum      -1    10.00    -0.10    0.09      0    10.00    0.10    0.09      0\n",
+      "bad.txt:1: out-of-place algbw: \"-0.10\" must be a number from 0 to 100000" },
     { "        1024           256     float     sum      -1    10.00    0.10    0.09      0    10.00    0.10    0.09      0\n"
       "        2048           512      half     sum      -1    10.00    0.20    0.18      0    10.00    0.20    0.18      0\n",
       "bad.txt:2: half/sum after float/sum" },
@@ -161,6 +175,50 @@ test_parse_errors(void)
 }
 
 /* ---- storing ------------------------------------------------------------------------------- */
+
+/* Issue 20: an import is one transaction with its run row.  A process killed (SIGKILL) after the run
+ * row and some points were written leaves the file
+ * with no run at all; before, the run row was committed on its own and stayed as an orphan. */
+static void
+test_import_killed(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-ncclimport-XXXXXX", NULL);
+  g_autofree char *db_path = g_build_filename(dir, "c.db", NULL);
+  g_autofree char *log = fixture("oci-a100-1node.txt");
+  g_autoptr(GError) error = NULL;
+  g_clear_pointer(&(DdpCalibDb *){ ddp_calibdb_open(db_path, DDP_CALIBDB_UPDATE, &error) }, ddp_calibdb_close);
+  g_assert_no_error(error);
+  pid_t child = fork();
+  g_assert_cmpint(child, >=, 0);
+  if (child == 0) {
+    DdpCalibDb *db = ddp_calibdb_open(db_path, DDP_CALIBDB_UPDATE, NULL);
+    g_autoptr(DdpNcclTests) t = ddp_nccl_tests_read(log, NULL);
+    gboolean again = FALSE;
+    DdpCalibRun run = { .host = "h", .gpu_name = "g", .gpus_per_node = 8, .nodes = 1, .ranks = 8, .program = "p" };
+    gint64 id = db && t ? ddp_calibdb_import_begin(db, &run, "import/nccl-tests", &t->source, &again, NULL) : 0;
+    DdpCalibAllreducePoint p = { .algorithm = "auto", .protocol = "auto", .ranks = 8, .nodes = 1, .bytes = 8,
+                                 .time_us = 10, .min_us = 10, .max_us = 10 };
+    if (id > 0 && ddp_calibdb_batch_add_allreduce(db, &p, NULL))
+      raise(SIGKILL);   /* killed mid-import: no commit, no close, no exit handlers */
+    _exit(1);
+  }
+  int status = 0;
+  g_assert_cmpint(waitpid(child, &status, 0), ==, child);
+  g_assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  g_autoptr(DdpCalibDb) db = ddp_calibdb_open(db_path, DDP_CALIBDB_READ, &error);
+  g_assert_no_error(error);
+  g_autoptr(GPtrArray) runs = ddp_calibdb_runs(db, &error);
+  g_assert_cmpuint(runs->len, ==, 0);
+  g_assert_true(ddp_calibdb_check(db, &error));
+  g_clear_pointer(&db, ddp_calibdb_close);
+  static const char *const suffixes[] = { "", "-journal", "-wal", "-shm" };
+  for (gsize i = 0; i < G_N_ELEMENTS(suffixes); i++) {
+    g_autofree char *p = g_strconcat(db_path, suffixes[i], NULL);
+    g_unlink(p);
+  }
+  g_rmdir(dir);
+}
+
 
 static void
 test_import_store(void)
@@ -223,7 +281,7 @@ test_import_store(void)
   /* a refused file writes nothing */
   g_autofree char *missing = fixture("no-such-file.txt");
   g_assert_cmpint(ddp_nccl_tests_import(db, missing, NULL, &again, &error), ==, 0);
-  g_assert_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT);
+  g_assert_error(error, DDP_FILE_ERROR, DDP_FILE_ERROR_READ);   /* the checked reader's (fileio.h) */
   g_autoptr(GPtrArray) after = ddp_calibdb_runs(db, NULL);
   g_assert_cmpuint(after->len, ==, 2);
 }
@@ -452,6 +510,7 @@ main(int argc, char **argv)
   g_test_add_func("/ncclimport/parse/variants", test_parse_variants);
   g_test_add_func("/ncclimport/parse/errors", test_parse_errors);
   g_test_add_func("/ncclimport/import/store", test_import_store);
+  g_test_add_func("/ncclimport/import/killed", test_import_killed);
   g_test_add_func("/ncclimport/fit/half-curve", test_half_curve);
   g_test_add("/ncclimport/cli", Tmp, NULL, tmp_setup, test_cli, tmp_teardown);
   return g_test_run();

@@ -183,12 +183,12 @@ test_errors(void)
   g_autoptr(DdpCalibDb) db = ddp_calibdb_open(":memory:", DDP_CALIBDB_WRITE, &error);
   g_autofree char *tpath = trace_path();
   gboolean again;
-  DdpProfImportOptions no_batch = { mpath, 0, NULL };
+  DdpProfImportOptions no_batch = { mpath, NULL, NULL };
   g_assert_cmpint(ddp_prof_import(db, tpath, &no_batch, &again, &error), ==, 0);
   g_assert_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT);
   g_assert_true(g_str_has_prefix(error->message, "--batch:"));
   g_clear_error(&error);
-  DdpProfImportOptions bad_precision = { mpath, 32, "fp8" };
+  DdpProfImportOptions bad_precision = { mpath, "32", "fp8" };
   g_assert_cmpint(ddp_prof_import(db, tpath, &bad_precision, &again, &error), ==, 0);
   g_assert_true(g_str_has_prefix(error->message, "--precision:"));
   g_clear_error(&error);
@@ -206,7 +206,7 @@ test_import_fit(void)
   g_autofree char *mpath = tiny_path(), *tpath = trace_path();
   g_autoptr(GError) error = NULL;
   g_autoptr(DdpCalibDb) db = ddp_calibdb_open(":memory:", DDP_CALIBDB_WRITE, &error);
-  DdpProfImportOptions o = { mpath, 32, "fp32" };
+  DdpProfImportOptions o = { mpath, "32", "fp32" };
   gboolean again = TRUE;
   gint64 run = ddp_prof_import(db, tpath, &o, &again, &error);
   g_assert_no_error(error);
@@ -303,7 +303,7 @@ test_real_resnet50(void)
   g_autoptr(GError) error = NULL;
   g_autoptr(DdpCalibDb) db = ddp_calibdb_open(":memory:", DDP_CALIBDB_WRITE, &error);
   g_autofree char *model_path = g_test_build_filename(G_TEST_DIST, "..", "models", "resnet50.model", NULL);
-  DdpProfImportOptions o = { model_path, 32, "fp32" };
+  DdpProfImportOptions o = { model_path, "32", "fp32" };
   gboolean again;
   gint64 run = ddp_prof_import(db, path, &o, &again, &error);
   g_assert_no_error(error);

@@ -212,10 +212,10 @@ test_read_file(void)
     const char *path, *suffix;
   } bad[] = {
     { nul, ":3: a NUL byte: not a text file" },
-    { fifo, ": not a regular file" },       /* and no hang: opened O_NONBLOCK, refused by fstat */
+    { fifo, ": not a regular file (a FIFO)" },       /* and no hang: opened O_NONBLOCK, refused by fstat */
     { dir, ": not a regular file (a directory)" },
     { big, ": 67108865 bytes; input files are limited to 64 MiB" },
-    { "/dev/zero", ": not a regular file" },
+    { "/dev/zero", ": not a regular file (a device)" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
     g_clear_error(&error);

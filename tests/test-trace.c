@@ -5,6 +5,7 @@
  *
  * Fixtures: tests/data/tiny.model (two layers: forward fc1 then fc2, backward fc2 then fc1) on
  * tests/data/ab4.cluster, as in test-ddp.c. */
+#include "fileio.h"
 #include "trace.h"
 
 #include <glib/gstdio.h>
@@ -265,7 +266,7 @@ test_write(void)
   g_autofree char *missing = g_build_filename(dir, "no-such-dir", "trace.json", NULL);
   g_autoptr(GError) error = NULL;
   g_assert_false(ddp_trace_write(missing, s, r, NULL, &error));
-  g_assert_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+  g_assert_error(error, DDP_FILE_ERROR, DDP_FILE_ERROR_WRITE);
   g_assert_cmpuint(count_entries(dir), ==, 0);
   g_clear_error(&error);
 

@@ -415,6 +415,32 @@ test_bad_folder(Folder *f, gconstpointer data)
 
 /* ---- the verb ---- */
 
+/* Issue 20: a training table none of whose rows is predicted (its model is not shipped) has no
+ * statistics: each summary line still ends in its own newline, dashes standing for the numbers
+ * (the line end used to vanish with the number, and the summary ran on as one line). */
+static void
+test_nothing_predicted(Folder *f, gconstpointer data)
+{
+  (void)data;
+  g_autofree char *path = write_file(f, "t.csv", "gpus,nodes,per_gpu_batch,iteration_ms,scaling_efficiency,"
+                                                  "ddpsim_model,cluster,ddp,ddpsim_precision\n"
+                                                  "1,1,32,97,1,nosuchmodel,dgx1-v100,no,fp32\n"
+                                                  "8,1,32,100,0.97,nosuchmodel,dgx1-v100,yes,fp32\n");
+  g_auto(Run) text = { 0 };
+  run(&text, "validate", path, NULL);
+  g_assert_cmpint(text.status, ==, 0);
+  g_auto(GStrv) lines = g_strsplit(text.out, "\n", -1);
+  guint summaries = 0;
+  for (guint i = 0; lines[i]; i++)
+    if (strstr(lines[i], " rows") && strstr(lines[i], " median |step error|")) {
+      summaries++;
+      g_assert_true(g_str_has_prefix(lines[i], "# "));
+      g_assert_true(g_str_has_suffix(lines[i], "-"));   /* the last number, a dash … */
+      g_assert_null(strstr(lines[i] + 1, "# "));        /* … and no next line run on */
+    }
+  g_assert_cmpuint(summaries, ==, 4);   /* --step-ms, baseline, defaults, 1-GPU rows */
+}
+
 static void
 test_cli(Folder *f, gconstpointer data)
 {
@@ -661,6 +687,7 @@ main(int argc, char **argv)
   g_test_add_func("/validate/stats", test_stats);
   g_test_add("/validate/allreduce/fixture", Folder, NULL, folder_setup, test_allreduce_fixture, folder_teardown);
   g_test_add("/validate/manifest", Folder, NULL, folder_setup, test_manifest, folder_teardown);
+  g_test_add("/validate/nothing-predicted", Folder, NULL, folder_setup, test_nothing_predicted, folder_teardown);
   g_test_add("/validate/bad-input/manifest", Folder, NULL, folder_setup, test_manifest_bad, folder_teardown);
   g_test_add("/validate/training/fixture", Folder, NULL, folder_setup, test_training_fixture, folder_teardown);
   g_test_add("/validate/bad-input/tables", Folder, NULL, folder_setup, test_bad_input, folder_teardown);

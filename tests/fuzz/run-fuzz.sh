@@ -12,9 +12,9 @@ for name in "$@"; do
   mkdir "$work/$name"
   cp "$srcdir/tests/fuzz/corpus/$name"/* "$work/$name/"
   echo "== fuzz-$name: corpus of $(ls "$work/$name" | wc -l) inputs, then $runs runs"
-  # -max_len keeps inputs file-sized but cheap; -timeout catches hangs (a FIFO would be one);
+  # -max_len keeps inputs file-sized but cheap (64 KiB: a minified trace of two steps is 18 KB); -timeout catches hangs (a FIFO would be one);
   # -rss_limit_mb catches runaway allocations (the 5.5 GB --gpus expansion of issue 11).
-  "$bindir/fuzz-$name" -runs="$runs" -max_len=16384 -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+  "$bindir/fuzz-$name" -runs="$runs" -max_len=65536 -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="./fuzz-$name-" "$work/$name" 2>"$work/$name.log" || {
     tail -40 "$work/$name.log" >&2
     echo "fuzz-$name: FAILED (see fuzz-$name-* in $(pwd))" >&2
