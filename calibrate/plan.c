@@ -28,6 +28,7 @@
 #include "calibrate.h"
 #include "fit.h"
 #include "keyfile.h"
+#include "ranges.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -151,6 +152,35 @@ size_option(const char *name, const char *value, gpointer data, GError **error)
   return TRUE;
 }
 
+/* The numeric flags, through the one range table (ranges.h: decimal only, whole where a count is
+ * asked, inside DDP_RANGE_CAL_* and DDP_RANGE_STEP_FACTOR). */
+static gboolean
+number_option(const char *name, const char *value, gpointer data, GError **error)
+{
+  DdpCalOptions *o = data;
+  guint64 count = 0;
+  g_autoptr(GError) local = NULL;
+  gboolean ok;
+  if (strcmp(name, "--devices") == 0) {
+    if ((ok = ddp_range_check_count(name, value, &DDP_RANGE_CAL_DEVICES, &count, &local)))
+      o->devices = (int)count;
+  } else if (strcmp(name, "--step-factor") == 0 || strcmp(name, "-f") == 0) {
+    if ((ok = ddp_range_check_count(name, value, &DDP_RANGE_STEP_FACTOR, &count, &local)))
+      o->step_factor = (int)count;
+  } else if (strcmp(name, "--warmup") == 0 || strcmp(name, "-w") == 0) {
+    if ((ok = ddp_range_check_count(name, value, &DDP_RANGE_CAL_LAUNCHES, &count, &local)))
+      o->timing.warmup = (int)count;
+  } else if (strcmp(name, "--iters") == 0 || strcmp(name, "-n") == 0) {
+    if ((ok = ddp_range_check_count(name, value, &DDP_RANGE_CAL_LAUNCHES, &count, &local)))
+      o->timing.iterations = (int)count;
+  } else {
+    ok = ddp_range_check_number(name, value, &DDP_RANGE_CAL_TARGET_MS, &o->timing.target_ms, &local);
+  }
+  if (!ok)   /* a bad value of a flag: exit 2, as GOption's own refusals */
+    g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, local->message);
+  return ok;
+}
+
 static gboolean
 string_option(const char *name, const char *value, gpointer data, G_GNUC_UNUSED GError **error)
 {
@@ -175,7 +205,7 @@ GOptionGroup *
 ddp_cal_option_group(DdpCalOptions *o)
 {
   GOptionEntry entries[] = {
-    { "devices", 0, 0, G_OPTION_ARG_INT, &o->devices, "use the first N visible GPUs (default: all)", "N" },
+    { "devices", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)number_option, "use the first N visible GPUs (default: all)", "N" },
     { "gpu-counts", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)string_option,
       "AllReduce over these GPU counts (default: 2, 4, ... up to all)", "LIST" },
     { "variants", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)string_option,
@@ -183,7 +213,7 @@ ddp_cal_option_group(DdpCalOptions *o)
       "Ring and Tree with LL, LL128 and Simple, NVLS/Simple, and NVLSTree/Simple across nodes)", "LIST" },
     { "min-bytes", 'b', 0, G_OPTION_ARG_CALLBACK, (gpointer)size_option, "smallest AllReduce (default 8)", "SIZE" },
     { "max-bytes", 'e', 0, G_OPTION_ARG_CALLBACK, (gpointer)size_option, "largest AllReduce (default 8G)", "SIZE" },
-    { "step-factor", 'f', 0, G_OPTION_ARG_INT, &o->step_factor, "multiplicative size step (default 2)", "F" },
+    { "step-factor", 'f', 0, G_OPTION_ARG_CALLBACK, (gpointer)number_option, "multiplicative size step (default 2)", "F" },
     { "out-of-place", 0, 0, G_OPTION_ARG_NONE, &o->out_of_place, "also time out-of-place AllReduce", NULL },
     { "model", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)string_option,
       "measure the layers of this model (default: a built-in set of linear, conv, norm and elementwise shapes)",
@@ -192,10 +222,10 @@ ddp_cal_option_group(DdpCalOptions *o)
     { "precision", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)string_option,
       "kernel precisions (default fp32,tf32,fp16,bf16)", "LIST" },
     { "skip", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)string_option, "leave out allreduce, kernels and/or copy", "LIST" },
-    { "warmup", 'w', 0, G_OPTION_ARG_INT, &o->timing.warmup, "untimed launches first (default 5)", "N" },
-    { "iters", 'n', 0, G_OPTION_ARG_INT, &o->timing.iterations,
+    { "warmup", 'w', 0, G_OPTION_ARG_CALLBACK, (gpointer)number_option, "untimed launches first (default 5)", "N" },
+    { "iters", 'n', 0, G_OPTION_ARG_CALLBACK, (gpointer)number_option,
       "timed launches (default 0: adaptive, about --target-ms of work, 5 to 1000)", "N" },
-    { "target-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->timing.target_ms, "adaptive timing target (default 50)", "MS" },
+    { "target-ms", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)number_option, "adaptive timing target (default 50)", "MS" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
   GOptionGroup *group = g_option_group_new("measure", "Measuring options (stored with the run; --resume reuses them):",
@@ -232,15 +262,16 @@ split_list(const char *text)
   return (GStrv)g_ptr_array_free(out, FALSE);
 }
 
+/* A comma list of GPU counts (@integers) or batches, each item through the range table. */
 static gboolean
 parse_positive_list(const char *option, const char *text, GArray *out, gboolean integers, GError **error)
 {
   g_auto(GStrv) items = split_list(text);
   for (guint i = 0; items[i]; i++) {
-    char *end = NULL;
-    double v = g_ascii_strtod(items[i], &end);
-    if (end == items[i] || *end != '\0' || !(v > 0) || !isfinite(v) || (integers && v != floor(v)))
-      return input_error(error, "%s: \"%s\" is not a positive %s", option, items[i], integers ? "integer" : "number");
+    double v = 0;
+    g_autoptr(GError) local = NULL;
+    if (!ddp_range_check_number(option, items[i], integers ? &DDP_RANGE_GPUS : &DDP_RANGE_BATCH, &v, &local))
+      return input_error(error, "%s", local->message);
     g_array_append_val(out, v);
   }
   if (out->len == 0)
@@ -279,15 +310,13 @@ parse_variant(const char *text, const char **algorithm, const char **protocol, G
 gboolean
 ddp_cal_options_validate(const DdpCalOptions *o, GError **error)
 {
-  if (o->devices < 0)
-    return input_error(error, "--devices: %d is negative", o->devices);
+  /* --devices, --step-factor, --warmup, --iters and --target-ms were range-checked as parsed
+   * (number_option); what remains is how the flags relate */
+  g_assert(o->devices >= 0 && o->step_factor >= 2 && o->timing.warmup >= 0 && o->timing.iterations >= 0 &&
+           o->timing.target_ms > 0);
   if (o->min_bytes < 4 || o->min_bytes > o->max_bytes)
     return input_error(error, "--min-bytes/--max-bytes: need 4 <= min <= max (got %" G_GINT64_FORMAT " and %"
                        G_GINT64_FORMAT ")", o->min_bytes, o->max_bytes);
-  if (o->step_factor < 2)
-    return input_error(error, "--step-factor: %d is below 2", o->step_factor);
-  if (o->timing.warmup < 0 || o->timing.iterations < 0 || !(o->timing.target_ms > 0))
-    return input_error(error, "--warmup/--iters/--target-ms: must not be negative (and the target positive)");
   g_autoptr(GArray) numbers = g_array_new(FALSE, FALSE, sizeof(double));
   if (o->gpu_counts && !parse_positive_list("--gpu-counts", o->gpu_counts, numbers, TRUE, error))
     return FALSE;

@@ -62,6 +62,11 @@ const DdpRange DDP_RANGE_BYTES = { 0, 1e18, FALSE, FALSE, FALSE };
 const DdpRange DDP_RANGE_TENSOR_BYTES = { 0, 1125899906842624.0, TRUE, FALSE, FALSE };
 const DdpRange DDP_RANGE_SWEEP_BYTES = { 1, 1125899906842624.0, TRUE, FALSE, FALSE };
 const DdpRange DDP_RANGE_STEP_FACTOR = { 2, 1048576.0, TRUE, FALSE, FALSE };
+/* ddpsim-calibrate: local GPUs to use (0: all; a node has at most DDP_RANGE_GPUS_PER_NODE's 1024),
+ * launches per measurement (warm-up or timed; 0: adaptive for --iters), and the adaptive target. */
+const DdpRange DDP_RANGE_CAL_DEVICES = { 0, 1024, TRUE, FALSE, FALSE };
+const DdpRange DDP_RANGE_CAL_LAUNCHES = { 0, 1e6, TRUE, FALSE, FALSE };
+const DdpRange DDP_RANGE_CAL_TARGET_MS = { 0.001, 1e6, FALSE, FALSE, FALSE };
 /* 1e-6 MiB is one byte; 1e9 MiB (1 PiB) is more than any model's gradients. */
 const DdpRange DDP_RANGE_BUCKET_CAP_MB = { 1e-6, 1e9, FALSE, FALSE, FALSE };
 /* Tokens per sample: 2^24 (16 M) is beyond any announced context window; costs scale at most

@@ -65,6 +65,9 @@ typedef struct {
 extern const DdpRange DDP_RANGE_GPUS;            /* 1 .. 2^24 */
 extern const DdpRange DDP_RANGE_GPUS_PER_NODE;   /* 1 .. 1024 */
 extern const DdpRange DDP_RANGE_NODES;           /* 0 (no limit) .. 2^24 */
+extern const DdpRange DDP_RANGE_CAL_DEVICES;     /* 0 (all) .. 1024 GPUs ddpsim-calibrate uses */
+extern const DdpRange DDP_RANGE_CAL_LAUNCHES;    /* 0 .. 10^6 warm-up or timed launches */
+extern const DdpRange DDP_RANGE_CAL_TARGET_MS;   /* 0.001 .. 10^6 ms of timed work */
 extern const DdpRange DDP_RANGE_DOMAIN_GPUS;     /* 1 .. 1024 GPUs in one NVLink domain */
 extern const DdpRange DDP_RANGE_NODES_PER_LEAF;  /* 1 .. 65536 nodes under one leaf switch */
 extern const DdpRange DDP_RANGE_NICS;            /* 1 .. 1024 */

@@ -164,6 +164,13 @@ test_bad_options(void)
     { "--dry-run --skip everything", "--skip" },
     { "--dry-run --devices 2 --gpu-counts 4", "--gpu-counts" },
     { "--dry-run --model /nonexistent/x.model", "/nonexistent/x.model" },
+    /* the numeric flags through the range table (issue 20): decimal only, inside their ranges */
+    { "--dry-run --devices 0x2", "--devices: \"0x2\" must be a whole number from 0 to 1024" },
+    { "--dry-run --target-ms inf", "--target-ms: \"inf\" must be a number from 0.001" },
+    { "--dry-run --step-factor 1", "--step-factor: \"1\" must be a whole number from 2" },
+    { "--dry-run --iters 1e9", "--iters" },
+    { "--dry-run --gpu-counts 2,0x4", "--gpu-counts: \"0x4\"" },
+    { "--dry-run --batch 8,2.5", "--batch: \"2.5\"" },
     { "stray", "unexpected" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
