@@ -200,6 +200,14 @@ nccl_kernel_name(const char *name, char **collective, char **algorithm, char **p
     return FALSE;
   g_autofree char *base = g_strndup(rest, strcspn(rest, "("));
   g_auto(GStrv) parts = g_strsplit(base, "_", -1);
+  if (!parts[0] || !*parts[0]) {
+    /* "ncclKernel_" or "ncclKernel_(…)": an NCCL kernel that names no collective (refused by the
+     * caller); g_strsplit gives no element at all for "" */
+    *collective = g_strdup("(unnamed)");
+    *algorithm = g_strdup("");
+    *protocol = g_strdup("");
+    return TRUE;
+  }
   *collective = g_strdup(parts[0]);
   static const char *const algorithms[] = { "RING", "TREE", "NVLS", "NVLS_TREE", "COLLNET_DIRECT", "COLLNET_CHAIN", "PAT", NULL };
   static const char *const protocols[] = { "LL", "LL128", "SIMPLE", NULL };

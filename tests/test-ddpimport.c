@@ -320,6 +320,22 @@ test_refused_collective(void)
   refused(&p, "the collective ReduceScatter; DDP runs AllReduce");
 }
 
+/* An NCCL kernel whose name gives no collective ("ncclKernel_(…"; found by fuzz-ddptrace, where
+ * g_strsplit of "" gave no element and the name's parts were read past the end): refused, one line. */
+static void
+test_refused_unnamed_collective(void)
+{
+  g_autofree char *path = g_test_build_filename(G_TEST_DIST, "fuzz", "corpus", "ddptrace",
+                                                "regress-nccl-kernel-no-collective.json", NULL);
+  const char *paths[] = { path };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpRunTrace) t = ddp_run_trace_read(paths, 1, 0, &error);
+  g_assert_null(t);
+  g_assert_nonnull(error);
+  g_assert_nonnull(strstr(error->message, "the collective (unnamed); DDP runs AllReduce"));
+  g_assert_null(strchr(error->message, '\n'));
+}
+
 static void
 test_refused_streams(void)
 {
@@ -520,6 +536,7 @@ main(int argc, char **argv)
   g_test_add_func("/ddpimport/synthetic/roundtrip-noise", test_roundtrip_noise);
   g_test_add_func("/ddpimport/timeline-compare", test_timeline_compare);
   g_test_add_func("/ddpimport/refused/collective", test_refused_collective);
+  g_test_add_func("/ddpimport/refused/unnamed-collective", test_refused_unnamed_collective);
   g_test_add_func("/ddpimport/refused/streams", test_refused_streams);
   g_test_add_func("/ddpimport/refused/malformed", test_refused_malformed);
   g_test_add_func("/ddpimport/refused/ranks", test_refused_ranks);
