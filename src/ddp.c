@@ -40,6 +40,7 @@
 #include "dp.h"
 #include "fsdp.h"
 #include "rankset.h"
+#include "strategy.h"
 #include "zero.h"
 #include "ranges.h"
 
@@ -777,26 +778,11 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, co
   if (!(sim->collective = ddp_collective_new(scenario->cluster, setup->gpus, error)))
     return FALSE;
   /* A calibration replaces the built-in efficiencies, then measured layer times replace the
-   * roofline of the layers it measured, and its AllReduce α/bandwidth replace NCCL's model. */
-  DdpComputeOptions compute_options;
-  if (options->compute)
-    compute_options = *options->compute;
-  else
-    ddp_compute_options_init_gpu(&compute_options, &scenario->cluster->gpu);
-  compute_options.host_layer_us = setup->overheads.host_layer_us;
-  if (scenario->calibration) {
-    ddp_fit_apply_compute_options(scenario->calibration, &compute_options);
-    compute_options.generation_floor = FALSE;   /* the measured machine, not a healthy default */
+   * roofline of the layers it measured (strategy.c), and its measured AllReduce curves answer
+   * where they cover this communicator. */
+  if (scenario->calibration)
     ddp_collective_use_calibration(sim->collective, scenario->calibration);
-  }
-  sim->compute = ddp_compute_new(scenario->model, &scenario->cluster->gpu, setup->precision, setup->batch,
-                                 setup->optimizer, &compute_options);
-  for (guint l = 0; scenario->calibration && l < scenario->model->n_layers; l++) {
-    g_autofree char *signature = ddp_fit_layer_signature(scenario->model, l);
-    double forward_us, backward_us;
-    if (ddp_fit_layer_time(scenario->calibration, signature, setup->precision, setup->batch, &forward_us, &backward_us))
-      ddp_compute_set_layer_us(sim->compute, l, forward_us, backward_us);
-  }
+  sim->compute = ddp_strategy_compute_unscaled(scenario, options->compute, 1.0);
   /* Per-bucket host cost (docs/overheads.md "Per-bucket costs"): the autograd hook that completes
    * a bucket launches its collective — Reducer::all_reduce_bucket → ProcessGroupNCCL::collective
    * (work object, event record and stream wait, ncclAllReduce's enqueue) — on the host thread

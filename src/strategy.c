@@ -46,11 +46,12 @@ ddp_strategy_memory(const DdpModel *model, const DdpGpuSpec *gpu, const DdpSetup
   out->fits = out->total <= gpu->memory_GB * 1e9;
 }
 
-/* The compute model of @scenario as ddp.c's sim_init builds it (calibration, measured layers,
- * --step-ms net of the host time per iteration), with the host issuing every layer pass
- * @host_factor times (the GIL: N replicas' forward launches from one process). */
+/* The compute model of @scenario before any --step-ms scaling: the GPU's defaults (or @options),
+ * a calibration's efficiencies and measured layer times, the host issuing every layer pass
+ * @host_factor times (the GIL: N replicas' forward launches from one process).  ddp.c's sim_init
+ * builds on it (it adds per-bucket host time before scaling); ddp_strategy_compute scales it. */
 DdpCompute *
-ddp_strategy_compute(const DdpScenario *scenario, const DdpComputeOptions *options, double host_factor)
+ddp_strategy_compute_unscaled(const DdpScenario *scenario, const DdpComputeOptions *options, double host_factor)
 {
   const DdpSetup *setup = &scenario->setup;
   DdpComputeOptions o;
@@ -71,6 +72,15 @@ ddp_strategy_compute(const DdpScenario *scenario, const DdpComputeOptions *optio
     if (ddp_fit_layer_time(scenario->calibration, signature, setup->precision, setup->batch, &forward_us, &backward_us))
       ddp_compute_set_layer_us(compute, l, forward_us, backward_us);
   }
+  return compute;
+}
+
+/* ddp_strategy_compute_unscaled, then --step-ms net of the host time per iteration. */
+DdpCompute *
+ddp_strategy_compute(const DdpScenario *scenario, const DdpComputeOptions *options, double host_factor)
+{
+  const DdpSetup *setup = &scenario->setup;
+  DdpCompute *compute = ddp_strategy_compute_unscaled(scenario, options, host_factor);
   gint64 step_ns = (gint64)llround(setup->step_ms * 1e6 - setup->overheads.host_iteration_us * 1e3);
   if (setup->step_ms > 0 && step_ns > 0)   /* ddp.c refuses the other case (the DDP comparison run) */
     ddp_compute_scale_to_step(compute, step_ns);

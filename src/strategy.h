@@ -30,10 +30,13 @@ double ddp_strategy_model_state_bytes(double params, double p, double g, double 
 void ddp_strategy_memory(const DdpModel *model, const DdpGpuSpec *gpu, const DdpSetup *setup, guint64 shard_ranks,
                          double unsharded_param_bytes, double unsharded_grad_bytes, DdpMemory *out);
 
-/* The compute model of @scenario as ddp.c's sim_init builds it (calibration, measured layers,
- * --step-ms net of the host time per iteration), with the host issuing every layer pass
+/* The compute model of @scenario (calibration, measured layers, --step-ms net of the host time
+ * per iteration), with the host issuing every layer pass
  * @host_factor times (1 but for DataParallel's GIL).  @options NULL: the GPU's defaults.
  * Returns: (transfer full). */
 DdpCompute *ddp_strategy_compute(const DdpScenario *scenario, const DdpComputeOptions *options, double host_factor);
+/* The same before the --step-ms scaling (strategy.c says why ddp.c needs it apart). */
+DdpCompute *ddp_strategy_compute_unscaled(const DdpScenario *scenario, const DdpComputeOptions *options,
+                                          double host_factor);
 
 #endif
