@@ -49,7 +49,10 @@
  * (tests/real_ddp.py, mixed fp32/fp64 at caps 10 and 50 MiB).  This only matters for the rebuilt
  * layout: the initial one is sorted afterwards.
  *
- * Versions (options->torch_version; distributed.py _ddp_init_helper):
+ * Versions (options->torch_version; distributed.py _ddp_init_helper, reducer.cpp):
+ *   - before 1.6: no rebuild — the construction-time layout stays (the rebuild in the order
+ *     gradients became ready, Reducer::rebuild_buckets, arrived with pytorch/pytorch#35137, May
+ *     2020, between 1.5 and 1.6);
  *   - before 1.12: the construction-time limits were always [first_bucket_bytes, cap];
  *   - 1.12 and later: [sys.maxsize] (one bucket per dtype) unless find_unused_parameters without
  *     static_graph, which takes [first, cap] — in 1.13 whatever the cap (checked with real DDP);
@@ -108,7 +111,8 @@ ddp_bucket_options_init(DdpBucketOptions *options)
  * @text: "X.Y", e.g. "1.13" or "2.4"
  * @version: (out): 100·X + Y
  *
- * Returns: TRUE for 1.8 ≤ X.Y ≤ 2.99 (the releases whose DDP this models), FALSE otherwise.
+ * Returns: TRUE for 1.4 ≤ X.Y ≤ 2.99 (the releases whose DDP this models: the C++ Reducer with
+ *   first-bucket limits, as read in its 1.4 source), FALSE otherwise.
  */
 gboolean
 ddp_torch_version_parse(const char *text, guint *version)
@@ -116,7 +120,7 @@ ddp_torch_version_parse(const char *text, guint *version)
   g_auto(GStrv) parts = g_strsplit(text, ".", -1);
   guint64 major, minor;
   if (g_strv_length(parts) != 2 || !g_ascii_string_to_unsigned(parts[0], 10, 1, 2, &major, NULL) ||
-      !g_ascii_string_to_unsigned(parts[1], 10, 0, 99, &minor, NULL) || (major == 1 && minor < 8))
+      !g_ascii_string_to_unsigned(parts[1], 10, 0, 99, &minor, NULL) || (major == 1 && minor < 4))
     return FALSE;
   *version = (guint)(100 * major + minor);
   return TRUE;
@@ -367,21 +371,35 @@ layout_rebuilt(const DdpModel *model, const DdpBucketOptions *options)
 }
 
 /**
+ * ddp_bucket_options_rebuild:
+ * @options: DDP's bucket options
+ *
+ * Returns: whether DDP rebuilds its buckets before iteration 1 (or 2 under static_graph):
+ *   from 1.6 on, unless find_unused_parameters is set without static_graph.
+ */
+gboolean
+ddp_bucket_options_rebuild(const DdpBucketOptions *options)
+{
+  return options->torch_version >= 106 && !(options->find_unused_parameters && !options->static_graph);
+}
+
+/**
  * ddp_bucket_layout_steady:
  * @model: the model; model->ready_order must be set (the loader always fills it)
  * @options: DDP's bucket options
  *
  * The layout from iteration 1 on.  PyTorch rebuilds buckets once, before the forward of iteration
  * 1, in the order gradients became ready, unless find_unused_parameters is set without
- * static_graph (should_rebuild_buckets() is then false): the initial layout is kept.  Parameters
- * inside a rebuilt bucket are in ready order (reverse ready order with last_bucket_cap).
+ * static_graph (should_rebuild_buckets() is then false): the initial layout is kept, as it is in
+ * every release before 1.6 (no rebuild yet).  Parameters inside a rebuilt bucket are in ready order
+ * (reverse ready order with last_bucket_cap).
  *
  * Returns: (transfer full): free with ddp_bucket_layout_free().
  */
 DdpBucketLayout *
 ddp_bucket_layout_steady(const DdpModel *model, const DdpBucketOptions *options)
 {
-  if (options->find_unused_parameters && !options->static_graph)
+  if (!ddp_bucket_options_rebuild(options))
     return ddp_bucket_layout_initial(model, options);
   return layout_rebuilt(model, options);
 }

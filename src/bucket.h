@@ -31,6 +31,7 @@ void ddp_bucket_options_init(DdpBucketOptions *options);
 
 /* Parses "X.Y" (1.8 to 1.99, or 2.Y) into 100·X + Y.  FALSE (and *version untouched) otherwise. */
 gboolean ddp_torch_version_parse(const char *text, guint *version);
+gboolean ddp_bucket_options_rebuild(const DdpBucketOptions *options);
 
 typedef struct {
   guint index;

@@ -62,7 +62,8 @@ typedef struct {
   gint64 *layer_start_x;   /* [n_layers] by backward position */
   gint64 *layer_end_x;
   gint64 end_x;            /* backward done */
-  gint64 *cast_ns;         /* [b] compute-side hook work at launch (compression casts) */
+  gint64 *cast_ns;         /* [b] compute-side hook work at launch (compression casts; before
+                            * PyTorch 1.8 the bucket's own division) */
   gint64 *collective_ns;   /* [b] comm-stream time */
   DdpCollectiveCost *cost; /* [b] */
   guint64 *wire_bytes;     /* [b] */
@@ -257,6 +258,11 @@ plan_build(Sim *sim, Plan *p, const DdpBucketLayout *layout)
   p->wire_bytes = g_new0(guint64, nb);
   g_autofree guint *ready_pos = g_new0(guint, nb);
   guint running_max = 0;
+  /* §1.5: before PyTorch 1.8 the grad→bucket copy did not divide; the Reducer pre-divided each
+   * whole bucket in its own kernel on the compute stream (mark_variable_ready_dense:
+   * replica.contents.div_, reducer.cpp 1.4–1.7), at world size 1 too, before launching its
+   * AllReduce.  Same bytes as the fused division whatever the cap, but one kernel per bucket. */
+  gboolean prescale_per_bucket = setup->buckets.torch_version < 108 && !sim->options->plain_module;
   for (guint b = 0; b < nb; b++) {
     const DdpBucket *bucket = ddp_bucket_layout_get(layout, b);
     /* ready when the layer of its last gradient finishes backward (hook included) */
@@ -272,6 +278,9 @@ plan_build(Sim *sim, Plan *p, const DdpBucketLayout *layout)
     if (compress && sim->gpus > 1) {
       p->cast_ns[b] = ddp_compute_memory_pass_ns(sim->compute, 1.25 * (double)bucket->bytes);
       p->collective_ns[b] += ddp_compute_memory_pass_ns(sim->compute, 0.75 * (double)bucket->bytes);
+    } else if (prescale_per_bucket) {
+      /* before 1.8: replica.contents.div_(world size) when the bucket's last gradient is in */
+      p->cast_ns[b] = ddp_compute_memory_pass_ns(sim->compute, (double)bucket->bytes);
     }
   }
   /* coordinates: casts of the buckets launched at position k run before layer k */
@@ -1000,8 +1009,7 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
   plan_build(&sim, &sim.initial, initial);
   plan_build(&sim, &sim.steady, steady);
   use_order_statistics(&sim);
-  gboolean rebuilt = !setup->buckets.find_unused_parameters || setup->buckets.static_graph;
-  if (rebuilt && sim.gpus > 1) {
+  if (ddp_bucket_options_rebuild(&setup->buckets) && sim.gpus > 1) {
     /* sync_bucket_indices: two host-blocking broadcasts from rank 0 (sizes, then indices) */
     DdpCollectiveCost cost;
     ddp_collective_broadcast(sim.collective, 4 * ((guint64)ddp_bucket_layout_count(steady) + 1), &cost);

@@ -331,7 +331,7 @@ read_scenario_file(const DdpKeyFile *kf, DdpScenario *s, char **model, char **cl
   t->mode = mode;
   if (torch_version && !ddp_torch_version_parse(torch_version, &t->buckets.torch_version)) {
     ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "training", "torch_version",
-                          "\"%s\" is not a PyTorch release X.Y from 1.8 to 2.99", torch_version);
+                          "\"%s\" is not a PyTorch release X.Y from 1.4 to 2.99", torch_version);
     return FALSE;
   }
   t->precision = precision;
@@ -375,7 +375,7 @@ apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError 
     return FALSE;
   if (cli->torch_version && !ddp_torch_version_parse(cli->torch_version, &t->buckets.torch_version)) {
     g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
-                "--torch-version: \"%s\" is not a PyTorch release X.Y from 1.8 to 2.99", cli->torch_version);
+                "--torch-version: \"%s\" is not a PyTorch release X.Y from 1.4 to 2.99", cli->torch_version);
     return FALSE;
   }
   t->mode = mode;

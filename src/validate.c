@@ -216,6 +216,7 @@ field_nonempty(const Table *t, guint record, int col, const char *column, GError
 
 typedef struct {
   const char *model, *cluster, *precision;
+  const char *torch_version;              /* NULL: the default release (2.x) */
   guint64 gpus;
   double batch, step_ms, bucket_cap_mb;   /* step_ms 0: defaults; bucket_cap_mb 0: PyTorch's 25 */
   gboolean ddp;
@@ -242,6 +243,7 @@ predict(const Config *config, DdpValidatePrediction *out, guint64 *nodes, GError
     .iterations = VALIDATE_ITERATIONS,
     .step_ms = config->step_ms > 0 ? g_ascii_dtostr(step, sizeof step, config->step_ms) : NULL,
     .bucket_cap_mb = config->bucket_cap_mb > 0 ? g_ascii_dtostr(cap, sizeof cap, config->bucket_cap_mb) : NULL,
+    .torch_version = (char *)config->torch_version,
   };
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(NULL, &cli, TRUE, error);
   if (!scenario)
@@ -393,7 +395,7 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
     const double *step = g_hash_table_lookup(step_ms, key);
     w->step_ms_flag = step ? *step : 0;
     g_autofree char *model = resolve(path, w->model), *cluster = resolve(path, w->cluster);
-    Config config = { model, cluster, precision, w->gpus, w->batch, 0, 0, w->ddp };
+    Config config = { model, cluster, precision, NULL, w->gpus, w->batch, 0, 0, w->ddp };
     GError *cause = NULL;
     guint64 nodes;
     if (!predict(&config, &w->defaults, &nodes, &cause))
@@ -474,7 +476,8 @@ bucketcap_free(gpointer data)
 
 /* Reads a bucket_cap_mb table and predicts its cap-1-vs-25 rows (the others — p75/p95 step times,
  * throughputs — restate the same comparison and are not predicted).  --step-ms comes from
- * @step_ms when a training table gave this model and cluster's 1-GPU step. */
+ * @step_ms when a training table gave this model and cluster's 1-GPU step.  An optional
+ * torch_version column names the PyTorch release measured (--torch-version; empty: 2.x). */
 static DdpValidateBucketcap *
 bucketcap_read(const char *path, GHashTable *step_ms, GError **error)
 {
@@ -485,6 +488,7 @@ bucketcap_read(const char *path, GHashTable *step_ms, GError **error)
   g_auto(Table) t = { 0 };
   if (!table_read(&t, path, error) || !table_columns(&t, names, col, error))
     return NULL;
+  int torch_col = table_column(&t, "torch_version");
   g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(DdpValidateBucketcapRow));
   g_array_set_clear_func(rows, bucketcap_row_clear);
   g_autoptr(GArray) errors = g_array_new(FALSE, FALSE, sizeof(double));
@@ -523,7 +527,8 @@ bucketcap_read(const char *path, GHashTable *step_ms, GError **error)
     const double *step = g_hash_table_lookup(step_ms, key);
     w->step_ms_flag = step ? *step : 0;
     g_autofree char *model = resolve(path, w->model), *cluster = resolve(path, w->cluster);
-    Config small = { model, cluster, precision, w->gpus, w->batch, w->step_ms_flag, 1, TRUE };
+    const char *torch = torch_col >= 0 && *field(&t, r, torch_col) ? field(&t, r, torch_col) : NULL;
+    Config small = { model, cluster, precision, torch, w->gpus, w->batch, w->step_ms_flag, 1, TRUE };
     Config large = small;
     large.bucket_cap_mb = 25;
     DdpValidatePrediction at_small = { 0 }, at_large = { 0 };

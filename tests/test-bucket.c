@@ -276,7 +276,9 @@ test_torch_version_parse(void)
   g_assert_cmpuint(v, ==, 204);
   g_assert_true(ddp_torch_version_parse("1.8", &v));
   g_assert_cmpuint(v, ==, 108);
-  static const char *const bad[] = { "", "2", "1.7", "3.0", "0.4", "2.x", "1.13.1", "2.100", "-1.9", " 2.1", NULL };
+  g_assert_true(ddp_torch_version_parse("1.4", &v));
+  g_assert_cmpuint(v, ==, 104);
+  static const char *const bad[] = { "", "2", "1.3", "3.0", "0.4", "2.x", "1.13.1", "2.100", "-1.9", " 2.1", NULL };
   for (guint i = 0; bad[i]; i++) {
     v = 7;
     g_assert_false(ddp_torch_version_parse(bad[i], &v));

@@ -157,6 +157,57 @@ test_in_order_launch(void)
   g_assert_cmpint(r->buckets[1].start_ns, ==, r->buckets[0].end_ns);   /* FIFO comm stream */
 }
 
+/* PyTorch before 1.8 (reducer.cpp 1.4–1.7, mark_variable_ready_dense): the Reducer divides each
+ * whole bucket by the world size in its own kernel when the bucket's last gradient is in, on the
+ * compute stream, before launching its AllReduce — at world size 1 too.  One bucket of M: a memory
+ * pass of 2·8 396 800/750 = 22 391.5 → 22 391 ns, so the launch moves to 482 370 + 22 391 and the
+ * iteration to 760 258 + 22 391 = 782 649 ns (4 GPUs), 604 306 + 22 391 = 626 697 ns (1 GPU).
+ * From 1.8 the division is fused into the per-gradient copy: no extra pass (the closed form above). */
+static void
+test_prescale_before_1_8(void)
+{
+  static const struct {
+    guint64 gpus;
+    guint torch;
+    gint64 iteration_ns;
+  } cases[] = { { 4, 107, 782649 }, { 1, 104, 626697 }, { 4, 108, 760258 }, { 1, 200, 604306 } };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(DdpScenario) s = scenario("tiny.model", cases[i].gpus, "none");
+    fixture_single_bucket(s);
+    s->setup.buckets.torch_version = cases[i].torch;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(DdpResult) r = ddp_simulate(s, NULL, &error);
+    g_assert_no_error(error);
+    assert_ms_ns(r->mean_ms, cases[i].iteration_ns);
+    if (cases[i].gpus > 1)
+      g_assert_cmpint(r->buckets[0].launch_ns, ==, 482370 + (cases[i].torch < 108 ? 22391 : 0));
+  }
+}
+
+/* Before 1.6 DDP never rebuilds its buckets (pytorch/pytorch#35137 added the rebuild in ready
+ * order): the construction-time layout stays — the assignment over registration order (a: 2 MiB,
+ * over the 1 MiB first limit, closes {a}; b is left over), sorted and reversed, so bucket 0 = {b}
+ * (docs/model.md §1.2).  From 1.6 the rebuild in ready order (a; b) puts a in bucket 0. */
+static void
+test_no_rebuild_before_1_6(void)
+{
+  static const char model[] = "[model]\nname = m\nmeasured_batch = 32\nready_order = a;b\n"
+                              "[layer l0]\nkind = linear\nforward_flops = 0\nbackward_flops = 0\nforward_us = 10\nbackward_us = 100\nparams = a:524288\n"
+                              "[layer l1]\nkind = linear\nforward_flops = 0\nbackward_flops = 0\nforward_us = 10\nbackward_us = 100\nparams = b:1024\n";
+  static const struct {
+    guint torch;
+    const char *first;
+  } cases[] = { { 105, "b" }, { 106, "a" } };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(DdpScenario) s = scenario(model, 4, "none");
+    s->setup.buckets.torch_version = cases[i].torch;
+    g_autoptr(DdpResult) r = ddp_simulate(s, NULL, NULL);
+    g_assert_cmpuint(r->n_buckets, ==, 2);
+    g_assert_cmpstr(s->model->params[r->buckets[0].params[0]].name, ==, cases[i].first);
+    g_assert_cmpuint(ddp_bucket_options_rebuild(&s->setup.buckets), ==, cases[i].torch >= 106);
+  }
+}
+
 /* slow:1:2 — rank 0 runs everything twice as long; every collective waits for it:
  * 2·150 000 + 2·332 370 + 155 952 + 2·32 370 + 2·89 566 = 1 364 564 ns. */
 static void
@@ -441,6 +492,8 @@ main(int argc, char **argv)
   g_test_add_func("/ddp/tiny-gradients-fast-network", test_tiny_gradients_fast_network);
   g_test_add_func("/ddp/accumulation", test_accumulation);
   g_test_add_func("/ddp/fp16-compression-hook", test_fp16_hook);
+  g_test_add_func("/ddp/torch-versions/prescale-before-1.8", test_prescale_before_1_8);
+  g_test_add_func("/ddp/torch-versions/no-rebuild-before-1.6", test_no_rebuild_before_1_6);
   g_test_add_func("/ddp/in-order-launch", test_in_order_launch);
   g_test_add_func("/ddp/slow-rank", test_slow_rank);
   g_test_add_func("/ddp/collapsed-equals-exact", test_collapsed_equals_exact);

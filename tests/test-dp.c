@@ -248,7 +248,7 @@ test_scenario_keys(void)
   static const struct { const char *text, *message; } bad[] = {
     { "[scenario]\n[training]\nmode = fsdp2\n", "s.scenario:3: training.mode:" },
     { "[scenario]\n[training]\nsharding = zero3\n", "s.scenario:3: training.sharding:" },
-    { "[scenario]\n[training]\n\ntorch_version = 2\n", "s.scenario:4: training.torch_version: \"2\" is not a PyTorch release X.Y from 1.8 to 2.99" },
+    { "[scenario]\n[training]\n\ntorch_version = 2\n", "s.scenario:4: training.torch_version: \"2\" is not a PyTorch release X.Y from 1.4 to 2.99" },
     { "[scenario]\n[training]\nunused_search_us = -1\n", "s.scenario:3: training.unused_search_us:" },
     { "[scenario]\n[training]\nallow_oom = maybe\n", "s.scenario:3: training.allow_oom:" },
   };
@@ -266,7 +266,7 @@ test_scenario_keys(void)
   g_auto(Run) r = { 0 };
   run(&r, "buckets", "--torch-version", "3.1", NULL);
   g_assert_cmpint(r.status, ==, 2);
-  g_assert_cmpstr(r.err, ==, "ddpsim buckets: --torch-version: \"3.1\" is not a PyTorch release X.Y from 1.8 to 2.99\n");
+  g_assert_cmpstr(r.err, ==, "ddpsim buckets: --torch-version: \"3.1\" is not a PyTorch release X.Y from 1.4 to 2.99\n");
   g_auto(Run) d = { 0 };
   run(&d, "buckets", "--device", "tpu", NULL);
   g_assert_cmpint(d.status, ==, 2);
