@@ -154,8 +154,9 @@ text_training(GString *out, const DdpValidation *v)
     g_string_append_printf(
       out,
       "\n## DDP training steps: %s\n"
-      "# error = predicted / published - 1.  --step-ms: the model's published 1-GPU no-DDP step;\n"
-      "# baseline \"always 100 %%\": efficiency 1, step time = that 1-GPU step; defaults: no --step-ms\n"
+      "# error = predicted / published - 1.  --step-ms: from the published 1-GPU input row (no: without\n"
+      "# DDP; ref: DDP on 1 GPU, the run's reference); baseline \"always 100 %%\": efficiency 1, step time\n"
+      "# = that 1-GPU step; defaults: no --step-ms\n"
       "# %-18s %4s %5s %3s %9s %6s |%8s %7s %6s %7s |%7s %7s |%8s %7s %6s %7s\n"
       "# %-18s %4s %5s %3s %9s %6s |%8s %7s %6s %7s |%7s %7s |%8s %7s %6s %7s\n",
       base_name(t->path), "model", "gpus", "nodes", "ddp", "published", "eff", "step-ms", "err", "eff", "err",
@@ -164,7 +165,7 @@ text_training(GString *out, const DdpValidation *v)
     for (guint r = 0; r < t->rows->len; r++) {
       const DdpValidateTrainingRow *row = &g_array_index(t->rows, DdpValidateTrainingRow, r);
       g_string_append_printf(out, "  %-18s %4" G_GUINT64_FORMAT " %5" G_GUINT64_FORMAT " %3s %9.1f %6.1f |",
-                             row->model, row->gpus, row->nodes, row->ddp ? "yes" : "no", row->published_ms,
+                             row->model, row->gpus, row->nodes, row->ddp ? "yes" : row->reference ? "ref" : "no", row->published_ms,
                              100.0 * row->published_efficiency);
       if (row->skipped) {
         g_string_append_printf(out, " %s\n", row->skipped);
@@ -357,7 +358,8 @@ report_json(const DdpValidation *v)
       ddp_json_string(j, "cluster", row->cluster);
       ddp_json_int(j, "gpus", (gint64)row->gpus);
       ddp_json_int(j, "nodes", (gint64)row->nodes);
-      ddp_json_bool(j, "ddp", row->ddp);
+      ddp_json_bool(j, "ddp", row->ddp || row->reference);
+      ddp_json_bool(j, "reference", row->reference);
       ddp_json_double(j, "published_ms", row->published_ms, 3);
       ddp_json_double(j, "published_efficiency", row->published_efficiency, 4);
       ddp_json_string(j, "skipped", row->skipped);

@@ -220,6 +220,7 @@ typedef struct {
   guint64 gpus;
   double batch, step_ms, bucket_cap_mb;   /* step_ms 0: defaults; bucket_cap_mb 0: PyTorch's 25 */
   gboolean ddp;
+  gboolean reference_ddp;                 /* efficiency against the 1-GPU DDP step, not the no-DDP one */
 } Config;
 
 /* Iterations per prediction: without stragglers every steady iteration is the same, a few give
@@ -259,10 +260,49 @@ predict(const Config *config, DdpValidatePrediction *out, guint64 *nodes, GError
     return FALSE;
   *nodes = result->nodes;
   out->step_ms = result->p50_ms;
+  if (config->reference_ddp) {
+    /* As such a benchmark derives it: the 1-GPU DDP step, predicted with the same flags, over this */
+    double one_gpu_ms = result->p50_ms;
+    if (config->gpus > 1) {
+      Config one = *config;
+      one.gpus = 1;
+      one.reference_ddp = FALSE;
+      DdpValidatePrediction at_one;
+      guint64 one_node;
+      if (!predict(&one, &at_one, &one_node, error))
+        return FALSE;
+      one_gpu_ms = at_one.step_ms;
+    }
+    out->efficiency = one_gpu_ms / result->p50_ms;
+    return TRUE;
+  }
   /* As the benchmark derives it: the 1-GPU step without DDP over this step.  With --step-ms that
    * step is the measured one the user gave; otherwise the model's 1-GPU prediction (single_gpu_ms,
    * which is also what the model predicts for the no-DDP row). */
   out->efficiency = (config->step_ms > 0 ? config->step_ms : result->single_gpu_ms) / result->p50_ms;
+  return TRUE;
+}
+
+/* The --step-ms whose 1-GPU DDP prediction is @measured_ms: the reference row measured DDP's own
+ * work (bucket copies, host time) on top of the compute --step-ms stands for.  That work hardly
+ * depends on the compute, so two fixed-point steps s ← s − (T₁(s) − measured) settle it to well
+ * under a microsecond. */
+static gboolean
+solve_reference_step(const Config *config, double measured_ms, double *step_ms, GError **error)
+{
+  Config one = *config;
+  one.gpus = 1;
+  one.ddp = TRUE;
+  one.reference_ddp = FALSE;
+  one.step_ms = measured_ms;
+  for (int k = 0; k < 2; k++) {
+    DdpValidatePrediction at_one;
+    guint64 nodes;
+    if (!predict(&one, &at_one, &nodes, error))
+      return FALSE;
+    one.step_ms -= at_one.step_ms - measured_ms;
+  }
+  *step_ms = one.step_ms;
   return TRUE;
 }
 
@@ -330,16 +370,29 @@ parse_yes_no(const char *text, gboolean *out)
   return FALSE;
 }
 
-/* What a measured 1-GPU step is the --step-ms of: the same model, cluster, batch and precision. */
+/* What a measured 1-GPU step is the --step-ms of: the same model, cluster, batch, precision and
+ * run (the optional run column: one benchmark run's rows; empty when the table has none). */
 static char *
-step_key(const char *model, const char *cluster, double batch, const char *precision)
+step_key(const char *model, const char *cluster, double batch, const char *precision, const char *run)
 {
   char text[G_ASCII_DTOSTR_BUF_SIZE];
-  return g_strdup_printf("%s\t%s\t%s\t%s", model, cluster, g_ascii_dtostr(text, sizeof text, batch), precision);
+  return g_strdup_printf("%s\t%s\t%s\t%s\t%s", model, cluster, g_ascii_dtostr(text, sizeof text, batch), precision,
+                         run);
+}
+
+/* The run column's value of record @r, "" without the column. */
+static const char *
+run_of(const Table *t, guint r, int run_col)
+{
+  return run_col >= 0 ? field(t, r, run_col) : "";
 }
 
 /* Reads a training table; the no-DDP rows' step times go into @step_ms (step_key → double*) for
- * --step-ms, then every row is predicted. */
+ * --step-ms, then every row is predicted.  Optional columns: torch_version, the PyTorch release
+ * measured (--torch-version; empty: 2.x); run, which rows were measured together (each run has its
+ * own 1-GPU input row).  A run whose 1-GPU row is DDP itself (ddp = reference: the benchmark's
+ * efficiencies are relative to DDP on one GPU) gets the --step-ms whose 1-GPU DDP prediction is
+ * that row's, and predicted efficiencies against the model's 1-GPU DDP step. */
 static DdpValidateTraining *
 training_read(const char *path, GHashTable *step_ms, GError **error)
 {
@@ -351,6 +404,9 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
   if (!table_read(&t, path, error) || !table_columns(&t, names, col, error))
     return NULL;
 
+  int torch_col = table_column(&t, "torch_version");   /* optional: --torch-version */
+  int run_col = table_column(&t, "run");               /* optional: which rows share a 1-GPU input */
+  g_autoptr(GHashTable) references = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(DdpValidateTrainingRow));
   g_array_set_clear_func(rows, training_row_clear);
   for (guint r = 0; r < t.records->len; r++) {
@@ -365,24 +421,32 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
         !field_double(&t, r, col[C_MS], names[C_MS], TRUE, &w->published_ms, error) ||
         !field_double(&t, r, col[C_EFF], names[C_EFF], TRUE, &w->published_efficiency, error))
       return NULL;
-    if (!parse_yes_no(field(&t, r, col[C_DDP]), &w->ddp)) {
-      field_error(&t, r, names[C_DDP], "expected yes or no", error);
+    const char *ddp = field(&t, r, col[C_DDP]);
+    if (g_ascii_strcasecmp(ddp, "reference") == 0) {
+      w->reference = TRUE;
+    } else if (!parse_yes_no(ddp, &w->ddp)) {
+      field_error(&t, r, names[C_DDP], "expected yes, no or reference", error);
       return NULL;
     }
     if (!w->ddp && w->gpus != 1) {
-      field_error(&t, r, names[C_GPUS], "a row without DDP runs on 1 GPU", error);
+      field_error(&t, r, names[C_GPUS], w->reference ? "a reference row runs DDP on 1 GPU" : "a row without DDP runs on 1 GPU",
+                  error);
       return NULL;
     }
     w->model = g_strdup(field(&t, r, col[C_MODEL]));
     w->cluster = g_strdup(field(&t, r, col[C_CLUSTER]));
     if (!w->ddp) {
-      char *key = step_key(w->model, w->cluster, w->batch, field(&t, r, col[C_PRECISION]));
-      if (g_hash_table_contains(step_ms, key)) {
+      char *key = step_key(w->model, w->cluster, w->batch, field(&t, r, col[C_PRECISION]), run_of(&t, r, run_col));
+      if (g_hash_table_contains(step_ms, key) || g_hash_table_contains(references, key)) {
         g_free(key);
-        field_error(&t, r, names[C_DDP], "a second no-DDP row for this model, cluster, batch and precision", error);
+        field_error(&t, r, names[C_DDP], "a second 1-GPU input row (no or reference) for this model, cluster, batch, "
+                    "precision and run", error);
         return NULL;
       }
-      g_hash_table_insert(step_ms, key, g_memdup2(&w->published_ms, sizeof(double)));
+      if (w->reference)
+        g_hash_table_insert(references, key, g_memdup2(&w->published_ms, sizeof(double)));
+      else
+        g_hash_table_insert(step_ms, key, g_memdup2(&w->published_ms, sizeof(double)));
     }
   }
 
@@ -391,13 +455,17 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
     if ((w->skipped = model_missing(w->model)))
       continue;
     const char *precision = field(&t, r, col[C_PRECISION]);
-    g_autofree char *key = step_key(w->model, w->cluster, w->batch, precision);
+    g_autofree char *key = step_key(w->model, w->cluster, w->batch, precision, run_of(&t, r, run_col));
     const double *step = g_hash_table_lookup(step_ms, key);
+    const double *reference = g_hash_table_lookup(references, key);
     w->step_ms_flag = step ? *step : 0;
     g_autofree char *model = resolve(path, w->model), *cluster = resolve(path, w->cluster);
-    Config config = { model, cluster, precision, NULL, w->gpus, w->batch, 0, 0, w->ddp };
+    const char *torch = torch_col >= 0 && *field(&t, r, torch_col) ? field(&t, r, torch_col) : NULL;
+    Config config = { model, cluster, precision, torch, w->gpus, w->batch, 0, 0, w->ddp || w->reference, reference != NULL };
     GError *cause = NULL;
     guint64 nodes;
+    if (reference && !solve_reference_step(&config, *reference, &w->step_ms_flag, &cause))
+      return row_failed(&t, r, cause, error), NULL;
     if (!predict(&config, &w->defaults, &nodes, &cause))
       return row_failed(&t, r, cause, error), NULL;
     if (nodes != w->nodes) {
@@ -410,7 +478,7 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
       config.step_ms = w->step_ms_flag;
       if (!predict(&config, &w->with_step, &nodes, &cause))
         return row_failed(&t, r, cause, error), NULL;
-      w->baseline.step_ms = w->step_ms_flag;
+      w->baseline.step_ms = reference ? *reference : w->step_ms_flag;
       w->baseline.efficiency = 1.0;
     }
     DdpValidatePrediction *p[] = { &w->defaults, &w->with_step, &w->baseline };
@@ -523,12 +591,12 @@ bucketcap_read(const char *path, GHashTable *step_ms, GError **error)
     if ((w->skipped = model_missing(w->model)))
       continue;
     const char *precision = field(&t, r, col[C_PRECISION]);
-    g_autofree char *key = step_key(w->model, w->cluster, w->batch, precision);
+    g_autofree char *key = step_key(w->model, w->cluster, w->batch, precision, "");
     const double *step = g_hash_table_lookup(step_ms, key);
     w->step_ms_flag = step ? *step : 0;
     g_autofree char *model = resolve(path, w->model), *cluster = resolve(path, w->cluster);
     const char *torch = torch_col >= 0 && *field(&t, r, torch_col) ? field(&t, r, torch_col) : NULL;
-    Config small = { model, cluster, precision, torch, w->gpus, w->batch, w->step_ms_flag, 1, TRUE };
+    Config small = { model, cluster, precision, torch, w->gpus, w->batch, w->step_ms_flag, 1, TRUE, FALSE };
     Config large = small;
     large.bucket_cap_mb = 25;
     DdpValidatePrediction at_small = { 0 }, at_large = { 0 };

@@ -65,11 +65,14 @@ typedef struct {
   char *cluster;
   guint64 gpus, nodes;
   double batch;
-  gboolean ddp;                     /* FALSE: the 1-GPU row without DDP */
+  gboolean ddp;                     /* FALSE: a 1-GPU input row, without DDP or the reference */
+  gboolean reference;               /* a 1-GPU DDP row its run's efficiencies are relative to (the
+                                     * ddp column's "reference"): an input, as a no-DDP row is */
   double published_ms, published_efficiency;
   char *skipped;                    /* why the row was not predicted (model not shipped), or NULL */
   double step_ms_flag;              /* the --step-ms used: the no-DDP row of this model, cluster,
-                                     * batch and precision; 0 when none */
+                                     * batch, precision and run; for a run with a reference row, the
+                                     * step whose 1-GPU DDP prediction is that row's; 0 when none */
   DdpValidatePrediction with_step;  /* --step-ms (all zero when step_ms_flag is 0) */
   DdpValidatePrediction defaults;   /* built-in compute defaults */
   DdpValidatePrediction baseline;   /* "always 100 %": efficiency 1, step = the 1-GPU step */

@@ -324,11 +324,14 @@ static const BadCase bad_cases[] = {
   { "t.csv", "%s1,1,32,100,1,resnet50,dgx1-v100,no,fp32\n8,1,32,-5,1,resnet50,dgx1-v100,yes,fp32\n", 3,
     "iteration_ms: expected a positive number" },
   { "t.csv", "%s0,1,32,100,1,resnet50,dgx1-v100,no,fp32\n", 2, "gpus: expected a positive whole number" },
-  { "t.csv", "%s1,1,32,100,1,resnet50,dgx1-v100,maybe,fp32\n", 2, "ddp: expected yes or no" },
+  { "t.csv", "%s1,1,32,100,1,resnet50,dgx1-v100,maybe,fp32\n", 2, "ddp: expected yes, no or reference" },
+  { "t.csv", "%s2,1,32,100,1,resnet50,dgx1-v100,reference,fp32\n", 2, "gpus: a reference row runs DDP on 1 GPU" },
+  { "t.csv", "%s1,1,32,100,1,resnet50,dgx1-v100,no,fp32\n1,1,32,90,1,resnet50,dgx1-v100,reference,fp32\n", 3,
+    "ddp: a second 1-GPU input row (no or reference) for this model, cluster, batch, precision and run" },
   { "t.csv", "%s8,1,32,100,1,resnet50,dgx1-v100,no,fp32\n", 2, "gpus: a row without DDP runs on 1 GPU" },
   { "t.csv", "%s1,1,32,100,1,,dgx1-v100,no,fp32\n", 2, "ddpsim_model: empty" },
   { "t.csv", "%s1,1,32,100,1,resnet50,dgx1-v100,no,fp32\n1,1,32,90,1,resnet50,dgx1-v100,no,fp32\n", 3,
-    "ddp: a second no-DDP row for this model, cluster, batch and precision" },
+    "ddp: a second 1-GPU input row (no or reference) for this model, cluster, batch, precision and run" },
   { "t.csv", "%s1,1,32,100,1,resnet50,dgx1-v100,no\n", 2, "record: not as many fields as the header has columns" },
   { "t.csv", "%s1,1,32,100,1,\"resnet50,dgx1-v100,no,fp32\n", 2, "record: unterminated quote" },
   { "t.csv", "%s16,1,32,100,1,resnet50,dgx1-v100,yes,fp32\n", 2, "nodes: the cluster places 16 GPUs on 2 nodes" },
@@ -506,7 +509,7 @@ test_shipped_shape(void)
 {
   g_autoptr(DdpValidation) v = shipped();
   g_assert_cmpuint(v->allreduce->len, >=, 1);
-  g_assert_cmpuint(v->training->len, ==, 2);   /* training-2.csv, training-h100.csv (test-h100.c) */
+  g_assert_cmpuint(v->training->len, ==, 3);   /* training-2.csv, training-3.csv, training-h100.csv (test-h100.c) */
   g_assert_cmpuint(v->bucketcap->len, ==, 1);
   const DdpValidateAllreduce *pub = NULL;
   for (guint f = 0; f < v->allreduce->len; f++) {
@@ -569,6 +572,48 @@ test_default_dir(void)
   g_assert_nonnull(dir);
   g_autofree char *csv = g_build_filename(dir, "training-2.csv", NULL);
   g_assert_true(g_file_test(csv, G_FILE_TEST_IS_REGULAR));
+}
+
+/* Runs (the run column) whose 1-GPU input is a DDP step (ddp = reference), as CSC's benchmark
+ * measured them: the two runs share model, cluster, batch and precision and still get their own
+ * input.  For the reference run the --step-ms is solved so that the model's 1-GPU DDP step is the
+ * reference's 100 ms, and a DDP row's predicted efficiency is that 1-GPU DDP prediction over its
+ * own step; the no-DDP run keeps the no-DDP rule.  Reference and no-DDP rows are inputs: the
+ * statistics cover the two DDP rows only. */
+static void
+test_training_reference_runs(Folder *f, gconstpointer data)
+{
+  (void)data;
+  g_autofree char *path = write_file(f, "t.csv",
+                                     "gpus,nodes,per_gpu_batch,iteration_ms,scaling_efficiency,ddpsim_model,cluster,ddp,"
+                                     "ddpsim_precision,run\n"
+                                     "1,1,32,100,1,resnet50,dgx1-v100,reference,fp32,a\n"
+                                     "8,1,32,110,0.9,resnet50,dgx1-v100,yes,fp32,a\n"
+                                     "1,1,32,100,1,resnet50,dgx1-v100,no,fp32,b\n"
+                                     "8,1,32,110,0.9,resnet50,dgx1-v100,yes,fp32,b\n");
+  const char *paths[] = { path, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpValidation) v = ddp_validation_run_files(paths, NULL, &error);
+  g_assert_no_error(error);
+  const DdpValidateTraining *t = v->training->pdata[0];
+  const DdpValidateTrainingRow *rows = (const DdpValidateTrainingRow *)t->rows->data;
+  g_assert_true(rows[0].reference);
+  g_assert_false(rows[0].ddp);
+  g_assert_false(rows[2].reference);
+  /* the solved --step-ms reproduces the reference step, below it by DDP's own 1-GPU work */
+  g_assert_cmpfloat(fabs(rows[0].with_step.step_ms - 100.0), <, 1e-4);
+  g_assert_cmpfloat(rows[0].step_ms_flag, <, 100.0);
+  g_assert_cmpfloat(rows[1].step_ms_flag, ==, rows[0].step_ms_flag);
+  g_assert_cmpfloat(rows[3].step_ms_flag, ==, 100.0);
+  /* efficiencies: the reference run against the 1-GPU DDP step (≈ 100 ms), the other against the
+   * no-DDP 100 ms; same 8-GPU compute, so the reference run's step is the shorter */
+  g_assert_cmpfloat_with_epsilon(rows[1].with_step.efficiency, rows[0].with_step.step_ms / rows[1].with_step.step_ms, 1e-9);
+  g_assert_cmpfloat_with_epsilon(rows[3].with_step.efficiency, 100.0 / rows[3].with_step.step_ms, 1e-9);
+  g_assert_cmpfloat(rows[1].with_step.step_ms, <, rows[3].with_step.step_ms);
+  g_assert_cmpfloat(rows[1].with_step.efficiency, >, rows[3].with_step.efficiency);
+  /* baseline: step = the run's 1-GPU step, efficiency 1 */
+  g_assert_cmpfloat_with_epsilon(rows[1].baseline.step_error, 100.0 / 110 - 1, EPS);
+  g_assert_cmpuint(t->efficiency_error.points, ==, 2);
 }
 
 /* ---- issue 10's acceptance thresholds ---- */
@@ -718,6 +763,8 @@ main(int argc, char **argv)
   g_test_add("/validate/nothing-predicted", Folder, NULL, folder_setup, test_nothing_predicted, folder_teardown);
   g_test_add("/validate/bad-input/manifest", Folder, NULL, folder_setup, test_manifest_bad, folder_teardown);
   g_test_add("/validate/training/fixture", Folder, NULL, folder_setup, test_training_fixture, folder_teardown);
+  g_test_add("/validate/training/reference-runs", Folder, NULL, folder_setup, test_training_reference_runs,
+             folder_teardown);
   g_test_add("/validate/bad-input/tables", Folder, NULL, folder_setup, test_bad_input, folder_teardown);
   g_test_add("/validate/bad-input/model-cluster", Folder, NULL, folder_setup, test_bad_model_and_cluster,
              folder_teardown);
