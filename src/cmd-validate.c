@@ -146,6 +146,20 @@ text_stats_line(GString *out, const char *label, const DdpCompareStats *step, co
   append_percent(out, " (max %.1f %%)\n", eff->max_abs_error);
 }
 
+/* A training table's (or the pool's) statistics lines. */
+static void
+text_training_stats(GString *out, const DdpValidateTraining *t)
+{
+  g_string_append(out, "# over the DDP rows predicted (the 1-GPU rows are the --step-ms input):\n");
+  text_stats_line(out, "--step-ms from the 1-GPU row", &t->step_error, &t->efficiency_error);
+  text_stats_line(out, "baseline \"always 100 %\"", &t->baseline_step_error, &t->baseline_efficiency_error);
+  text_stats_line(out, "built-in defaults (no --step-ms)", &t->default_step_error, &t->default_efficiency_error);
+  g_string_append_printf(out, "# 1-GPU input rows, built-in defaults: %u rows, median |step error|",
+                         t->one_gpu_default_step_error.points);
+  append_percent(out, " %5.1f %%", t->one_gpu_default_step_error.median_abs_error);
+  append_percent(out, " (max %.1f %%)\n", t->one_gpu_default_step_error.max_abs_error);
+}
+
 static void
 text_training(GString *out, const DdpValidation *v)
 {
@@ -179,14 +193,11 @@ text_training(GString *out, const DdpValidation *v)
       text_prediction(out, &row->defaults);
       g_string_append_c(out, '\n');
     }
-    g_string_append(out, "# over the DDP rows predicted (the no-DDP rows are the --step-ms input):\n");
-    text_stats_line(out, "--step-ms from the 1-GPU row", &t->step_error, &t->efficiency_error);
-    text_stats_line(out, "baseline \"always 100 %\"", &t->baseline_step_error, &t->baseline_efficiency_error);
-    text_stats_line(out, "built-in defaults (no --step-ms)", &t->default_step_error, &t->default_efficiency_error);
-    g_string_append_printf(out, "# 1-GPU rows without DDP, built-in defaults: %u rows, median |step error|",
-                           t->one_gpu_default_step_error.points);
-    append_percent(out, " %5.1f %%", t->one_gpu_default_step_error.median_abs_error);
-    append_percent(out, " (max %.1f %%)\n", t->one_gpu_default_step_error.max_abs_error);
+    text_training_stats(out, t);
+  }
+  if (v->training->len > 1) {
+    g_string_append(out, "\n## DDP training steps: all files pooled\n");
+    text_training_stats(out, &v->training_pooled);
   }
 }
 
@@ -299,6 +310,25 @@ json_regimes(DdpJson *j, const DdpCompareStats *model, const DdpCompareStats *ba
   ddp_json_end_object(j);
 }
 
+/* A training table's (or the pool's) statistics members. */
+static void
+json_training_stats(DdpJson *j, const DdpValidateTraining *t)
+{
+  ddp_json_begin_object(j, "with_step_ms");
+  json_stats(j, "step_error", &t->step_error);
+  json_stats(j, "efficiency_error", &t->efficiency_error);
+  ddp_json_end_object(j);
+  ddp_json_begin_object(j, "defaults");
+  json_stats(j, "step_error", &t->default_step_error);
+  json_stats(j, "efficiency_error", &t->default_efficiency_error);
+  ddp_json_end_object(j);
+  ddp_json_begin_object(j, "baseline");
+  json_stats(j, "step_error", &t->baseline_step_error);
+  json_stats(j, "efficiency_error", &t->baseline_efficiency_error);
+  ddp_json_end_object(j);
+  json_stats(j, "one_gpu_defaults_step_error", &t->one_gpu_default_step_error);
+}
+
 static void
 json_prediction(DdpJson *j, const char *key, const DdpValidatePrediction *p)
 {
@@ -372,22 +402,13 @@ report_json(const DdpValidation *v)
       ddp_json_end_object(j);
     }
     ddp_json_end_array(j);
-    ddp_json_begin_object(j, "with_step_ms");
-    json_stats(j, "step_error", &t->step_error);
-    json_stats(j, "efficiency_error", &t->efficiency_error);
-    ddp_json_end_object(j);
-    ddp_json_begin_object(j, "defaults");
-    json_stats(j, "step_error", &t->default_step_error);
-    json_stats(j, "efficiency_error", &t->default_efficiency_error);
-    ddp_json_end_object(j);
-    ddp_json_begin_object(j, "baseline");
-    json_stats(j, "step_error", &t->baseline_step_error);
-    json_stats(j, "efficiency_error", &t->baseline_efficiency_error);
-    ddp_json_end_object(j);
-    json_stats(j, "one_gpu_defaults_step_error", &t->one_gpu_default_step_error);
+    json_training_stats(j, t);
     ddp_json_end_object(j);
   }
   ddp_json_end_array(j);
+  ddp_json_begin_object(j, "training_pooled");
+  json_training_stats(j, &v->training_pooled);
+  ddp_json_end_object(j);
 
   ddp_json_begin_array(j, "bucketcap");
   for (guint f = 0; f < v->bucketcap->len; f++) {
@@ -500,6 +521,18 @@ csv_stats(GString *out, const char *section, const char *file, const char *confi
   g_string_append_c(out, '\n');
 }
 
+/* A training table's (or the pool's) statistics rows. */
+static void
+csv_training_stats(GString *out, const char *file, const char *config, const DdpValidateTraining *t)
+{
+  csv_stats(out, "training", file, config, 0, "step time, --step-ms", &t->step_error, &t->baseline_step_error);
+  csv_stats(out, "training", file, config, 0, "efficiency, --step-ms", &t->efficiency_error,
+            &t->baseline_efficiency_error);
+  csv_stats(out, "training", file, config, 0, "step time, defaults", &t->default_step_error, &t->baseline_step_error);
+  csv_stats(out, "training", file, config, 0, "efficiency, defaults", &t->default_efficiency_error,
+            &t->baseline_efficiency_error);
+}
+
 static char *
 report_csv(const DdpValidation *v)
 {
@@ -541,14 +574,10 @@ report_csv(const DdpValidation *v)
         csv_stats(out, "training", file, config, row->gpus, what[k], &m, &b);
       }
     }
-    csv_stats(out, "training", file, "(this file)", 0, "step time, --step-ms", &t->step_error, &t->baseline_step_error);
-    csv_stats(out, "training", file, "(this file)", 0, "efficiency, --step-ms", &t->efficiency_error,
-              &t->baseline_efficiency_error);
-    csv_stats(out, "training", file, "(this file)", 0, "step time, defaults", &t->default_step_error,
-              &t->baseline_step_error);
-    csv_stats(out, "training", file, "(this file)", 0, "efficiency, defaults", &t->default_efficiency_error,
-              &t->baseline_efficiency_error);
+    csv_training_stats(out, file, "(this file)", t);
   }
+  if (v->training->len > 0)
+    csv_training_stats(out, "", "(all files)", &v->training_pooled);
   for (guint f = 0; f < v->bucketcap->len; f++) {
     const DdpValidateBucketcap *b = v->bucketcap->pdata[f];
     for (guint r = 0; r < b->rows->len; r++) {
@@ -619,6 +648,24 @@ md_percent(GString *out, double fraction, const char *format)
     g_string_append_printf(out, format, 100.0 * fraction);
 }
 
+/* A training table's (or the pool's) summary table. */
+static void
+md_training_stats(GString *out, const DdpValidateTraining *t)
+{
+  g_string_append(out, "| | DDP rows | median \\|step-time error\\| | median \\|efficiency error\\| |\n|---|---:|---:|---:|\n");
+  struct { const char *label; const DdpCompareStats *step, *eff; } lines[] = {
+    { "ddpsim, `--step-ms` from the 1-GPU row", &t->step_error, &t->efficiency_error },
+    { "always 100 % (baseline)", &t->baseline_step_error, &t->baseline_efficiency_error },
+    { "ddpsim, built-in defaults", &t->default_step_error, &t->default_efficiency_error },
+  };
+  for (gsize k = 0; k < G_N_ELEMENTS(lines); k++) {
+    g_string_append_printf(out, "| %s | %u |", lines[k].label, lines[k].step->points);
+    md_percent(out, lines[k].step->median_abs_error, " %.1f %% |");
+    md_percent(out, lines[k].eff->median_abs_error, " %.1f %% |");
+    g_string_append_c(out, '\n');
+  }
+}
+
 static char *
 report_markdown(const DdpValidation *v)
 {
@@ -657,21 +704,11 @@ report_markdown(const DdpValidation *v)
     g_string_append_printf(
       out,
       "\n### Training steps (%s)\n\n"
-      "`--step-ms` is the model's published 1-GPU step without DDP. Baseline: *always 100 %%* scaling "
-      "efficiency (step time = the 1-GPU step). Sources: the file's `source` column.\n\n"
-      "| | DDP rows | median \\|step-time error\\| | median \\|efficiency error\\| |\n|---|---:|---:|---:|\n",
+      "`--step-ms` is the model's published 1-GPU step (without DDP, or the run's 1-GPU DDP reference). "
+      "Baseline: *always 100 %%* scaling efficiency (step time = the 1-GPU step). Sources: the file's "
+      "`source` column.\n\n",
       base_name(t->path));
-    struct { const char *label; const DdpCompareStats *step, *eff; } lines[] = {
-      { "ddpsim, `--step-ms` from the 1-GPU row", &t->step_error, &t->efficiency_error },
-      { "always 100 % (baseline)", &t->baseline_step_error, &t->baseline_efficiency_error },
-      { "ddpsim, built-in defaults", &t->default_step_error, &t->default_efficiency_error },
-    };
-    for (gsize k = 0; k < G_N_ELEMENTS(lines); k++) {
-      g_string_append_printf(out, "| %s | %u |", lines[k].label, lines[k].step->points);
-      md_percent(out, lines[k].step->median_abs_error, " %.1f %% |");
-      md_percent(out, lines[k].eff->median_abs_error, " %.1f %% |");
-      g_string_append_c(out, '\n');
-    }
+    md_training_stats(out, t);
     g_string_append(out, "\n| model | GPUs | published ms | `--step-ms` ms | error | published eff. | predicted eff. "
                          "| 100 % error | defaults ms | error |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     guint skipped = 0;
@@ -696,11 +733,16 @@ report_markdown(const DdpValidation *v)
     if (skipped)
       g_string_append_printf(out, "\n%u rows skipped: their model is not shipped.\n", skipped);
     if (t->one_gpu_default_step_error.points > 0) {
-      g_string_append_printf(out, "\nThe %u one-GPU rows without DDP, predicted with built-in defaults (the compute "
-                                  "model alone): median |step-time error|", t->one_gpu_default_step_error.points);
+      g_string_append_printf(out, "\nThe %u one-GPU input rows, predicted with built-in defaults (the compute "
+                                  "model, and DDP's own work on a reference row): median |step-time error|",
+                             t->one_gpu_default_step_error.points);
       md_percent(out, t->one_gpu_default_step_error.median_abs_error, " %.1f %%");
       md_percent(out, t->one_gpu_default_step_error.max_abs_error, " (max %.1f %%).\n");
     }
+  }
+  if (v->training->len > 1) {
+    g_string_append(out, "\n### Training steps, all files pooled\n\n");
+    md_training_stats(out, &v->training_pooled);
   }
   for (guint f = 0; f < v->bucketcap->len; f++) {
     const DdpValidateBucketcap *b = v->bucketcap->pdata[f];

@@ -380,6 +380,37 @@ step_key(const char *model, const char *cluster, double batch, const char *preci
                          run);
 }
 
+/* The statistics of @n training tables' rows into @out (its rows untouched): over their predicted
+ * DDP rows, and the defaults' step over the 1-GPU input rows. */
+static void
+training_stats(DdpValidateTraining *const *tables, guint n, DdpValidateTraining *out)
+{
+  GArray *e[7];
+  for (int k = 0; k < 7; k++)
+    e[k] = g_array_new(FALSE, FALSE, sizeof(double));
+  for (guint f = 0; f < n; f++)
+    for (guint r = 0; r < tables[f]->rows->len; r++) {
+      const DdpValidateTrainingRow *w = &g_array_index(tables[f]->rows, DdpValidateTrainingRow, r);
+      if (w->skipped)
+        continue;
+      if (!w->ddp) {
+        g_array_append_val(e[6], w->defaults.step_error);
+        continue;
+      }
+      double v[6] = { w->with_step.step_error, w->with_step.efficiency_error, w->defaults.step_error,
+                      w->defaults.efficiency_error, w->baseline.step_error, w->baseline.efficiency_error };
+      for (int k = 0; k < 6; k++)
+        g_array_append_val(e[k], v[k]);
+    }
+  DdpCompareStats *s[7] = { &out->step_error, &out->efficiency_error, &out->default_step_error,
+                             &out->default_efficiency_error, &out->baseline_step_error,
+                             &out->baseline_efficiency_error, &out->one_gpu_default_step_error };
+  for (int k = 0; k < 7; k++) {
+    ddp_validate_stats((const double *)(void *)e[k]->data, e[k]->len, s[k]);
+    g_array_unref(e[k]);
+  }
+}
+
 /* The run column's value of record @r, "" without the column. */
 static const char *
 run_of(const Table *t, guint r, int run_col)
@@ -489,33 +520,8 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
   }
   DdpValidateTraining *out = g_new0(DdpValidateTraining, 1);
   out->path = g_strdup(path);
-  GArray *e[6];
-  for (int k = 0; k < 6; k++)
-    e[k] = g_array_new(FALSE, FALSE, sizeof(double));
-  for (guint r = 0; r < rows->len; r++) {
-    const DdpValidateTrainingRow *w = &g_array_index(rows, DdpValidateTrainingRow, r);
-    if (w->skipped || !w->ddp)
-      continue;
-    double v[6] = { w->with_step.step_error, w->with_step.efficiency_error, w->defaults.step_error,
-                    w->defaults.efficiency_error, w->baseline.step_error, w->baseline.efficiency_error };
-    for (int k = 0; k < 6; k++)
-      g_array_append_val(e[k], v[k]);
-  }
-  DdpCompareStats *s[6] = { &out->step_error, &out->efficiency_error, &out->default_step_error,
-                             &out->default_efficiency_error, &out->baseline_step_error,
-                             &out->baseline_efficiency_error };
-  for (int k = 0; k < 6; k++) {
-    ddp_validate_stats((const double *)e[k]->data, e[k]->len, s[k]);
-    g_array_unref(e[k]);
-  }
-  g_autoptr(GArray) one_gpu = g_array_new(FALSE, FALSE, sizeof(double));
-  for (guint r = 0; r < rows->len; r++) {
-    const DdpValidateTrainingRow *w = &g_array_index(rows, DdpValidateTrainingRow, r);
-    if (!w->skipped && !w->ddp)
-      g_array_append_val(one_gpu, w->defaults.step_error);
-  }
-  ddp_validate_stats((const double *)(void *)one_gpu->data, one_gpu->len, &out->one_gpu_default_step_error);
   out->rows = g_steal_pointer(&rows);
+  training_stats(&out, 1, out);
   return out;
 }
 
@@ -978,6 +984,8 @@ ddp_validation_run_files(const char *const *paths, const char *const *behaviour_
     }
   ddp_compare_stats(pooled, v->allreduce_model);
   regime_errors_finish(&all_baseline, v->allreduce_baseline);
+  if (ok)
+    training_stats((DdpValidateTraining *const *)v->training->pdata, v->training->len, &v->training_pooled);
   return ok ? g_steal_pointer(&v) : NULL;
 }
 

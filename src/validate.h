@@ -144,6 +144,7 @@ typedef struct {
   DdpCompareStats allreduce_model[DDP_REGIME_COUNT];    /* every AllReduce point pooled, but
                                                               * the behaviour checks' */
   DdpCompareStats allreduce_baseline[DDP_REGIME_COUNT];
+  DdpValidateTraining training_pooled;   /* every training table's rows pooled (path, rows NULL) */
 } DdpValidation;
 
 /* The shipped validation folder: $(pkgdatadir)/validation installed, tests/data uninstalled.
