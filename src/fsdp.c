@@ -80,14 +80,38 @@ block_prefix(const char *name)
   return NULL;
 }
 
+/* A unit's flat parameter gets layer @l's parameters. */
+static void
+add_layer_params(DdpFsdpUnit *unit, const DdpModel *model, guint l)
+{
+  for (guint i = 0; i < model->layers[l].n_params; i++) {
+    const DdpParam *p = &model->params[model->layers[l].first_param + i];
+    unit->numel += p->numel;
+    unit->bytes += (guint64)p->numel * ddp_dtype_size(p->dtype);
+  }
+}
+
 GArray *
 ddp_fsdp_units(const DdpModel *model, guint blocks_per_unit, guint *layer_unit)
 {
   g_return_val_if_fail(blocks_per_unit >= 1, NULL);
+  g_return_val_if_fail(blocks_per_unit == 1 || model->n_fsdp_units == 0, NULL);
   GArray *units = g_array_new(FALSE, TRUE, sizeof(DdpFsdpUnit));
   g_array_set_clear_func(units, unit_clear);
   DdpFsdpUnit root = { g_strdup("root"), 0, 0 };
   g_array_append_val(units, root);
+  if (model->n_fsdp_units > 0) {
+    /* the model file's own wrap (model.h fsdp_units), validated and in forward order there */
+    for (guint k = 0; k < model->n_fsdp_units; k++) {
+      DdpFsdpUnit unit = { g_strdup(model->fsdp_units[k]), 0, 0 };
+      g_array_append_val(units, unit);
+    }
+    for (guint l = 0; l < model->n_layers; l++) {
+      layer_unit[l] = model->fsdp_layer_unit[l];
+      add_layer_params(&g_array_index(units, DdpFsdpUnit, layer_unit[l]), model, l);
+    }
+    return units;
+  }
   /* a block's parameters, to leave parameter-free blocks with the root */
   g_autoptr(GHashTable) block_numel = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   for (guint l = 0; l < model->n_layers; l++) {
@@ -117,12 +141,7 @@ ddp_fsdp_units(const DdpModel *model, guint blocks_per_unit, guint *layer_unit)
       u = units->len - 1;
     }
     layer_unit[l] = u;
-    DdpFsdpUnit *unit = &g_array_index(units, DdpFsdpUnit, u);
-    for (guint i = 0; i < model->layers[l].n_params; i++) {
-      const DdpParam *p = &model->params[model->layers[l].first_param + i];
-      unit->numel += p->numel;
-      unit->bytes += (guint64)p->numel * ddp_dtype_size(p->dtype);
-    }
+    add_layer_params(&g_array_index(units, DdpFsdpUnit, u), model, l);
   }
   return units;
 }

@@ -11,19 +11,20 @@
 #include "ddp.h"
 
 /* One FSDP unit: a wrapped module's flat parameter.  Unit 0 is the root (every parameter not in a
- * wrapped block); units 1.. are the blocks in forward order. */
+ * wrapped module); units 1.. are the wrapped modules in forward order. */
 typedef struct {
-  char *name;           /* the block's module path ("model.layers.0"), "root" for the root */
+  char *name;           /* the wrapped module's path ("model.layers.0"), "root" for the root */
   gint64 numel;         /* parameters in its flat parameter, unpadded */
   guint64 bytes;        /* as stored (the model's dtypes) */
 } DdpFsdpUnit;
 
-/* The units of @model under the default auto-wrap policy (docs/model.md): a block is a layer
- * name's prefix up to its first numeric component ("model.layers.0", "bert.encoder.layer.3",
- * "layer1.0"), as transformer_auto_wrap_policy wraps each transformer block; @blocks_per_unit
- * consecutive blocks make one unit; layers outside every block, and blocks without parameters,
- * belong to the root.  @layer_unit (out, [n_layers]): each layer's unit.  Returns: (transfer full)
- * a GArray of DdpFsdpUnit with a clear function. */
+/* The units of @model: the modules its file wraps ([model] fsdp_units, model.h), or else the
+ * default auto-wrap policy (docs/model.md): a block is a layer name's prefix up to its first
+ * numeric component ("model.layers.0", "bert.encoder.layer.3", "layer1.0"), as
+ * transformer_auto_wrap_policy wraps each transformer block; @blocks_per_unit consecutive blocks
+ * make one unit (1 when the file names its units: the policy's granularity only); layers outside
+ * every unit, and blocks without parameters, belong to the root.  @layer_unit (out, [n_layers]):
+ * each layer's unit.  Returns: (transfer full) a GArray of DdpFsdpUnit with a clear function. */
 GArray *ddp_fsdp_units(const DdpModel *model, guint blocks_per_unit, guint *layer_unit);
 
 /* The schedule of one iteration, as pure data (fsdp.c "How time advances"): per layer times, each

@@ -133,10 +133,12 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   if (r->dp || (extras && extras->no_buckets))
     return g_string_free(out, FALSE);
   if (s->setup.mode == DDP_MODE_FSDP) {
-    g_string_append_printf(out, "\nFSDP %s: %u units (root + blocks, %u per unit), sharded over %" G_GUINT64_FORMAT
+    g_autofree char *wrap = s->model->n_fsdp_units > 0
+                              ? g_strdup("root + the modules the model file wraps")
+                              : g_strdup_printf("root + blocks, %u per unit", s->setup.shard.blocks_per_unit);
+    g_string_append_printf(out, "\nFSDP %s: %u units (%s), sharded over %" G_GUINT64_FORMAT
                                 " GPUs; backward_prefetch %s, forward_prefetch %s, limit_all_gathers %s\n",
-                           ddp_sharding_name(s->setup.shard.sharding), r->n_units, s->setup.shard.blocks_per_unit,
-                           r->shard_gpus, ddp_backward_prefetch_name(s->setup.shard.backward_prefetch),
+                           ddp_sharding_name(s->setup.shard.sharding), r->n_units, wrap, r->shard_gpus, ddp_backward_prefetch_name(s->setup.shard.backward_prefetch),
                            s->setup.shard.forward_prefetch ? "on" : "off", s->setup.shard.limit_all_gathers ? "on" : "off");
     g_string_append_printf(out, "  AllGather %.3f ms, %s %.3f ms, replica AllReduce %.3f ms per iteration (stream busy)\n",
                            r->all_gather_ms, s->setup.shard.sharding == DDP_SHARDING_NONE ? "AllReduce" : "ReduceScatter",
@@ -177,6 +179,7 @@ strategy_json(DdpJson *j, const DdpScenario *s, const DdpResult *r)
     ddp_json_bool(j, "limit_all_gathers", s->setup.shard.limit_all_gathers);
     ddp_json_int(j, "units", r->n_units);
     ddp_json_int(j, "blocks_per_unit", s->setup.shard.blocks_per_unit);
+    ddp_json_string(j, "wrap", s->model->n_fsdp_units > 0 ? "model" : "auto");
   }
   if (r->shard_gpus > 0)
     ddp_json_int(j, "shard_gpus", (gint64)r->shard_gpus);

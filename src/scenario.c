@@ -473,6 +473,22 @@ calibrate_cluster(DdpScenario *s, const char *calibration_path, const DdpTermsGi
   return TRUE;
 }
 
+/* --wrap-blocks (or [training] wrap_blocks) > 1 for a model whose file names its FSDP units: the
+ * granularity is the auto-wrap policy's, which the file's own wrap replaces; refused rather than
+ * ignored.  Always FALSE with @error set, naming the flag or the scenario file's line. */
+static gboolean
+wrap_blocks_named(const DdpModel *model, const DdpKeyFile *kf, gboolean from_flag, GError **error)
+{
+  g_autofree char *why = g_strdup_printf("model %s names its own FSDP units ([model] fsdp_units, %s:%u); "
+                                         "the wrap granularity applies to the auto-wrap policy only",
+                                         model->name, model->path, model->fsdp_units_line);
+  if (from_flag || !kf)
+    g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID, "--wrap-blocks: %s", why);
+  else
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "training", "wrap_blocks", "%s", why);
+  return FALSE;
+}
+
 /**
  * ddp_scenario_load:
  * See scenario.h.  Returns: (transfer full) or NULL with @error set.
@@ -528,6 +544,9 @@ ddp_scenario_load(const char *scenario_path, const DdpCliOptions *cli, gboolean 
   if (!(s->model = ddp_model_load(model ? model : DEFAULT_MODEL, error)))
     return NULL;
   if (!ddp_model_scale_input(s->model, s->setup.seq_len, s->setup.image_size, error))
+    return NULL;
+  if (s->model->n_fsdp_units > 0 && s->setup.shard.blocks_per_unit > 1 &&
+      !wrap_blocks_named(s->model, kf, cli->wrap_blocks != NULL, error))
     return NULL;
   /* the model's usual batch and precision (an LLM's bf16 and small batch) where neither the
    * scenario file nor a flag chose (issue 17) */

@@ -170,6 +170,57 @@ test_units_llama(void)
   ddp_model_free(model);
 }
 
+/* A model file that names its own units ([model] fsdp_units, listed out of order): its blocks are
+ * called block0/block1, so the auto-wrap policy (a numeric path component) finds no block and
+ * keeps everything in the root; the named wrap gives
+ *   root     embed 100·10 + head 5·10                 = 1 050 elements (4 200 bytes fp32)
+ *   unit 1   enc.block0: fc 30·10 + bias 30 (act none) =   330 (1 320 bytes)
+ *   unit 2   enc.block1: fc 10·30                      =   300 (1 200 bytes)
+ * and on 4 GPUs each flat parameter is padded to a multiple of 4 elements: the forward AllGathers
+ * move 1 052·4 = 4 208, 332·4 = 1 328 and 300·4 = 1 200 bytes, the ReduceScatters the same. */
+#define NAMED_LAYER(name, params) "[layer " name "]\nkind = linear\nforward_flops = 1\nbackward_flops = 2\n" \
+                                  "forward_us = 10\nbackward_us = 20\n" params
+#define NAMED_BODY NAMED_LAYER("embed", "params = embed.weight:100,10\n")                                   \
+                   NAMED_LAYER("enc.block0.fc", "params = enc.block0.fc.weight:30,10;enc.block0.fc.bias:30\n") \
+                   NAMED_LAYER("enc.block0.act", "") NAMED_LAYER("enc.block1.fc", "params = enc.block1.fc.weight:10,30\n") \
+                   NAMED_LAYER("head", "params = head.weight:5,10\n")
+#define NAMED_MODEL(units) "[model]\nname = named\nmeasured_batch = 1\n" units NAMED_BODY
+
+static void
+test_units_named(void)
+{
+  g_autoptr(DdpScenario) s = fixture_scenario(NAMED_MODEL("fsdp_units = enc.block1;enc.block0\n"), 4, NULL);
+  g_autofree guint *layer_unit = g_new0(guint, s->model->n_layers);
+  g_autoptr(GArray) units = ddp_fsdp_units(s->model, 1, layer_unit);
+  static const char *const name[] = { "root", "enc.block0", "enc.block1" };
+  static const gint64 numel[] = { 1050, 330, 300 };
+  static const guint64 bytes[] = { 4200, 1320, 1200 }, padded[] = { 4208, 1328, 1200 };
+  g_assert_cmpuint(units->len, ==, 3);
+  for (guint u = 0; u < 3; u++) {
+    const DdpFsdpUnit *unit = &g_array_index(units, DdpFsdpUnit, u);
+    g_assert_cmpstr(unit->name, ==, name[u]);
+    g_assert_cmpint(unit->numel, ==, numel[u]);
+    g_assert_cmpuint(unit->bytes, ==, bytes[u]);
+  }
+  static const guint expect_unit[] = { 0, 1, 1, 2, 0 };
+  for (guint l = 0; l < G_N_ELEMENTS(expect_unit); l++)
+    g_assert_cmpuint(layer_unit[l], ==, expect_unit[l]);
+  s->setup.mode = DDP_MODE_FSDP;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpResult) r = ddp_simulate(s, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(r->n_units, ==, 3);
+  for (guint u = 0; u < 3; u++) {
+    g_assert_cmpuint(span(r->spans, DDP_OP_ALL_GATHER, (int)u, FALSE)->bytes, ==, padded[u]);
+    g_assert_cmpuint(span(r->spans, DDP_OP_REDUCE_SCATTER, (int)u, TRUE)->bytes, ==, padded[u]);
+  }
+  /* the same layers without the key: no numeric block component, one unit (the root) */
+  g_autoptr(DdpScenario) plain = fixture_scenario(NAMED_MODEL(""), 4, NULL);
+  g_autoptr(GArray) root_only = ddp_fsdp_units(plain->model, 1, layer_unit);
+  g_assert_cmpuint(root_only->len, ==, 1);
+  g_assert_cmpint(g_array_index(root_only, DdpFsdpUnit, 0).numel, ==, 1050 + 330 + 300);
+}
+
 /* The ZeRO paper's Figure 1 example: Ψ = 7.5 B, N_d = 64, K = 12 (mixed-precision Adam), P = G = 2:
  * DDP (2 + 2 + 12)·7.5 = 120 GB; P_os 4·7.5 + 12·7.5/64 = 31.40625 GB; P_os+g 2·7.5 + 14·7.5/64 =
  * 16.640625 GB; P_os+g+p 16·7.5/64 = 1.875 GB (the paper rounds to 120, 31.4, 16.6, 1.9). */
@@ -261,6 +312,7 @@ main(int argc, char **argv)
   g_test_add_func("/fsdp/two-units/strategies", test_two_units_strategies);
   g_test_add_func("/fsdp/limiter", test_limiter);
   g_test_add_func("/fsdp/units/llama-7b", test_units_llama);
+  g_test_add_func("/fsdp/units/named", test_units_named);
   g_test_add_func("/fsdp/stragglers", test_stragglers);
   g_test_add_func("/strategy/memory/zero-paper", test_zero_paper);
   g_test_add_func("/strategy/memory/llama-7b", test_memory_strategies);
