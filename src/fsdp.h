@@ -2,7 +2,8 @@
  * runtime orders it: units from the auto-wrap policy, one flat parameter each, AllGathers before
  * each unit's forward (rate-limited, optionally prefetched) and again before its backward when
  * resharded after forward, a ReduceScatter per unit after its backward (HYBRID_SHARD: then an
- * AllReduce across replicas), the sharded optimizer step.  The rules and their PyTorch sources
+ * AllReduce across replicas), the sharded optimizer step; with --accumulate, micro-steps inside
+ * or outside no_sync().  The rules and their PyTorch sources
  * are in docs/model.md "Strategies beyond DDP"; the scheduling is in fsdp.c. */
 #ifndef DDP_FSDP_H
 #define DDP_FSDP_H
@@ -41,6 +42,9 @@ typedef struct {
                                              * stream after the unit's backward, or NULL (none) */
   const guint64 *all_gather_bytes, *reduce_bytes, *replica_bytes;  /* for the spans; may be NULL */
   gint64 optimizer_ns;
+  guint micro_steps;                        /* --accumulate K: forward and backward K times, then the
+                                             * step; 0 or 1: one */
+  DdpFsdpAccumulate accumulate;             /* the first K-1 in no_sync(), or reduced every time */
   DdpSharding sharding;
   DdpBackwardPrefetch backward_prefetch;
   gboolean forward_prefetch, limit_all_gathers;

@@ -140,6 +140,11 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
                                 " GPUs; backward_prefetch %s, forward_prefetch %s, limit_all_gathers %s\n",
                            ddp_sharding_name(s->setup.shard.sharding), r->n_units, wrap, r->shard_gpus, ddp_backward_prefetch_name(s->setup.shard.backward_prefetch),
                            s->setup.shard.forward_prefetch ? "on" : "off", s->setup.shard.limit_all_gathers ? "on" : "off");
+    if (s->setup.accumulate > 1)
+      g_string_append_printf(out, "  gradient accumulation: %u micro-steps, %s\n", s->setup.accumulate,
+                             s->setup.shard.accumulate == DDP_FSDP_ACCUMULATE_NO_SYNC
+                               ? "all but the last in no_sync() (unsharded gradients accumulate, one ReduceScatter)"
+                               : "outside no_sync() (a ReduceScatter every micro-step, sharded gradients accumulate)");
     g_string_append_printf(out, "  AllGather %.3f ms, %s %.3f ms, replica AllReduce %.3f ms per iteration (stream busy)\n",
                            r->all_gather_ms, s->setup.shard.sharding == DDP_SHARDING_NONE ? "AllReduce" : "ReduceScatter",
                            r->reduce_scatter_ms, r->replica_all_reduce_ms);
@@ -180,6 +185,7 @@ strategy_json(DdpJson *j, const DdpScenario *s, const DdpResult *r)
     ddp_json_int(j, "units", r->n_units);
     ddp_json_int(j, "blocks_per_unit", s->setup.shard.blocks_per_unit);
     ddp_json_string(j, "wrap", s->model->n_fsdp_units > 0 ? "model" : "auto");
+    ddp_json_string(j, "accumulate", ddp_fsdp_accumulate_name(s->setup.shard.accumulate));
   }
   if (r->shard_gpus > 0)
     ddp_json_int(j, "shard_gpus", (gint64)r->shard_gpus);
@@ -196,6 +202,7 @@ strategy_json(DdpJson *j, const DdpScenario *s, const DdpResult *r)
       ddp_json_int(j, "lane", c->lane);
       ddp_json_bool(j, "backward", c->backward);
       ddp_json_int(j, "bytes", (gint64)c->bytes);
+      ddp_json_int(j, "micro_step", c->micro_step);
       ddp_json_double(j, "start_ms", ns_ms(c->start_ns), 6);
       ddp_json_double(j, "end_ms", ns_ms(c->end_ns), 6);
       ddp_json_end_object(j);

@@ -26,6 +26,14 @@ static const char *const optimizer_choices[] = { "sgd", "sgd-momentum", "adam", 
 static const char *const mode_names[DDP_MODE_COUNT + 1] = { "ddp", "dp", "zero1", "fsdp", NULL };
 static const char *const sharding_names[DDP_SHARDING_COUNT + 1] = { "full", "grad-op", "hybrid", "none", NULL };
 static const char *const prefetch_names[DDP_PREFETCH_COUNT + 1] = { "pre", "post", "none", NULL };
+static const char *const fsdp_accumulate_names[DDP_FSDP_ACCUMULATE_COUNT + 1] = { "no-sync", "sharded", NULL };
+
+const char *
+ddp_fsdp_accumulate_name(DdpFsdpAccumulate a)
+{
+  g_return_val_if_fail(a < DDP_FSDP_ACCUMULATE_COUNT, "?");
+  return fsdp_accumulate_names[a];
+}
 
 const char *
 ddp_sharding_name(DdpSharding sharding)
@@ -92,6 +100,8 @@ ddp_cli_option_entries(DdpCliOptions *o)
     { "forward-prefetch", 0, 0, G_OPTION_ARG_NONE, &o->forward_prefetch, "fsdp: forward_prefetch=True", NULL },
     { "no-limit-all-gathers", 0, 0, G_OPTION_ARG_NONE, &o->no_limit_all_gathers, "fsdp: limit_all_gathers=False (no rate limiter)", NULL },
     { "wrap-blocks", 0, 0, G_OPTION_ARG_STRING, &o->wrap_blocks, "fsdp: consecutive blocks per FSDP unit (auto-wrap granularity, default 1)", "K" },
+    { "fsdp-accumulate", 0, 0, G_OPTION_ARG_STRING, &o->fsdp_accumulate,
+      "fsdp with --accumulate: no-sync (K-1 micro-steps in no_sync(), default) or sharded (ReduceScatter every micro-step)", "A" },
     { "overlap-with-ddp", 0, 0, G_OPTION_ARG_NONE, &o->overlap_with_ddp, "zero1: ZeroRedundancyOptimizer(overlap_with_ddp=True)", NULL },
     { "torch-version", 0, 0, G_OPTION_ARG_STRING, &o->torch_version, "PyTorch release whose DDP rules to follow, X.Y (default 2.x)", "X.Y" },
     { "unused-search-us", 0, 0, G_OPTION_ARG_STRING, &o->unused_search_us,
@@ -108,7 +118,7 @@ ddp_cli_options_clear(DdpCliOptions *o)
   char **strings[] = { &o->model, &o->cluster, &o->gpus, &o->bucket_cap_mb, &o->batch, &o->precision,
                        &o->accumulate, &o->iterations, &o->seed, &o->step_ms, &o->stragglers,
                        &o->optimizer, &o->comm_hook, &o->calibration, &o->mode, &o->torch_version,
-                       &o->sharding, &o->backward_prefetch, &o->wrap_blocks,
+                       &o->sharding, &o->backward_prefetch, &o->wrap_blocks, &o->fsdp_accumulate,
                        &o->unused_search_us, &o->overlap_slowdown, &o->host_iteration_us, &o->host_layer_us,
                        &o->input_rate, &o->jitter, &o->seq_len, &o->image_size };
   for (gsize i = 0; i < G_N_ELEMENTS(strings); i++)
@@ -223,7 +233,8 @@ static const char *const training_keys[] = {
   "optimizer", "find_unused_parameters", "static_graph", "broadcast_buffers", "iterations", "seed",
   "stragglers", "step_ms", "mode", "torch_version", "allow_oom", "unused_search_us", "overlap_slowdown",
   "host_iteration_us", "host_layer_us", "input_rate", "jitter", "seq_len", "image_size", "sharding",
-  "backward_prefetch", "forward_prefetch", "limit_all_gathers", "wrap_blocks", "overlap_with_ddp", NULL
+  "backward_prefetch", "forward_prefetch", "limit_all_gathers", "wrap_blocks", "overlap_with_ddp", "fsdp_accumulate",
+  NULL
 };
 
 /* [training] keys of the overheads and the input size, with the ranges of their flags (apply_cli). */
@@ -249,9 +260,10 @@ read_overheads(const DdpKeyFile *kf, DdpSetup *t, GError **error)
 static gboolean
 read_shard(const DdpKeyFile *kf, DdpShardOptions *o, GError **error)
 {
-  int sharding = o->sharding, prefetch = o->backward_prefetch;
+  int sharding = o->sharding, prefetch = o->backward_prefetch, accumulate = o->accumulate;
   double blocks = o->blocks_per_unit;
   if (!ddp_keyfile_get_choice(kf, "training", "sharding", FALSE, sharding_names, &sharding, error) ||
+      !ddp_keyfile_get_choice(kf, "training", "fsdp_accumulate", FALSE, fsdp_accumulate_names, &accumulate, error) ||
       !ddp_keyfile_get_choice(kf, "training", "backward_prefetch", FALSE, prefetch_names, &prefetch, error) ||
       !ddp_keyfile_get_bool(kf, "training", "forward_prefetch", FALSE, &o->forward_prefetch, error) ||
       !ddp_keyfile_get_bool(kf, "training", "limit_all_gathers", FALSE, &o->limit_all_gathers, error) ||
@@ -260,6 +272,7 @@ read_shard(const DdpKeyFile *kf, DdpShardOptions *o, GError **error)
     return FALSE;
   o->sharding = sharding;
   o->backward_prefetch = prefetch;
+  o->accumulate = accumulate;
   o->blocks_per_unit = (guint)blocks;
   return TRUE;
 }
@@ -379,14 +392,16 @@ apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError 
     return FALSE;
   }
   t->mode = mode;
-  int sharding = t->shard.sharding, prefetch = t->shard.backward_prefetch;
+  int sharding = t->shard.sharding, prefetch = t->shard.backward_prefetch, accumulate_mode = t->shard.accumulate;
   guint64 blocks = t->shard.blocks_per_unit;
   if (!flag_choice("sharding", cli->sharding, sharding_names, &sharding, error) ||
+      !flag_choice("fsdp-accumulate", cli->fsdp_accumulate, fsdp_accumulate_names, &accumulate_mode, error) ||
       !flag_choice("backward-prefetch", cli->backward_prefetch, prefetch_names, &prefetch, error) ||
       !ddp_flag_count("wrap-blocks", cli->wrap_blocks, &DDP_RANGE_WRAP_BLOCKS, &blocks, error))
     return FALSE;
   t->shard.sharding = sharding;
   t->shard.backward_prefetch = prefetch;
+  t->shard.accumulate = accumulate_mode;
   t->shard.blocks_per_unit = (guint)blocks;
   if (cli->forward_prefetch)
     t->shard.forward_prefetch = TRUE;

@@ -108,7 +108,7 @@ ddp_zero_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
       DdpCollectiveCost cost;
       ddp_collective_broadcast(collective, bytes, &cost);
       gint64 d = ddp_time_from_ns(cost.time_us * 1e3);
-      DdpCommSpan span = { DDP_OP_BROADCAST, -1, 0, FALSE, bytes, at, at + d };
+      DdpCommSpan span = { DDP_OP_BROADCAST, -1, 0, FALSE, bytes, at, at + d, 0 };
       g_array_append_val(r->spans, span);
       at += d;
       broadcast_ms += cost.time_us / 1e3;

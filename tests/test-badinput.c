@@ -400,11 +400,13 @@ static const Case cases[] = {
   { "timeline-trace-fifo", NULL, NULL, 0, NULL, NULL, SETUP_FIFO, { "timeline", "--trace", "fifo" }, "--trace: \"fifo\" exists and is not a regular file (a FIFO)" },
   { "timeline-trace-dev-null", NULL, NULL, 0, NULL, NULL, 0, { "timeline", "--trace", "/dev/null" }, "--trace: \"/dev/null\" exists and is not a regular file (a device)" },
 
-  /* ---- issue 19: [model] fsdp_units, and what contradicts it ---- */
+  /* ---- issue 19: [model] fsdp_units and what contradicts it; FSDP gradient accumulation ---- */
   { "fsdp-units-unknown", "m.model", UNITS_MODEL("b"), 0, NULL, NULL, 0, { PREDICT, "--mode", "fsdp" }, "m.model:3: model.fsdp_units: b is not the module of any layer" },
   { "fsdp-units-twice", "m.model", UNITS_MODEL("a;a"), 0, NULL, NULL, 0, { PREDICT, "--mode", "fsdp" }, "m.model:3: model.fsdp_units: a is listed twice" },
   { "fsdp-units-empty", "m.model", UNITS_MODEL(";"), 0, NULL, NULL, 0, { PREDICT }, "m.model:3: model.fsdp_units: names no module" },
   { "fsdp-units-wrap-blocks-flag", "m.model", UNITS_MODEL("a"), 0, NULL, NULL, 0, { PREDICT, "--mode", "fsdp", "--wrap-blocks", "2" }, "--wrap-blocks: model m names its own FSDP units ([model] fsdp_units, m.model:3)" },
+  { "fsdp-accumulate-flag", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--mode", "fsdp", "--accumulate", "2", "--fsdp-accumulate", "sometimes" }, "--fsdp-accumulate: \"sometimes\" is not one of no-sync|sharded" },
+  { "fsdp-accumulate-key", "s.scenario", SCENARIO("8", "fsdp_accumulate = sometimes"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.fsdp_accumulate: \"sometimes\" is not one of no-sync|sharded" },
   { "fsdp-units-wrap-blocks-key", "m.model", UNITS_MODEL("a"), 0, "s.scenario", SCENARIO("8", "wrap_blocks = 2"), 0, { "predict", "s.scenario", "--model", "m.model" }, "s.scenario:5: training.wrap_blocks: model m names its own FSDP units" },
 };
 

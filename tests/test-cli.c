@@ -410,15 +410,14 @@ test_compare_llama7b(void)
   g_assert_nonnull(strstr(ddp.err, "ddpsim compare --model llama-7b --cluster dgx-h100 --gpus 64"));
 }
 
-/* The sharded strategies' bad input: one line naming the flag or file:line: key, exit 2; what is
- * not modelled (FSDP with no_sync accumulation, ZeRO's overlap_with_ddp) is refused, not ignored. */
+/* The sharded strategies' bad input: one line naming the flag or file:line: key, exit 2. */
 static void
 test_sharded_bad_input(void)
 {
   g_autofree char *scenario = g_build_filename(g_get_tmp_dir(), "ddpsim-test-cli-sharded.scenario", NULL);
   g_assert_true(g_file_set_contents(scenario, "[scenario]\nmodel = gpt2\n[training]\nbackward_prefetch = early\n", -1, NULL));
   static const struct { const char *args[4], *message; } cases[] = {
-    { { "--mode", "fsdp", "--accumulate", "2" }, "--accumulate: gradient accumulation (no_sync) is not modelled" },
+    { { "--mode", "fsdp", "--fsdp-accumulate", "always" }, "--fsdp-accumulate: \"always\" is not one of no-sync|sharded" },
     { { "--mode", "zero1", "--overlap-with-ddp", NULL }, "--overlap-with-ddp:" },
     { { "--mode", "fsdp", "--sharding", "zero3" }, "--sharding: \"zero3\" is not one of full|grad-op|hybrid|none" },
     { { "--mode", "fsdp", "--wrap-blocks", "0" }, "--wrap-blocks:" },
