@@ -151,7 +151,14 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
     g_string_append_printf(out, "  iteration ends at %.3f ms\n", ns_ms(r->reported_iteration_ns));
     return g_string_free(out, FALSE);
   }
-  if (s->setup.mode == DDP_MODE_ZERO1)
+  if (s->setup.mode == DDP_MODE_ZERO1 && s->setup.shard.overlap_with_ddp)
+    g_string_append_printf(out, "\nZeRO-1 overlap_with_ddp (%s): bucket b's optimizer step on rank b mod %" G_GUINT64_FORMAT
+                                " after its AllReduce, then its broadcast from there; steady state (the first two "
+                                "iterations do not step)\n",
+                           s->setup.shard.zero_hook == DDP_ZERO_HOOK_STEP ? "hook_with_zero_step"
+                                                                          : "hook_with_zero_step_interleaved",
+                           r->shard_gpus);
+  else if (s->setup.mode == DDP_MODE_ZERO1)
     g_string_append_printf(out, "\nZeRO-1: optimizer step on 1/%" G_GUINT64_FORMAT " of the parameters, then one "
                                 "broadcast per rank's partition after it\n", r->shard_gpus);
   g_string_append_printf(out, "\nbucket schedule (steady state; ms from the iteration start)\n");
@@ -186,6 +193,11 @@ strategy_json(DdpJson *j, const DdpScenario *s, const DdpResult *r)
     ddp_json_int(j, "blocks_per_unit", s->setup.shard.blocks_per_unit);
     ddp_json_string(j, "wrap", s->model->n_fsdp_units > 0 ? "model" : "auto");
     ddp_json_string(j, "accumulate", ddp_fsdp_accumulate_name(s->setup.shard.accumulate));
+  }
+  if (s->setup.mode == DDP_MODE_ZERO1) {
+    ddp_json_bool(j, "overlap_with_ddp", s->setup.shard.overlap_with_ddp);
+    if (s->setup.shard.overlap_with_ddp)
+      ddp_json_string(j, "zero_hook", ddp_zero_hook_name(s->setup.shard.zero_hook));
   }
   if (r->shard_gpus > 0)
     ddp_json_int(j, "shard_gpus", (gint64)r->shard_gpus);

@@ -418,7 +418,8 @@ test_sharded_bad_input(void)
   g_assert_true(g_file_set_contents(scenario, "[scenario]\nmodel = gpt2\n[training]\nbackward_prefetch = early\n", -1, NULL));
   static const struct { const char *args[4], *message; } cases[] = {
     { { "--mode", "fsdp", "--fsdp-accumulate", "always" }, "--fsdp-accumulate: \"always\" is not one of no-sync|sharded" },
-    { { "--mode", "zero1", "--overlap-with-ddp", NULL }, "--overlap-with-ddp:" },
+    { { "--mode", "zero1", "--overlap-with-ddp", "--find-unused-parameters" }, "--overlap-with-ddp: ZeroRedundancyOptimizer(overlap_with_ddp=True) never steps with find_unused_parameters=True" },
+    { { "--mode", "zero1", "--zero-hook", "interleaved" }, "--zero-hook: the ddp_zero_hook.py hooks need ZeroRedundancyOptimizer(overlap_with_ddp=True)" },
     { { "--mode", "fsdp", "--sharding", "zero3" }, "--sharding: \"zero3\" is not one of full|grad-op|hybrid|none" },
     { { "--mode", "fsdp", "--wrap-blocks", "0" }, "--wrap-blocks:" },
     { { "--mode", "fsdp2", NULL, NULL }, "--mode:" },
