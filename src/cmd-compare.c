@@ -82,6 +82,8 @@ predict_command(const DdpScenario *s, const Row *r)
                          ddp_mode_name(r->mode));
   if (r->mode == DDP_MODE_FSDP)
     g_string_append_printf(out, " --sharding %s", ddp_sharding_name(r->sharding));
+  if (r->mode == DDP_MODE_ZERO1 && s->setup.shard.overlap_with_ddp)
+    g_string_append_printf(out, " --overlap-with-ddp --zero-hook %s", ddp_zero_hook_name(s->setup.shard.zero_hook));
   if (s->setup.accumulate > 1)
     g_string_append_printf(out, " --accumulate %u", s->setup.accumulate);
   if (r->mode == DDP_MODE_FSDP && s->setup.accumulate > 1 && s->setup.shard.accumulate != DDP_FSDP_ACCUMULATE_NO_SYNC)
