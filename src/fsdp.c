@@ -1,8 +1,9 @@
 /* fsdp — FullyShardedDataParallel iterations (see fsdp.h).
  *
  * The rules (docs/model.md "Strategies beyond DDP", each with its PyTorch source):
- *  units      one FlatParameter per wrapped module, the root holding what no wrapped block holds
- *             (wrap.py transformer_auto_wrap_policy; _flat_param.py FlatParamHandle);
+ *  units      one FlatParameter per wrapped module, the root holding what no wrapped module holds
+ *             (wrap.py transformer_auto_wrap_policy, or the model file's own wrap as ModuleWrapPolicy
+ *             gives it: model.h fsdp_units; _flat_param.py FlatParamHandle);
  *  padding    each flat parameter is padded to a multiple of the shard group's size and split into
  *             equal shards (_flat_param.py _get_shard / FlatParamHandle.shard);
  *  forward    the root's pre-forward unshards the root, each unit's pre-forward unshards that unit

@@ -1,10 +1,10 @@
 /* fsdp — one FullyShardedDataParallel iteration (FSDP1, torch.distributed.fsdp), as PyTorch's
- * runtime orders it: units from the auto-wrap policy, one flat parameter each, AllGathers before
- * each unit's forward (rate-limited, optionally prefetched) and again before its backward when
- * resharded after forward, a ReduceScatter per unit after its backward (HYBRID_SHARD: then an
- * AllReduce across replicas), the sharded optimizer step; with --accumulate, micro-steps inside
- * or outside no_sync().  The rules and their PyTorch sources
- * are in docs/model.md "Strategies beyond DDP"; the scheduling is in fsdp.c. */
+ * runtime orders it: units from the auto-wrap policy (or the modules the model file wraps), one
+ * flat parameter each, AllGathers before each unit's forward (rate-limited, optionally
+ * prefetched) and again before its backward when resharded after forward, a ReduceScatter per
+ * unit after its backward (HYBRID_SHARD: then an AllReduce across replicas), the sharded optimizer
+ * step; with --accumulate, micro-steps inside or outside no_sync().  The rules and their PyTorch
+ * sources are in docs/model.md "Strategies beyond DDP"; the scheduling is in fsdp.c. */
 #ifndef DDP_FSDP_H
 #define DDP_FSDP_H
 
