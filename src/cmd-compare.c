@@ -82,6 +82,12 @@ predict_command(const DdpScenario *s, const Row *r)
                          ddp_mode_name(r->mode));
   if (r->mode == DDP_MODE_FSDP)
     g_string_append_printf(out, " --sharding %s", ddp_sharding_name(r->sharding));
+  if (r->mode == DDP_MODE_ZERO1 && s->setup.shard.overlap_with_ddp)
+    g_string_append_printf(out, " --overlap-with-ddp --zero-hook %s", ddp_zero_hook_name(s->setup.shard.zero_hook));
+  if (s->setup.accumulate > 1)
+    g_string_append_printf(out, " --accumulate %u", s->setup.accumulate);
+  if (r->mode == DDP_MODE_FSDP && s->setup.accumulate > 1 && s->setup.shard.accumulate != DDP_FSDP_ACCUMULATE_NO_SYNC)
+    g_string_append_printf(out, " --fsdp-accumulate %s", ddp_fsdp_accumulate_name(s->setup.shard.accumulate));
   return g_string_free(out, FALSE);
 }
 
@@ -90,8 +96,9 @@ compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const cha
              const DdpCost *cost)
 {
   GString *out = g_string_new(NULL);
-  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, batch %g/GPU, %s, %s; %.2f GB per GPU\n",
-                         s->model->name, s->cluster->name, s->setup.gpus, s->setup.batch,
+  g_autofree char *micro = s->setup.accumulate > 1 ? g_strdup_printf(" x %u micro-steps", s->setup.accumulate) : g_strdup("");
+  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, batch %g/GPU%s, %s, %s; %.2f GB per GPU\n",
+                         s->model->name, s->cluster->name, s->setup.gpus, s->setup.batch, micro,
                          ddp_precision_name(s->setup.precision), ddp_optimizer_name(s->setup.optimizer),
                          s->cluster->gpu.memory_GB);
   if (s->setup.batch != default_batch)

@@ -439,7 +439,8 @@ run_joint(const TuneOptions *o, const DdpScenario *s, const GArray *caps, double
  * The wrap granularity (--wrap-blocks: 1, 2, 4, ... blocks per unit, up to all of them), the
  * backward prefetch (pre, post, none), forward_prefetch and limit_all_gathers: every combination,
  * the fastest that fits recommended over PyTorch's defaults (one block per unit, BACKWARD_PRE, no
- * forward prefetch, the limiter on) only above --min-gain. */
+ * forward prefetch, the limiter on) only above --min-gain.  A model file that names its own units
+ * ([model] fsdp_units) fixes the wrap: then only the prefetch options and the limiter are searched. */
 
 typedef struct {
   guint blocks;
@@ -474,7 +475,9 @@ tune_fsdp(const TuneOptions *o, const DdpScenario *s, double min_gain)
   }
   guint *layer_unit = g_new0(guint, s->model->n_layers);
   GArray *units = ddp_fsdp_units(s->model, 1, layer_unit);
-  guint blocks = units->len - 1;
+  /* a model file that names its units fixes the wrap: only the granularity 1 (its own) is run */
+  gboolean named = s->model->n_fsdp_units > 0;
+  guint blocks = named ? 1 : units->len - 1;
   g_array_unref(units);
   g_free(layer_unit);
   g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(FsdpRow));
@@ -515,6 +518,7 @@ tune_fsdp(const TuneOptions *o, const DdpScenario *s, double min_gain)
       ddp_json_begin_object(j, NULL);
       ddp_json_string(j, "mode", "fsdp");
       ddp_json_string(j, "sharding", ddp_sharding_name(s->setup.shard.sharding));
+      ddp_json_string(j, "wrap", named ? "model" : "auto");
       ddp_json_begin_array(j, "rows");
       for (guint i = 0; i < rows->len; i++)
         fsdp_row_json(j, NULL, &g_array_index(rows, FsdpRow, i));
@@ -527,8 +531,14 @@ tune_fsdp(const TuneOptions *o, const DdpScenario *s, double min_gain)
       text = ddp_json_free_to_string(j);
     } else {
       GString *out = g_string_new(NULL);
-      g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, FSDP %s, %u blocks\n\n", s->model->name,
-                             s->cluster->name, s->setup.gpus, ddp_sharding_name(s->setup.shard.sharding), blocks);
+      if (named)
+        g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, FSDP %s, %u units named by the model file "
+                                    "(the wrap is fixed: only the prefetch options are searched)\n\n", s->model->name,
+                               s->cluster->name, s->setup.gpus, ddp_sharding_name(s->setup.shard.sharding),
+                               s->model->n_fsdp_units);
+      else
+        g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, FSDP %s, %u blocks\n\n", s->model->name,
+                               s->cluster->name, s->setup.gpus, ddp_sharding_name(s->setup.shard.sharding), blocks);
       g_string_append(out, "  wrap_blocks  backward  forward  limiter   iter_ms  exposed_ms  GB/GPU  fits\n");
       for (guint i = 0; i < rows->len; i++) {
         const FsdpRow *r = &g_array_index(rows, FsdpRow, i);
@@ -537,14 +547,16 @@ tune_fsdp(const TuneOptions *o, const DdpScenario *s, double min_gain)
                                r->result->mean_ms, r->result->exposed_comm_ms, r->result->memory.total / 1e9,
                                r->result->memory.fits ? "yes" : "NO", r == best ? "   <- fastest that fits" : "");
       }
+      g_autofree char *wrap_flag = named ? g_strdup("") : g_strdup_printf("--wrap-blocks %u ", best->blocks);
       if (change)
-        g_string_append_printf(out, "\nrecommended: --wrap-blocks %u --backward-prefetch %s%s%s (%.1f %% faster than "
-                                    "PyTorch's defaults%s)\n", best->blocks, ddp_backward_prefetch_name(best->prefetch),
+        g_string_append_printf(out, "\nrecommended: %s--backward-prefetch %s%s%s (%.1f %% faster than "
+                                    "PyTorch's defaults%s)\n", wrap_flag, ddp_backward_prefetch_name(best->prefetch),
                                best->forward ? " --forward-prefetch" : "", best->limit ? "" : " --no-limit-all-gathers",
                                100 * gain, dflt->result->memory.fits ? "" : ", which do not fit");
       else
-        g_string_append_printf(out, "\nkeep PyTorch's defaults (one block per unit, BACKWARD_PRE, limit_all_gathers): "
-                                    "the best is %.2f %% faster, below --min-gain %.1f %%\n", 100 * gain, 100 * min_gain);
+        g_string_append_printf(out, "\nkeep PyTorch's defaults (%s, BACKWARD_PRE, limit_all_gathers): "
+                                    "the best is %.2f %% faster, below --min-gain %.1f %%\n",
+                               named ? "the model file's units" : "one block per unit", 100 * gain, 100 * min_gain);
       text = g_string_free(out, FALSE);
     }
     if (!ddp_cmd_print(text, &error))

@@ -48,7 +48,8 @@ typedef struct {
 
 /* One collective of a sharded strategy (fsdp.h, zero.h) on its NCCL stream: lane 0 the process
  * group's stream (AllGather, ReduceScatter, ZeRO's broadcasts), lane 1 HSDP's replica group.
- * @unit: the FSDP unit (-1 when none), @backward: issued in backward.  Times from the iteration start. */
+ * @unit: the FSDP unit (-1 when none), @backward: issued in backward, @micro_step: of the
+ * --accumulate micro-steps (0 .. K-1).  Times from the iteration start. */
 typedef struct {
   DdpCollectiveOp op;
   int unit;
@@ -56,6 +57,7 @@ typedef struct {
   gboolean backward;
   guint64 bytes;
   gint64 start_ns, end_ns;
+  guint micro_step;
 } DdpCommSpan;
 
 typedef struct {

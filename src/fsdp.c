@@ -1,8 +1,9 @@
 /* fsdp — FullyShardedDataParallel iterations (see fsdp.h).
  *
  * The rules (docs/model.md "Strategies beyond DDP", each with its PyTorch source):
- *  units      one FlatParameter per wrapped module, the root holding what no wrapped block holds
- *             (wrap.py transformer_auto_wrap_policy; _flat_param.py FlatParamHandle);
+ *  units      one FlatParameter per wrapped module, the root holding what no wrapped module holds
+ *             (wrap.py transformer_auto_wrap_policy, or the model file's own wrap as ModuleWrapPolicy
+ *             gives it: model.h fsdp_units; _flat_param.py FlatParamHandle);
  *  padding    each flat parameter is padded to a multiple of the shard group's size and split into
  *             equal shards (_flat_param.py _get_shard / FlatParamHandle.shard);
  *  forward    the root's pre-forward unshards the root, each unit's pre-forward unshards that unit
@@ -30,6 +31,15 @@
  *             the unit on the compute stream before the post-backward hook (FlatParamHandle views);
  *  step       the final callback waits for the post-backward stream; the optimizer then steps on
  *             the local shard (1/N of the state and of the passes).
+ *  no_sync    --accumulate K: K forward/backward micro-steps, then the step.  Inside no_sync()
+ *             (_sync_gradients False: the first K-1 by default) the post-backward hook reshards,
+ *             freeing only where _should_free_in_backward says (FULL_SHARD, HYBRID_SHARD; not
+ *             SHARD_GRAD_OP, which keeps its units unsharded into the next micro-step), prefetches,
+ *             and returns before reducing: the unsharded gradient stays in flat_param.grad and
+ *             accumulates; the final callback does not wait for the post-backward stream.  Outside
+ *             no_sync (DDP_FSDP_ACCUMULATE_SHARDED) every micro-step reduces and waits, the sharded
+ *             gradients accumulating in _saved_grad_shard (fully_sharded_data_parallel.py no_sync;
+ *             _runtime_utils.py _post_backward_hook, _post_backward_final_callback).
  * How time advances.  The CPU thread runs ahead of the GPU (asynchronous kernel launches), so the
  * GPU order is the issue order and the only CPU waits are the limiter's; the schedule is a fixed
  * sequence of operations on three FIFOs (compute, lane 0, lane 1) whose dependencies all point to
@@ -80,14 +90,38 @@ block_prefix(const char *name)
   return NULL;
 }
 
+/* A unit's flat parameter gets layer @l's parameters. */
+static void
+add_layer_params(DdpFsdpUnit *unit, const DdpModel *model, guint l)
+{
+  for (guint i = 0; i < model->layers[l].n_params; i++) {
+    const DdpParam *p = &model->params[model->layers[l].first_param + i];
+    unit->numel += p->numel;
+    unit->bytes += (guint64)p->numel * ddp_dtype_size(p->dtype);
+  }
+}
+
 GArray *
 ddp_fsdp_units(const DdpModel *model, guint blocks_per_unit, guint *layer_unit)
 {
   g_return_val_if_fail(blocks_per_unit >= 1, NULL);
+  g_return_val_if_fail(blocks_per_unit == 1 || model->n_fsdp_units == 0, NULL);
   GArray *units = g_array_new(FALSE, TRUE, sizeof(DdpFsdpUnit));
   g_array_set_clear_func(units, unit_clear);
   DdpFsdpUnit root = { g_strdup("root"), 0, 0 };
   g_array_append_val(units, root);
+  if (model->n_fsdp_units > 0) {
+    /* the model file's own wrap (model.h fsdp_units), validated and in forward order there */
+    for (guint k = 0; k < model->n_fsdp_units; k++) {
+      DdpFsdpUnit unit = { g_strdup(model->fsdp_units[k]), 0, 0 };
+      g_array_append_val(units, unit);
+    }
+    for (guint l = 0; l < model->n_layers; l++) {
+      layer_unit[l] = model->fsdp_layer_unit[l];
+      add_layer_params(&g_array_index(units, DdpFsdpUnit, layer_unit[l]), model, l);
+    }
+    return units;
+  }
   /* a block's parameters, to leave parameter-free blocks with the root */
   g_autoptr(GHashTable) block_numel = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   for (guint l = 0; l < model->n_layers; l++) {
@@ -117,12 +151,7 @@ ddp_fsdp_units(const DdpModel *model, guint blocks_per_unit, guint *layer_unit)
       u = units->len - 1;
     }
     layer_unit[l] = u;
-    DdpFsdpUnit *unit = &g_array_index(units, DdpFsdpUnit, u);
-    for (guint i = 0; i < model->layers[l].n_params; i++) {
-      const DdpParam *p = &model->params[model->layers[l].first_param + i];
-      unit->numel += p->numel;
-      unit->bytes += (guint64)p->numel * ddp_dtype_size(p->dtype);
-    }
+    add_layer_params(&g_array_index(units, DdpFsdpUnit, u), model, l);
   }
   return units;
 }
@@ -135,6 +164,7 @@ typedef struct {
   gint64 compute, lane[2]; /* when each FIFO is free */
   GQueue frees;            /* pending free events (times), oldest first */
   gint64 *gathered;        /* [unit] end of the AllGather that unsharded it; -1: sharded */
+  guint micro_step;        /* the one being issued */
   GArray *spans, *segments;
 } Schedule;
 
@@ -143,7 +173,7 @@ add_span(Schedule *s, DdpCollectiveOp op, int unit, guint lane, gboolean backwar
 {
   if (!s->spans)
     return;
-  DdpCommSpan span = { op, unit, lane, backward, bytes, start, end };
+  DdpCommSpan span = { op, unit, lane, backward, bytes, start, end, s->micro_step };
   g_array_append_val(s->spans, span);
 }
 
@@ -182,7 +212,7 @@ run_layer(Schedule *s, DdpSegmentKind kind, guint l, gint64 ns)
   gint64 start = MAX(MAX(s->compute, s->cpu), MAX(s->gathered[u], 0));
   s->compute = start + ns;
   if (s->segments) {
-    DdpSegment seg = { kind, (int)l, 0, start, s->compute };
+    DdpSegment seg = { kind, (int)l, s->micro_step, start, s->compute };
     g_array_append_val(s->segments, seg);
   }
   return s->compute;
@@ -201,7 +231,13 @@ next_unit(const guint *order, guint n, guint u)
 /**
  * ddp_fsdp_schedule:
  * See fsdp.h and the file comment.  The root (unit 0) is never prefetched: the root's own
- * pre-forward gathers it first.
+ * pre-forward gathers it first.  With @plan->micro_steps K > 1 the K forward and backward passes
+ * run back to back; under no_sync (the first K-1 with DDP_FSDP_ACCUMULATE_NO_SYNC) the
+ * post-backward hook reshards (frees only where _should_free_in_backward says so: FULL_SHARD and
+ * HYBRID_SHARD free, SHARD_GRAD_OP keeps the unit unsharded for the next forward) and prefetches
+ * as usual but reduces nothing, and the final callback does not wait for the post-backward stream;
+ * a synchronised micro-step before the last (DDP_FSDP_ACCUMULATE_SHARDED) ends with the compute
+ * stream waiting for its reductions, as the last one does before the optimizer.
  */
 gint64
 ddp_fsdp_schedule(const DdpFsdpPlan *p, GArray *spans, GArray *segments, gint64 *backward_end_ns)
@@ -235,71 +271,83 @@ ddp_fsdp_schedule(const DdpFsdpPlan *p, GArray *spans, GArray *segments, gint64 
     last_bwd[u] = k;
   }
 
-  /* forward */
-  if (sharded)
-    all_gather(&s, 0, FALSE);
-  memset(seen, 0, p->n_units * sizeof(gboolean));
-  for (guint l = 0; l < p->n_layers; l++) {
-    guint u = p->layer_unit[l];
-    if (!seen[u] && sharded) {
-      all_gather(&s, u, FALSE);
-      guint next = next_unit(fwd_order, n_fwd, u);
-      if (p->forward_prefetch && next)
-        all_gather(&s, next, FALSE);
-    }
-    seen[u] = TRUE;
-    gint64 end = run_layer(&s, DDP_SEGMENT_FORWARD, l, p->forward_ns[l]);
-    if (l == last_fwd[u] && u != 0 && reshard_after_forward)
-      reshard(&s, u, end);
-  }
+  guint steps = MAX(p->micro_steps, 1);
+  for (guint m = 0; m < steps; m++) {
+    s.micro_step = m;
+    gboolean sync = m + 1 == steps || p->accumulate == DDP_FSDP_ACCUMULATE_SHARDED;
+    /* _should_free_in_backward: sync or a strategy that reshards after forward */
+    gboolean free_in_backward = sharded && (sync || reshard_after_forward);
 
-  /* backward */
-  memset(seen, 0, p->n_units * sizeof(gboolean));
-  for (guint k = 0; k < p->n_layers; k++) {
-    guint l = p->backward_order[k], u = p->layer_unit[l];
-    guint next = u == 0 ? 0 : next_unit(bwd_order, n_bwd, u);
-    if (!seen[u] && sharded) {
-      all_gather(&s, u, TRUE);
-      if (p->backward_prefetch == DDP_PREFETCH_PRE && next)
-        all_gather(&s, next, TRUE);
+    /* forward */
+    if (sharded)
+      all_gather(&s, 0, FALSE);
+    memset(seen, 0, p->n_units * sizeof(gboolean));
+    for (guint l = 0; l < p->n_layers; l++) {
+      guint u = p->layer_unit[l];
+      if (!seen[u] && sharded) {
+        all_gather(&s, u, FALSE);
+        guint next = next_unit(fwd_order, n_fwd, u);
+        if (p->forward_prefetch && next)
+          all_gather(&s, next, FALSE);
+      }
+      seen[u] = TRUE;
+      gint64 end = run_layer(&s, DDP_SEGMENT_FORWARD, l, p->forward_ns[l]);
+      if (l == last_fwd[u] && u != 0 && reshard_after_forward)
+        reshard(&s, u, end);
     }
-    seen[u] = TRUE;
-    gint64 end = run_layer(&s, DDP_SEGMENT_BACKWARD, l, p->backward_ns[l]);
-    if (k != last_bwd[u])
-      continue;
-    if (p->grad_copy_ns && p->grad_copy_ns[u] > 0) {
-      /* the parameters are views of the flat parameter: the backward of that split writes their
-       * gradients into the flat gradient, one pass, before the post-backward hook sees it */
-      gint64 start = s.compute;
-      s.compute = end = start + p->grad_copy_ns[u];
-      if (segments) {
-        DdpSegment seg = { DDP_SEGMENT_HOOK_CAST, (int)u, 0, start, end };
-        g_array_append_val(segments, seg);
+
+    /* backward */
+    memset(seen, 0, p->n_units * sizeof(gboolean));
+    for (guint k = 0; k < p->n_layers; k++) {
+      guint l = p->backward_order[k], u = p->layer_unit[l];
+      guint next = u == 0 ? 0 : next_unit(bwd_order, n_bwd, u);
+      if (!seen[u] && sharded) {
+        all_gather(&s, u, TRUE);
+        if (p->backward_prefetch == DDP_PREFETCH_PRE && next)
+          all_gather(&s, next, TRUE);
+      }
+      seen[u] = TRUE;
+      gint64 end = run_layer(&s, DDP_SEGMENT_BACKWARD, l, p->backward_ns[l]);
+      if (k != last_bwd[u])
+        continue;
+      if (p->grad_copy_ns && p->grad_copy_ns[u] > 0) {
+        /* the parameters are views of the flat parameter: the backward of that split writes their
+         * gradients into the flat gradient, one pass, before the post-backward hook sees it */
+        gint64 start = s.compute;
+        s.compute = end = start + p->grad_copy_ns[u];
+        if (segments) {
+          DdpSegment seg = { DDP_SEGMENT_HOOK_CAST, (int)u, m, start, end };
+          g_array_append_val(segments, seg);
+        }
+      }
+      /* post-backward: reshard, (POST) prefetch, reduce unless under no_sync */
+      if (free_in_backward)
+        reshard(&s, u, end);
+      if (sharded && p->backward_prefetch == DDP_PREFETCH_POST && next)
+        all_gather(&s, next, TRUE);
+      if (!sync)
+        continue;
+      gint64 start = MAX(MAX(s.lane[0], end), s.cpu), rs_end = start + p->reduce_ns[u];
+      s.lane[0] = rs_end;
+      add_span(&s, sharded ? DDP_OP_REDUCE_SCATTER : DDP_OP_ALL_REDUCE, (int)u, 0, TRUE,
+               p->reduce_bytes ? p->reduce_bytes[u] : 0, start, rs_end);
+      if (p->replica_ns && p->replica_ns[u] > 0) {
+        gint64 rstart = MAX(s.lane[1], rs_end);
+        s.lane[1] = rstart + p->replica_ns[u];
+        add_span(&s, DDP_OP_ALL_REDUCE, (int)u, 1, TRUE, p->replica_bytes ? p->replica_bytes[u] : 0, rstart, s.lane[1]);
       }
     }
-    /* post-backward: reshard, (POST) prefetch, reduce */
-    if (sharded) {
-      reshard(&s, u, end);
-      if (p->backward_prefetch == DDP_PREFETCH_POST && next)
-        all_gather(&s, next, TRUE);
-    }
-    gint64 start = MAX(MAX(s.lane[0], end), s.cpu), rs_end = start + p->reduce_ns[u];
-    s.lane[0] = rs_end;
-    add_span(&s, sharded ? DDP_OP_REDUCE_SCATTER : DDP_OP_ALL_REDUCE, (int)u, 0, TRUE,
-             p->reduce_bytes ? p->reduce_bytes[u] : 0, start, rs_end);
-    if (p->replica_ns && p->replica_ns[u] > 0) {
-      gint64 rstart = MAX(s.lane[1], rs_end);
-      s.lane[1] = rstart + p->replica_ns[u];
-      add_span(&s, DDP_OP_ALL_REDUCE, (int)u, 1, TRUE, p->replica_bytes ? p->replica_bytes[u] : 0, rstart, s.lane[1]);
-    }
+    if (m + 1 == steps && backward_end_ns)
+      *backward_end_ns = s.compute;
+    /* a synchronised backward's final callback: the compute stream waits for every reduction */
+    if (sync)
+      s.compute = MAX(MAX(s.compute, s.lane[0]), s.lane[1]);
   }
-  if (backward_end_ns)
-    *backward_end_ns = s.compute;
-  /* the final callback waits for every reduction; then the sharded optimizer step */
-  gint64 start = MAX(MAX(s.compute, s.lane[0]), s.lane[1]);
+  /* then the sharded optimizer step */
+  gint64 start = s.compute;
   gint64 end = start + p->optimizer_ns;
   if (segments) {
-    DdpSegment seg = { DDP_SEGMENT_OPTIMIZER, -1, 0, start, end };
+    DdpSegment seg = { DDP_SEGMENT_OPTIMIZER, -1, steps - 1, start, end };
     g_array_append_val(segments, seg);
   }
   g_queue_clear_full(&s.frees, g_free);
@@ -371,7 +419,8 @@ largest_units(const double *bytes, guint n_units, guint k)
  * states (strategy.h) plus the unsharded units alive at the peak: the root and, with the rate
  * limiter, the two largest blocks (the unit computing and the one being gathered; without it,
  * every block: the CPU can run the AllGathers ahead of compute); SHARD_GRAD_OP keeps every unit
- * unsharded from its forward to its backward; unsharded gradients of the root and two blocks.
+ * unsharded from its forward to its backward; unsharded gradients of the root and two blocks, or
+ * of every unit when --accumulate micro-steps accumulate inside no_sync().
  */
 DdpResult *
 ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError **error)
@@ -383,11 +432,6 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
   const DdpModel *model = scenario->model;
   const DdpCluster *cluster = scenario->cluster;
   const DdpShardOptions *so = &setup->shard;
-  if (setup->accumulate > 1) {
-    g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
-                "--accumulate: gradient accumulation (no_sync) is not modelled under --mode fsdp yet");
-    return NULL;
-  }
   guint64 gpus = setup->gpus, nodes;
   if (!ddp_cluster_check_gpus(cluster, gpus, &nodes, error))
     return NULL;
@@ -434,24 +478,25 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
     }
   }
   g_autofree gint64 *fwd = g_new0(gint64, nl), *bwd = g_new0(gint64, nl);
-  gint64 compute_ns = 0;
+  gint64 pass_ns = 0;   /* one micro-step's forward, backward and flat-gradient passes */
   for (guint l = 0; l < nl; l++) {
     fwd[l] = ddp_compute_forward_ns(compute, l);
     bwd[l] = ddp_compute_backward_ns(compute, l);
-    compute_ns += fwd[l] + bwd[l];
+    pass_ns += fwd[l] + bwd[l];
   }
+  for (guint u = 0; u < nu; u++)
+    pass_ns += copy_ns[u];
   DdpFsdpPlan plan = {
     .n_layers = nl, .n_units = nu, .forward_ns = fwd, .backward_ns = bwd, .backward_order = model->backward_layers,
     .layer_unit = layer_unit, .all_gather_ns = ag_ns, .reduce_ns = reduce_ns, .replica_ns = replica ? replica_ns : NULL,
     .grad_copy_ns = copy_ns,
     .all_gather_bytes = ag_bytes, .reduce_bytes = reduce_bytes, .replica_bytes = replica_bytes,
-    .optimizer_ns = ddp_compute_optimizer_ns(compute) / (gint64)shard, .sharding = so->sharding,
+    .optimizer_ns = ddp_compute_optimizer_ns(compute) / (gint64)shard, .micro_steps = setup->accumulate,
+    .accumulate = so->accumulate, .sharding = so->sharding,
     .backward_prefetch = so->backward_prefetch, .forward_prefetch = so->forward_prefetch,
     .limit_all_gathers = so->limit_all_gathers,
   };
-  compute_ns += plan.optimizer_ns;
-  for (guint u = 0; u < nu; u++)
-    compute_ns += copy_ns[u];
+  gint64 compute_ns = (gint64)setup->accumulate * pass_ns + plan.optimizer_ns;
 
   if (!ddp_stragglers_check_ranks(scenario->stragglers, gpus, error))
     return NULL;
@@ -547,8 +592,8 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
   r->straggler_wait_ms = MAX(0.0, sum_wait / setup->iterations - r->jitter_ms);
   r->contention_ms = sum_contention / setup->iterations;
   r->overlap_slowdown = slowdown;
-  r->host_layer_ms = ddp_compute_host_bound_ns(compute) / 1e6;
-  r->samples_per_s = (double)gpus * setup->batch / (r->mean_ms / 1e3);
+  r->host_layer_ms = (double)setup->accumulate * ddp_compute_host_bound_ns(compute) / 1e6;
+  r->samples_per_s = (double)gpus * setup->batch * setup->accumulate / (r->mean_ms / 1e3);
   r->collapsed_ranks = TRUE;
   r->backward_end_ns = g_new0(gint64, 1);
   r->backward_end_ns[0] = backward_end;
@@ -572,7 +617,11 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
       unsharded_params = unit_bytes[0] + blocks_all;
     else
       unsharded_params = unit_bytes[0] + (so->limit_all_gathers ? blocks_two : blocks_all);
-    unsharded_grads = unit_bytes[0] + blocks_two;
+    /* under no_sync every unit's unsharded gradient lives from its first backward to the last
+     * micro-step's ReduceScatter (FullyShardedDataParallel.no_sync: "FSDP will accumulate the full
+     * model gradients (instead of gradient shards) until the eventual sync") */
+    gboolean no_sync = setup->accumulate > 1 && so->accumulate == DDP_FSDP_ACCUMULATE_NO_SYNC;
+    unsharded_grads = unit_bytes[0] + (no_sync ? blocks_all : blocks_two);
   }
   ddp_strategy_memory(model, &cluster->gpu, setup, shard, unsharded_params, unsharded_grads, &r->memory);
 

@@ -74,6 +74,8 @@ ddp_model_free(DdpModel *model)
   g_free(model->ready_order);
   g_free(model->registration_order);
   g_free(model->backward_layers);
+  g_strfreev(model->fsdp_units);
+  g_free(model->fsdp_layer_unit);
   g_free(model->name);
   g_free(model->source);
   g_free(model->path);
@@ -138,7 +140,7 @@ static const char *const training_precision_names[] = { "fp32", "tf32", "fp16", 
 
 static const char *const model_keys[] = {
   "name", "source", "input", "dtype", "buffer_bytes", "measured_batch", "ready_order", "param_order",
-  "seq_len", "image_size", "training_precision", "training_batch", NULL
+  "seq_len", "image_size", "training_precision", "training_batch", "fsdp_units", NULL
 };
 static const char *const scaling_names[DDP_SCALING_COUNT + 1] = { "linear", "quadratic", "fixed", NULL };
 static const char *const layer_keys[] = {
@@ -209,6 +211,167 @@ parse_layer(const DdpKeyFile *kf, const char *group, DdpModel *model, GArray *la
   layer.n_params = params->len - layer.first_param;
   layer.name = g_strdup(group + strlen("layer "));
   g_array_append_val(layers, layer);
+  return TRUE;
+}
+
+/**
+ * ddp_model_module_contains:
+ * See model.h.  A layer name is a module path, a pseudo-layer under one (a last component that is
+ * not a submodule), or PATH#k for the k-th call of module PATH.
+ */
+gboolean
+ddp_model_module_contains(const char *module, const char *layer)
+{
+  gsize n = strlen(module);
+  return strncmp(layer, module, n) == 0 && (layer[n] == '\0' || layer[n] == '.' || layer[n] == '#');
+}
+
+/* Cuts @path to its parent module in place ("a.b#2" → "a.b" → "a"); FALSE when it has none. */
+static gboolean
+to_parent_module(char *path)
+{
+  char *cut = strrchr(path, '#'), *dot = strrchr(path, '.');
+  if (!cut || (dot && dot > cut))
+    cut = dot;
+  if (!cut || cut == path)
+    return FALSE;
+  *cut = '\0';
+  return TRUE;
+}
+
+/* The module paths of every layer name and of its ancestors ("a.b#2" → "a.b#2", "a.b", "a"), each
+ * once, in first-seen order: the names a mistyped fsdp_units entry is compared with. */
+static GPtrArray *
+module_paths(const DdpModel *model)
+{
+  GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint l = 0; l < model->n_layers; l++) {
+    g_autofree char *path = g_strdup(model->layers[l].name);
+    for (;;) {
+      if (g_hash_table_contains(seen, path))
+        break;
+      char *kept = g_strdup(path);
+      g_ptr_array_add(paths, kept);
+      g_hash_table_add(seen, kept);
+      if (!to_parent_module(path))
+        break;
+    }
+  }
+  g_ptr_array_add(paths, NULL);
+  return paths;
+}
+
+/* [model] fsdp_units = MODULE;MODULE;…: the modules the file wraps as FSDP units, each one unit
+ * holding the parameters of every layer the module contains (ddp_model_module_contains), the root
+ * holding the rest — what ModuleWrapPolicy({...}) or manual wrap() gives in PyTorch (wrap.py).
+ * Refused: a name that is no layer's module, a name twice, a module inside another listed one
+ * (PyTorch nests FSDP instances, the outer one then holding only what the inner ones do not;
+ * ddpsim's schedule has one level), a module whose layers hold no parameter (an FSDP instance with
+ * no FlatParameter, nothing to gather or reduce) and one whose layers are not consecutive in
+ * forward order (a module called twice around other work: FSDP would reshard and re-gather it,
+ * which ddpsim's one-gather-per-forward schedule does not do).  Fills model->fsdp_* in forward
+ * order of each unit's first layer. */
+static gboolean
+parse_fsdp_units(const DdpKeyFile *kf, DdpModel *model, GError **error)
+{
+  g_autofree char *list = NULL;
+  if (!ddp_keyfile_get_string(kf, "model", "fsdp_units", FALSE, &list, error))
+    return FALSE;
+  if (!list)
+    return TRUE;
+  g_auto(GStrv) entries = g_strsplit(list, ";", -1);
+  g_autoptr(GPtrArray) names = g_ptr_array_new();
+  g_autoptr(GHashTable) index = g_hash_table_new(g_str_hash, g_str_equal);   /* name → 1-based */
+  for (guint i = 0; entries[i]; i++) {
+    char *name = g_strstrip(entries[i]);
+    if (*name == '\0')
+      continue;
+    if (g_hash_table_contains(index, name)) {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_DUPLICATE, "model", "fsdp_units", "%s is listed twice", name);
+      return FALSE;
+    }
+    g_ptr_array_add(names, name);
+    g_hash_table_insert(index, name, GUINT_TO_POINTER(names->len));
+  }
+  guint n = names->len;
+  if (n == 0) {
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "model", "fsdp_units",
+                          "names no module (leave the key out for the auto-wrap policy)");
+    return FALSE;
+  }
+  /* each layer's unit (file order, 1-based): the listed module among its ancestors */
+  g_autofree guint *unit_of = g_new0(guint, model->n_layers);
+  for (guint l = 0; l < model->n_layers; l++) {
+    g_autofree char *path = g_strdup(model->layers[l].name);
+    for (;;) {
+      guint u = GPOINTER_TO_UINT(g_hash_table_lookup(index, path));
+      if (u && unit_of[l]) {
+        ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "model", "fsdp_units",
+                              "%s contains %s, also listed: nested FSDP units are not modelled", path,
+                              (const char *)g_ptr_array_index(names, unit_of[l] - 1));
+        return FALSE;
+      }
+      if (u)
+        unit_of[l] = u;
+      if (!to_parent_module(path))
+        break;
+    }
+  }
+  g_autofree guint *first = g_new(guint, n), *last = g_new0(guint, n), *count = g_new0(guint, n);
+  g_autofree gint64 *numel = g_new0(gint64, n);
+  for (guint u = 0; u < n; u++)
+    first[u] = G_MAXUINT;
+  for (guint l = 0; l < model->n_layers; l++) {
+    if (!unit_of[l])
+      continue;
+    guint u = unit_of[l] - 1;
+    first[u] = MIN(first[u], l);
+    last[u] = l;
+    count[u]++;
+    for (guint i = 0; i < model->layers[l].n_params; i++)
+      numel[u] += model->params[model->layers[l].first_param + i].numel;
+  }
+  for (guint u = 0; u < n; u++) {
+    const char *name = g_ptr_array_index(names, u);
+    if (count[u] == 0) {
+      g_autoptr(GPtrArray) paths = module_paths(model);
+      g_autofree char *hint = ddp_suggest_text(name, (const char *const *)paths->pdata);
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "model", "fsdp_units",
+                            "%s is not the module of any layer%s", name, hint);
+      return FALSE;
+    }
+    if (numel[u] == 0) {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "model", "fsdp_units",
+                            "%s holds no parameters: an FSDP unit needs a flat parameter to shard", name);
+      return FALSE;
+    }
+    if (count[u] != last[u] - first[u] + 1) {
+      guint between = first[u];
+      while (unit_of[between] == u + 1)
+        between++;
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "model", "fsdp_units",
+                            "%s's layers are not consecutive in forward order (%s runs between %s and %s): "
+                            "a unit must run its forward once", name, model->layers[between].name,
+                            model->layers[first[u]].name, model->layers[last[u]].name);
+      return FALSE;
+    }
+  }
+  /* forward order: consecutive, non-overlapping ranges sort by their first layer */
+  g_autofree guint *rank = g_new0(guint, n);   /* file-order unit → 1-based forward-order unit */
+  model->fsdp_units = g_new0(char *, n + 1);
+  guint k = 0;
+  for (guint l = 0; l < model->n_layers; l++) {
+    if (unit_of[l] && first[unit_of[l] - 1] == l) {
+      rank[unit_of[l] - 1] = ++k;
+      model->fsdp_units[k - 1] = g_strdup(g_ptr_array_index(names, unit_of[l] - 1));
+    }
+  }
+  model->n_fsdp_units = n;
+  model->fsdp_layer_unit = g_new0(guint, model->n_layers);
+  for (guint l = 0; l < model->n_layers; l++)
+    model->fsdp_layer_unit[l] = unit_of[l] ? rank[unit_of[l] - 1] : 0;
+  model->fsdp_units_line = ddp_keyfile_line(kf, "model", "fsdp_units");
   return TRUE;
 }
 
@@ -348,6 +511,8 @@ ddp_model_from_keyfile(const DdpKeyFile *kf, GError **error)
   model->backward_layers = g_new(guint, model->n_layers);
   for (guint i = 0; i < model->n_layers; i++)
     model->backward_layers[i] = model->n_layers - 1 - i;
+  if (!parse_fsdp_units(kf, model, error))
+    return NULL;
   return g_steal_pointer(&model);
 }
 

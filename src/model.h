@@ -67,6 +67,13 @@ typedef struct {
                                fp16, bf16), the default when neither a scenario nor a flag sets one;
                                -1 when the file gives none */
   double training_batch;    /* the model's usual per-GPU batch, the same way; 0 when none */
+  /* [model] fsdp_units: the modules the file wraps as FSDP units (as ModuleWrapPolicy or wrap()
+   * would), in forward order; 0 and NULL when the file names none (fsdp.c's auto-wrap policy).
+   * Validated here: each names consecutive layers that hold parameters, none inside another. */
+  guint n_fsdp_units;
+  char **fsdp_units;        /* [n_fsdp_units] module paths */
+  guint *fsdp_layer_unit;   /* [n_layers]: 0 for the root, k for fsdp_units[k-1] */
+  guint fsdp_units_line;    /* the key's line in path (for messages about it elsewhere); 0: absent */
 } DdpModel;
 
 #define DDP_MODEL_ERROR (ddp_model_error_quark())
@@ -81,6 +88,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpModel, ddp_model_free)
 
 /* Rescales per-sample costs to another input size (0: keep); see model.c for the rules. */
 gboolean ddp_model_scale_input(DdpModel *model, guint seq_len, guint image_size, GError **error);
+
+/* Whether layer @layer belongs to module @module: it is the module ("model.norm"), one of its
+ * submodules or pseudo-layers ("model.layers.0.mlp.up_proj", "model.layers.0.attn_residual") or a
+ * further call of it ("encoder.layer.0.attention#2"; models/README.md, layer names). */
+gboolean ddp_model_module_contains(const char *module, const char *layer);
 
 gint64 ddp_model_param_count(const DdpModel *model);
 gint64 ddp_model_param_bytes(const DdpModel *model);

@@ -133,18 +133,32 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   if (r->dp || (extras && extras->no_buckets))
     return g_string_free(out, FALSE);
   if (s->setup.mode == DDP_MODE_FSDP) {
-    g_string_append_printf(out, "\nFSDP %s: %u units (root + blocks, %u per unit), sharded over %" G_GUINT64_FORMAT
+    g_autofree char *wrap = s->model->n_fsdp_units > 0
+                              ? g_strdup("root + the modules the model file wraps")
+                              : g_strdup_printf("root + blocks, %u per unit", s->setup.shard.blocks_per_unit);
+    g_string_append_printf(out, "\nFSDP %s: %u units (%s), sharded over %" G_GUINT64_FORMAT
                                 " GPUs; backward_prefetch %s, forward_prefetch %s, limit_all_gathers %s\n",
-                           ddp_sharding_name(s->setup.shard.sharding), r->n_units, s->setup.shard.blocks_per_unit,
-                           r->shard_gpus, ddp_backward_prefetch_name(s->setup.shard.backward_prefetch),
+                           ddp_sharding_name(s->setup.shard.sharding), r->n_units, wrap, r->shard_gpus, ddp_backward_prefetch_name(s->setup.shard.backward_prefetch),
                            s->setup.shard.forward_prefetch ? "on" : "off", s->setup.shard.limit_all_gathers ? "on" : "off");
+    if (s->setup.accumulate > 1)
+      g_string_append_printf(out, "  gradient accumulation: %u micro-steps, %s\n", s->setup.accumulate,
+                             s->setup.shard.accumulate == DDP_FSDP_ACCUMULATE_NO_SYNC
+                               ? "all but the last in no_sync() (unsharded gradients accumulate, one ReduceScatter)"
+                               : "outside no_sync() (a ReduceScatter every micro-step, sharded gradients accumulate)");
     g_string_append_printf(out, "  AllGather %.3f ms, %s %.3f ms, replica AllReduce %.3f ms per iteration (stream busy)\n",
                            r->all_gather_ms, s->setup.shard.sharding == DDP_SHARDING_NONE ? "AllReduce" : "ReduceScatter",
                            r->reduce_scatter_ms, r->replica_all_reduce_ms);
     g_string_append_printf(out, "  iteration ends at %.3f ms\n", ns_ms(r->reported_iteration_ns));
     return g_string_free(out, FALSE);
   }
-  if (s->setup.mode == DDP_MODE_ZERO1)
+  if (s->setup.mode == DDP_MODE_ZERO1 && s->setup.shard.overlap_with_ddp)
+    g_string_append_printf(out, "\nZeRO-1 overlap_with_ddp (%s): bucket b's optimizer step on rank b mod %" G_GUINT64_FORMAT
+                                " after its AllReduce, then its broadcast from there; steady state (the first two "
+                                "iterations do not step)\n",
+                           s->setup.shard.zero_hook == DDP_ZERO_HOOK_STEP ? "hook_with_zero_step"
+                                                                          : "hook_with_zero_step_interleaved",
+                           r->shard_gpus);
+  else if (s->setup.mode == DDP_MODE_ZERO1)
     g_string_append_printf(out, "\nZeRO-1: optimizer step on 1/%" G_GUINT64_FORMAT " of the parameters, then one "
                                 "broadcast per rank's partition after it\n", r->shard_gpus);
   g_string_append_printf(out, "\nbucket schedule (steady state; ms from the iteration start)\n");
@@ -177,6 +191,13 @@ strategy_json(DdpJson *j, const DdpScenario *s, const DdpResult *r)
     ddp_json_bool(j, "limit_all_gathers", s->setup.shard.limit_all_gathers);
     ddp_json_int(j, "units", r->n_units);
     ddp_json_int(j, "blocks_per_unit", s->setup.shard.blocks_per_unit);
+    ddp_json_string(j, "wrap", s->model->n_fsdp_units > 0 ? "model" : "auto");
+    ddp_json_string(j, "accumulate", ddp_fsdp_accumulate_name(s->setup.shard.accumulate));
+  }
+  if (s->setup.mode == DDP_MODE_ZERO1) {
+    ddp_json_bool(j, "overlap_with_ddp", s->setup.shard.overlap_with_ddp);
+    if (s->setup.shard.overlap_with_ddp)
+      ddp_json_string(j, "zero_hook", ddp_zero_hook_name(s->setup.shard.zero_hook));
   }
   if (r->shard_gpus > 0)
     ddp_json_int(j, "shard_gpus", (gint64)r->shard_gpus);
@@ -193,6 +214,7 @@ strategy_json(DdpJson *j, const DdpScenario *s, const DdpResult *r)
       ddp_json_int(j, "lane", c->lane);
       ddp_json_bool(j, "backward", c->backward);
       ddp_json_int(j, "bytes", (gint64)c->bytes);
+      ddp_json_int(j, "micro_step", c->micro_step);
       ddp_json_double(j, "start_ms", ns_ms(c->start_ns), 6);
       ddp_json_double(j, "end_ms", ns_ms(c->end_ns), 6);
       ddp_json_end_object(j);

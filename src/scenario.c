@@ -26,6 +26,23 @@ static const char *const optimizer_choices[] = { "sgd", "sgd-momentum", "adam", 
 static const char *const mode_names[DDP_MODE_COUNT + 1] = { "ddp", "dp", "zero1", "fsdp", NULL };
 static const char *const sharding_names[DDP_SHARDING_COUNT + 1] = { "full", "grad-op", "hybrid", "none", NULL };
 static const char *const prefetch_names[DDP_PREFETCH_COUNT + 1] = { "pre", "post", "none", NULL };
+static const char *const fsdp_accumulate_names[DDP_FSDP_ACCUMULATE_COUNT + 1] = { "no-sync", "sharded", NULL };
+
+static const char *const zero_hook_names[DDP_ZERO_HOOK_COUNT + 1] = { "step", "interleaved", NULL };
+
+const char *
+ddp_zero_hook_name(DdpZeroHook h)
+{
+  g_return_val_if_fail(h < DDP_ZERO_HOOK_COUNT, "?");
+  return zero_hook_names[h];
+}
+
+const char *
+ddp_fsdp_accumulate_name(DdpFsdpAccumulate a)
+{
+  g_return_val_if_fail(a < DDP_FSDP_ACCUMULATE_COUNT, "?");
+  return fsdp_accumulate_names[a];
+}
 
 const char *
 ddp_sharding_name(DdpSharding sharding)
@@ -92,7 +109,11 @@ ddp_cli_option_entries(DdpCliOptions *o)
     { "forward-prefetch", 0, 0, G_OPTION_ARG_NONE, &o->forward_prefetch, "fsdp: forward_prefetch=True", NULL },
     { "no-limit-all-gathers", 0, 0, G_OPTION_ARG_NONE, &o->no_limit_all_gathers, "fsdp: limit_all_gathers=False (no rate limiter)", NULL },
     { "wrap-blocks", 0, 0, G_OPTION_ARG_STRING, &o->wrap_blocks, "fsdp: consecutive blocks per FSDP unit (auto-wrap granularity, default 1)", "K" },
+    { "fsdp-accumulate", 0, 0, G_OPTION_ARG_STRING, &o->fsdp_accumulate,
+      "fsdp with --accumulate: no-sync (K-1 micro-steps in no_sync(), default) or sharded (ReduceScatter every micro-step)", "A" },
     { "overlap-with-ddp", 0, 0, G_OPTION_ARG_NONE, &o->overlap_with_ddp, "zero1: ZeroRedundancyOptimizer(overlap_with_ddp=True)", NULL },
+    { "zero-hook", 0, 0, G_OPTION_ARG_STRING, &o->zero_hook,
+      "zero1 --overlap-with-ddp: step (hook_with_zero_step, default) or interleaved (hook_with_zero_step_interleaved)", "H" },
     { "torch-version", 0, 0, G_OPTION_ARG_STRING, &o->torch_version, "PyTorch release whose DDP rules to follow, X.Y (default 2.x)", "X.Y" },
     { "unused-search-us", 0, 0, G_OPTION_ARG_STRING, &o->unused_search_us,
       "find_unused_parameters: CPU time of the autograd-graph search per iteration (default from the model)", "US" },
@@ -108,7 +129,7 @@ ddp_cli_options_clear(DdpCliOptions *o)
   char **strings[] = { &o->model, &o->cluster, &o->gpus, &o->bucket_cap_mb, &o->batch, &o->precision,
                        &o->accumulate, &o->iterations, &o->seed, &o->step_ms, &o->stragglers,
                        &o->optimizer, &o->comm_hook, &o->calibration, &o->mode, &o->torch_version,
-                       &o->sharding, &o->backward_prefetch, &o->wrap_blocks,
+                       &o->sharding, &o->backward_prefetch, &o->wrap_blocks, &o->fsdp_accumulate, &o->zero_hook,
                        &o->unused_search_us, &o->overlap_slowdown, &o->host_iteration_us, &o->host_layer_us,
                        &o->input_rate, &o->jitter, &o->seq_len, &o->image_size };
   for (gsize i = 0; i < G_N_ELEMENTS(strings); i++)
@@ -223,7 +244,8 @@ static const char *const training_keys[] = {
   "optimizer", "find_unused_parameters", "static_graph", "broadcast_buffers", "iterations", "seed",
   "stragglers", "step_ms", "mode", "torch_version", "allow_oom", "unused_search_us", "overlap_slowdown",
   "host_iteration_us", "host_layer_us", "input_rate", "jitter", "seq_len", "image_size", "sharding",
-  "backward_prefetch", "forward_prefetch", "limit_all_gathers", "wrap_blocks", "overlap_with_ddp", NULL
+  "backward_prefetch", "forward_prefetch", "limit_all_gathers", "wrap_blocks", "overlap_with_ddp", "fsdp_accumulate",
+  "zero_hook", NULL
 };
 
 /* [training] keys of the overheads and the input size, with the ranges of their flags (apply_cli). */
@@ -249,9 +271,11 @@ read_overheads(const DdpKeyFile *kf, DdpSetup *t, GError **error)
 static gboolean
 read_shard(const DdpKeyFile *kf, DdpShardOptions *o, GError **error)
 {
-  int sharding = o->sharding, prefetch = o->backward_prefetch;
+  int sharding = o->sharding, prefetch = o->backward_prefetch, accumulate = o->accumulate, hook = o->zero_hook;
   double blocks = o->blocks_per_unit;
   if (!ddp_keyfile_get_choice(kf, "training", "sharding", FALSE, sharding_names, &sharding, error) ||
+      !ddp_keyfile_get_choice(kf, "training", "zero_hook", FALSE, zero_hook_names, &hook, error) ||
+      !ddp_keyfile_get_choice(kf, "training", "fsdp_accumulate", FALSE, fsdp_accumulate_names, &accumulate, error) ||
       !ddp_keyfile_get_choice(kf, "training", "backward_prefetch", FALSE, prefetch_names, &prefetch, error) ||
       !ddp_keyfile_get_bool(kf, "training", "forward_prefetch", FALSE, &o->forward_prefetch, error) ||
       !ddp_keyfile_get_bool(kf, "training", "limit_all_gathers", FALSE, &o->limit_all_gathers, error) ||
@@ -260,6 +284,8 @@ read_shard(const DdpKeyFile *kf, DdpShardOptions *o, GError **error)
     return FALSE;
   o->sharding = sharding;
   o->backward_prefetch = prefetch;
+  o->accumulate = accumulate;
+  o->zero_hook = hook;
   o->blocks_per_unit = (guint)blocks;
   return TRUE;
 }
@@ -379,14 +405,19 @@ apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError 
     return FALSE;
   }
   t->mode = mode;
-  int sharding = t->shard.sharding, prefetch = t->shard.backward_prefetch;
+  int sharding = t->shard.sharding, prefetch = t->shard.backward_prefetch, accumulate_mode = t->shard.accumulate;
+  int zero_hook = t->shard.zero_hook;
   guint64 blocks = t->shard.blocks_per_unit;
   if (!flag_choice("sharding", cli->sharding, sharding_names, &sharding, error) ||
+      !flag_choice("zero-hook", cli->zero_hook, zero_hook_names, &zero_hook, error) ||
+      !flag_choice("fsdp-accumulate", cli->fsdp_accumulate, fsdp_accumulate_names, &accumulate_mode, error) ||
       !flag_choice("backward-prefetch", cli->backward_prefetch, prefetch_names, &prefetch, error) ||
       !ddp_flag_count("wrap-blocks", cli->wrap_blocks, &DDP_RANGE_WRAP_BLOCKS, &blocks, error))
     return FALSE;
   t->shard.sharding = sharding;
   t->shard.backward_prefetch = prefetch;
+  t->shard.accumulate = accumulate_mode;
+  t->shard.zero_hook = zero_hook;
   t->shard.blocks_per_unit = (guint)blocks;
   if (cli->forward_prefetch)
     t->shard.forward_prefetch = TRUE;
@@ -473,6 +504,56 @@ calibrate_cluster(DdpScenario *s, const char *calibration_path, const DdpTermsGi
   return TRUE;
 }
 
+/* --wrap-blocks (or [training] wrap_blocks) > 1 for a model whose file names its FSDP units: the
+ * granularity is the auto-wrap policy's, which the file's own wrap replaces; refused rather than
+ * ignored.  Always FALSE with @error set, naming the flag or the scenario file's line. */
+static gboolean
+wrap_blocks_named(const DdpModel *model, const DdpKeyFile *kf, gboolean from_flag, GError **error)
+{
+  g_autofree char *why = g_strdup_printf("model %s names its own FSDP units ([model] fsdp_units, %s:%u); "
+                                         "the wrap granularity applies to the auto-wrap policy only",
+                                         model->name, model->path, model->fsdp_units_line);
+  if (from_flag || !kf)
+    g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID, "--wrap-blocks: %s", why);
+  else
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "training", "wrap_blocks", "%s", why);
+  return FALSE;
+}
+
+/* A contradiction between two options: the message names @flag when it was given, else the
+ * scenario file's line of [training] @key (the option came from there). */
+static gboolean
+contradiction(const DdpKeyFile *kf, gboolean from_flag, const char *flag, const char *key, const char *why,
+              GError **error)
+{
+  if (from_flag || !kf || !ddp_keyfile_has_key(kf, "training", key))
+    g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID, "--%s: %s", flag, why);
+  else
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "training", key, "%s", why);
+  return FALSE;
+}
+
+/* ZeroRedundancyOptimizer(overlap_with_ddp=True) and what it cannot go with (checked whatever the
+ * mode: compare runs a zero1 row with the same setup).  find_unused_parameters=True: DDP never
+ * rebuilds its buckets then, and ddp_zero_hook.py initialises ZeRO only after the rebuild
+ * (_hook_with_zero_step_setup waits for ddp._has_rebuilt_buckets): the optimizer would never step.
+ * A hook without overlap_with_ddp: hook_with_zero_step raises ValueError ("must be constructed with
+ * `overlap_with_ddp=True`"). */
+static gboolean
+check_overlap_with_ddp(const DdpSetup *t, const DdpKeyFile *kf, const DdpCliOptions *cli, GError **error)
+{
+  if (t->shard.overlap_with_ddp && t->buckets.find_unused_parameters)
+    return contradiction(kf, cli->overlap_with_ddp, "overlap-with-ddp", "overlap_with_ddp",
+                         "ZeroRedundancyOptimizer(overlap_with_ddp=True) never steps with find_unused_parameters=True "
+                         "(DDP then never rebuilds its buckets, and ZeRO's hook waits for that rebuild)", error);
+  gboolean hook_given = cli->zero_hook || (kf && ddp_keyfile_has_key(kf, "training", "zero_hook"));
+  if (hook_given && !t->shard.overlap_with_ddp)
+    return contradiction(kf, cli->zero_hook != NULL, "zero-hook", "zero_hook",
+                         "the ddp_zero_hook.py hooks need ZeroRedundancyOptimizer(overlap_with_ddp=True): "
+                         "add --overlap-with-ddp", error);
+  return TRUE;
+}
+
 /**
  * ddp_scenario_load:
  * See scenario.h.  Returns: (transfer full) or NULL with @error set.
@@ -528,6 +609,11 @@ ddp_scenario_load(const char *scenario_path, const DdpCliOptions *cli, gboolean 
   if (!(s->model = ddp_model_load(model ? model : DEFAULT_MODEL, error)))
     return NULL;
   if (!ddp_model_scale_input(s->model, s->setup.seq_len, s->setup.image_size, error))
+    return NULL;
+  if (s->model->n_fsdp_units > 0 && s->setup.shard.blocks_per_unit > 1 &&
+      !wrap_blocks_named(s->model, kf, cli->wrap_blocks != NULL, error))
+    return NULL;
+  if (!check_overlap_with_ddp(&s->setup, kf, cli, error))
     return NULL;
   /* the model's usual batch and precision (an LLM's bf16 and small batch) where neither the
    * scenario file nor a flag chose (issue 17) */

@@ -22,6 +22,19 @@ typedef enum { DDP_SHARDING_FULL, DDP_SHARDING_GRAD_OP, DDP_SHARDING_HYBRID, DDP
 /* FSDP's BackwardPrefetch: BACKWARD_PRE (the default), BACKWARD_POST, None. */
 typedef enum { DDP_PREFETCH_PRE, DDP_PREFETCH_POST, DDP_PREFETCH_NONE, DDP_PREFETCH_COUNT } DdpBackwardPrefetch;
 
+/* Gradient accumulation under FSDP (--accumulate K > 1): the first K-1 micro-steps inside
+ * FullyShardedDataParallel.no_sync() (no ReduceScatter; the unsharded gradients accumulate, full
+ * size, until the last micro-step reduces them), or outside it (a ReduceScatter every micro-step,
+ * the sharded gradients accumulating in _saved_grad_shard).  docs/model.md §6.3. */
+typedef enum { DDP_FSDP_ACCUMULATE_NO_SYNC, DDP_FSDP_ACCUMULATE_SHARDED, DDP_FSDP_ACCUMULATE_COUNT } DdpFsdpAccumulate;
+
+/* The DDP communication hook that runs ZeroRedundancyOptimizer(overlap_with_ddp=True)'s step
+ * (torch/distributed/algorithms/ddp_comm_hooks/ddp_zero_hook.py): hook_with_zero_step (every
+ * bucket's step once the last bucket's hook runs, on the compute stream) or
+ * hook_with_zero_step_interleaved (each bucket's step as soon as its AllReduce ends, on a side
+ * stream).  docs/model.md §6.4. */
+typedef enum { DDP_ZERO_HOOK_STEP, DDP_ZERO_HOOK_INTERLEAVED, DDP_ZERO_HOOK_COUNT } DdpZeroHook;
+
 /* FSDP's and ZeRO's options (fsdp.h, zero.h); ignored by the other modes. */
 typedef struct {
   DdpSharding sharding;             /* FULL by default, as FullyShardedDataParallel */
@@ -30,6 +43,8 @@ typedef struct {
   gboolean limit_all_gathers;       /* TRUE by default (PyTorch >= 2.1) */
   guint blocks_per_unit;            /* auto-wrap granularity: consecutive blocks per FSDP unit (1) */
   gboolean overlap_with_ddp;        /* ZeroRedundancyOptimizer(overlap_with_ddp=True) */
+  DdpZeroHook zero_hook;            /* with overlap_with_ddp: which ddp_zero_hook.py hook runs it */
+  DdpFsdpAccumulate accumulate;     /* how FSDP accumulates over --accumulate micro-steps (no_sync) */
 } DdpShardOptions;
 
 /* Overheads that are not collectives (docs/overheads.md: what each models, its default, its
@@ -93,7 +108,7 @@ typedef struct {
   char *model, *cluster, *gpus, *bucket_cap_mb, *batch, *precision, *accumulate, *iterations;
   char *seed, *step_ms, *stragglers, *optimizer, *comm_hook, *calibration;
   char *mode, *torch_version, *unused_search_us;
-  char *sharding, *backward_prefetch, *wrap_blocks;
+  char *sharding, *backward_prefetch, *wrap_blocks, *fsdp_accumulate, *zero_hook;
   gboolean forward_prefetch, no_limit_all_gathers, overlap_with_ddp;
   char *overlap_slowdown, *host_iteration_us, *host_layer_us, *input_rate, *jitter, *seq_len, *image_size;
   gboolean gradient_as_bucket_view, find_unused_parameters, static_graph, no_broadcast_buffers, allow_oom;
@@ -121,5 +136,7 @@ const char *ddp_comm_hook_name(DdpCommHook hook);
 const char *ddp_mode_name(DdpMode mode);
 const char *ddp_sharding_name(DdpSharding sharding);       /* "full", "grad-op", "hybrid", "none" */
 const char *ddp_backward_prefetch_name(DdpBackwardPrefetch p); /* "pre", "post", "none" */
+const char *ddp_fsdp_accumulate_name(DdpFsdpAccumulate a);  /* "no-sync", "sharded" */
+const char *ddp_zero_hook_name(DdpZeroHook h);              /* "step", "interleaved" */
 
 #endif

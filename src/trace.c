@@ -167,7 +167,9 @@ span_slices(DdpJson *j, const DdpResult *r, gint64 pid, gint64 origin)
   static const char *const names[DDP_OP_COUNT] = { "AllReduce", "AllGather", "ReduceScatter", "Broadcast" };
   for (guint i = 0; r->spans && i < r->spans->len; i++) {
     const DdpCommSpan *c = &g_array_index(r->spans, DdpCommSpan, i);
-    g_autofree char *name = c->unit >= 0 ? g_strdup_printf("%s unit %d", names[c->op], c->unit) : g_strdup(names[c->op]);
+    /* ZeRO-1 overlap_with_ddp numbers its broadcasts by DDP bucket, FSDP its collectives by unit */
+    g_autofree char *name = c->unit >= 0 ? g_strdup_printf("%s %s %d", names[c->op], c->op == DDP_OP_BROADCAST ? "bucket" : "unit", c->unit)
+                                         : g_strdup(names[c->op]);
     ddp_json_begin_object(j, NULL);
     slice_head(j, name, "nccl", pid, 2 + (gint64)c->lane, c->start_ns - origin, c->end_ns - origin);
     ddp_json_begin_object(j, "args");

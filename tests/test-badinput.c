@@ -66,6 +66,8 @@ typedef struct {
 /* line 2 gpus, 5 the [training] key */
 #define SCENARIO(gpus, training) "[scenario]\ngpus = " gpus "\n\n[training]\n" training "\n"
 #define PREDICT "predict", "--model", "m.model"
+/* line 3 fsdp_units; one layer a holding a.w */
+#define UNITS_MODEL(units) "[model]\nname = m\nfsdp_units = " units "\n[layer a]\nkind = linear\nforward_flops = 1\nbackward_flops = 1\nparams = a.w:10\n"
 #define CSV_HEAD "cluster,gpus,bytes,time_us\n"
 /* issue 20 */
 #define TRACE_IMPORT "fit", "--db", "c.db", "--import", "t.json", "--model", "m.model", "--batch", "32"
@@ -397,6 +399,20 @@ static const Case cases[] = {
   { "sweep-output-name-too-long", NULL, NULL, 0, NULL, NULL, 0, { "sweep", "--gpus", "8", "--iterations", "1", "-o", LONG_NAME }, "-o: cannot write \"" LONG_NAME "\": File name too long" },
   { "timeline-trace-fifo", NULL, NULL, 0, NULL, NULL, SETUP_FIFO, { "timeline", "--trace", "fifo" }, "--trace: \"fifo\" exists and is not a regular file (a FIFO)" },
   { "timeline-trace-dev-null", NULL, NULL, 0, NULL, NULL, 0, { "timeline", "--trace", "/dev/null" }, "--trace: \"/dev/null\" exists and is not a regular file (a device)" },
+
+  /* ---- issue 19: [model] fsdp_units and what contradicts it; FSDP gradient accumulation; ZeRO's
+   * overlap_with_ddp hooks ---- */
+  { "fsdp-units-unknown", "m.model", UNITS_MODEL("b"), 0, NULL, NULL, 0, { PREDICT, "--mode", "fsdp" }, "m.model:3: model.fsdp_units: b is not the module of any layer" },
+  { "fsdp-units-twice", "m.model", UNITS_MODEL("a;a"), 0, NULL, NULL, 0, { PREDICT, "--mode", "fsdp" }, "m.model:3: model.fsdp_units: a is listed twice" },
+  { "fsdp-units-empty", "m.model", UNITS_MODEL(";"), 0, NULL, NULL, 0, { PREDICT }, "m.model:3: model.fsdp_units: names no module" },
+  { "fsdp-units-wrap-blocks-flag", "m.model", UNITS_MODEL("a"), 0, NULL, NULL, 0, { PREDICT, "--mode", "fsdp", "--wrap-blocks", "2" }, "--wrap-blocks: model m names its own FSDP units ([model] fsdp_units, m.model:3)" },
+  { "fsdp-accumulate-flag", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--mode", "fsdp", "--accumulate", "2", "--fsdp-accumulate", "sometimes" }, "--fsdp-accumulate: \"sometimes\" is not one of no-sync|sharded" },
+  { "fsdp-accumulate-key", "s.scenario", SCENARIO("8", "fsdp_accumulate = sometimes"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.fsdp_accumulate: \"sometimes\" is not one of no-sync|sharded" },
+  { "zero-hook-flag", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--mode", "zero1", "--overlap-with-ddp", "--zero-hook", "eager" }, "--zero-hook: \"eager\" is not one of step|interleaved" },
+  { "zero-hook-key", "s.scenario", SCENARIO("8", "zero_hook = eager"), 0, NULL, NULL, 0, { "predict", "s.scenario" }, "s.scenario:5: training.zero_hook: \"eager\" is not one of step|interleaved" },
+  { "zero-hook-without-overlap-key", "s.scenario", SCENARIO("8", "zero_hook = interleaved"), 0, NULL, NULL, 0, { "predict", "s.scenario", "--mode", "zero1" }, "s.scenario:5: training.zero_hook: the ddp_zero_hook.py hooks need ZeroRedundancyOptimizer(overlap_with_ddp=True)" },
+  { "overlap-with-ddp-unused-key", "s.scenario", SCENARIO("8", "overlap_with_ddp = true"), 0, NULL, NULL, 0, { "predict", "s.scenario", "--mode", "zero1", "--find-unused-parameters" }, "s.scenario:5: training.overlap_with_ddp: ZeroRedundancyOptimizer(overlap_with_ddp=True) never steps" },
+  { "fsdp-units-wrap-blocks-key", "m.model", UNITS_MODEL("a"), 0, "s.scenario", SCENARIO("8", "wrap_blocks = 2"), 0, { "predict", "s.scenario", "--model", "m.model" }, "s.scenario:5: training.wrap_blocks: model m names its own FSDP units" },
 };
 
 /* ---- the case directory ---- */

@@ -410,16 +410,16 @@ test_compare_llama7b(void)
   g_assert_nonnull(strstr(ddp.err, "ddpsim compare --model llama-7b --cluster dgx-h100 --gpus 64"));
 }
 
-/* The sharded strategies' bad input: one line naming the flag or file:line: key, exit 2; what is
- * not modelled (FSDP with no_sync accumulation, ZeRO's overlap_with_ddp) is refused, not ignored. */
+/* The sharded strategies' bad input: one line naming the flag or file:line: key, exit 2. */
 static void
 test_sharded_bad_input(void)
 {
   g_autofree char *scenario = g_build_filename(g_get_tmp_dir(), "ddpsim-test-cli-sharded.scenario", NULL);
   g_assert_true(g_file_set_contents(scenario, "[scenario]\nmodel = gpt2\n[training]\nbackward_prefetch = early\n", -1, NULL));
   static const struct { const char *args[4], *message; } cases[] = {
-    { { "--mode", "fsdp", "--accumulate", "2" }, "--accumulate: gradient accumulation (no_sync) is not modelled" },
-    { { "--mode", "zero1", "--overlap-with-ddp", NULL }, "--overlap-with-ddp:" },
+    { { "--mode", "fsdp", "--fsdp-accumulate", "always" }, "--fsdp-accumulate: \"always\" is not one of no-sync|sharded" },
+    { { "--mode", "zero1", "--overlap-with-ddp", "--find-unused-parameters" }, "--overlap-with-ddp: ZeroRedundancyOptimizer(overlap_with_ddp=True) never steps with find_unused_parameters=True" },
+    { { "--mode", "zero1", "--zero-hook", "interleaved" }, "--zero-hook: the ddp_zero_hook.py hooks need ZeroRedundancyOptimizer(overlap_with_ddp=True)" },
     { { "--mode", "fsdp", "--sharding", "zero3" }, "--sharding: \"zero3\" is not one of full|grad-op|hybrid|none" },
     { { "--mode", "fsdp", "--wrap-blocks", "0" }, "--wrap-blocks:" },
     { { "--mode", "fsdp2", NULL, NULL }, "--mode:" },
@@ -459,6 +459,29 @@ test_tune_fsdp(void)
       g_assert_cmpfloat(json_object_get_double_member(row, "iteration_ms"), >, pre);
   }
   g_assert_cmpfloat(json_object_get_double_member(json_object_get_object_member(root, "best"), "iteration_ms"), <=, pre);
+  /* the auto-wrap policy's granularity is searched: 1, 2, 4, …, 32 blocks, 12 prefetch rows each */
+  g_assert_cmpstr(json_object_get_string_member(root, "wrap"), ==, "auto");
+  g_assert_cmpuint(json_array_get_length(rows), ==, 6 * 12);
+
+  /* a model file that names its units fixes the wrap: the 12 prefetch/limiter rows only */
+  g_autofree char *model = g_build_filename(g_get_tmp_dir(), "ddpsim-test-cli-units.model", NULL);
+  g_assert_true(g_file_set_contents(model, "[model]\nname = u\nfsdp_units = b.0;b.1;b.2\n"
+                                    "[layer b.0]\nkind = linear\nforward_flops = 1e9\nbackward_flops = 2e9\nparams = b.0.w:1024,1024\n"
+                                    "[layer b.1]\nkind = linear\nforward_flops = 1e9\nbackward_flops = 2e9\nparams = b.1.w:1024,1024\n"
+                                    "[layer b.2]\nkind = linear\nforward_flops = 1e9\nbackward_flops = 2e9\nparams = b.2.w:1024,1024\n",
+                                    -1, NULL));
+  g_auto(Run) named = { 0 };
+  run(&named, "tune", "--model", model, "--gpus", "8", "--mode", "fsdp", "--iterations", "1", "--json", NULL);
+  run_assert_ok(&named);
+  g_autoptr(JsonParser) named_parser = json_parser_new();
+  g_assert_true(json_parser_load_from_data(named_parser, named.out, -1, NULL));
+  JsonObject *named_root = json_node_get_object(json_parser_get_root(named_parser));
+  g_assert_cmpstr(json_object_get_string_member(named_root, "wrap"), ==, "model");
+  JsonArray *named_rows = json_object_get_array_member(named_root, "rows");
+  g_assert_cmpuint(json_array_get_length(named_rows), ==, 12);
+  for (guint i = 0; i < 12; i++)
+    g_assert_cmpint(json_object_get_int_member(json_array_get_object_element(named_rows, i), "wrap_blocks"), ==, 1);
+  g_remove(model);
 }
 
 /* Rough edges a new user met (issue 21): help that lists only what works, a readable usage line,

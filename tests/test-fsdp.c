@@ -3,6 +3,7 @@
  * none, the rate limiter, SHARD_GRAD_OP), the units of the shipped Llama-2-7B, and the ZeRO paper's
  * memory formulas.  Times are integers in arbitrary units (ns). */
 #include "fsdp.h"
+#include "compute.h"
 #include "fixture.h"
 #include "strategy.h"
 
@@ -119,6 +120,131 @@ test_two_units_strategies(void)
   assert_span(ar, DDP_OP_ALL_REDUCE, 1, TRUE, 90, 96);
 }
 
+/* Gradient accumulation, --accumulate 2, on the two-unit model (FULL_SHARD, BACKWARD_PRE, limiter).
+ * Inside no_sync() (micro-step 0) the post-backward hook reshards and frees (FULL_SHARD is a
+ * reshard-after-forward strategy) but reduces nothing; micro-step 1 is the K = 1 iteration issued
+ * behind it, the CPU running ahead only as far as the limiter lets it:
+ *   micro-step 0  AG(1) 0–5, L0 5–15 (free 15), AG(2) 5–13, L1 15–35 (free 35);
+ *                 backward AG(2) waits for free 15: 15–23, AG(1) prefetched 23–28, L1 35–75
+ *                 (free 75), L0 75–95 (free 95); no ReduceScatter
+ *   micro-step 1  AG(1) waits for free 35: 35–40 (hidden behind micro-step 0's backward), L0 95–105
+ *                 (free 105); AG(2) waits for free 75: 75–83, L1 105–125 (free 125); backward AG(2)
+ *                 waits for free 95: 95–103, AG(1) for free 105: 105–110, L1 125–165, RS(2)
+ *                 165–174, L0 165–185, RS(1) 185–191; optimizer 191–195.
+ * Compute 2 · 90 + 4 = 184: exposed 11, the same 5 + 6 as one micro-step; 9 AllGathers (the
+ * root's empty one once: never resharded, it has no layer), 2 ReduceScatters.
+ * Outside no_sync (sharded) micro-step 0 also reduces, RS(2) 75–84 and RS(1) 95–101, and its final
+ * callback waits for them (101): micro-step 1's AG(1) queues behind RS(1), 101–106, L0 106–116,
+ * AG(2) 106–114, L1 116–136, backward AG(2) 114–122, AG(1) 122–127, L1 136–176, RS(2) 176–185,
+ * L0 176–196, RS(1) 196–202, optimizer 202–206: 11 later, the price of reducing twice.
+ * SHARD_GRAD_OP inside no_sync keeps both units unsharded (_should_free_in_backward is False for
+ * it): micro-step 1 gathers nothing; forward 95–105, 105–125, backward 125–165 and 165–185, RS(2)
+ * 165–174, RS(1) 185–191, 195 — three AllGathers in all (the root's empty one included), none in
+ * backward. */
+static void
+test_two_units_accumulate(void)
+{
+  static const struct {
+    DdpSharding sharding;
+    DdpFsdpAccumulate accumulate;
+    gint64 end, backward_end;
+    guint gathers;
+    gint64 rs[2][2][2];   /* [micro-step][unit 2, unit 1] start, end; 0 0: none */
+  } cases[] = {
+    { DDP_SHARDING_FULL, DDP_FSDP_ACCUMULATE_NO_SYNC, 195, 185, 9, { { { 0, 0 }, { 0, 0 } }, { { 165, 174 }, { 185, 191 } } } },
+    { DDP_SHARDING_FULL, DDP_FSDP_ACCUMULATE_SHARDED, 206, 196, 9, { { { 75, 84 }, { 95, 101 } }, { { 176, 185 }, { 196, 202 } } } },
+    { DDP_SHARDING_GRAD_OP, DDP_FSDP_ACCUMULATE_NO_SYNC, 195, 185, 3, { { { 0, 0 }, { 0, 0 } }, { { 165, 174 }, { 185, 191 } } } },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    DdpFsdpPlan plan = two_units(cases[i].sharding, DDP_PREFETCH_PRE);
+    plan.micro_steps = 2;
+    plan.accumulate = cases[i].accumulate;
+    g_autoptr(GArray) spans = g_array_new(FALSE, FALSE, sizeof(DdpCommSpan));
+    g_autoptr(GArray) segments = g_array_new(FALSE, FALSE, sizeof(DdpSegment));
+    gint64 backward_end;
+    g_assert_cmpint(ddp_fsdp_schedule(&plan, spans, segments, &backward_end), ==, cases[i].end);
+    g_assert_cmpint(backward_end, ==, cases[i].backward_end);
+    guint gathers = 0, reductions = 0;
+    for (guint k = 0; k < spans->len; k++) {
+      const DdpCommSpan *c = &g_array_index(spans, DdpCommSpan, k);
+      if (c->op == DDP_OP_ALL_GATHER) {
+        gathers++;
+        continue;
+      }
+      g_assert_cmpint(c->op, ==, DDP_OP_REDUCE_SCATTER);
+      const gint64 *want = cases[i].rs[c->micro_step][c->unit == 2 ? 0 : 1];
+      g_assert_cmpint(c->start_ns, ==, want[0]);
+      g_assert_cmpint(c->end_ns, ==, want[1]);
+      reductions++;
+    }
+    g_assert_cmpuint(gathers, ==, cases[i].gathers);
+    g_assert_cmpuint(reductions, ==, cases[i].accumulate == DDP_FSDP_ACCUMULATE_SHARDED ? 4 : 2);
+    /* the compute stream: 2 × (2 forward + 2 backward) layer passes, then the optimizer */
+    g_assert_cmpuint(segments->len, ==, 9);
+    const DdpSegment *opt = &g_array_index(segments, DdpSegment, 8);
+    g_assert_cmpint(opt->kind, ==, DDP_SEGMENT_OPTIMIZER);
+    g_assert_cmpuint(opt->micro_step, ==, 1);
+    g_assert_cmpint(opt->start_ns, ==, cases[i].end - 4);
+  }
+  /* no_sync's first AllGathers of micro-step 1 (FULL_SHARD), read off the spans in issue order */
+  DdpFsdpPlan plan = two_units(DDP_SHARDING_FULL, DDP_PREFETCH_PRE);
+  plan.micro_steps = 2;
+  g_autoptr(GArray) spans = g_array_new(FALSE, FALSE, sizeof(DdpCommSpan));
+  ddp_fsdp_schedule(&plan, spans, NULL, NULL);
+  static const gint64 second[][2] = { { 35, 40 }, { 75, 83 }, { 95, 103 }, { 105, 110 } };
+  guint n = 0;
+  for (guint k = 0; k < spans->len; k++) {
+    const DdpCommSpan *c = &g_array_index(spans, DdpCommSpan, k);
+    if (c->micro_step != 1 || c->op != DDP_OP_ALL_GATHER)
+      continue;
+    g_assert_cmpuint(n, <, G_N_ELEMENTS(second));
+    g_assert_cmpint(c->start_ns, ==, second[n][0]);
+    g_assert_cmpint(c->end_ns, ==, second[n][1]);
+    n++;
+  }
+  g_assert_cmpuint(n, ==, G_N_ELEMENTS(second));
+}
+
+/* Memory under accumulation, Llama-2-7B on 64 GPUs in bf16 (every unit divides by 64: no padding):
+ * one micro-step keeps the root's and two blocks' unsharded gradients, 2 · (262 148 096 + 2 ·
+ * 202 383 360) = 1 333 829 632 bytes, over the sharded fp32 gradients 4Ψ/64 = 421 150 976 (Ψ =
+ * 6 738 415 616): 1 754 980 608.  --accumulate 2 inside no_sync keeps every unit's unsharded
+ * gradient, 2Ψ = 13 476 831 232: 13 897 982 208.  Outside no_sync the gradients accumulate
+ * sharded: as one micro-step.  The iteration does twice the forward and backward work. */
+static void
+test_accumulate_memory(void)
+{
+  g_autoptr(DdpScenario) s = fixture_scenario("tiny.model", 64, NULL);
+  g_autoptr(GError) error = NULL;
+  ddp_model_free(s->model);
+  s->model = ddp_model_load(DDP_SRCDIR "/models/llama-7b.model", &error);
+  g_assert_no_error(error);
+  s->setup.mode = DDP_MODE_FSDP;
+  s->setup.precision = DDP_PRECISION_BF16;
+  s->setup.batch = 1;
+  s->setup.iterations = 1;
+  DdpRunOptions options = { .skip_single_gpu = TRUE };
+  g_autoptr(DdpResult) one = ddp_simulate(s, &options, &error);
+  g_assert_no_error(error);
+  g_assert_cmpfloat_with_epsilon(one->memory.grads, 1754980608.0, 1);
+  s->setup.accumulate = 2;
+  g_autoptr(DdpResult) no_sync = ddp_simulate(s, &options, &error);
+  g_assert_no_error(error);
+  g_assert_cmpfloat_with_epsilon(no_sync->memory.grads, 13897982208.0, 1);
+  g_assert_cmpfloat_with_epsilon(no_sync->memory.weights, one->memory.weights, 1);
+  s->setup.shard.accumulate = DDP_FSDP_ACCUMULATE_SHARDED;
+  g_autoptr(DdpResult) sharded = ddp_simulate(s, &options, &error);
+  g_assert_no_error(error);
+  g_assert_cmpfloat_with_epsilon(sharded->memory.grads, 1754980608.0, 1);
+  /* compute: 2 · (passes) + the step, against 1 · (passes) + the step */
+  g_autoptr(DdpCompute) compute = ddp_strategy_compute(s, NULL, 1.0);
+  double step_ms = (double)(ddp_compute_optimizer_ns(compute) / 64) / 1e6;
+  g_assert_cmpfloat_with_epsilon(no_sync->compute_ms - step_ms, 2 * (one->compute_ms - step_ms), 1e-6);
+  /* no_sync reduces once, outside it every micro-step: twice the ReduceScatter time */
+  g_assert_cmpfloat_with_epsilon(sharded->reduce_scatter_ms, 2 * no_sync->reduce_scatter_ms, 1e-9);
+  g_assert_cmpfloat(sharded->mean_ms, >, no_sync->mean_ms);
+}
+
 /* The rate limiter: three blocks of forward 10 with AllGathers of 1.  Without it the CPU issues
  * all three at once: 0–1, 1–2, 2–3.  With it the third waits for the first block's free event
  * (its forward ends at 11): 11–12; with forward_prefetch the third is issued one unit earlier, when
@@ -168,6 +294,57 @@ test_units_llama(void)
   g_assert_cmpuint(layer_unit[0], ==, 0);                    /* embed_tokens */
   g_assert_cmpuint(layer_unit[model->n_layers - 1], ==, 0);  /* lm_head */
   ddp_model_free(model);
+}
+
+/* A model file that names its own units ([model] fsdp_units, listed out of order): its blocks are
+ * called block0/block1, so the auto-wrap policy (a numeric path component) finds no block and
+ * keeps everything in the root; the named wrap gives
+ *   root     embed 100·10 + head 5·10                 = 1 050 elements (4 200 bytes fp32)
+ *   unit 1   enc.block0: fc 30·10 + bias 30 (act none) =   330 (1 320 bytes)
+ *   unit 2   enc.block1: fc 10·30                      =   300 (1 200 bytes)
+ * and on 4 GPUs each flat parameter is padded to a multiple of 4 elements: the forward AllGathers
+ * move 1 052·4 = 4 208, 332·4 = 1 328 and 300·4 = 1 200 bytes, the ReduceScatters the same. */
+#define NAMED_LAYER(name, params) "[layer " name "]\nkind = linear\nforward_flops = 1\nbackward_flops = 2\n" \
+                                  "forward_us = 10\nbackward_us = 20\n" params
+#define NAMED_BODY NAMED_LAYER("embed", "params = embed.weight:100,10\n")                                   \
+                   NAMED_LAYER("enc.block0.fc", "params = enc.block0.fc.weight:30,10;enc.block0.fc.bias:30\n") \
+                   NAMED_LAYER("enc.block0.act", "") NAMED_LAYER("enc.block1.fc", "params = enc.block1.fc.weight:10,30\n") \
+                   NAMED_LAYER("head", "params = head.weight:5,10\n")
+#define NAMED_MODEL(units) "[model]\nname = named\nmeasured_batch = 1\n" units NAMED_BODY
+
+static void
+test_units_named(void)
+{
+  g_autoptr(DdpScenario) s = fixture_scenario(NAMED_MODEL("fsdp_units = enc.block1;enc.block0\n"), 4, NULL);
+  g_autofree guint *layer_unit = g_new0(guint, s->model->n_layers);
+  g_autoptr(GArray) units = ddp_fsdp_units(s->model, 1, layer_unit);
+  static const char *const name[] = { "root", "enc.block0", "enc.block1" };
+  static const gint64 numel[] = { 1050, 330, 300 };
+  static const guint64 bytes[] = { 4200, 1320, 1200 }, padded[] = { 4208, 1328, 1200 };
+  g_assert_cmpuint(units->len, ==, 3);
+  for (guint u = 0; u < 3; u++) {
+    const DdpFsdpUnit *unit = &g_array_index(units, DdpFsdpUnit, u);
+    g_assert_cmpstr(unit->name, ==, name[u]);
+    g_assert_cmpint(unit->numel, ==, numel[u]);
+    g_assert_cmpuint(unit->bytes, ==, bytes[u]);
+  }
+  static const guint expect_unit[] = { 0, 1, 1, 2, 0 };
+  for (guint l = 0; l < G_N_ELEMENTS(expect_unit); l++)
+    g_assert_cmpuint(layer_unit[l], ==, expect_unit[l]);
+  s->setup.mode = DDP_MODE_FSDP;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpResult) r = ddp_simulate(s, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(r->n_units, ==, 3);
+  for (guint u = 0; u < 3; u++) {
+    g_assert_cmpuint(span(r->spans, DDP_OP_ALL_GATHER, (int)u, FALSE)->bytes, ==, padded[u]);
+    g_assert_cmpuint(span(r->spans, DDP_OP_REDUCE_SCATTER, (int)u, TRUE)->bytes, ==, padded[u]);
+  }
+  /* the same layers without the key: no numeric block component, one unit (the root) */
+  g_autoptr(DdpScenario) plain = fixture_scenario(NAMED_MODEL(""), 4, NULL);
+  g_autoptr(GArray) root_only = ddp_fsdp_units(plain->model, 1, layer_unit);
+  g_assert_cmpuint(root_only->len, ==, 1);
+  g_assert_cmpint(g_array_index(root_only, DdpFsdpUnit, 0).numel, ==, 1050 + 330 + 300);
 }
 
 /* The ZeRO paper's Figure 1 example: Ψ = 7.5 B, N_d = 64, K = 12 (mixed-precision Adam), P = G = 2:
@@ -259,8 +436,11 @@ main(int argc, char **argv)
   g_test_add_func("/fsdp/two-units/full-pre", test_two_units_full_pre);
   g_test_add_func("/fsdp/two-units/prefetch", test_two_units_prefetch);
   g_test_add_func("/fsdp/two-units/strategies", test_two_units_strategies);
+  g_test_add_func("/fsdp/two-units/accumulate", test_two_units_accumulate);
+  g_test_add_func("/fsdp/accumulate/memory", test_accumulate_memory);
   g_test_add_func("/fsdp/limiter", test_limiter);
   g_test_add_func("/fsdp/units/llama-7b", test_units_llama);
+  g_test_add_func("/fsdp/units/named", test_units_named);
   g_test_add_func("/fsdp/stragglers", test_stragglers);
   g_test_add_func("/strategy/memory/zero-paper", test_zero_paper);
   g_test_add_func("/strategy/memory/llama-7b", test_memory_strategies);

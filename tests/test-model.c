@@ -64,6 +64,10 @@ typedef struct {
 } BadModel;
 
 #define LAYER "[layer a]\nkind = linear\nforward_flops = 1\nbackward_flops = 2\n"
+/* layers a.x, a.act, c, a.x#2 (a.x called again after c): module a's layers are not consecutive */
+#define UNIT_LAYER(name, params) "[layer " name "]\nkind = linear\nforward_flops = 1\nbackward_flops = 2\n" params
+#define UNITS UNIT_LAYER("a.x", "params = a.x.w:3\n") UNIT_LAYER("a.act", "") UNIT_LAYER("c", "params = c.w:2\n") \
+              UNIT_LAYER("a.x#2", "")
 
 static void
 test_errors(void)
@@ -85,6 +89,13 @@ test_errors(void)
     { "[model]\nname = m\n[tensor a]\n", "t.model:3: [tensor a]: unknown group (a model file has [model] and [layer NAME] groups)" },
     { "[model]\n" LAYER "params = a.w:3\n", "t.model:1: model.name: required key is missing" },
     { "[model]\nname = m\n" LAYER "forward_us = 5\nparams = a.w:3\n", "t.model:1: model.measured_batch: required when a layer gives measured times (layer a)" },
+    /* [model] fsdp_units (issue 19): every malformed wrap */
+    { "[model]\nname = m\nfsdp_units = b\n" UNITS, "t.model:3: model.fsdp_units: b is not the module of any layer (did you mean \"a\"?)" },
+    { "[model]\nname = m\nfsdp_units = a.x;a.x\n" UNITS, "t.model:3: model.fsdp_units: a.x is listed twice" },
+    { "[model]\nname = m\nfsdp_units = a;a.x\n" UNITS, "t.model:3: model.fsdp_units: a contains a.x, also listed: nested FSDP units are not modelled" },
+    { "[model]\nname = m\nfsdp_units = a.act\n" UNITS, "t.model:3: model.fsdp_units: a.act holds no parameters: an FSDP unit needs a flat parameter to shard" },
+    { "[model]\nname = m\nfsdp_units = a\n" UNITS, "t.model:3: model.fsdp_units: a's layers are not consecutive in forward order (c runs between a.x and a.x#2): a unit must run its forward once" },
+    { "[model]\nname = m\nfsdp_units = ;\n" UNITS, "t.model:3: model.fsdp_units: names no module (leave the key out for the auto-wrap policy)" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autoptr(GError) error = NULL;
@@ -93,6 +104,35 @@ test_errors(void)
     g_assert_error(error, DDP_KEYFILE_ERROR, error->code);
     g_assert_cmpstr(error->message, ==, cases[i].message);
   }
+}
+
+/* [model] fsdp_units: the listed modules in forward order whatever the listed order, each layer's
+ * unit (0: the root) found by module path, pseudo-layers and further calls (PATH#2) included. */
+static void
+test_fsdp_units(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpModel) m = load_text("[model]\nname = m\nfsdp_units = blk.1 ; blk.0\n"
+                                    UNIT_LAYER("emb", "params = emb.w:8\n") UNIT_LAYER("blk.0.fc", "params = blk.0.fc.w:4\n")
+                                    UNIT_LAYER("blk.0.act", "") UNIT_LAYER("blk.0.fc#2", "")
+                                    UNIT_LAYER("blk.1.fc", "params = blk.1.fc.w:4\n") UNIT_LAYER("head", "params = head.w:2\n"),
+                                    &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(m->n_fsdp_units, ==, 2);
+  g_assert_cmpstr(m->fsdp_units[0], ==, "blk.0");
+  g_assert_cmpstr(m->fsdp_units[1], ==, "blk.1");
+  g_assert_null(m->fsdp_units[2]);
+  static const guint unit[] = { 0, 1, 1, 1, 2, 0 };
+  for (guint l = 0; l < G_N_ELEMENTS(unit); l++)
+    g_assert_cmpuint(m->fsdp_layer_unit[l], ==, unit[l]);
+  g_assert_cmpuint(m->fsdp_units_line, ==, 3);
+  g_assert_true(ddp_model_module_contains("blk.0", "blk.0.fc#2"));
+  g_assert_false(ddp_model_module_contains("blk.0", "blk.01.fc"));
+  /* a file without the key: the auto-wrap policy's */
+  g_autoptr(DdpModel) plain = load_text("[model]\nname = m\n" LAYER "params = a.w:3\n", &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(plain->n_fsdp_units, ==, 0);
+  g_assert_null(plain->fsdp_layer_unit);
 }
 
 static void
@@ -223,6 +263,7 @@ main(int argc, char **argv)
   g_test_add_func("/model/dtypes-ready-order", test_dtypes_ready_order);
   g_test_add_func("/model/errors", test_errors);
   g_test_add_func("/model/not-found", test_not_found);
+  g_test_add_func("/model/fsdp-units", test_fsdp_units);
   g_test_add_func("/model/shipped-counts", test_shipped_counts);
   g_test_add_func("/model/training-defaults", test_training_defaults);
   g_test_add_func("/model/scale-input", test_scale_input);
