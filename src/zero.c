@@ -13,7 +13,9 @@
  *     T_zero1 = T_ddp − T_opt + s·T_opt + Σ_tensors Bcast(tensor bytes)
  * (every rank waits for the slowest step before its broadcasts complete) and the memory is DDP's
  * with the optimizer state × s (strategy.c).  overlap_with_ddp (the step and broadcasts run bucket
- * by bucket inside DDP's communication hook) is not modelled. */
+ * by bucket inside DDP's communication hook) is not modelled.  Under a calibration that timed
+ * Broadcast on exactly these ranks and servers (nccl-tests broadcast_perf, fit.h), each Bcast is
+ * its measured curve; elsewhere the collective model's. */
 #include "zero.h"
 
 #include "strategy.h"
@@ -90,6 +92,9 @@ ddp_zero_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
       ddp_result_free(r);
       return NULL;
     }
+    /* measured Broadcasts answer where a calibration timed exactly this communicator (fit.h) */
+    if (scenario->calibration)
+      ddp_collective_use_calibration(collective, scenario->calibration);
     /* the broadcasts follow the (shortened) step of the reported iteration */
     gint64 saved_ns = ddp_time_from_ns(saved_ms * 1e6);
     gint64 at = r->reported_iteration_ns - saved_ns;

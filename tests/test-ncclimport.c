@@ -785,6 +785,26 @@ test_cli_ops(Tmp *t, G_GNUC_UNUSED gconstpointer data)
     run_assert_ok(&r);
     g_assert_nonnull(strstr(r.out, "\n1073741824,33554432,float,3182.060,"));
   }
+  /* FSDP's AllGathers and ReduceScatters on its 8-GPU group: both from their curves; ZeRO-1's
+   * Broadcasts: none measured */
+  {
+    g_auto(Run) r = { 0 };
+    run(&r, "predict", "--model", "llama-1b", "--cluster", "dgx-h100", "--gpus", "8", "--mode", "fsdp",
+        "--iterations", "2", "--calibration", t->db, "--no-buckets", NULL);
+    run_assert_ok(&r);
+    g_assert_nonnull(strstr(r.err, "ddpsim: note: calibration calib.db: all_gather at 8 GPUs on 1 node from its "
+                                   "measured curve"));
+    g_assert_nonnull(strstr(r.err, "ddpsim: note: calibration calib.db: reduce_scatter at 8 GPUs on 1 node from its "
+                                   "measured curve"));
+  }
+  {
+    g_auto(Run) r = { 0 };
+    run(&r, "predict", "--model", "llama-1b", "--cluster", "dgx-h100", "--gpus", "8", "--mode", "zero1",
+        "--iterations", "2", "--calibration", t->db, "--no-buckets", NULL);
+    run_assert_ok(&r);
+    g_assert_nonnull(strstr(r.err, "ddpsim: note: calibration calib.db has no broadcast curve: Broadcast times come "
+                                   "from the model\n"));
+  }
   /* on two nodes nothing was measured: the model answers, and stderr says so */
   {
     g_auto(Run) r = { 0 };
