@@ -256,31 +256,34 @@ parse_test_line(const char *path, guint lineno, GStrv f, const RowFacts *facts, 
   return TRUE;
 }
 
-/* Which test printed rows with these facts, for output that does not name it (header comment). */
+/* Which test printed rows with these facts, for output that does not name it (header comment):
+ * one of the four, or a refusal — a test ddpsim does not import, or one the rows cannot tell. */
 static gboolean
 op_from_rows(const char *path, const DdpNcclTests *t, const RowFacts *facts, int *op, GError **error)
 {
   gboolean none = facts->has_redop && strcmp(t->redop, "none") == 0;
   gboolean rooted = facts->has_root && facts->root >= 0;
-  const char *why = NULL;
-  if (none && rooted)
-    *op = facts->per_count > 1 ? -1 : DDP_OP_BROADCAST;
-  else if (none)
-    why = "reduction \"none\" and no root: all_gather_perf or alltoall_perf, which print the same columns";
+  gboolean per_rank = facts->per_count > 1;
+  const char *other = NULL, *ambiguous = NULL;
+  if (rooted && !none)
+    other = "a root with a reduction: reduce_perf output";
   else if (rooted)
-    why = "a root with a reduction: reduce_perf output, which ddpsim does not import";
-  else if (facts->per_count > 1)
-    *op = facts->has_redop ? DDP_OP_REDUCE_SCATTER : -1;
-  else
-    *op = DDP_OP_ALL_REDUCE;
-  if (!why && *op < 0)
-    why = none ? "a root and per-rank counts: gather_perf or scatter_perf output, which ddpsim does not import"
-               : "per-rank counts and no reduction column: all_gather_perf or reduce_scatter_perf";
-  if (why) {
-    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s:%u: %s; the test cannot be told without nccl-tests' "
-                "\"# Collective test starting: NAME\" line (2.16.7 and later)", path, facts->first_line, why);
+    other = per_rank ? "a root and per-rank counts: gather_perf or scatter_perf output" : NULL;
+  else if (none)
+    ambiguous = "reduction \"none\" and no root: all_gather_perf or alltoall_perf, which print the same columns";
+  else if (per_rank && !facts->has_redop)
+    ambiguous = "per-rank counts and no reduction column: all_gather_perf or reduce_scatter_perf";
+  if (other) {
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s:%u: %s, which ddpsim does not import", path,
+                facts->first_line, other);
     return FALSE;
   }
+  if (ambiguous) {
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s:%u: %s; the test cannot be told without nccl-tests' "
+                "\"# Collective test starting: NAME\" line (2.16.7 and later)", path, facts->first_line, ambiguous);
+    return FALSE;
+  }
+  *op = rooted ? DDP_OP_BROADCAST : per_rank ? DDP_OP_REDUCE_SCATTER : DDP_OP_ALL_REDUCE;
   return TRUE;
 }
 
