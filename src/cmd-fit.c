@@ -464,8 +464,9 @@ store_imports(const FitOptions *o, guint64 nodes, GPtrArray *imported, DdpRunTra
     }
     if (run == 0)
       return FALSE;
-    g_autofree char *what = im->trace ? g_strdup("torch.profiler trace")
-                                      : g_strdup_printf("nccl-tests %s_perf output", ddp_collective_op_name(im->nccl->op));
+    g_autofree char *what = im->trace
+                              ? g_strdup("torch.profiler trace")
+                              : g_strdup_printf("nccl-tests %s_perf output", ddp_collective_op_name(im->nccl->op));
     g_string_append_printf(said, "ddpsim fit: %s: %s %s as run %" G_GINT64_FORMAT "\n", o->imports[i], what,
                            again ? "already imported" : "imported", run);
     g_array_append_val(ids, run);
