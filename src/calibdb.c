@@ -11,7 +11,8 @@
  *   the alternative would mean preparing statements on the fly.
  * - Schema upgrades: user_version counts schema versions; a newer file is refused (we cannot know
  *   what it means), an older one is migrated step by step (migrate(): 1 → 2 adds `imports` and
- *   `fit_allreduce_curve`); read-only, the new tables are empty TEMP tables of the connection.
+ *   `fit_allreduce_curve`, 2 → 3 `collective_points` and `fit_collective_curve`); read-only, the
+ *   new tables are empty TEMP tables of the connection.
  * - synchronous=FULL: one fsync per batch costs nothing next to a measurement that took a second,
  *   and it makes a committed batch survive a power cut too, not only a killed process.
  */
@@ -174,6 +175,55 @@ static const char schema2_sql[] =
   "  bytes INTEGER NOT NULL,"
   "  time_us REAL NOT NULL);";
 
+/* Schema 3 (issue 19: nccl-tests all_gather_perf, reduce_scatter_perf and broadcast_perf imports).
+ * The other collectives get tables of their own instead of an op column in allreduce_points and
+ * fit_allreduce_curve: ALTER TABLE would change those tables' stored SQL (the schema check compares
+ * it), and a read-only schema-2 file could not gain the column at all, whereas new tables, like
+ * schema 2's, are empty TEMP tables there.  So AllReduce rows stay where every schema put them.
+ *   collective_points     one timed size of one op, nccl-tests' columns (bytes: its size column —
+ *                         AllGather's gathered output, ReduceScatter's reduced input, Broadcast's
+ *                         buffer; busbw = algbw·(n−1)/n, (n−1)/n and 1);
+ *   fit_collective_curve  the measured time per size of each fitted (op, variant, ranks, nodes). */
+static const char schema3_sql[] =
+  "CREATE %s TABLE collective_points ("
+  "  run_id INTEGER NOT NULL,"
+  "  batch TEXT NOT NULL,"
+  "  op TEXT NOT NULL,"
+  "  algorithm TEXT NOT NULL,"
+  "  protocol TEXT NOT NULL,"
+  "  ranks INTEGER NOT NULL,"
+  "  nodes INTEGER NOT NULL,"
+  "  bytes INTEGER NOT NULL,"
+  "  dtype TEXT NOT NULL,"
+  "  in_place INTEGER NOT NULL,"
+  "  iterations INTEGER NOT NULL,"
+  "  time_us REAL NOT NULL,"
+  "  algbw_GBs REAL NOT NULL,"
+  "  busbw_GBs REAL NOT NULL%s);"
+  "CREATE %s TABLE fit_collective_curve ("
+  "  fit_id INTEGER NOT NULL,"
+  "  op TEXT NOT NULL,"
+  "  algorithm TEXT NOT NULL,"
+  "  protocol TEXT NOT NULL,"
+  "  ranks INTEGER NOT NULL,"
+  "  nodes INTEGER NOT NULL,"
+  "  bytes INTEGER NOT NULL,"
+  "  time_us REAL NOT NULL);";
+/* Written files only: a TEMP table's batches would be another schema's. */
+static const char schema3_written_sql[] =
+  ", FOREIGN KEY (run_id, batch) REFERENCES batches(run_id, name)";
+static const char schema3_index_sql[] = "CREATE INDEX collective_points_run ON collective_points(run_id);";
+
+/* The schema-3 tables as written into a file (@temp FALSE: with the foreign key and the index) or
+ * made for one read-only connection (TEMP, empty).  g_free(). */
+static char *
+schema3_text(gboolean temp)
+{
+  const char *kind = temp ? "TEMP" : "";
+  g_autofree char *tables = g_strdup_printf(schema3_sql, kind, temp ? "" : schema3_written_sql, kind);
+  return temp ? g_steal_pointer(&tables) : g_strconcat(tables, schema3_index_sql, NULL);
+}
+
 typedef enum {
   ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_SAVEPOINT, ST_RELEASE, ST_ROLLBACK_TO,
   ST_RUN_INSERT, ST_RUN_FINISH, ST_RUN_NOTE, ST_RUN_GET, ST_RUNS, ST_LATEST_RUN, ST_BATCHES,
@@ -184,6 +234,7 @@ typedef enum {
   ST_FIT_KERNEL_SELECT, ST_FIT_LAYER_SELECT, ST_FIT_RESIDUAL_SELECT,
   ST_CHECK_ORPHAN_POINTS, ST_CHECK_ORPHAN_BATCHES, ST_CHECK_ORPHAN_FIT_ROWS,
   ST_IMPORT_INSERT, ST_IMPORT_FIND, ST_IMPORT_GET, ST_FIT_CURVE_INSERT, ST_FIT_CURVE_SELECT,
+  ST_COLLECTIVE_INSERT, ST_COLLECTIVE_SELECT, ST_FIT_OP_CURVE_INSERT, ST_FIT_OP_CURVE_SELECT,
   ST_COUNT
 } Statement;
 
@@ -193,7 +244,8 @@ typedef enum {
   "program, arguments, note, "                                                                     \
   "(SELECT count(*) FROM batches b WHERE b.run_id = runs.id), "                                    \
   "(SELECT count(*) FROM allreduce_points a WHERE a.run_id = runs.id), "                           \
-  "(SELECT count(*) FROM kernel_points k WHERE k.run_id = runs.id)"
+  "(SELECT count(*) FROM kernel_points k WHERE k.run_id = runs.id), "                              \
+  "(SELECT count(*) FROM collective_points c WHERE c.run_id = runs.id)"
 
 static const char *const statement_sql[ST_COUNT] = {
   [ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -263,6 +315,8 @@ static const char *const statement_sql[ST_COUNT] = {
     "SELECT (SELECT count(*) FROM allreduce_points p WHERE NOT EXISTS "
     "  (SELECT 1 FROM batches b WHERE b.run_id = p.run_id AND b.name = p.batch)) + "
     "(SELECT count(*) FROM kernel_points p WHERE NOT EXISTS "
+    "  (SELECT 1 FROM batches b WHERE b.run_id = p.run_id AND b.name = p.batch)) + "
+    "(SELECT count(*) FROM collective_points p WHERE NOT EXISTS "
     "  (SELECT 1 FROM batches b WHERE b.run_id = p.run_id AND b.name = p.batch))",
   [ST_CHECK_ORPHAN_BATCHES] =
     "SELECT count(*) FROM batches b WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = b.run_id)",
@@ -271,7 +325,8 @@ static const char *const statement_sql[ST_COUNT] = {
     "(SELECT count(*) FROM fit_kernels WHERE fit_id NOT IN (SELECT id FROM fits)) + "
     "(SELECT count(*) FROM fit_layers WHERE fit_id NOT IN (SELECT id FROM fits)) + "
     "(SELECT count(*) FROM fit_residuals WHERE fit_id NOT IN (SELECT id FROM fits)) + "
-    "(SELECT count(*) FROM fit_allreduce_curve WHERE fit_id NOT IN (SELECT id FROM fits))",
+    "(SELECT count(*) FROM fit_allreduce_curve WHERE fit_id NOT IN (SELECT id FROM fits)) + "
+    "(SELECT count(*) FROM fit_collective_curve WHERE fit_id NOT IN (SELECT id FROM fits))",
   [ST_IMPORT_INSERT] =
     "INSERT INTO imports (run_id, format, source, sha256, mtime, size_bytes, gpus_per_process, imported, note) "
     "VALUES (?,?,?,?,?,?,?,?,?)",
@@ -285,6 +340,19 @@ static const char *const statement_sql[ST_COUNT] = {
   [ST_FIT_CURVE_SELECT] =
     "SELECT algorithm, protocol, ranks, nodes, bytes, time_us FROM fit_allreduce_curve WHERE fit_id = ? "
     "ORDER BY algorithm, protocol, nodes, ranks, bytes",
+  [ST_COLLECTIVE_INSERT] =
+    "INSERT INTO collective_points (run_id, batch, op, algorithm, protocol, ranks, nodes, bytes, dtype, in_place, "
+    "iterations, time_us, algbw_GBs, busbw_GBs) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+  [ST_COLLECTIVE_SELECT] =
+    "SELECT run_id, batch, op, algorithm, protocol, ranks, nodes, bytes, dtype, in_place, iterations, time_us, "
+    "algbw_GBs, busbw_GBs FROM collective_points "
+    "ORDER BY run_id, op, algorithm, protocol, ranks, nodes, in_place, bytes, rowid",
+  [ST_FIT_OP_CURVE_INSERT] =
+    "INSERT INTO fit_collective_curve (fit_id, op, algorithm, protocol, ranks, nodes, bytes, time_us) "
+    "VALUES (?,?,?,?,?,?,?,?)",
+  [ST_FIT_OP_CURVE_SELECT] =
+    "SELECT op, algorithm, protocol, ranks, nodes, bytes, time_us FROM fit_collective_curve WHERE fit_id = ? "
+    "ORDER BY op, algorithm, protocol, nodes, ranks, bytes",
 };
 
 typedef enum { TXN_NONE, TXN_BATCH, TXN_FIT } Transaction;
@@ -445,6 +513,16 @@ ddp_calib_allreduce_point_clear(DdpCalibAllreducePoint *p)
 }
 
 void
+ddp_calib_collective_point_clear(DdpCalibCollectivePoint *p)
+{
+  g_clear_pointer(&p->batch, g_free);
+  g_clear_pointer(&p->op, g_free);
+  g_clear_pointer(&p->algorithm, g_free);
+  g_clear_pointer(&p->protocol, g_free);
+  g_clear_pointer(&p->dtype, g_free);
+}
+
+void
 ddp_calib_kernel_point_clear(DdpCalibKernelPoint *p)
 {
   g_clear_pointer(&p->batch, g_free);
@@ -475,6 +553,7 @@ ddp_calib_fit_free(DdpCalibFit *fit)
 void
 ddp_calib_curve_point_clear(DdpCalibCurvePoint *p)
 {
+  g_clear_pointer(&p->op, g_free);
   g_clear_pointer(&p->algorithm, g_free);
   g_clear_pointer(&p->protocol, g_free);
 }
@@ -576,8 +655,10 @@ create_schema(DdpCalibDb *db, GError **error)
   if (!exec_sql(db, "BEGIN IMMEDIATE", "creating the schema", error))
     return FALSE;
   g_autofree char *schema2 = g_strdup_printf(schema2_sql, "", "");
+  g_autofree char *schema3 = schema3_text(FALSE);
   if (!exec_sql(db, schema_sql, "creating the schema", error) ||
       !exec_sql(db, schema2, "creating the schema", error) ||
+      !exec_sql(db, schema3, "creating the schema", error) ||
       !exec_sql(db, pragmas, "creating the schema", error)) {
     sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
     return FALSE;
@@ -585,23 +666,27 @@ create_schema(DdpCalibDb *db, GError **error)
   return exec_sql(db, "COMMIT", "creating the schema", error);
 }
 
-/* Brings a schema-1 file to schema 2: written files get the new tables for good (one
- * transaction); read-only ones get empty TEMP tables for this connection, so a calibration taken
- * by an older ddpsim-calibrate reads as one with no imports and no curves. */
+/* Brings a schema-1 or schema-2 file to schema 3: written files get the missing tables for good
+ * (one transaction); read-only ones get them as empty TEMP tables of this connection, so a
+ * calibration taken by an older ddpsim reads as one with no imports, no curves and no other
+ * collective than AllReduce — and stays byte for byte as it was. */
 static gboolean
 migrate(DdpCalibDb *db, gint64 version, GError **error)
 {
-  if (version >= 2)
+  if (version >= DDP_CALIBDB_SCHEMA_VERSION)
     return TRUE;
-  if (db->mode == DDP_CALIBDB_READ) {
-    g_autofree char *temp = g_strdup_printf(schema2_sql, "TEMP", "TEMP");
-    return exec_sql(db, temp, "reading a schema-1 file", error);
-  }
-  g_autofree char *tables = g_strdup_printf(schema2_sql, "", "");
+  gboolean temp = db->mode == DDP_CALIBDB_READ;
+  g_autofree char *schema2 = version < 2 ? g_strdup_printf(schema2_sql, temp ? "TEMP" : "", temp ? "TEMP" : "")
+                                         : g_strdup("");
+  g_autofree char *schema3 = schema3_text(temp);
+  if (temp)
+    return exec_sql(db, schema2, "reading an older schema", error) &&
+           exec_sql(db, schema3, "reading an older schema", error);
   g_autofree char *pragma = g_strdup_printf("PRAGMA user_version = %d;", DDP_CALIBDB_SCHEMA_VERSION);
   if (!exec_sql(db, "BEGIN IMMEDIATE", "upgrading the schema", error))
     return FALSE;
-  if (!exec_sql(db, tables, "upgrading the schema", error) || !exec_sql(db, pragma, "upgrading the schema", error)) {
+  if (!exec_sql(db, schema2, "upgrading the schema", error) || !exec_sql(db, schema3, "upgrading the schema", error) ||
+      !exec_sql(db, pragma, "upgrading the schema", error)) {
     sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
     return FALSE;
   }
@@ -702,9 +787,11 @@ check_schema_objects(DdpCalibDb *db, gint64 version, GError **error)
   g_autoptr(GHashTable) expected = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GPtrArray) present = g_ptr_array_new_with_free_func(g_free);
   g_autofree char *schema2 = g_strdup_printf(schema2_sql, "", "");
+  g_autofree char *schema3 = schema3_text(FALSE);
   gboolean ok = sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
                 sqlite3_exec(ref, schema_sql, NULL, NULL, NULL) == SQLITE_OK &&
                 (version < 2 || sqlite3_exec(ref, schema2, NULL, NULL, NULL) == SQLITE_OK) &&
+                (version < 3 || sqlite3_exec(ref, schema3, NULL, NULL, NULL) == SQLITE_OK) &&
                 schema_rows(ref, expected, NULL);
   sqlite3_close(ref);
   if (!ok) {
@@ -1027,6 +1114,7 @@ run_from_row(sqlite3_stmt *st)
   r->n_batches = sqlite3_column_int64(st, c++);
   r->n_allreduce_points = sqlite3_column_int64(st, c++);
   r->n_kernel_points = sqlite3_column_int64(st, c++);
+  r->n_collective_points = sqlite3_column_int64(st, c++);
   return r;
 }
 
@@ -1271,6 +1359,21 @@ ddp_calibdb_batch_add_kernel(DdpCalibDb *db, const DdpCalibKernelPoint *p, GErro
            bind_double(st, 19, p->GBs);
   return check_binds(db, ST_KERNEL_INSERT, rc, "adding a kernel point", error) &&
          exec_stmt(db, ST_KERNEL_INSERT, "adding a kernel point", error);
+}
+
+gboolean
+ddp_calibdb_batch_add_collective(DdpCalibDb *db, const DdpCalibCollectivePoint *p, GError **error)
+{
+  g_return_val_if_fail(db->txn == TXN_BATCH, FALSE);
+  sqlite3_stmt *st = db->st[ST_COLLECTIVE_INSERT];
+  int rc = sqlite3_bind_int64(st, 1, db->txn_run) | bind_text(st, 2, db->txn_batch) | bind_text(st, 3, p->op) |
+           bind_text(st, 4, p->algorithm) | bind_text(st, 5, p->protocol) | sqlite3_bind_int(st, 6, p->ranks) |
+           sqlite3_bind_int(st, 7, p->nodes) | sqlite3_bind_int64(st, 8, p->bytes) |
+           bind_text(st, 9, p->dtype ? p->dtype : "float") | sqlite3_bind_int(st, 10, p->in_place ? 1 : 0) |
+           sqlite3_bind_int(st, 11, p->iterations) | bind_double(st, 12, p->time_us) |
+           bind_double(st, 13, p->algbw_GBs) | bind_double(st, 14, p->busbw_GBs);
+  return check_binds(db, ST_COLLECTIVE_INSERT, rc, "adding a collective point", error) &&
+         exec_stmt(db, ST_COLLECTIVE_INSERT, "adding a collective point", error);
 }
 
 /**
@@ -1559,6 +1662,72 @@ ddp_calibdb_allreduce_points(DdpCalibDb *db, const gint64 *run_ids, guint n_runs
   return g_steal_pointer(&out);
 }
 
+/* The ops collective_points and fit_collective_curve may hold: collective.h's names of the
+ * collectives other than AllReduce (whose rows have tables of their own). */
+static const char *const collective_ops[] = { "all_gather", "reduce_scatter", "broadcast", NULL };
+
+static void
+check_op(char **bad, const char *op)
+{
+  if (!*bad && !(op && g_strv_contains(collective_ops, op))) {
+    g_autofree char *quoted = ddp_range_quote_n(op ? op : "", 40);
+    *bad = g_strdup_printf("op = \"%s\" (expected all_gather, reduce_scatter or broadcast)", quoted);
+  }
+}
+
+/**
+ * ddp_calibdb_collective_points:
+ * Returns: (transfer full) (element-type DdpCalibCollectivePoint): the points of @run_ids (all runs
+ * when @n_runs is 0), possibly none; NULL with @error (DDP_CALIBDB_ERROR_VALUE for a stored value
+ * outside what ddpsim reads, as ddp_calibdb_allreduce_points()).
+ */
+GArray *
+ddp_calibdb_collective_points(DdpCalibDb *db, const gint64 *run_ids, guint n_runs, GError **error)
+{
+  sqlite3_stmt *st = db->st[ST_COLLECTIVE_SELECT];
+  g_autoptr(GArray) out = g_array_new(FALSE, TRUE, sizeof(DdpCalibCollectivePoint));
+  g_array_set_clear_func(out, (GDestroyNotify)ddp_calib_collective_point_clear);
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (!run_selected(run_ids, n_runs, sqlite3_column_int64(st, 0)))
+      continue;
+    DdpCalibCollectivePoint p = { 0 };
+    int c = 0;
+    p.run_id = sqlite3_column_int64(st, c++);
+    p.batch = column_text(st, c++);
+    p.op = column_text(st, c++);
+    p.algorithm = column_text(st, c++);
+    p.protocol = column_text(st, c++);
+    p.ranks = column_int(st, c++);
+    p.nodes = column_int(st, c++);
+    p.bytes = sqlite3_column_int64(st, c++);
+    p.dtype = column_text(st, c++);
+    p.in_place = column_int(st, c++) != 0;
+    p.iterations = column_int(st, c++);
+    p.time_us = column_double(st, c++);
+    p.algbw_GBs = column_double(st, c++);
+    p.busbw_GBs = column_double(st, c++);
+    g_array_append_val(out, p);
+    char *bad = NULL;
+    check_op(&bad, p.op);
+    check_value(&bad, "ranks", p.ranks, 1, MAX_RANKS);
+    check_value(&bad, "nodes", p.nodes, 1, MAX_RANKS);
+    check_value(&bad, "bytes", (double)p.bytes, 0, MAX_BYTES);
+    check_time(&bad, "time_us", p.time_us, MAX_US);
+    if (bad) {
+      stmt_done(st);
+      value_error(db, error, "collective_points", out->len, bad);
+      return NULL;
+    }
+  }
+  stmt_done(st);
+  if (rc != SQLITE_DONE) {
+    sql_error(db, error, rc, "reading collective points");
+    return NULL;
+  }
+  return g_steal_pointer(&out);
+}
+
 /**
  * ddp_calibdb_kernel_points:
  * Returns: (transfer full) (element-type DdpCalibKernelPoint): as ddp_calibdb_allreduce_points().
@@ -1696,12 +1865,17 @@ gboolean
 ddp_calibdb_fit_add_curve_point(DdpCalibDb *db, const DdpCalibCurvePoint *p, GError **error)
 {
   g_return_val_if_fail(db->txn == TXN_FIT, FALSE);
-  sqlite3_stmt *st = db->st[ST_FIT_CURVE_INSERT];
-  int rc = sqlite3_bind_int64(st, 1, db->txn_fit) | bind_text(st, 2, p->algorithm) | bind_text(st, 3, p->protocol) |
-           sqlite3_bind_int(st, 4, p->ranks) | sqlite3_bind_int(st, 5, p->nodes) |
-           sqlite3_bind_int64(st, 6, p->bytes) | bind_double(st, 7, p->time_us);
-  return check_binds(db, ST_FIT_CURVE_INSERT, rc, "storing a curve point", error) &&
-         exec_stmt(db, ST_FIT_CURVE_INSERT, "storing a curve point", error);
+  /* the same columns after the op, which only fit_collective_curve has */
+  Statement s = p->op ? ST_FIT_OP_CURVE_INSERT : ST_FIT_CURVE_INSERT;
+  sqlite3_stmt *st = db->st[s];
+  int c = 1;
+  int rc = sqlite3_bind_int64(st, c++, db->txn_fit);
+  if (p->op)
+    rc |= bind_text(st, c++, p->op);
+  rc |= bind_text(st, c, p->algorithm) | bind_text(st, c + 1, p->protocol) | sqlite3_bind_int(st, c + 2, p->ranks) |
+        sqlite3_bind_int(st, c + 3, p->nodes) | sqlite3_bind_int64(st, c + 4, p->bytes) |
+        bind_double(st, c + 5, p->time_us);
+  return check_binds(db, s, rc, "storing a curve point", error) && exec_stmt(db, s, "storing a curve point", error);
 }
 
 gboolean
@@ -1893,22 +2067,56 @@ ddp_calibdb_fit_residuals(DdpCalibDb *db, gint64 fit_id, GError **error)
                        (GDestroyNotify)ddp_calib_residual_clear, residual_row, "reading residuals", error);
 }
 
+/* The columns both curve tables have, from column @c on. */
 static char *
-curve_point_row(sqlite3_stmt *st, gpointer out)
+curve_columns(sqlite3_stmt *st, int c, DdpCalibCurvePoint *p)
 {
-  DdpCalibCurvePoint *p = out;
-  p->algorithm = column_text(st, 0);
-  p->protocol = column_text(st, 1);
-  p->ranks = column_int(st, 2);
-  p->nodes = column_int(st, 3);
-  p->bytes = sqlite3_column_int64(st, 4);
-  p->time_us = column_double(st, 5);
+  p->algorithm = column_text(st, c);
+  p->protocol = column_text(st, c + 1);
+  p->ranks = column_int(st, c + 2);
+  p->nodes = column_int(st, c + 3);
+  p->bytes = sqlite3_column_int64(st, c + 4);
+  p->time_us = column_double(st, c + 5);
   char *bad = NULL;
   check_value(&bad, "ranks", p->ranks, 1, MAX_RANKS);
   check_value(&bad, "nodes", p->nodes, 1, MAX_RANKS);
   check_value(&bad, "bytes", (double)p->bytes, 0, MAX_BYTES);
   check_time(&bad, "time_us", p->time_us, MAX_US);
   return bad;
+}
+
+static char *
+curve_point_row(sqlite3_stmt *st, gpointer out)
+{
+  return curve_columns(st, 0, out);
+}
+
+static char *
+op_curve_point_row(sqlite3_stmt *st, gpointer out)
+{
+  DdpCalibCurvePoint *p = out;
+  p->op = column_text(st, 0);
+  char *bad = curve_columns(st, 1, p);
+  check_op(&bad, p->op);
+  return bad;
+}
+
+/* Refuses a size stored twice for one curve (@curve ordered by op, variant, then bytes). */
+static gboolean
+check_curve_sizes(DdpCalibDb *db, const GArray *curve, const char *table, GError **error)
+{
+  for (guint i = 1; i < curve->len; i++) {
+    const DdpCalibCurvePoint *a = &g_array_index(curve, DdpCalibCurvePoint, i - 1);
+    const DdpCalibCurvePoint *b = &g_array_index(curve, DdpCalibCurvePoint, i);
+    if (a->bytes == b->bytes && a->ranks == b->ranks && a->nodes == b->nodes && g_strcmp0(a->op, b->op) == 0 &&
+        g_strcmp0(a->algorithm, b->algorithm) == 0 && g_strcmp0(a->protocol, b->protocol) == 0) {
+      g_autofree char *op = b->op ? g_strdup_printf("%s ", b->op) : g_strdup("");
+      return value_error(db, error, table, i + 1,
+                         g_strdup_printf("bytes = %" G_GINT64_FORMAT " twice for %s%s/%s ranks=%d nodes=%d", b->bytes,
+                                         op, b->algorithm, b->protocol, b->ranks, b->nodes));
+    }
+  }
+  return TRUE;
 }
 
 /**
@@ -1924,16 +2132,19 @@ ddp_calibdb_fit_curve(DdpCalibDb *db, gint64 fit_id, GError **error)
   g_autoptr(GArray) curve = read_fit_rows(db, ST_FIT_CURVE_SELECT, fit_id, sizeof(DdpCalibCurvePoint),
                                           (GDestroyNotify)ddp_calib_curve_point_clear, curve_point_row,
                                           "fit_allreduce_curve", error);
-  for (guint i = 1; curve && i < curve->len; i++) {   /* ordered by variant, then bytes */
-    const DdpCalibCurvePoint *a = &g_array_index(curve, DdpCalibCurvePoint, i - 1);
-    const DdpCalibCurvePoint *b = &g_array_index(curve, DdpCalibCurvePoint, i);
-    if (a->bytes == b->bytes && a->ranks == b->ranks && a->nodes == b->nodes &&
-        g_strcmp0(a->algorithm, b->algorithm) == 0 && g_strcmp0(a->protocol, b->protocol) == 0) {
-      value_error(db, error, "fit_allreduce_curve", i + 1,
-                  g_strdup_printf("bytes = %" G_GINT64_FORMAT " twice for %s/%s ranks=%d nodes=%d", b->bytes,
-                                  b->algorithm, b->protocol, b->ranks, b->nodes));
-      return NULL;
-    }
-  }
-  return g_steal_pointer(&curve);
+  return curve && check_curve_sizes(db, curve, "fit_allreduce_curve", error) ? g_steal_pointer(&curve) : NULL;
+}
+
+/**
+ * ddp_calibdb_fit_collective_curve:
+ * As ddp_calibdb_fit_curve(), for the other collectives; each op must be one of the three.
+ * Returns: (transfer full) (element-type DdpCalibCurvePoint); NULL with DDP_CALIBDB_ERROR_VALUE.
+ */
+GArray *
+ddp_calibdb_fit_collective_curve(DdpCalibDb *db, gint64 fit_id, GError **error)
+{
+  g_autoptr(GArray) curve = read_fit_rows(db, ST_FIT_OP_CURVE_SELECT, fit_id, sizeof(DdpCalibCurvePoint),
+                                          (GDestroyNotify)ddp_calib_curve_point_clear, op_curve_point_row,
+                                          "fit_collective_curve", error);
+  return curve && check_curve_sizes(db, curve, "fit_collective_curve", error) ? g_steal_pointer(&curve) : NULL;
 }

@@ -7,13 +7,16 @@
  *   batches           one row per committed measurement batch: the unit of atomicity and of --resume;
  *   allreduce_points  NCCL AllReduce timings (nccl-tests conventions, docs/model.md §3: algbw = S/t,
  *                     busbw = algbw·2(n−1)/n, GB = 10^9 B);
+ *   collective_points AllGather, ReduceScatter and Broadcast timings imported from nccl-tests output
+ *                     (its size column and busbw: docs/collective.md §12);
  *   kernel_points     backward/forward kernel timings (cuBLAS GEMMs, cuDNN convolutions, our own
  *                     norm/softmax/elementwise kernels, device copies) with FLOPs and bytes;
  *   imports           provenance of runs read from files users already have (`ddpsim fit --import`:
  *                     nccl-tests output, torch.profiler traces): format, source path, SHA-256, mtime,
  *                     size, -g (GPUs per process), import time;
- *   fits, fit_*       what `ddpsim fit` derived, with its residuals; fit_allreduce_curve keeps the
- *                     measured time at every size (commcurve.h interpolates it).
+ *   fits, fit_*       what `ddpsim fit` derived, with its residuals; fit_allreduce_curve and
+ *                     fit_collective_curve keep the measured time at every size (commcurve.h
+ *                     interpolates it).
  *
  * Durability.  The database runs in WAL mode with synchronous=FULL and every measurement batch is
  * one transaction (ddp_calibdb_batch_begin … _commit): a run killed at any instant keeps every
@@ -41,7 +44,8 @@
 #include <glib.h>
 
 #define DDP_CALIBDB_APPLICATION_ID 0x64647063 /* "ddpc" */
-#define DDP_CALIBDB_SCHEMA_VERSION 2  /* 2: imports, fit_allreduce_curve */
+#define DDP_CALIBDB_SCHEMA_VERSION 3  /* 2: imports, fit_allreduce_curve; 3: collective_points,
+                                       * fit_collective_curve */
 
 #define DDP_CALIBDB_ERROR (ddp_calibdb_error_quark())
 GQuark ddp_calibdb_error_quark(void);
@@ -88,7 +92,7 @@ typedef struct {
   char *program;          /* "ddpsim-calibrate 0.1.0" */
   char *arguments;        /* the measuring options, shell-quoted; --resume replays them */
   char *note;             /* e.g. "1 GPU visible: multi-GPU AllReduce points are absent" */
-  gint64 n_batches, n_allreduce_points, n_kernel_points;
+  gint64 n_batches, n_allreduce_points, n_kernel_points, n_collective_points;
 } DdpCalibRun;
 
 void ddp_calib_run_free(DdpCalibRun *run);
@@ -110,6 +114,25 @@ typedef struct {
   double algbw_GBs;       /* bytes / time, 10^9 B/s */
   double busbw_GBs;       /* algbw · 2(ranks−1)/ranks */
 } DdpCalibAllreducePoint;
+
+/* One timed size of another collective (nccl-tests' all_gather_perf, reduce_scatter_perf or
+ * broadcast_perf row).  Strings owned when read back. */
+typedef struct {
+  gint64 run_id;          /* filled on read; ignored on write (the open batch's run) */
+  char *batch;            /* ditto */
+  char *op;               /* "all_gather", "reduce_scatter" or "broadcast" (collective.h's names) */
+  char *algorithm;        /* NCCL_ALGO as forced, or "auto" */
+  char *protocol;         /* NCCL_PROTO as forced, or "auto" */
+  int ranks, nodes;
+  gint64 bytes;           /* nccl-tests' size column: the gathered output (AllGather), the reduced
+                           * input (ReduceScatter), the buffer (Broadcast) */
+  char *dtype;
+  gboolean in_place;
+  int iterations;
+  double time_us;         /* mean over the timed iterations */
+  double algbw_GBs;       /* bytes / time */
+  double busbw_GBs;       /* algbw · (n−1)/n (AllGather, ReduceScatter), algbw (Broadcast) */
+} DdpCalibCollectivePoint;
 
 /* One timed kernel (or device copy).  Strings owned when read back. */
 typedef struct {
@@ -133,6 +156,7 @@ typedef struct {
 } DdpCalibKernelPoint;
 
 void ddp_calib_allreduce_point_clear(DdpCalibAllreducePoint *p);
+void ddp_calib_collective_point_clear(DdpCalibCollectivePoint *p);
 void ddp_calib_kernel_point_clear(DdpCalibKernelPoint *p);
 
 /* A stored fit (ddpsim fit).  Strings owned. */
@@ -193,8 +217,10 @@ typedef struct {
   double rel;             /* (fitted − measured) / measured */
 } DdpCalibResidual;
 
-/* One point of a stored AllReduce curve: the measured time at one size of one variant. */
+/* One point of a stored curve: the measured time at one size of one variant of one collective. */
 typedef struct {
+  char *op;               /* NULL: AllReduce (fit_allreduce_curve); else "all_gather", "reduce_scatter"
+                           * or "broadcast" (fit_collective_curve) */
   char *algorithm, *protocol;
   int ranks, nodes;
   gint64 bytes;
@@ -259,6 +285,7 @@ gboolean ddp_calibdb_batch_begin(DdpCalibDb *db, gint64 run_id, const char *name
 /* Adds one point to the open batch; run and batch come from it. */
 gboolean ddp_calibdb_batch_add_allreduce(DdpCalibDb *db, const DdpCalibAllreducePoint *p, GError **error);
 gboolean ddp_calibdb_batch_add_kernel(DdpCalibDb *db, const DdpCalibKernelPoint *p, GError **error);
+gboolean ddp_calibdb_batch_add_collective(DdpCalibDb *db, const DdpCalibCollectivePoint *p, GError **error);
 /* Records the batch (with an optional @note, e.g. why it holds no points) and commits.  On
  * failure the batch is rolled back. */
 gboolean ddp_calibdb_batch_commit(DdpCalibDb *db, const char *note, GError **error);
@@ -297,6 +324,9 @@ gboolean ddp_calibdb_import_get(DdpCalibDb *db, gint64 run_id, DdpCalibImport *o
  * Returns: (transfer full) GArray with a clear function; NULL on error. */
 GArray *ddp_calibdb_allreduce_points(DdpCalibDb *db, const gint64 *run_ids, guint n_runs, GError **error);
 GArray *ddp_calibdb_kernel_points(DdpCalibDb *db, const gint64 *run_ids, guint n_runs, GError **error);
+/* The other collectives' points, ordered by run, op, algorithm, protocol, ranks, nodes, bytes;
+ * each op checked to be one of the three.  (transfer full) GArray of DdpCalibCollectivePoint. */
+GArray *ddp_calibdb_collective_points(DdpCalibDb *db, const gint64 *run_ids, guint n_runs, GError **error);
 
 /* ---- fits ---------------------------------------------------------------------------------- */
 
@@ -306,6 +336,7 @@ gboolean ddp_calibdb_fit_add_allreduce(DdpCalibDb *db, const DdpCalibAllreduceFi
 gboolean ddp_calibdb_fit_add_kernel(DdpCalibDb *db, const DdpCalibKernelFit *f, GError **error);
 gboolean ddp_calibdb_fit_add_layer(DdpCalibDb *db, const DdpCalibLayerFit *f, GError **error);
 gboolean ddp_calibdb_fit_add_residual(DdpCalibDb *db, const DdpCalibResidual *r, GError **error);
+/* A curve point: into fit_allreduce_curve when @p->op is NULL, else fit_collective_curve. */
 gboolean ddp_calibdb_fit_add_curve_point(DdpCalibDb *db, const DdpCalibCurvePoint *p, GError **error);
 /* Commits the fit; on failure it is rolled back.  Abandon with ddp_calibdb_batch_rollback(). */
 gboolean ddp_calibdb_fit_commit(DdpCalibDb *db, GError **error);
@@ -317,8 +348,10 @@ GArray *ddp_calibdb_fit_allreduce(DdpCalibDb *db, gint64 fit_id, GError **error)
 GArray *ddp_calibdb_fit_kernels(DdpCalibDb *db, gint64 fit_id, GError **error);
 GArray *ddp_calibdb_fit_layers(DdpCalibDb *db, gint64 fit_id, GError **error);
 GArray *ddp_calibdb_fit_residuals(DdpCalibDb *db, gint64 fit_id, GError **error);
-/* Curve points, ordered by algorithm, protocol, nodes, ranks, bytes. */
+/* AllReduce curve points (op NULL), ordered by algorithm, protocol, nodes, ranks, bytes. */
 GArray *ddp_calibdb_fit_curve(DdpCalibDb *db, gint64 fit_id, GError **error);
+/* The other collectives' curve points, ordered by op, then as above. */
+GArray *ddp_calibdb_fit_collective_curve(DdpCalibDb *db, gint64 fit_id, GError **error);
 
 /* "2026-06-01T12:00:00Z": now, UTC (g_free). */
 char *ddp_calibdb_now(void);

@@ -574,7 +574,7 @@ run(int argc, char **argv, AllreduceOptions *o, const char *verb)
     { "proto", 0, 0, G_OPTION_ARG_STRING, &o->proto, "LL, LL128, Simple or auto (overrides the cluster file)", "PROTO" },
     { "explain", 0, 0, G_OPTION_ARG_NONE, &o->explain, "Show graphs, NCCL's tuning table, choice by size and the crossover", NULL },
     { "compare", 0, 0, G_OPTION_ARG_FILENAME, &o->compare, "Predict every row of a measured nccl-tests CSV, side by side", "CSV" },
-    { "calibration", 0, 0, G_OPTION_ARG_FILENAME, &o->calibration, "Use AllReduce costs measured by ddpsim-calibrate (fitted α and bandwidth)", "DB" },
+    { "calibration", 0, 0, G_OPTION_ARG_FILENAME, &o->calibration, "Use the costs a calibration database measured (ddpsim fit): the op's measured curve at exactly its GPU and node count, the model with fitted tiers elsewhere", "DB" },
     { "op", 0, 0, G_OPTION_ARG_STRING, &o->op, "all_reduce (default), all_gather, reduce_scatter or broadcast", "OP" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print JSON (fields: docs/json.md)", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &o->csv, "Print CSV", NULL },
@@ -589,8 +589,8 @@ run(int argc, char **argv, AllreduceOptions *o, const char *verb)
     return ddp_cmd_fail(verb, error);
   }
   g_autofree char *text = NULL;
-  if (o->op && ddp_collective_op_parse(o->op) != DDP_OP_ALL_REDUCE && (o->compare || o->explain || o->calibration)) {
-    fail(&error, "--op %s: --compare, --explain and --calibration are AllReduce's (NCCL's tuning table and measured curves)", o->op);
+  if (o->op && ddp_collective_op_parse(o->op) != DDP_OP_ALL_REDUCE && (o->compare || o->explain)) {
+    fail(&error, "--op %s: --compare and --explain are AllReduce's (NCCL's tuning table, the comparison CSVs)", o->op);
     return ddp_cmd_fail(verb, error);
   }
   if (o->compare) {
@@ -616,6 +616,7 @@ run(int argc, char **argv, AllreduceOptions *o, const char *verb)
     /* a calibration first fits the model's per-tier parameters of the cluster (tierfit.h) */
     g_autoptr(DdpFit) calibration = NULL;
     g_autoptr(GPtrArray) warnings = NULL, tier_lines = NULL;
+    g_autofree char *op_note = NULL;
     if (o->calibration) {
       if (!(calibration = ddp_fit_open(o->calibration, &error)))
         return ddp_cmd_fail(verb, error);
@@ -624,6 +625,9 @@ run(int argc, char **argv, AllreduceOptions *o, const char *verb)
       g_autofree char *name = g_path_get_basename(o->calibration);
       warnings = ddp_fit_coverage_warnings(calibration, &cluster->gpu, gpus);
       tier_lines = ddp_tier_fit_report(&tiers, name, gpus, nodes);
+      /* the other collectives: their own measured curve, or the model with the tiers above */
+      if (sweep.op != DDP_OP_ALL_REDUCE)
+        op_note = ddp_fit_collective_note(calibration, name, sweep.op, gpus, nodes);
     }
     g_autoptr(DdpCollective) model = ddp_collective_new(cluster, gpus, &error);
     if (!model)
@@ -639,6 +643,8 @@ run(int argc, char **argv, AllreduceOptions *o, const char *verb)
         g_printerr("ddpsim: %s\n", (const char *)g_ptr_array_index(warnings, i));
       for (guint i = 0; i < tier_lines->len; i++)
         g_printerr("ddpsim: %s\n", (const char *)g_ptr_array_index(tier_lines, i));
+      if (op_note)
+        g_printerr("ddpsim: %s\n", op_note);
     }
     g_autoptr(GArray) rows = sweep_rows(model, &sweep);
     text = o->json  ? sweep_json(cluster, model, &sweep, rows, o->explain)

@@ -2,7 +2,8 @@
  * and per-kind kernel efficiencies to what ddpsim-calibrate measured (fit.c), prints them with
  * their residuals and stores them in the same database, where `--calibration DB` finds them.
  * `--import FILE` first reads files users already have into the database as runs of their own —
- * nccl-tests all_reduce_perf output (ncclimport.h), torch.profiler Chrome traces of a 1-GPU step
+ * nccl-tests all_reduce_perf, all_gather_perf, reduce_scatter_perf and broadcast_perf output
+ * (ncclimport.h; the other collectives are kept as measured curves), torch.profiler Chrome traces of a 1-GPU step
  * (profimport.h), and torch.profiler traces of a multi-GPU DDP run, one file per rank
  * (ddpimport.h: all such files of one call are one run, with --measured-step-ms) — and then fits
  * those runs. */
@@ -68,6 +69,37 @@ percent(double rel)
   return 100.0 * rel;
 }
 
+/* One measured curve of another collective, for the reports: its first point (op, variant,
+ * ranks, nodes) and its sizes. */
+typedef struct {
+  const DdpCalibCurvePoint *first;
+  guint points;
+  gint64 min_bytes, max_bytes;
+} CurveSummary;
+
+/* The fit's AllGather/ReduceScatter/Broadcast curves, one summary each, in the fit's order. */
+static GArray *
+collective_curves(const DdpFit *fit)
+{
+  guint n;
+  const DdpCalibCurvePoint *p = ddp_fit_collective_curve_points(fit, &n);
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(CurveSummary));
+  for (guint i = 0; i < n; i++) {
+    CurveSummary *last = out->len ? &g_array_index(out, CurveSummary, out->len - 1) : NULL;
+    if (last && strcmp(last->first->op, p[i].op) == 0 && strcmp(last->first->algorithm, p[i].algorithm) == 0 &&
+        strcmp(last->first->protocol, p[i].protocol) == 0 && last->first->ranks == p[i].ranks &&
+        last->first->nodes == p[i].nodes) {
+      last->points++;
+      last->min_bytes = MIN(last->min_bytes, p[i].bytes);
+      last->max_bytes = MAX(last->max_bytes, p[i].bytes);
+    } else {
+      CurveSummary c = { &p[i], 1, p[i].bytes, p[i].bytes };
+      g_array_append_val(out, c);
+    }
+  }
+  return out;
+}
+
 static char *
 fit_text(const DdpFit *fit, const char *path, gboolean stored, gboolean with_residuals)
 {
@@ -111,6 +143,21 @@ fit_text(const DdpFit *fit, const char *path, gboolean stored, gboolean with_res
         g_string_append(s, "  (one rank: only the launch latency is measured; multi-GPU points are absent)\n");
         break;
       }
+  }
+
+  g_autoptr(GArray) curves = collective_curves(fit);
+  if (curves->len > 0) {
+    g_string_append(s, "\nAllGather, ReduceScatter, Broadcast: measured curves (nccl-tests sizes; at these GPU and node "
+                       "counts --calibration interpolates them, elsewhere the model answers)\n");
+    g_string_append_printf(s, "%-15s %-10s %-8s %6s %6s %7s %-18s\n", "op", "algorithm", "protocol", "ranks", "nodes",
+                           "points", "sizes");
+    for (guint i = 0; i < curves->len; i++) {
+      const CurveSummary *c = &g_array_index(curves, CurveSummary, i);
+      g_autofree char *lo = human_bytes(c->min_bytes), *hi = human_bytes(c->max_bytes);
+      g_autofree char *sizes = g_strdup_printf("%s..%s", lo, hi);
+      g_string_append_printf(s, "%-15s %-10s %-8s %6d %6d %7u %-18s\n", c->first->op, c->first->algorithm,
+                             c->first->protocol, c->first->ranks, c->first->nodes, c->points, sizes);
+    }
   }
 
   const DdpCalibKernelFit *k = ddp_fit_kernel_rows(fit, &n);
@@ -171,6 +218,22 @@ fit_json(const DdpFit *fit, gboolean with_residuals)
     ddp_json_int(j, "max_bytes", ar[i].max_bytes);
     ddp_json_double(j, "rms_rel", ar[i].rms_rel, 5);
     ddp_json_double(j, "max_rel", ar[i].max_rel, 5);
+    ddp_json_end_object(j);
+  }
+  ddp_json_end_array(j);
+  g_autoptr(GArray) curves = collective_curves(fit);
+  ddp_json_begin_array(j, "collectives");
+  for (guint i = 0; i < curves->len; i++) {
+    const CurveSummary *c = &g_array_index(curves, CurveSummary, i);
+    ddp_json_begin_object(j, NULL);
+    ddp_json_string(j, "op", c->first->op);
+    ddp_json_string(j, "algorithm", c->first->algorithm);
+    ddp_json_string(j, "protocol", c->first->protocol);
+    ddp_json_int(j, "ranks", c->first->ranks);
+    ddp_json_int(j, "nodes", c->first->nodes);
+    ddp_json_int(j, "points", c->points);
+    ddp_json_int(j, "min_bytes", c->min_bytes);
+    ddp_json_int(j, "max_bytes", c->max_bytes);
     ddp_json_end_object(j);
   }
   ddp_json_end_array(j);
@@ -401,8 +464,11 @@ store_imports(const FitOptions *o, guint64 nodes, GPtrArray *imported, DdpRunTra
     }
     if (run == 0)
       return FALSE;
-    g_string_append_printf(said, "ddpsim fit: %s: %s %s as run %" G_GINT64_FORMAT "\n", o->imports[i],
-               im->trace ? "torch.profiler trace" : "nccl-tests output", again ? "already imported" : "imported", run);
+    g_autofree char *what = im->trace
+                              ? g_strdup("torch.profiler trace")
+                              : g_strdup_printf("nccl-tests %s_perf output", ddp_collective_op_name(im->nccl->op));
+    g_string_append_printf(said, "ddpsim fit: %s: %s %s as run %" G_GINT64_FORMAT "\n", o->imports[i], what,
+                           again ? "already imported" : "imported", run);
     g_array_append_val(ids, run);
   }
   return TRUE;
@@ -424,7 +490,7 @@ add_same_gpu_runs(DdpCalibDb *db, GArray *ids, GError **error)
     for (guint j = 0; j < ids->len; j++)
       present |= g_array_index(ids, gint64, j) == run->id;
     gboolean same = !*run->gpu_name || !*imported->gpu_name || strcmp(run->gpu_name, imported->gpu_name) == 0;
-    if (!present && same && run->n_allreduce_points + run->n_kernel_points > 0)
+    if (!present && same && run->n_allreduce_points + run->n_kernel_points + run->n_collective_points > 0)
       g_array_append_val(ids, run->id);
   }
   return TRUE;
@@ -442,7 +508,7 @@ add_newest_run(DdpCalibDb *db, GArray *ids, GError **error)
   gint64 newest = -1;
   for (guint i = 0; i < runs->len; i++) {
     const DdpCalibRun *run = g_ptr_array_index(runs, i);
-    if (run->n_allreduce_points + run->n_kernel_points > 0 && run->id > newest)
+    if (run->n_allreduce_points + run->n_kernel_points + run->n_collective_points > 0 && run->id > newest)
       newest = run->id;
   }
   if (newest >= 0)
@@ -484,7 +550,7 @@ ddp_cmd_fit(int argc, char **argv)
     { "residuals", 0, 0, G_OPTION_ARG_NONE, &o.residuals, "list each point against its fitted value", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "JSON output", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &o.csv, "CSV output (AllReduce table, empty line, kernel table)", NULL },
-    { "import", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.imports, "import nccl-tests all_reduce_perf output, a torch.profiler Chrome trace of a 1-GPU step, or one rank's trace of a DDP run first (repeatable)", "FILE" },
+    { "import", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.imports, "import nccl-tests all_reduce_perf, all_gather_perf, reduce_scatter_perf or broadcast_perf output, a torch.profiler Chrome trace of a 1-GPU step, or one rank's trace of a DDP run first (repeatable)", "FILE" },
     { "nodes", 0, 0, G_OPTION_ARG_STRING, &o.nodes, "nccl-tests or DDP trace: nodes of the run (default: nccl-tests from the rank lines, else 1; a DDP trace: ranks over the GPUs each process saw)", "N" },
     { "algo", 0, 0, G_OPTION_ARG_STRING, &o.algo, "nccl-tests: the NCCL_ALGO the run was forced to (default: auto, NCCL's own choice)", "A" },
     { "proto", 0, 0, G_OPTION_ARG_STRING, &o.proto, "nccl-tests: the NCCL_PROTO the run was forced to (default: auto)", "P" },

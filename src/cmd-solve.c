@@ -44,11 +44,42 @@ static const char solve_description[] =
 static const char *const limit_text[] = {
   "nothing: T(N) equals T(1 GPU)",
   "compute beyond the ideal (DDP's copies and casts; strong scaling: work that does not shrink with B/N)",
-  "exposed communication (AllReduce not hidden behind backward)",
+  NULL,   /* exposed communication: the mode's collectives (limit_description) */
   "stragglers (waiting on slower ranks, compute slowed by concurrent communication)",
   "memory (the setup does not fit in GPU memory)",
   "overheads (rank-to-rank jitter, compute slowed by concurrent NCCL kernels, input wait; docs/overheads.md)",
 };
+
+/* The limiting term in words; exposed communication names the collectives @s's mode runs
+ * (docs/model.md §6, docs/dp.md): DDP's AllReduce, ZeRO-1's AllReduce and parameter Broadcasts,
+ * FSDP's AllGather and ReduceScatter (HSDP: and the AllReduce across nodes; NO_SHARD: AllReduce),
+ * DataParallel's Scatter, Broadcast and Reduce.  Static. */
+static const char *
+limit_description(const DdpScenario *s, DdpLimit limit)
+{
+  if (limit != DDP_LIMIT_EXPOSED_COMM)
+    return limit_text[limit];
+  switch (s->setup.mode) {
+  case DDP_MODE_ZERO1:
+    return "exposed communication (AllReduce not hidden behind backward, and the Broadcasts of the updated "
+           "parameters after the optimizer step)";
+  case DDP_MODE_FSDP:
+    switch (s->setup.shard.sharding) {
+    case DDP_SHARDING_NONE:
+      return "exposed communication (AllReduce not hidden behind backward)";
+    case DDP_SHARDING_HYBRID:
+      return "exposed communication (AllGather and ReduceScatter inside each node and AllReduce across nodes, not "
+             "hidden behind forward and backward)";
+    default:
+      return "exposed communication (AllGather and ReduceScatter not hidden behind forward and backward)";
+    }
+  case DDP_MODE_DP:
+    return "exposed communication (DataParallel's input Scatter, parameter Broadcast and gradient Reduce, none of "
+           "it overlapped)";
+  default:
+    return "exposed communication (AllReduce not hidden behind backward)";
+  }
+}
 
 /* A value as the reports print it: integers bare, bandwidth and caps to 4 significant digits,
  * rounded up for a least-value answer so that the printed value still reaches the target. */
@@ -138,7 +169,8 @@ solve_text(const DdpScenario *s, const DdpSolveResult *r)
   case DDP_SOLVE_UNREACHABLE:
     g_string_append_printf(out, "answer   unreachable: the best on the grid is %.2f %% at %s %s", 100 * a->efficiency, value, unit);
     if (least)
-      g_string_append_printf(out, ";\n         more (up to %s) does not help: what is lost is %s\n", hi, limit_text[a->limit]);
+      g_string_append_printf(out, ";\n         more (up to %s) does not help: what is lost is %s\n", hi,
+                             limit_description(s, a->limit));
     else
       g_string_append(out, "\n");
     break;
@@ -163,7 +195,7 @@ solve_text(const DdpScenario *s, const DdpSolveResult *r)
                            100 * r->neighbour.efficiency);
   }
   double lost = a->iteration_ms - a->single_gpu_ms;
-  g_string_append_printf(out, "  %-8s %s", "limit", limit_text[a->limit]);
+  g_string_append_printf(out, "  %-8s %s", "limit", limit_description(s, a->limit));
   if (a->limit != DDP_LIMIT_NONE && a->limit != DDP_LIMIT_MEMORY)
     g_string_append_printf(out, "; %.3f ms above the ideal %s %.3f ms", lost, r->global_batch > 0 ? "T(1 GPU, B)/N" : "T(1 GPU)",
                            a->single_gpu_ms);

@@ -1114,13 +1114,34 @@ ddp_collective_use_calibration(DdpCollective *c, const DdpFit *fit)
   c->fit = fit;
 }
 
+/* A calibration answers for AllGather, ReduceScatter and Broadcast where it measured that op on
+ * exactly these ranks and servers (its curve, fit.h); elsewhere the model does, as for AllReduce.
+ * The variant asked for is the one the model would honour: Broadcast runs on the ring whatever the
+ * algorithm setting, and AllGather/ReduceScatter take a forced Tree or NVLSTree as auto (§12). */
+static gboolean
+measured_cost(const DdpCollective *c, DdpCollectiveOp op, guint64 bytes, DdpCollectiveCost *out)
+{
+  DdpAlgorithm algorithm = op == DDP_OP_BROADCAST || c->algorithm == DDP_ALGO_TREE ||
+                           c->algorithm == DDP_ALGO_NVLS_TREE ? DDP_ALGO_AUTO : c->algorithm;
+  DdpFitCollectiveCost measured;
+  if (!c->fit || !ddp_fit_collective_cost(c->fit, op, c->gpus, c->hosts, bytes, algorithm, c->protocol, &measured))
+    return FALSE;
+  zero_cost(out);
+  out->time_us = measured.time_us;
+  out->latency_us = measured.latency_us;
+  out->algorithm = measured.algo;
+  out->protocol = measured.proto;
+  finish_cost(bytes, ddp_collective_op_bus_factor(op, c->gpus), out);
+  return TRUE;
+}
+
 /* Broadcast: NCCL runs it on the ring only (docs/model.md §2.2–2.3); alpha-beta: a pipelined chain,
  * (N-1)·α to fill it plus M/B to stream the buffer through the slowest link. */
 void
 ddp_collective_broadcast(const DdpCollective *c, guint64 bytes, DdpCollectiveCost *out)
 {
   zero_cost(out);
-  if (c->gpus == 1)
+  if (c->gpus == 1 || measured_cost(c, DDP_OP_BROADCAST, bytes, out))
     return;
   if (c->cost_model == DDP_COST_ALPHA_BETA) {
     out->latency_us = (double)(c->gpus - 1) * c->ab_alpha_us;
@@ -1731,7 +1752,7 @@ static void
 gather_cost(const DdpCollective *c, DdpCollectiveOp op, guint64 bytes, DdpCollectiveCost *out)
 {
   zero_cost(out);
-  if (c->gpus == 1)
+  if (c->gpus == 1 || measured_cost(c, op, bytes, out))
     return;
   double n = (double)c->gpus;
   if (c->cost_model == DDP_COST_ALPHA_BETA) {

@@ -44,10 +44,11 @@ DdpCollective *ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GErro
 void ddp_collective_free(DdpCollective *c);
 
 typedef struct _DdpFit DdpFit;
-/* From now on AllReduce costs come from @fit's measured curve (fit.h) where it measured exactly this
- * communicator's ranks and nodes; elsewhere the model answers — built, for a calibrated answer, on
- * the cluster whose tiers tierfit.h fitted to the same calibration.  @fit is borrowed and must
- * outlive @c. */
+/* From now on each collective's costs come from @fit's measured curve of it (fit.h) where it
+ * measured exactly this communicator's ranks and nodes — AllReduce, and the AllGather,
+ * ReduceScatter and Broadcast of nccl-tests imports; elsewhere the model answers — built, for a
+ * calibrated answer, on the cluster whose tiers tierfit.h fitted to the same calibration's
+ * AllReduce curves.  @fit is borrowed and must outlive @c. */
 void ddp_collective_use_calibration(DdpCollective *c, const DdpFit *fit);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpCollective, ddp_collective_free)
 
@@ -89,8 +90,9 @@ double ddp_collective_op_bus_factor(DdpCollectiveOp op, guint64 gpus);
  * the gathered output (AllGather: n × each rank's input) and the reduced input (ReduceScatter:
  * n × each rank's output).  AllGather and ReduceScatter run on NCCL's ring ((n-1)/n of @bytes
  * through every link in n-1 steps) or, on one node with NVLS hardware, on NVLS; Tree and NVLSTree
- * are AllReduce-only, so a cluster forcing them gets the ring here.  A calibration (which holds
- * AllReduce curves only) is not used for them.  With one rank the cost is zero. */
+ * are AllReduce-only, so a cluster forcing them gets the ring here.  A calibration that measured
+ * @op on exactly this communicator answers from its curve (ddp_collective_use_calibration).  With
+ * one rank the cost is zero. */
 void ddp_collective_cost(const DdpCollective *c, DdpCollectiveOp op, guint64 bytes, DdpCollectiveCost *out);
 void ddp_collective_allgather(const DdpCollective *c, guint64 bytes, DdpCollectiveCost *out);
 void ddp_collective_reduce_scatter(const DdpCollective *c, guint64 bytes, DdpCollectiveCost *out);

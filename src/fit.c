@@ -27,6 +27,15 @@
  * line cannot follow protocol switches and the mid-size channel ramp.  At other GPU counts the
  * extrapolated line above is used: a curve's shape says nothing about how it moves with n.
  *
+ * The other collectives (nccl-tests all_gather_perf, reduce_scatter_perf, broadcast_perf imports)
+ * are kept as curves only, one per (op, algorithm, protocol, ranks, nodes): at exactly a measured
+ * (ranks, nodes) ddp_fit_collective_cost() answers from the curve, elsewhere nothing does and the
+ * collective model answers (with the tiers tierfit.h fitted to the AllReduce curves).  No line is
+ * fitted to them: nothing reads one, since the model, not a held bandwidth, carries a measurement
+ * to other counts.  Where a size was timed both ways, the placement PyTorch runs is kept: FSDP's
+ * all_gather_into_tensor and reduce_scatter_tensor write into another tensor (out of place), a
+ * broadcast works on the one tensor it is given (in place, as DDP's AllReduce).
+ *
  * Kind fallbacks (compute).  The calibrator has no probe for attention, embedding or pooling;
  * their efficiency comes from the nearest measured kind: attention → linear (its FLOPs are GEMMs),
  * embedding/pool/other → elementwise (memory-bound gathers and reductions) → device copy.
@@ -60,12 +69,15 @@ struct _DdpFit {
   GArray *layers;      /* DdpCalibLayerFit, sorted by signature, precision, batch_size */
   GArray *residuals;   /* DdpCalibResidual */
   GArray *curve_points;/* DdpCalibCurvePoint: measured time per size of each fitted variant */
-  GPtrArray *curves;   /* Curve, built from curve_points */
+  GArray *op_curve_points; /* the same for AllGather, ReduceScatter and Broadcast (op set) */
+  GPtrArray *curves;   /* Curve, built from curve_points and op_curve_points */
 };
 
-/* The measured curve of one (algorithm, protocol, ranks, nodes): what ddp_fit_allreduce_cost()
- * answers with at exactly that (ranks, nodes) — see "Curves" at the top of this file. */
+/* The measured curve of one (op, algorithm, protocol, ranks, nodes): what ddp_fit_allreduce_cost()
+ * and ddp_fit_collective_cost() answer with at exactly that (ranks, nodes) — see "Curves" at the
+ * top of this file. */
 typedef struct {
+  DdpCollectiveOp op;
   char *algorithm, *protocol;
   int ranks, nodes;
   DdpCommCurve *curve;
@@ -341,22 +353,23 @@ add_curve_points(DdpFit *fit, const DdpCalibAllreduceFit *f, const Group *g)
   const gint64 *b = ddp_comm_curve_bytes(curve, &n);
   const double *t = ddp_comm_curve_times(curve, &n);
   for (guint j = 0; j < n; j++) {
-    DdpCalibCurvePoint p = { g_strdup(f->algorithm), g_strdup(f->protocol), f->ranks, f->nodes, b[j], t[j] };
+    DdpCalibCurvePoint p = { .algorithm = g_strdup(f->algorithm), .protocol = g_strdup(f->protocol),
+                             .ranks = f->ranks, .nodes = f->nodes, .bytes = b[j], .time_us = t[j] };
     g_array_append_val(fit->curve_points, p);
   }
 }
 
-/* (Re)builds fit->curves from fit->curve_points (one Curve per variant × ranks × nodes). */
+/* Appends one Curve per (op, variant, ranks, nodes) of @points (sorted so that each one's points
+ * are adjacent). */
 static void
-build_curves(DdpFit *fit)
+build_curves_of(DdpFit *fit, const GArray *points)
 {
-  g_ptr_array_set_size(fit->curves, 0);
-  const DdpCalibCurvePoint *p = (const DdpCalibCurvePoint *)(void *)fit->curve_points->data;
-  guint n = fit->curve_points->len;
+  const DdpCalibCurvePoint *p = (const DdpCalibCurvePoint *)(void *)points->data;
+  guint n = points->len;
   for (guint i = 0; i < n;) {
     guint j = i;
-    while (j < n && strcmp(p[j].algorithm, p[i].algorithm) == 0 && strcmp(p[j].protocol, p[i].protocol) == 0 &&
-           p[j].ranks == p[i].ranks && p[j].nodes == p[i].nodes)
+    while (j < n && g_strcmp0(p[j].op, p[i].op) == 0 && strcmp(p[j].algorithm, p[i].algorithm) == 0 &&
+           strcmp(p[j].protocol, p[i].protocol) == 0 && p[j].ranks == p[i].ranks && p[j].nodes == p[i].nodes)
       j++;
     g_autofree gint64 *bytes = g_new(gint64, j - i);
     g_autofree double *times = g_new(double, j - i);
@@ -365,28 +378,42 @@ build_curves(DdpFit *fit)
       times[k - i] = p[k].time_us;
     }
     DdpCommCurve *curve = ddp_comm_curve_new(bytes, times, j - i, NULL);
-    if (curve) {
+    int op = p[i].op ? ddp_collective_op_parse(p[i].op) : DDP_OP_ALL_REDUCE;
+    if (curve && op >= 0) {
       Curve *c = g_new0(Curve, 1);
+      c->op = op;
       c->algorithm = g_strdup(p[i].algorithm);
       c->protocol = g_strdup(p[i].protocol);
       c->ranks = p[i].ranks;
       c->nodes = p[i].nodes;
       c->curve = curve;
       g_ptr_array_add(fit->curves, c);
+    } else {
+      ddp_comm_curve_free(curve);
     }
     i = j;
   }
 }
 
-/* The curve measured at exactly (@gpus, @nodes) for this variant, or NULL. */
-static const DdpCommCurve *
-find_curve(const DdpFit *fit, const char *algorithm, const char *protocol, guint64 gpus, guint64 nodes)
+/* (Re)builds fit->curves from fit->curve_points and fit->op_curve_points. */
+static void
+build_curves(DdpFit *fit)
+{
+  g_ptr_array_set_size(fit->curves, 0);
+  build_curves_of(fit, fit->curve_points);
+  build_curves_of(fit, fit->op_curve_points);
+}
+
+/* The curve of @op measured at exactly (@gpus, @nodes) for this variant, or NULL. */
+static const Curve *
+find_curve(const DdpFit *fit, DdpCollectiveOp op, const char *algorithm, const char *protocol, guint64 gpus,
+           guint64 nodes)
 {
   for (guint i = 0; i < fit->curves->len; i++) {
     const Curve *c = g_ptr_array_index(fit->curves, i);
-    if (g_ascii_strcasecmp(c->algorithm, algorithm) == 0 && g_ascii_strcasecmp(c->protocol, protocol) == 0 &&
-        (guint64)c->ranks == gpus && (guint64)c->nodes == nodes)
-      return c->curve;
+    if (c->op == op && g_ascii_strcasecmp(c->algorithm, algorithm) == 0 &&
+        g_ascii_strcasecmp(c->protocol, protocol) == 0 && (guint64)c->ranks == gpus && (guint64)c->nodes == nodes)
+      return c;
   }
   return NULL;
 }
@@ -450,7 +477,75 @@ fit_allreduce(DdpFit *fit, GArray *points)
     g_array_append_val(fit->allreduce, f);
   }
   g_array_sort(fit->allreduce, compare_allreduce_fit);
-  build_curves(fit);
+}
+
+static int
+compare_curve_point(gconstpointer pa, gconstpointer pb)
+{
+  const DdpCalibCurvePoint *a = pa, *b = pb;
+  int c = strcmp(a->op, b->op);
+  if (c == 0)
+    c = strcmp(a->algorithm, b->algorithm);
+  if (c == 0)
+    c = strcmp(a->protocol, b->protocol);
+  if (c == 0)
+    c = (a->nodes > b->nodes) - (a->nodes < b->nodes);
+  if (c == 0)
+    c = (a->ranks > b->ranks) - (a->ranks < b->ranks);
+  if (c == 0)
+    c = (a->bytes > b->bytes) - (a->bytes < b->bytes);
+  return c;
+}
+
+/* Where a size was timed in place and out of place, the placement PyTorch runs (top of file). */
+static gboolean
+prefers_in_place(const char *op)
+{
+  return g_strcmp0(op, "broadcast") == 0;
+}
+
+/* The other collectives: the measured curve of each (op, algorithm, protocol, ranks, nodes), sizes
+ * measured more than once averaged (commcurve.h), into fit->op_curve_points. */
+static void
+fit_collectives(DdpFit *fit, GArray *points)
+{
+  g_autoptr(GHashTable) index = g_hash_table_new(g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) order = g_ptr_array_new_with_free_func(group_free);
+  g_autoptr(GHashTable) has_preferred = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < points->len; i++) {
+    const DdpCalibCollectivePoint *p = &g_array_index(points, DdpCalibCollectivePoint, i);
+    if (p->in_place == prefers_in_place(p->op))
+      g_hash_table_add(has_preferred, g_strdup_printf("%s\x1f%s\x1f%s\x1f%d\x1f%d", p->op, p->algorithm, p->protocol,
+                                                      p->ranks, p->nodes));
+  }
+  for (guint i = 0; i < points->len; i++) {
+    const DdpCalibCollectivePoint *p = &g_array_index(points, DdpCalibCollectivePoint, i);
+    g_autofree char *key = g_strdup_printf("%s\x1f%s\x1f%s\x1f%d\x1f%d", p->op, p->algorithm, p->protocol, p->ranks,
+                                           p->nodes);
+    if (p->in_place != prefers_in_place(p->op) && g_hash_table_contains(has_preferred, key))
+      continue;
+    group_add(group_get(index, order, key), (double)p->bytes, p->time_us);
+  }
+  for (guint i = 0; i < order->len; i++) {
+    const Group *g = g_ptr_array_index(order, i);
+    g_auto(GStrv) parts = g_strsplit(g->key, "\x1f", 5);
+    g_autofree gint64 *bytes = g_new(gint64, MAX(g->x->len, 1));
+    for (guint j = 0; j < g->x->len; j++)
+      bytes[j] = (gint64)g_array_index(g->x, double, j);
+    g_autoptr(DdpCommCurve) curve = ddp_comm_curve_new(bytes, (const double *)(void *)g->t->data, g->x->len, NULL);
+    if (!curve)
+      continue;
+    guint n;
+    const gint64 *b = ddp_comm_curve_bytes(curve, &n);
+    const double *t = ddp_comm_curve_times(curve, &n);
+    for (guint j = 0; j < n; j++) {
+      DdpCalibCurvePoint p = { .op = g_strdup(parts[0]), .algorithm = g_strdup(parts[1]),
+                               .protocol = g_strdup(parts[2]), .ranks = atoi(parts[3]), .nodes = atoi(parts[4]),
+                               .bytes = b[j], .time_us = t[j] };
+      g_array_append_val(fit->op_curve_points, p);
+    }
+  }
+  g_array_sort(fit->op_curve_points, compare_curve_point);
 }
 
 /* Kernels: one line per (kind, precision) over every kernel of that kind — GEMMs of dX, dW and
@@ -637,6 +732,8 @@ fit_new(void)
   g_array_set_clear_func(fit->residuals, (GDestroyNotify)ddp_calib_residual_clear);
   fit->curve_points = g_array_new(FALSE, TRUE, sizeof(DdpCalibCurvePoint));
   g_array_set_clear_func(fit->curve_points, (GDestroyNotify)ddp_calib_curve_point_clear);
+  fit->op_curve_points = g_array_new(FALSE, TRUE, sizeof(DdpCalibCurvePoint));
+  g_array_set_clear_func(fit->op_curve_points, (GDestroyNotify)ddp_calib_curve_point_clear);
   fit->curves = g_ptr_array_new_with_free_func(curve_free);
   return fit;
 }
@@ -652,6 +749,7 @@ ddp_fit_free(DdpFit *fit)
   g_array_unref(fit->layers);
   g_array_unref(fit->residuals);
   g_array_unref(fit->curve_points);
+  g_array_unref(fit->op_curve_points);
   g_ptr_array_unref(fit->curves);
   g_free(fit);
 }
@@ -726,12 +824,17 @@ ddp_fit_from_db(DdpCalibDb *db, const gint64 *run_ids, guint n_run_ids, const ch
   g_autoptr(GArray) kernels = ddp_calibdb_kernel_points(db, run_ids, n_run_ids, error);
   if (!kernels)
     return NULL;
-  if (allreduce->len == 0 && kernels->len == 0) {
+  g_autoptr(GArray) collectives = ddp_calibdb_collective_points(db, run_ids, n_run_ids, error);
+  if (!collectives)
+    return NULL;
+  if (allreduce->len == 0 && kernels->len == 0 && collectives->len == 0) {
     g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_NO_DATA, "%s: run %s holds no measurements",
                 ddp_calibdb_path(db), fit->header->runs);
     return NULL;
   }
   fit_allreduce(fit, allreduce);
+  fit_collectives(fit, collectives);
+  build_curves(fit);
   fit_kernels(fit, kernels);
   fit_layers(fit, kernels);
   return g_steal_pointer(&fit);
@@ -761,6 +864,8 @@ ddp_fit_store(DdpFit *fit, DdpCalibDb *db, GError **error)
     ok = ddp_calibdb_fit_add_residual(db, &g_array_index(fit->residuals, DdpCalibResidual, i), error);
   for (guint i = 0; ok && i < fit->curve_points->len; i++)
     ok = ddp_calibdb_fit_add_curve_point(db, &g_array_index(fit->curve_points, DdpCalibCurvePoint, i), error);
+  for (guint i = 0; ok && i < fit->op_curve_points->len; i++)
+    ok = ddp_calibdb_fit_add_curve_point(db, &g_array_index(fit->op_curve_points, DdpCalibCurvePoint, i), error);
   if (!ok) {
     ddp_calibdb_batch_rollback(db);
     return 0;
@@ -810,6 +915,9 @@ ddp_fit_load(DdpCalibDb *db, gint64 fit_id, GError **error)
   if (!(rows = ddp_calibdb_fit_curve(db, fit->header->id, error)))
     return NULL;
   replace_array(&fit->curve_points, rows);
+  if (!(rows = ddp_calibdb_fit_collective_curve(db, fit->header->id, error)))
+    return NULL;
+  replace_array(&fit->op_curve_points, rows);
   build_curves(fit);
   if (fit->header->gpu_spec && *fit->header->gpu_spec)
     fit->have_spec = ddp_gpu_lookup(fit->header->gpu_spec, &fit->spec, NULL);
@@ -923,6 +1031,13 @@ ddp_fit_curve_points(const DdpFit *fit, guint *n)
 {
   *n = fit->curve_points->len;
   return (const DdpCalibCurvePoint *)(void *)fit->curve_points->data;
+}
+
+const DdpCalibCurvePoint *
+ddp_fit_collective_curve_points(const DdpFit *fit, guint *n)
+{
+  *n = fit->op_curve_points->len;
+  return (const DdpCalibCurvePoint *)(void *)fit->op_curve_points->data;
 }
 
 const DdpCalibResidual *
@@ -1047,7 +1162,8 @@ static void
 fill_cost(const DdpFit *fit, guint64 gpus, guint64 nodes, guint64 bytes, const char *algorithm, const char *protocol,
           const DdpFitAlphaBeta *p, DdpFitAllreduceCost *out)
 {
-  const DdpCommCurve *curve = p->exact ? find_curve(fit, algorithm, protocol, gpus, nodes) : NULL;
+  const Curve *measured = p->exact ? find_curve(fit, DDP_OP_ALL_REDUCE, algorithm, protocol, gpus, nodes) : NULL;
+  const DdpCommCurve *curve = measured ? measured->curve : NULL;
   out->from_curve = curve != NULL;
   out->time_us = curve ? ddp_comm_curve_time_us(curve, bytes) : p->alpha_us + (double)bytes / (1000.0 * p->algbw_GBs);
   out->algbw_GBs = out->time_us > 0 ? (double)bytes / (1000.0 * out->time_us) : 0;
@@ -1120,6 +1236,116 @@ ddp_fit_allreduce_cost(const DdpFit *fit, guint64 gpus, guint64 nodes, guint64 b
     }
   }
   return found;
+}
+
+/* ---- the other collectives ---------------------------------------------------------------- */
+
+/**
+ * ddp_fit_collective_cost:
+ * @op: DDP_OP_ALL_GATHER, DDP_OP_REDUCE_SCATTER or DDP_OP_BROADCAST
+ * @bytes: nccl-tests' size of the call (collective.h: the gathered output, the reduced input, the
+ *   buffer)
+ * @algorithm, @protocol: a forced variant, or AUTO: as ddp_fit_allreduce_cost() — the fastest
+ *   measured variant at this size among the named ones the setting admits, else, with AUTO × AUTO,
+ *   the curve of NCCL's own choice ("auto" rows, what an nccl-tests import holds)
+ * @out: (out): the time interpolated on @op's curve measured at exactly @gpus × @nodes
+ *
+ * Returns: FALSE when @op was not measured at exactly this communicator (the model answers then).
+ */
+gboolean
+ddp_fit_collective_cost(const DdpFit *fit, DdpCollectiveOp op, guint64 gpus, guint64 nodes, guint64 bytes,
+                        DdpAlgorithm algorithm, DdpProtocol protocol, DdpFitCollectiveCost *out)
+{
+  g_return_val_if_fail(op != DDP_OP_ALL_REDUCE && op < DDP_OP_COUNT, FALSE);
+  const Curve *best = NULL, *own_choice = NULL;
+  double best_us = 0;
+  for (guint i = 0; i < fit->curves->len; i++) {
+    const Curve *c = g_ptr_array_index(fit->curves, i);
+    if (c->op != op || (guint64)c->ranks != gpus || (guint64)c->nodes != nodes)
+      continue;
+    if (g_ascii_strcasecmp(c->algorithm, "auto") == 0 || g_ascii_strcasecmp(c->protocol, "auto") == 0) {
+      if (g_ascii_strcasecmp(c->algorithm, "auto") == 0 && g_ascii_strcasecmp(c->protocol, "auto") == 0)
+        own_choice = c;
+      continue;
+    }
+    if ((algorithm != DDP_ALGO_AUTO && algorithm_enum(c->algorithm) != algorithm) ||
+        (protocol != DDP_PROTO_AUTO && protocol_enum(c->protocol) != protocol))
+      continue;
+    double t = ddp_comm_curve_time_us(c->curve, bytes);
+    if (!best || t < best_us) {
+      best = c;
+      best_us = t;
+    }
+  }
+  if (!best && algorithm == DDP_ALGO_AUTO && protocol == DDP_PROTO_AUTO)
+    best = own_choice;
+  if (!best)
+    return FALSE;
+  out->time_us = ddp_comm_curve_time_us(best->curve, bytes);
+  /* the curve's own α: its first segment extended to 0 bytes (commcurve.h) */
+  out->latency_us = ddp_comm_curve_time_us(best->curve, 0);
+  out->algorithm = static_name(best->algorithm);
+  out->protocol = static_name(best->protocol);
+  out->algo = algorithm_enum(best->algorithm);
+  out->proto = protocol_enum(best->protocol);
+  return TRUE;
+}
+
+/* "AllGather": the collective's name in prose. */
+static const char *
+op_title(DdpCollectiveOp op)
+{
+  static const char *const titles[DDP_OP_COUNT] = { "AllReduce", "AllGather", "ReduceScatter", "Broadcast" };
+  return titles[op];
+}
+
+/**
+ * ddp_fit_collective_note:
+ * @calibration_name: the database's name as the notes print it
+ * @gpus, @nodes: the communicator @op runs on (ranks and servers)
+ *
+ * Where @op's times come from under @fit for that communicator, in the style of tierfit.h's report:
+ * its measured curve there, or the model, and then which counts it was measured at, if any.
+ * Returns: (transfer full) (nullable): one line starting "note: "; NULL for one GPU (no call).
+ */
+char *
+ddp_fit_collective_note(const DdpFit *fit, const char *calibration_name, DdpCollectiveOp op, guint64 gpus,
+                        guint64 nodes)
+{
+  g_return_val_if_fail(op != DDP_OP_ALL_REDUCE && op < DDP_OP_COUNT, NULL);
+  if (gpus < 2)
+    return NULL;
+  const char *name = ddp_collective_op_name(op);
+  g_autoptr(GString) measured = g_string_new(NULL);
+  g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  guint sizes = 0, counts = 0;
+  gint64 lo = 0, hi = 0;
+  const DdpCalibCurvePoint *p = (const DdpCalibCurvePoint *)(void *)fit->op_curve_points->data;
+  for (guint i = 0; i < fit->op_curve_points->len; i++) {
+    if (strcmp(p[i].op, name) != 0)
+      continue;
+    if ((guint64)p[i].ranks == gpus && (guint64)p[i].nodes == nodes) {
+      lo = sizes == 0 ? p[i].bytes : MIN(lo, p[i].bytes);
+      hi = MAX(hi, p[i].bytes);
+      sizes++;
+    }
+    /* each measured (ranks, nodes) once, in table order (by variant, nodes, ranks) */
+    if (g_hash_table_add(seen, g_strdup_printf("%d/%d", p[i].ranks, p[i].nodes)) && counts++ < 4)
+      g_string_append_printf(measured, "%s%d GPUs on %d node%s", counts > 1 ? ", " : "", p[i].ranks, p[i].nodes,
+                             p[i].nodes == 1 ? "" : "s");
+  }
+  if (sizes > 0)
+    return g_strdup_printf("note: calibration %s: %s at %" G_GUINT64_FORMAT " GPUs on %" G_GUINT64_FORMAT " node%s "
+                           "from its measured curve (%u sizes, %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT " bytes; "
+                           "piecewise alpha/beta between them, the end segments beyond)",
+                           calibration_name, name, gpus, nodes, nodes == 1 ? "" : "s", sizes, lo, hi);
+  if (counts > 0)
+    return g_strdup_printf("note: calibration %s measured %s at %s%s, not at %" G_GUINT64_FORMAT " GPUs on %"
+                           G_GUINT64_FORMAT " node%s: %s times come from the model", calibration_name, name,
+                           measured->str, counts > 4 ? ", ..." : "", gpus, nodes, nodes == 1 ? "" : "s",
+                           op_title(op));
+  return g_strdup_printf("note: calibration %s has no %s curve: %s times come from the model", calibration_name, name,
+                         op_title(op));
 }
 
 /* ---- (b) compute lookups ------------------------------------------------------------------- */

@@ -5,7 +5,8 @@
  *     t(S) = α + S / (1000 · algbw)   [µs; bytes; GB/s = 1000 B/µs]     (docs/model.md §2, §4)
  *     fitted over the measured sizes, and the measured per-size curve itself (commcurve.h).  At a
  *     measured (ranks, nodes) costs interpolate the curve; other GPU counts extrapolate the line
- *     (see fit.c).
+ *     (see fit.c).  AllGather, ReduceScatter and Broadcast imported from nccl-tests keep their
+ *     curves only: they answer at exactly a measured (ranks, nodes), the model elsewhere.
  * (b) Compute: for each (layer kind, precision) the achieved rate (TFLOP/s for conv/linear/
  *     attention, GB/s for the memory-bound kinds) and its efficiency = rate / peak of the GPU's
  *     built-in spec — the factor compute.c multiplies peaks by; device-copy bandwidth gives the
@@ -28,6 +29,7 @@
 #include <glib.h>
 #include "calibdb.h"
 #include "cluster.h"
+#include "collective.h"
 #include "compute.h"
 #include "gpu.h"
 #include "model.h"
@@ -76,6 +78,8 @@ const DdpCalibLayerFit *ddp_fit_layer_rows(const DdpFit *fit, guint *n);
 const DdpCalibResidual *ddp_fit_residual_rows(const DdpFit *fit, guint *n);
 /* The measured per-size AllReduce points the curves interpolate (sorted by variant, then size). */
 const DdpCalibCurvePoint *ddp_fit_curve_points(const DdpFit *fit, guint *n);
+/* The same for AllGather, ReduceScatter and Broadcast (op set; sorted by op, variant, nodes, ranks, size). */
+const DdpCalibCurvePoint *ddp_fit_collective_curve_points(const DdpFit *fit, guint *n);
 
 /* ---- (a) AllReduce ------------------------------------------------------------------------ */
 
@@ -112,6 +116,25 @@ typedef struct {
  * line extrapolated; AUTO picks the fastest measured variant (see fit.c).  FALSE: not covered. */
 gboolean ddp_fit_allreduce_cost(const DdpFit *fit, guint64 gpus, guint64 nodes, guint64 bytes,
                                 DdpAlgorithm algorithm, DdpProtocol protocol, DdpFitAllreduceCost *out);
+
+/* ---- AllGather, ReduceScatter, Broadcast (nccl-tests imports) ------------------------------ */
+
+typedef struct {
+  double time_us;         /* interpolated on the measured curve */
+  double latency_us;      /* the curve's time at 0 bytes: its first segment's α */
+  const char *algorithm;  /* NCCL name of the curve's variant ("auto": NCCL's own choice); static */
+  const char *protocol;
+  DdpAlgorithm algo;      /* the enum when there is one, else DDP_ALGO_AUTO */
+  DdpProtocol proto;
+} DdpFitCollectiveCost;
+
+/* Time of one @op (not AllReduce) of @bytes from its curve measured at exactly @gpus × @nodes.
+ * FALSE: not measured there (see fit.c). */
+gboolean ddp_fit_collective_cost(const DdpFit *fit, DdpCollectiveOp op, guint64 gpus, guint64 nodes, guint64 bytes,
+                                 DdpAlgorithm algorithm, DdpProtocol protocol, DdpFitCollectiveCost *out);
+/* One "note: " line on where @op's times for @gpus on @nodes come from (fit.c); NULL for one GPU. */
+char *ddp_fit_collective_note(const DdpFit *fit, const char *calibration_name, DdpCollectiveOp op, guint64 gpus,
+                              guint64 nodes);
 
 /* ---- (b) compute -------------------------------------------------------------------------- */
 

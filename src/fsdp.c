@@ -54,6 +54,9 @@
  * Contention.  NCCL kernels slow the compute they overlap (docs/model.md §1.6 c; overlap_slowdown,
  * docs/overheads.md), as under DDP: the compute that ran beside a collective (the collectives' busy
  * time less the exposed part) takes overlap_slowdown longer, added to the iteration.
+ * Calibration.  Each collective's time is the collective model's (docs/collective.md §12), or,
+ * where a calibration measured that collective on exactly the group's ranks and servers (nccl-tests
+ * all_gather_perf / reduce_scatter_perf / all_reduce_perf imports, fit.h), its measured curve.
  */
 #include "fsdp.h"
 
@@ -412,6 +415,23 @@ largest_units(const double *bytes, guint n_units, guint k)
 }
 
 /**
+ * ddp_fsdp_group:
+ * See fsdp.h: HYBRID_SHARD across nodes shards within each node (its GPUs on one node); every
+ * other strategy's group is all the GPUs (NO_SHARD's AllReduce included).
+ */
+gboolean
+ddp_fsdp_group(const DdpScenario *scenario, guint64 *gpus, guint64 *nodes, GError **error)
+{
+  guint64 n = scenario->setup.gpus, servers;
+  if (!ddp_cluster_check_gpus(scenario->cluster, n, &servers, error))
+    return FALSE;
+  gboolean hybrid = scenario->setup.shard.sharding == DDP_SHARDING_HYBRID && servers > 1;
+  *gpus = hybrid ? n / servers : n;
+  *nodes = hybrid ? 1 : servers;
+  return TRUE;
+}
+
+/**
  * ddp_fsdp_simulate:
  * See fsdp.h.  The AllGathers move each unit's padded flat parameter in param_dtype (2 bytes under
  * --precision fp16/bf16: MixedPrecision(param_dtype, reduce_dtype) of that type; else the stored
@@ -432,18 +452,25 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
   const DdpModel *model = scenario->model;
   const DdpCluster *cluster = scenario->cluster;
   const DdpShardOptions *so = &setup->shard;
-  guint64 gpus = setup->gpus, nodes;
-  if (!ddp_cluster_check_gpus(cluster, gpus, &nodes, error))
+  guint64 gpus = setup->gpus, nodes, group_gpus, group_nodes;
+  if (!ddp_cluster_check_gpus(cluster, gpus, &nodes, error) ||
+      !ddp_fsdp_group(scenario, &group_gpus, &group_nodes, error))
     return NULL;
   guint64 ppn = gpus / nodes;
   gboolean hybrid = so->sharding == DDP_SHARDING_HYBRID && nodes > 1;
-  guint64 shard = so->sharding == DDP_SHARDING_NONE ? 1 : hybrid ? ppn : gpus;
-  g_autoptr(DdpCollective) group = ddp_collective_new(cluster, so->sharding == DDP_SHARDING_NONE ? gpus : shard, error);
+  guint64 shard = so->sharding == DDP_SHARDING_NONE ? 1 : group_gpus;
+  g_autoptr(DdpCollective) group = ddp_collective_new(cluster, group_gpus, error);
   if (!group)
     return NULL;
   g_autoptr(DdpCollective) replica = NULL;
   if (hybrid && !(replica = replica_collective(cluster, ppn, nodes, error)))
     return NULL;
+  /* a calibration's measured curves answer where they measured exactly these communicators */
+  if (scenario->calibration) {
+    ddp_collective_use_calibration(group, scenario->calibration);
+    if (replica)
+      ddp_collective_use_calibration(replica, scenario->calibration);
+  }
 
   guint nl = model->n_layers;
   g_autofree guint *layer_unit = g_new0(guint, nl);

@@ -58,4 +58,9 @@ gint64 ddp_fsdp_schedule(const DdpFsdpPlan *plan, GArray *spans, GArray *segment
 /* ddp_simulate() for setup.mode fsdp.  Returns: (transfer full) or NULL with @error set. */
 DdpResult *ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError **error);
 
+/* The communicator of @scenario's sharding group — its AllGathers and ReduceScatters, or NO_SHARD's
+ * AllReduce: *@gpus ranks on *@nodes servers.  FALSE with @error when the GPUs do not fit the
+ * cluster. */
+gboolean ddp_fsdp_group(const DdpScenario *scenario, guint64 *gpus, guint64 *nodes, GError **error);
+
 #endif

@@ -1,5 +1,5 @@
-/* ncclimport — parsing nccl-tests all_reduce_perf output and storing it (see ncclimport.h for
- * the format and what is derived from it).
+/* ncclimport — parsing nccl-tests all_reduce_perf, all_gather_perf, reduce_scatter_perf and
+ * broadcast_perf output and storing it (see ncclimport.h for the format and what is derived from it).
  *
  * The parser is line-oriented and strict about the lines it claims (rank lines, result rows) and
  * lenient about the rest, because real logs interleave NCCL_DEBUG output and launcher noise with
@@ -142,8 +142,60 @@ compare_strings(gconstpointer a, gconstpointer b)
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Bytes of one element of a data type as nccl-tests names it (src/common.cu test_typenames, old
+ * and new); 0 for a name it never prints. */
+static guint64
+type_size(const char *name)
+{
+  static const struct {
+    const char *name;
+    guint64 size;
+  } types[] = {
+    { "int8", 1 }, { "uint8", 1 }, { "char", 1 }, { "f8e4m3", 1 }, { "f8e5m2", 1 },
+    { "half", 2 }, { "bfloat16", 2 },
+    { "int32", 4 }, { "uint32", 4 }, { "int", 4 }, { "float", 4 },
+    { "int64", 8 }, { "uint64", 8 }, { "double", 8 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(types); i++)
+    if (strcmp(types[i].name, name) == 0)
+      return types[i].size;
+  return 0;
+}
+
+/* "all_gather_perf" (or "all_gather_perf_mpi", as some MPI builds are installed) → its collective;
+ * -1 for any other test. */
+static int
+op_from_program(const char *program)
+{
+  g_autofree char *name = g_strdup(program);
+  if (g_str_has_suffix(name, "_mpi"))
+    name[strlen(name) - strlen("_mpi")] = '\0';
+  if (!g_str_has_suffix(name, "_perf"))
+    return -1;
+  name[strlen(name) - strlen("_perf")] = '\0';
+  int op = ddp_collective_op_parse(name);
+  return op >= 0 && strcmp(name, ddp_collective_op_name(op)) == 0 ? op : -1;
+}
+
+/* "all_gather_perf": the test of @op. */
+static const char *
+test_name(DdpCollectiveOp op)
+{
+  static const char *const names[DDP_OP_COUNT] = { "all_reduce_perf", "all_gather_perf", "reduce_scatter_perf",
+                                                  "broadcast_perf" };
+  return names[op];
+}
+
+/* "2(n-1)/n": nccl-tests' busbw/algbw of @op, as text. */
+static const char *
+bus_factor_text(DdpCollectiveOp op)
+{
+  return op == DDP_OP_ALL_REDUCE ? "2(n-1)/n" : op == DDP_OP_BROADCAST ? "1" : "(n-1)/n";
+}
+
 /* Ranks from busbw/algbw = 2(n−1)/n (n = 2/(2 − r)), taken on the row with the largest algbw so
- * that the two-decimal rounding of nccl-tests' output matters least; 0 when no row is usable. */
+ * that the two-decimal rounding of nccl-tests' output matters least; 0 when no row is usable.
+ * *@ratio is that row's busbw/algbw (NAN when no row has algbw ≥ 1 GB/s). */
 static int
 ranks_from_ratio(const GArray *rows, double *ratio)
 {
@@ -160,6 +212,147 @@ ranks_from_ratio(const GArray *rows, double *ratio)
     return 0;
   double n = 2.0 / (2.0 - *ratio);   /* ratio → 2 sends n to infinity: bounded before the cast */
   return n <= (double)DDP_MAX_GPUS ? (int)lround(n) : 0;
+}
+
+/* What the result rows say about the test, gathered while they are read (ddp_nccl_tests_parse). */
+typedef struct {
+  guint first_line;           /* the first row's line, 0 before it */
+  gboolean has_redop, has_root;
+  gint64 root;                /* the first row's (has_root) */
+  guint64 per_count;          /* size / (count × type size), the same on every row with a count:
+                               * 1 for whole-buffer counts, n for per-rank ones; 0 while unknown */
+  guint per_count_line;
+} RowFacts;
+
+/* The test named by "# Collective test starting: NAME" (or "concluded"), @f its fields after '#':
+ * sets @op (-1: none yet) and @op_line; a second test, another one, or a test ddpsim does not
+ * import is refused.  FALSE with @error. */
+static gboolean
+parse_test_line(const char *path, guint lineno, GStrv f, const RowFacts *facts, int *op, guint *op_line,
+                GError **error)
+{
+  gboolean starting = strcmp(f[2], "starting:") == 0;
+  int named = op_from_program(f[3]);
+  g_autofree char *program = ddp_range_quote_n(f[3], 60);
+  if (named < 0) {
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s:%u: %s output: ddpsim imports all_reduce_perf, "
+                "all_gather_perf, reduce_scatter_perf and broadcast_perf", path, lineno, program);
+    return FALSE;
+  }
+  if (*op >= 0 && named != *op) {
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s:%u: %s after %s (line %u): one collective per file "
+                "(split it)", path, lineno, test_name(named), test_name(*op), *op_line);
+    return FALSE;
+  }
+  if (starting && facts->first_line > 0) {
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s:%u: a second test starts here (rows from line %u "
+                "already read): import one test per file", path, lineno, facts->first_line);
+    return FALSE;
+  }
+  if (*op < 0) {
+    *op = named;
+    *op_line = lineno;
+  }
+  return TRUE;
+}
+
+/* Which test printed rows with these facts, for output that does not name it (header comment):
+ * one of the four, or a refusal — a test ddpsim does not import, or one the rows cannot tell. */
+static gboolean
+op_from_rows(const char *path, const DdpNcclTests *t, const RowFacts *facts, int *op, GError **error)
+{
+  gboolean none = facts->has_redop && strcmp(t->redop, "none") == 0;
+  gboolean rooted = facts->has_root && facts->root >= 0;
+  gboolean per_rank = facts->per_count > 1;
+  const char *other = NULL, *ambiguous = NULL;
+  if (rooted && !none)
+    other = "a root with a reduction: reduce_perf output";
+  else if (rooted)
+    other = per_rank ? "a root and per-rank counts: gather_perf or scatter_perf output" : NULL;
+  else if (none)
+    ambiguous = "reduction \"none\" and no root: all_gather_perf or alltoall_perf, which print the same columns";
+  else if (per_rank && !facts->has_redop)
+    ambiguous = "per-rank counts and no reduction column: all_gather_perf or reduce_scatter_perf";
+  if (other) {
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s:%u: %s, which ddpsim does not import", path,
+                facts->first_line, other);
+    return FALSE;
+  }
+  if (ambiguous) {
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s:%u: %s; the test cannot be told without nccl-tests' "
+                "\"# Collective test starting: NAME\" line (2.16.7 and later)", path, facts->first_line, ambiguous);
+    return FALSE;
+  }
+  *op = rooted ? DDP_OP_BROADCAST : per_rank ? DDP_OP_REDUCE_SCATTER : DDP_OP_ALL_REDUCE;
+  return TRUE;
+}
+
+/* The rows against the test named: reduction, root and size over count as that test prints them. */
+static gboolean
+check_rows_match(const char *path, const DdpNcclTests *t, const RowFacts *facts, GError **error)
+{
+  gboolean none = t->op == DDP_OP_ALL_GATHER || t->op == DDP_OP_BROADCAST;
+  gboolean per_rank = t->op == DDP_OP_ALL_GATHER || t->op == DDP_OP_REDUCE_SCATTER;
+  const char *why = NULL;
+  if (facts->has_redop && (strcmp(t->redop, "none") == 0) != none)
+    why = none ? "a reduction, but the test reduces nothing (redop \"none\")" : "no reduction (redop \"none\")";
+  else if (facts->has_root && (facts->root >= 0) != (t->op == DDP_OP_BROADCAST))
+    why = t->op == DDP_OP_BROADCAST ? "no root (-1)" : "a root, but the test has none (-1)";
+  else if (!per_rank && facts->per_count > 1)
+    why = "per-rank counts (size over count is a multiple of the type size), but the test counts the whole buffer";
+  if (!why)
+    return TRUE;
+  g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s:%u: %s output with %s", path, facts->first_line,
+              test_name(t->op), why);
+  return FALSE;
+}
+
+/* Ranks from the rank lines (@rank_lines > 0), else from what the rows and header allow; then
+ * busbw/algbw against the test's factor. */
+static gboolean
+derive_ranks(const char *path, DdpNcclTests *t, const RowFacts *facts, int rank_lines, GError **error)
+{
+  gboolean per_rank = t->op == DDP_OP_ALL_GATHER || t->op == DDP_OP_REDUCE_SCATTER;
+  guint line = facts->first_line;
+  double ratio;
+  int from_ratio = ranks_from_ratio(t->rows, &ratio);
+  const char *why = NULL;
+  if (rank_lines > 0) {
+    t->ranks = rank_lines;
+    if (per_rank && facts->per_count > 0 && facts->per_count != (guint64)t->ranks) {
+      g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s:%u: size = %" G_GUINT64_FORMAT " x count x type "
+                  "size (%" G_GUINT64_FORMAT " ranks' parts) but there are %d rank lines", path,
+                  facts->per_count_line, facts->per_count, facts->per_count, t->ranks);
+      return FALSE;
+    }
+  } else if (per_rank) {
+    if (facts->per_count == 0)
+      why = "no rank lines and no row with a count: the number of GPUs cannot be told";
+    else if (facts->per_count > DDP_MAX_GPUS)
+      why = "size over count gives more ranks than ddpsim models (docs/limits.md)";
+    t->ranks = (int)MIN(facts->per_count, DDP_MAX_GPUS);
+    t->ranks_from_count = TRUE;
+  } else if (t->op == DDP_OP_BROADCAST) {
+    why = "no rank lines: broadcast_perf's busbw is algbw whatever the number of GPUs, so it cannot be told";
+  } else {
+    if (from_ratio < 2 && t->gpus_per_process * MAX(t->threads, 1) < 2)
+      why = "no rank lines and no row with algbw >= 1 GB/s: the number of GPUs cannot be told";
+    t->ranks = from_ratio >= 2 ? from_ratio : t->gpus_per_process * MAX(t->threads, 1);
+    t->ranks_from_ratio = from_ratio >= 2;
+  }
+  if (why) {
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s:%u: %s", path, line, why);
+    return FALSE;
+  }
+  /* busbw/algbw: 2(n−1)/n for all_reduce, (n−1)/n for all_gather and reduce_scatter, 1 for broadcast */
+  double expected = ddp_collective_op_bus_factor(t->op, (guint64)t->ranks);
+  if (isfinite(ratio) && t->ranks > 1 && fabs(ratio / expected - 1) > 0.03) {
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "%s:%u: busbw/algbw = %.3f but %s over %d ranks has %s "
+                "= %.3f: not %s output", path, line, ratio, test_name(t->op), t->ranks, bus_factor_text(t->op),
+                expected, test_name(t->op));
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /**
@@ -179,8 +372,10 @@ ddp_nccl_tests_parse(const char *path, const char *text, GError **error)
   g_autofree char *gpu = NULL;
   int rank_lines = 0;
   int columns = 0;            /* expected fields per row, from the column header; 0: unknown */
-  gboolean has_redop = FALSE, has_root = FALSE;
-  guint first_row_line = 0;
+  int op = -1;                /* the test named by its "Collective test" line, -1 until one is */
+  guint op_line = 0;
+  RowFacts facts = { 0 };
+  guint64 element = 0;        /* bytes of the rows' data type */
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
   for (guint ln = 0; lines[ln]; ln++) {
     const char *line = lines[ln];
@@ -208,10 +403,16 @@ ddp_nccl_tests_parse(const char *path, const char *text, GError **error)
       g_auto(GStrv) f = fields(p + 1);
       if (!f[0])
         continue;
+      if (strcmp(f[0], "Collective") == 0 && f[1] && strcmp(f[1], "test") == 0 && f[2] &&
+          (strcmp(f[2], "starting:") == 0 || strcmp(f[2], "concluded:") == 0) && f[3]) {
+        if (!parse_test_line(path, lineno, f, &facts, &op, &op_line, error))
+          return NULL;
+        continue;
+      }
       if (strcmp(f[0], "nThread") == 0) {
         if (t->rows->len > 0)
           FAIL(lineno, "a second test starts here (rows from line %u already read): import one test per file",
-               first_row_line);
+               facts.first_line);
         if (!parse_header(path, lineno, t, f, error))
           return NULL;
         g_free(t->header);
@@ -235,9 +436,9 @@ ddp_nccl_tests_parse(const char *path, const char *text, GError **error)
         continue;
       }
       if (g_strv_contains((const char *const *)f, "size") && g_strv_contains((const char *const *)f, "count")) {
-        has_redop = g_strv_contains((const char *const *)f, "redop") || g_strv_contains((const char *const *)f, "op");
-        has_root = g_strv_contains((const char *const *)f, "root");
-        columns = 3 + has_redop + has_root + 8;
+        facts.has_redop = g_strv_contains((const char *const *)f, "redop") || g_strv_contains((const char *const *)f, "op");
+        facts.has_root = g_strv_contains((const char *const *)f, "root");
+        columns = 3 + facts.has_redop + facts.has_root + 8;
         continue;
       }
       if (strcmp(f[0], "Avg") == 0 && f[1] && strcmp(f[1], "bus") == 0) {
@@ -255,10 +456,10 @@ ddp_nccl_tests_parse(const char *path, const char *text, GError **error)
     guint n = g_strv_length(f);
     if (columns == 0) {
       if (n < 11 || n > 13)
-        FAIL(lineno, "a result row of all_reduce_perf has 11 to 13 fields (size count type [redop] [root] then "
+        FAIL(lineno, "a result row of nccl-tests has 11 to 13 fields (size count type [redop] [root] then "
                      "time algbw busbw #wrong twice), this line has %u", n);
-      has_redop = n >= 12;
-      has_root = n == 13;
+      facts.has_redop = n >= 12;
+      facts.has_root = n == 13;
       columns = (int)n;
     }
     if ((int)n != columns)
@@ -270,15 +471,11 @@ ddp_nccl_tests_parse(const char *path, const char *text, GError **error)
       return NULL;
     guint c = 2;
     const char *type = f[c++];
-    const char *redop = has_redop ? f[c++] : "";
-    if (has_redop && strcmp(redop, "none") == 0)
-      FAIL(lineno, "reduction \"none\": this is all_gather, broadcast or another collective, not all_reduce_perf");
-    if (has_root) {
-      gint64 root;
+    const char *redop = facts.has_redop ? f[c++] : "";
+    gint64 root = -1;
+    if (facts.has_root) {
       if (!parse_int64(f[c], &root))
         FAIL(lineno, "root \"%s\" is not an integer", f[c]);
-      if (root >= 0)
-        FAIL(lineno, "root %" G_GINT64_FORMAT ": a rooted collective (reduce, broadcast), not all_reduce_perf", root);
       c++;
     }
     double v[8];
@@ -295,33 +492,51 @@ ddp_nccl_tests_parse(const char *path, const char *text, GError **error)
       }
     }
     if (t->rows->len == 0) {
-      first_row_line = lineno;
+      element = type_size(type);
+      if (element == 0) {
+        g_autofree char *quoted = ddp_range_quote_n(type, 40);
+        FAIL(lineno, "type \"%s\": not a data type nccl-tests prints (int8, uint8, char, int32, uint32, int, int64, "
+                     "uint64, half, bfloat16, float, double, f8e4m3, f8e5m2)", quoted);
+      }
+      facts.first_line = lineno;
+      facts.root = root;
       t->type = g_strdup(type);
       t->redop = g_strdup(redop);
     } else if (strcmp(t->type, type) != 0 || strcmp(t->redop, redop) != 0) {
       FAIL(lineno, "%s/%s after %s/%s: one data type and reduction per file (run without -d all / -o all, "
                    "or split the file)", type, redop, t->type, t->redop);
+    } else if ((root >= 0) != (facts.root >= 0)) {
+      FAIL(lineno, "root %" G_GINT64_FORMAT " after root %" G_GINT64_FORMAT " (line %u): one collective per file",
+           root, facts.root, facts.first_line);
+    }
+    /* nccl-tests prints size = max(send, receive bytes) and count = the per-call parameter: their
+     * quotient over the type size is 1 (whole-buffer counts) or n (each rank's part) */
+    if (count > 0) {
+      if (bytes % (count * element) != 0)
+        FAIL(lineno, "size %" G_GUINT64_FORMAT " is not a whole multiple of count %" G_GUINT64_FORMAT " x %"
+             G_GUINT64_FORMAT " bytes (%s)", bytes, count, element, t->type);
+      guint64 per_count = bytes / (count * element);
+      if (facts.per_count == 0) {
+        facts.per_count = per_count;
+        facts.per_count_line = lineno;
+      } else if (per_count != facts.per_count) {
+        FAIL(lineno, "size = %" G_GUINT64_FORMAT " x count x type size here but %" G_GUINT64_FORMAT " x on line %u: "
+             "one collective and rank count per file", per_count, facts.per_count, facts.per_count_line);
+      }
     }
     DdpNcclTestsRow row = { (gint64)bytes, v[0], v[1], v[2], v[4], v[5], v[6] };
     g_array_append_val(t->rows, row);
   }
+  if (t->rows->len == 0 && op >= 0)
+    FAIL(op_line, "no %s result row (lines \"SIZE COUNT TYPE … TIME ALGBW BUSBW …\")", test_name(op));
   if (t->rows->len == 0)
-    FAIL(1, "no all_reduce_perf result row (lines \"SIZE COUNT TYPE … TIME ALGBW BUSBW …\"): not nccl-tests output");
-  double ratio;
-  int from_ratio = ranks_from_ratio(t->rows, &ratio);
-  if (rank_lines > 0) {
-    t->ranks = rank_lines;
-    /* an AllReduce has busbw = algbw·2(n−1)/n; all_gather (n−1)/n, alltoall (n−1)/n, … */
-    double expected = 2.0 * (t->ranks - 1) / t->ranks;
-    if (isfinite(ratio) && t->ranks > 1 && fabs(ratio / expected - 1) > 0.03)
-      FAIL(first_row_line, "busbw/algbw = %.3f but an AllReduce over %d ranks has 2(n-1)/n = %.3f: not "
-                           "all_reduce_perf output", ratio, t->ranks, expected);
-  } else {
-    if (from_ratio < 2 && t->gpus_per_process * MAX(t->threads, 1) < 2)
-      FAIL(first_row_line, "no rank lines and no row with algbw >= 1 GB/s: the number of GPUs cannot be told");
-    t->ranks = from_ratio >= 2 ? from_ratio : t->gpus_per_process * MAX(t->threads, 1);
-    t->ranks_from_ratio = from_ratio >= 2;
-  }
+    FAIL(1, "no nccl-tests result row (lines \"SIZE COUNT TYPE … TIME ALGBW BUSBW …\"): not nccl-tests output");
+  t->op_named = op >= 0;
+  if (op < 0 && !op_from_rows(path, t, &facts, &op, error))
+    return NULL;
+  t->op = op;
+  if (!check_rows_match(path, t, &facts, error) || !derive_ranks(path, t, &facts, rank_lines, error))
+    return NULL;
   t->nodes = MAX(1, (int)g_hash_table_size(hosts));
   guint n_hosts = 0;
   g_autofree gpointer *names = g_hash_table_get_keys_as_array(hosts, &n_hosts);
@@ -339,12 +554,17 @@ ddp_nccl_tests_parse(const char *path, const char *text, GError **error)
 static char *
 import_note(const DdpNcclTests *t, const DdpNcclImportOptions *o)
 {
-  GString *s = g_string_new("imported nccl-tests all_reduce_perf output");
+  GString *s = g_string_new(NULL);
+  g_string_append_printf(s, "imported nccl-tests %s output", test_name(t->op));
+  if (!t->op_named)
+    g_string_append(s, " (the test told from its rows)");
   if (t->gpus_per_process > 0)
     g_string_append_printf(s, "; -g %d (GPUs per process)%s", t->gpus_per_process,
                            t->gpus_per_process > 1 ? ": one process drives several GPUs, host-bound at small sizes" : "");
   if (t->ranks_from_ratio)
     g_string_append_printf(s, "; no rank lines: %d ranks from busbw/algbw", t->ranks);
+  if (t->ranks_from_count)
+    g_string_append_printf(s, "; no rank lines: %d ranks from size/count", t->ranks);
   if (!*t->hosts && !(o && o->nodes > 0))
     g_string_append(s, "; no host names: 1 node assumed");
   if (isfinite(t->avg_busbw))
@@ -394,7 +614,8 @@ ddp_nccl_tests_store(DdpCalibDb *db, DdpNcclTests *t, const DdpNcclImportOptions
   run.ranks = t->ranks;
   run.gpus_per_node = (t->ranks + nodes - 1) / nodes;
   run.nccl_version = t->nccl_version;
-  run.program = "nccl-tests all_reduce_perf (imported by ddpsim fit --import)";
+  g_autofree char *program = g_strdup_printf("nccl-tests %s (imported by ddpsim fit --import)", test_name(t->op));
+  run.program = program;
   run.arguments = t->header;
   run.note = note;
   t->source.gpus_per_process = t->gpus_per_process;
@@ -409,19 +630,38 @@ ddp_nccl_tests_store(DdpCalibDb *db, DdpNcclTests *t, const DdpNcclImportOptions
   for (guint i = 0; ok && i < t->rows->len; i++) {
     const DdpNcclTestsRow *r = &g_array_index(t->rows, DdpNcclTestsRow, i);
     for (int in_place = 0; ok && in_place < 2; in_place++) {
-      DdpCalibAllreducePoint p = { 0 };
-      p.algorithm = (char *)algorithm;
-      p.protocol = (char *)protocol;
-      p.ranks = t->ranks;
-      p.nodes = nodes;
-      p.bytes = r->bytes;
-      p.dtype = t->type;
-      p.in_place = in_place;
-      p.iterations = t->iterations;
-      p.time_us = p.min_us = p.max_us = in_place ? r->ip_us : r->oop_us;
-      p.algbw_GBs = in_place ? r->ip_algbw : r->oop_algbw;
-      p.busbw_GBs = in_place ? r->ip_busbw : r->oop_busbw;
-      ok = ddp_calibdb_batch_add_allreduce(db, &p, error);
+      double time_us = in_place ? r->ip_us : r->oop_us;
+      double algbw = in_place ? r->ip_algbw : r->oop_algbw, busbw = in_place ? r->ip_busbw : r->oop_busbw;
+      if (t->op == DDP_OP_ALL_REDUCE) {
+        DdpCalibAllreducePoint p = { 0 };
+        p.algorithm = (char *)algorithm;
+        p.protocol = (char *)protocol;
+        p.ranks = t->ranks;
+        p.nodes = nodes;
+        p.bytes = r->bytes;
+        p.dtype = t->type;
+        p.in_place = in_place;
+        p.iterations = t->iterations;
+        p.time_us = p.min_us = p.max_us = time_us;
+        p.algbw_GBs = algbw;
+        p.busbw_GBs = busbw;
+        ok = ddp_calibdb_batch_add_allreduce(db, &p, error);
+      } else {
+        DdpCalibCollectivePoint p = { 0 };
+        p.op = (char *)ddp_collective_op_name(t->op);
+        p.algorithm = (char *)algorithm;
+        p.protocol = (char *)protocol;
+        p.ranks = t->ranks;
+        p.nodes = nodes;
+        p.bytes = r->bytes;
+        p.dtype = t->type;
+        p.in_place = in_place;
+        p.iterations = t->iterations;
+        p.time_us = time_us;
+        p.algbw_GBs = algbw;
+        p.busbw_GBs = busbw;
+        ok = ddp_calibdb_batch_add_collective(db, &p, error);
+      }
     }
   }
   return ddp_calibdb_import_finish(db, run_id, &t->source, ok, note, error);

@@ -7,6 +7,7 @@
  */
 #include "scenario.h"
 #include "ddpterms.h"
+#include "fsdp.h"
 #include "tierfit.h"
 
 #include "datadir.h"
@@ -468,6 +469,29 @@ typedef struct {
   gboolean slowdown, jitter, step_ms;
 } DdpTermsGiven;
 
+/* Where the mode's other collectives come from (fit.h: a measured curve at exactly their
+ * communicator, else the model): FSDP's AllGathers and ReduceScatters on its sharding group,
+ * ZeRO-1's Broadcasts on all the GPUs; one "note: " line each to stderr. */
+static void
+print_collective_notes(const DdpScenario *s, const char *name, guint64 nodes)
+{
+  DdpCollectiveOp ops[2];
+  guint n_ops = 0;
+  guint64 gpus = s->setup.gpus;
+  if (s->setup.mode == DDP_MODE_FSDP && s->setup.shard.sharding != DDP_SHARDING_NONE &&
+      ddp_fsdp_group(s, &gpus, &nodes, NULL)) {
+    ops[n_ops++] = DDP_OP_ALL_GATHER;
+    ops[n_ops++] = DDP_OP_REDUCE_SCATTER;
+  } else if (s->setup.mode == DDP_MODE_ZERO1) {
+    ops[n_ops++] = DDP_OP_BROADCAST;
+  }
+  for (guint i = 0; i < n_ops; i++) {
+    g_autofree char *note = ddp_fit_collective_note(s->calibration, name, ops[i], gpus, nodes);
+    if (note)
+      g_printerr("ddpsim: %s\n", note);
+  }
+}
+
 /* A calibration's AllReduce curves fit the collective model's per-tier parameters of the cluster
  * (tierfit.h): the scenario's cluster carries the fitted values from here on, at every GPU count a
  * verb asks about.  What came from the calibration, what from the specs, and how far past the
@@ -488,6 +512,7 @@ calibrate_cluster(DdpScenario *s, const char *calibration_path, const DdpTermsGi
     g_printerr("ddpsim: %s\n", (const char *)g_ptr_array_index(lines, i));
   for (guint i = 0; i < tier_lines->len; i++)
     g_printerr("ddpsim: %s\n", (const char *)g_ptr_array_index(tier_lines, i));
+  print_collective_notes(s, name, nodes);
   /* the DDP-level terms of an imported multi-GPU run (ddpterms.h), where the user gave none */
   DdpRunTerms terms;
   g_autoptr(GError) local = NULL;

@@ -40,7 +40,9 @@
  * slowing the steps beside them, and the side stream's steps slowing backward (overlap_slowdown
  * applies to DDP's AllReduces under backward only); the one-time _init_zero_for_overlap.  The
  * first two iterations (three with static_graph) do not step at all while the hook learns DDP's
- * buckets: ddpsim models the steady state and reports iteration 0 without a step. */
+ * buckets: ddpsim models the steady state and reports iteration 0 without a step.
+ * Under a calibration that timed Broadcast on exactly these ranks and servers (nccl-tests
+ * broadcast_perf, fit.h), each Bcast is its measured curve; elsewhere the collective model's. */
 #include "zero.h"
 
 #include "strategy.h"
@@ -349,6 +351,9 @@ ddp_zero_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
     ddp_result_free(r);
     return NULL;
   }
+  /* measured Broadcasts answer where a calibration timed exactly this communicator (fit.h) */
+  if (collective && scenario->calibration)
+    ddp_collective_use_calibration(collective, scenario->calibration);
   r->spans = g_array_new(FALSE, FALSE, sizeof(DdpCommSpan));
   gint64 optimizer_ns = ddp_compute_optimizer_ns(compute);
   double share = scenario->setup.shard.overlap_with_ddp

@@ -38,6 +38,7 @@ typedef enum {
   SETUP_DB_INDEX,      /* index.db: good, plus an index ddpsim did not create */
   SETUP_DB_CURVE_DUP,  /* curve.db: a stored fit whose curve lists one size twice */
   SETUP_DB_CURVE_ZERO, /* zero.db: a stored fit whose curve has a 0 µs time */
+  SETUP_DB_OP_UNKNOWN, /* op.db: a stored fit with an AllGather curve point whose op was edited to "alltoall" */
   SETUP_GZIP_BOMB,     /* bomb.json.gz: 80 MiB of spaces as ~80 KB of gzip */
   SETUP_LINK,          /* link: a symbolic link to out.csv */
 } Setup;
@@ -367,6 +368,11 @@ static const Case cases[] = {
   { "import-nccl-size-2^63", "n.txt", "9223372036854775807 256 float sum -1 10.00 0.10 0.09 0 10.00 0.10 0.09 0\n", 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt" }, "n.txt:1: size: \"9223372036854775807\"" },
   { "import-nccl-time-inf", "n.txt", "1024 256 float sum -1 inf 0.10 0.09 0 10.00 0.10 0.09 0\n", 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt" }, "n.txt:1: out-of-place time: \"inf\"" },
   { "import-nccl-nodes-over-ranks", "n.txt", "# nThread 1 nGpus 2\n" NCCL_ROW, 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt", "--nodes", "4" }, "--nodes: 4 nodes for the 2 ranks of n.txt" },
+  /* ---- issue 19: the other collectives' outputs ---- */
+  { "import-nccl-all-gather-unnamed", "n.txt", "1024 32 float none -1 10.00 0.10 0.09 0 10.00 0.10 0.09 0\n", 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt" }, "n.txt:1: reduction \"none\" and no root: all_gather_perf or alltoall_perf" },
+  { "import-nccl-alltoall", "n.txt", "# Collective test starting: alltoall_perf\n" NCCL_ROW, 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt" }, "n.txt:1: alltoall_perf output: ddpsim imports all_reduce_perf, all_gather_perf, reduce_scatter_perf and broadcast_perf" },
+  { "import-nccl-mixed-ops", "n.txt", "# Collective test starting: all_reduce_perf\n" NCCL_ROW "# Collective test concluded: all_gather_perf\n", 0, NULL, NULL, SETUP_DB_GOOD, { "fit", "--db", "good.db", "--import", "n.txt" }, "n.txt:3: all_gather_perf after all_reduce_perf (line 1): one collective per file" },
+  { "import-nccl-broadcast-with-reduction", "n.txt", "# Collective test starting: broadcast_perf\n" NCCL_ROW, 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt" }, "n.txt:2: broadcast_perf output with a reduction, but the test reduces nothing" },
   { "import-trace-negative-dur", "t.json", "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":1,\"dur\":-5,\"args\":{\"correlation\":1}}]}", 0, "m.model", GOOD_MODEL, 0, { TRACE_IMPORT }, "t.json: traceEvents[0].dur: \"-5\" must be a number from 0 to 1e+12" },
   { "import-trace-infinite-step", "t.json", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"ProfilerStep#1\",\"ts\":1e308,\"dur\":1e308}]}", 0, "m.model", GOOD_MODEL, 0, { TRACE_IMPORT }, "t.json: traceEvents[0].ts: \"1e+308\" must be a number from" },
   { "import-trace-correlation-1e30", "t.json", "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":1,\"dur\":1,\"args\":{\"correlation\":1e30}}]}", 0, "m.model", GOOD_MODEL, 0, { TRACE_IMPORT }, "t.json: traceEvents[0].args.correlation: \"1e+30\" must be a whole number from 0 to" },
@@ -391,6 +397,7 @@ static const Case cases[] = {
   { "db-extra-index", NULL, NULL, 0, NULL, NULL, SETUP_DB_INDEX, { "fit", "--db", "index.db", "--no-store" }, "index.db: an index \"extra\"" },
   { "db-curve-duplicate-size", NULL, NULL, 0, NULL, NULL, SETUP_DB_CURVE_DUP, { "allreduce", "--calibration", "curve.db" }, "fit_allreduce_curve, row 2: bytes = 8 twice" },
   { "db-curve-zero-time", NULL, NULL, 0, NULL, NULL, SETUP_DB_CURVE_ZERO, { "allreduce", "--calibration", "zero.db" }, "time_us = 0 (expected above 0" },
+  { "db-op-unknown", NULL, NULL, 0, NULL, NULL, SETUP_DB_OP_UNKNOWN, { "collective", "--op", "all_gather", "--calibration", "op.db" }, "op.db: fit_collective_curve, row 1: op = \"alltoall\" (expected all_gather, reduce_scatter or broadcast)" },
 
   /* ---- issue 20: outputs refuse non-regular targets and name the user's path ---- */
   { "sweep-output-fifo", NULL, NULL, 0, NULL, NULL, SETUP_FIFO, { "sweep", "--gpus", "8", "-o", "fifo" }, "-o: \"fifo\" exists and is not a regular file (a FIFO)" },
@@ -624,6 +631,11 @@ setup_case(const char *dir, Setup setup)
                     ? "INSERT INTO fit_allreduce_curve VALUES (1, 'Ring', 'Simple', 8, 1, 8, 10.0);"
                       "INSERT INTO fit_allreduce_curve VALUES (1, 'Ring', 'Simple', 8, 1, 8, 12.0);"
                     : "INSERT INTO fit_allreduce_curve VALUES (1, 'Ring', 'Simple', 8, 1, 8, 0.0);");
+    break;
+  case SETUP_DB_OP_UNKNOWN:
+    path = g_build_filename(dir, "op.db", NULL);
+    make_db(path, 8, 10, FALSE);
+    edit_db(path, "INSERT INTO fit_collective_curve VALUES (1, 'alltoall', 'auto', 'auto', 8, 1, 8, 10.0);");
     break;
   case SETUP_GZIP_BOMB: {
     g_autoptr(GZlibCompressor) z = g_zlib_compressor_new(G_ZLIB_COMPRESSOR_FORMAT_GZIP, 9);

@@ -268,6 +268,70 @@ test_fit_roundtrip(void)
   g_assert_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_NOT_FOUND);
 }
 
+/* Schema 3: an AllGather point and a curve point of each table, written and read back exactly; the
+ * run counts them; the check covers them. */
+static void
+test_collective_roundtrip(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCalibDb) db = ddp_calibdb_open(":memory:", DDP_CALIBDB_WRITE, &error);
+  g_assert_no_error(error);
+  DdpCalibRun run = sample_run();
+  gint64 id = ddp_calibdb_run_begin(db, &run, &error);
+  g_assert_true(ddp_calibdb_batch_begin(db, id, "import/nccl-tests", &error));
+  /* 64 MiB gathered over 8 ranks in 205.86 µs: algbw 67108864 / 205860 = 325.99 GB/s, busbw · 7/8 */
+  DdpCalibCollectivePoint p = { .op = "all_gather", .algorithm = "auto", .protocol = "auto", .ranks = 8,
+                                .nodes = 1, .bytes = 67108864, .dtype = "float", .in_place = FALSE,
+                                .iterations = 20, .time_us = 205.86, .algbw_GBs = 325.99, .busbw_GBs = 285.24 };
+  g_assert_true(ddp_calibdb_batch_add_collective(db, &p, &error));
+  g_assert_true(ddp_calibdb_batch_commit(db, NULL, &error));
+  g_assert_no_error(error);
+  assert_check(db);
+  g_autoptr(DdpCalibRun) back = ddp_calibdb_run_get(db, id, &error);
+  g_assert_cmpint(back->n_collective_points, ==, 1);
+  g_assert_cmpint(back->n_allreduce_points, ==, 0);
+  g_autoptr(GArray) points = ddp_calibdb_collective_points(db, NULL, 0, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(points->len, ==, 1);
+  const DdpCalibCollectivePoint *q = &g_array_index(points, DdpCalibCollectivePoint, 0);
+  g_assert_cmpint(q->run_id, ==, id);
+  g_assert_cmpstr(q->batch, ==, "import/nccl-tests");
+  g_assert_cmpstr(q->op, ==, "all_gather");
+  g_assert_cmpstr(q->dtype, ==, "float");
+  g_assert_cmpint(q->bytes, ==, 67108864);
+  g_assert_false(q->in_place);
+  g_assert_cmpfloat(q->time_us, ==, 205.86);
+  g_assert_cmpfloat(q->algbw_GBs, ==, 325.99);
+  g_assert_cmpfloat(q->busbw_GBs, ==, 285.24);
+
+  DdpCalibFit header = { .runs = "1", .gpu_name = "NVIDIA H100 80GB HBM3", .gpu_spec = "h100", .program = "test",
+                         .note = "" };
+  gint64 fit = ddp_calibdb_fit_begin(db, &header, &error);
+  DdpCalibCurvePoint ar = { .algorithm = "Ring", .protocol = "Simple", .ranks = 8, .nodes = 1, .bytes = 8,
+                            .time_us = 20 };
+  DdpCalibCurvePoint bc = { .op = "broadcast", .algorithm = "auto", .protocol = "auto", .ranks = 8, .nodes = 1,
+                            .bytes = 1048576, .time_us = 18.96 };
+  g_assert_true(ddp_calibdb_fit_add_curve_point(db, &ar, &error));
+  g_assert_true(ddp_calibdb_fit_add_curve_point(db, &bc, &error));
+  g_assert_true(ddp_calibdb_fit_commit(db, &error));
+  g_assert_no_error(error);
+  assert_check(db);
+  /* each curve in its own table: AllReduce's without an op */
+  g_autoptr(GArray) ar_back = ddp_calibdb_fit_curve(db, fit, &error);
+  g_assert_cmpuint(ar_back->len, ==, 1);
+  g_assert_null(g_array_index(ar_back, DdpCalibCurvePoint, 0).op);
+  g_assert_cmpfloat(g_array_index(ar_back, DdpCalibCurvePoint, 0).time_us, ==, 20);
+  g_autoptr(GArray) op_back = ddp_calibdb_fit_collective_curve(db, fit, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(op_back->len, ==, 1);
+  const DdpCalibCurvePoint *c = &g_array_index(op_back, DdpCalibCurvePoint, 0);
+  g_assert_cmpstr(c->op, ==, "broadcast");
+  g_assert_cmpstr(c->algorithm, ==, "auto");
+  g_assert_cmpint(c->ranks, ==, 8);
+  g_assert_cmpint(c->bytes, ==, 1048576);
+  g_assert_cmpfloat(c->time_us, ==, 18.96);
+}
+
 /* ---- files --------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -495,19 +559,44 @@ raw_int(const char *path, const char *sql)
   return v;
 }
 
-/* A schema-1 file (what ddpsim-calibrate wrote before imports and curves, e.g. calibrate/data/'s
- * first H100 database): read-only it reads as having no imports and no curves, and is not
- * changed; opened for writing it is upgraded to schema 2 in place, its runs kept. */
-static void
-test_open_schema1(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
+/* An older file: schema 1 (what ddpsim-calibrate wrote before imports and curves, e.g.
+ * calibrate/data/'s first H100 database) or schema 2 (before the other collectives).  Read-only it
+ * reads as having no imports, no curves, no collective points, and is not changed; opened for
+ * writing it is upgraded to schema 3 in place, its runs kept, and it then holds exactly the
+ * tables a new file has. */
+/* Query one text value straight from the file (g_free). */
+static char *
+raw_text(const char *path, const char *sql)
 {
+  sqlite3 *raw = NULL;
+  sqlite3_stmt *st = NULL;
+  g_assert_cmpint(sqlite3_open(path, &raw), ==, SQLITE_OK);
+  g_assert_cmpint(sqlite3_prepare_v2(raw, sql, -1, &st, NULL), ==, SQLITE_OK);
+  g_assert_cmpint(sqlite3_step(st), ==, SQLITE_ROW);
+  char *v = g_strdup((const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+  return v;
+}
+
+static void
+test_open_older(FileFixture *f, gconstpointer data)
+{
+  int version = GPOINTER_TO_INT(data);
   g_autoptr(GError) error = NULL;
   {
     g_autoptr(DdpCalibDb) db = ddp_calibdb_open(f->path, DDP_CALIBDB_WRITE, &error);
     DdpCalibRun run = sample_run();
     g_assert_cmpint(ddp_calibdb_run_begin(db, &run, &error), ==, 1);
+    g_assert_true(write_allreduce_batch(db, 1, "b", 3, &error));
   }
-  raw_exec(f->path, "DROP TABLE imports; DROP TABLE fit_allreduce_curve; PRAGMA user_version = 1");
+  g_autofree char *schema = raw_text(f->path, "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_master ORDER BY name)");
+  raw_exec(f->path, "DROP TABLE collective_points; DROP TABLE fit_collective_curve; PRAGMA user_version = 2");
+  if (version == 1)
+    raw_exec(f->path, "DROP TABLE imports; DROP TABLE fit_allreduce_curve; PRAGMA user_version = 1");
+  g_autofree char *before = NULL;
+  gsize n_before = 0;
+  g_assert_true(g_file_get_contents(f->path, &before, &n_before, NULL));
   {
     g_autoptr(DdpCalibDb) db = ddp_calibdb_open(f->path, DDP_CALIBDB_READ, &error);
     g_assert_no_error(error);
@@ -518,18 +607,85 @@ test_open_schema1(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
     g_autoptr(GArray) curve = ddp_calibdb_fit_curve(db, 1, &error);
     g_assert_no_error(error);
     g_assert_cmpuint(curve->len, ==, 0);
+    g_autoptr(GArray) op_curve = ddp_calibdb_fit_collective_curve(db, 1, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(op_curve->len, ==, 0);
+    g_autoptr(GArray) points = ddp_calibdb_collective_points(db, NULL, 0, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(points->len, ==, 0);
+    g_autoptr(DdpCalibRun) run = ddp_calibdb_run_get(db, 1, &error);
+    g_assert_cmpint(run->n_allreduce_points, ==, 3);
+    g_assert_cmpint(run->n_collective_points, ==, 0);
     g_assert_true(ddp_calibdb_check(db, &error));
   }
-  g_assert_cmpint(raw_int(f->path, "PRAGMA user_version"), ==, 1);
+  g_autofree char *after = NULL;
+  gsize n_after = 0;
+  g_assert_true(g_file_get_contents(f->path, &after, &n_after, NULL));
+  g_assert_cmpmem(before, n_before, after, n_after);
+  g_assert_cmpint(raw_int(f->path, "PRAGMA user_version"), ==, version);
   {
     g_autoptr(DdpCalibDb) db = ddp_calibdb_open(f->path, DDP_CALIBDB_WRITE, &error);
     g_assert_no_error(error);
     g_autoptr(DdpCalibRun) run = ddp_calibdb_run_get(db, 1, &error);
     g_assert_no_error(error);
+    g_assert_cmpint(run->n_allreduce_points, ==, 3);
   }
-  g_assert_cmpint(raw_int(f->path, "PRAGMA user_version"), ==, 2);
-  g_assert_cmpint(raw_int(f->path, "SELECT count(*) FROM sqlite_master WHERE name IN ('imports', 'fit_allreduce_curve')"),
-                  ==, 2);
+  g_assert_cmpint(raw_int(f->path, "PRAGMA user_version"), ==, DDP_CALIBDB_SCHEMA_VERSION);
+  g_autofree char *upgraded = raw_text(f->path, "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_master ORDER BY name)");
+  g_assert_cmpstr(upgraded, ==, schema);
+  /* and it opens again as a current file */
+  g_clear_pointer(&(DdpCalibDb *){ ddp_calibdb_open(f->path, DDP_CALIBDB_READ, &error) }, ddp_calibdb_close);
+  g_assert_no_error(error);
+}
+
+/* Stored values of the other collectives are input like any other: an op ddpsim does not know, a
+ * size beyond 2^50 or a time of 0 in collective_points, a size stored twice in a curve. */
+static void
+test_open_collective_values(FileFixture *f, G_GNUC_UNUSED gconstpointer data)
+{
+  static const struct { const char *sql; gboolean curve; const char *message; } cases[] = {
+    { "UPDATE collective_points SET op = 'alltoall'", FALSE,
+      "collective_points, row 1: op = \"alltoall\" (expected all_gather, reduce_scatter or broadcast)" },
+    { "UPDATE collective_points SET bytes = 4611686018427387904", FALSE,
+      "collective_points, row 1: bytes = 4.61169e+18 (expected 0 to 1.1259e+15)" },
+    { "UPDATE collective_points SET time_us = 0", FALSE,
+      "collective_points, row 1: time_us = 0 (expected above 0, at most 1e+09)" },
+    { "INSERT INTO fit_collective_curve SELECT * FROM fit_collective_curve", TRUE,
+      "fit_collective_curve, row 2: bytes = 1048576 twice for reduce_scatter auto/auto ranks=8 nodes=1" },
+    { "UPDATE fit_collective_curve SET op = ''", TRUE, "fit_collective_curve, row 1: op = \"\"" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(GError) error = NULL;
+    g_unlink(f->path);
+    {
+      g_autoptr(DdpCalibDb) db = ddp_calibdb_open(f->path, DDP_CALIBDB_WRITE, &error);
+      DdpCalibRun run = sample_run();
+      gint64 id = ddp_calibdb_run_begin(db, &run, &error);
+      g_assert_true(ddp_calibdb_batch_begin(db, id, "b", &error));
+      DdpCalibCollectivePoint p = { .op = "reduce_scatter", .algorithm = "auto", .protocol = "auto", .ranks = 8,
+                                    .nodes = 1, .bytes = 1048576, .iterations = 20, .time_us = 27.08 };
+      g_assert_true(ddp_calibdb_batch_add_collective(db, &p, &error));
+      g_assert_true(ddp_calibdb_batch_commit(db, NULL, &error));
+      DdpCalibFit header = { .runs = "1", .gpu_name = "", .gpu_spec = "", .program = "test", .note = "" };
+      g_assert_cmpint(ddp_calibdb_fit_begin(db, &header, &error), ==, 1);
+      DdpCalibCurvePoint c = { .op = "reduce_scatter", .algorithm = "auto", .protocol = "auto", .ranks = 8,
+                               .nodes = 1, .bytes = 1048576, .time_us = 27.08 };
+      g_assert_true(ddp_calibdb_fit_add_curve_point(db, &c, &error));
+      g_assert_true(ddp_calibdb_fit_commit(db, &error));
+      g_assert_no_error(error);
+    }
+    raw_exec(f->path, cases[i].sql);
+    g_autoptr(DdpCalibDb) db = ddp_calibdb_open(f->path, DDP_CALIBDB_READ, &error);
+    g_assert_no_error(error);
+    g_autoptr(GArray) rows = cases[i].curve ? ddp_calibdb_fit_collective_curve(db, 1, &error)
+                                            : ddp_calibdb_collective_points(db, NULL, 0, &error);
+    g_assert_null(rows);
+    g_assert_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_VALUE);
+    g_assert_true(ddp_calibdb_error_is_input(error));
+    g_assert_null(strchr(error->message, '\n'));
+    if (!strstr(error->message, cases[i].message))
+      g_error("case %zu: \"%s\" lacks \"%s\"", i, error->message, cases[i].message);
+  }
 }
 
 static void
@@ -738,6 +894,7 @@ main(int argc, char **argv)
   g_test_add_func("/calibdb/batch/rollback", test_batch_rollback);
   g_test_add_func("/calibdb/batch/duplicate", test_batch_duplicate);
   g_test_add_func("/calibdb/fit/roundtrip", test_fit_roundtrip);
+  g_test_add_func("/calibdb/collective/roundtrip", test_collective_roundtrip);
   g_test_add("/calibdb/file/roundtrip", FileFixture, NULL, file_setup, test_file_roundtrip, file_teardown);
   g_test_add("/calibdb/open/missing", FileFixture, NULL, file_setup, test_open_missing, file_teardown);
   g_test_add("/calibdb/open/empty", FileFixture, NULL, file_setup, test_open_empty, file_teardown);
@@ -745,7 +902,10 @@ main(int argc, char **argv)
   g_test_add("/calibdb/open/not-sqlite", FileFixture, NULL, file_setup, test_open_garbage, file_teardown);
   g_test_add("/calibdb/open/foreign", FileFixture, NULL, file_setup, test_open_foreign, file_teardown);
   g_test_add("/calibdb/open/newer-schema", FileFixture, NULL, file_setup, test_open_newer, file_teardown);
-  g_test_add("/calibdb/open/schema-1", FileFixture, NULL, file_setup, test_open_schema1, file_teardown);
+  g_test_add("/calibdb/open/schema-1", FileFixture, GINT_TO_POINTER(1), file_setup, test_open_older, file_teardown);
+  g_test_add("/calibdb/open/schema-2", FileFixture, GINT_TO_POINTER(2), file_setup, test_open_older, file_teardown);
+  g_test_add("/calibdb/open/collective-values", FileFixture, NULL, file_setup, test_open_collective_values,
+             file_teardown);
   g_test_add("/calibdb/open/damaged", FileFixture, NULL, file_setup, test_open_damaged, file_teardown);
   g_test_add("/calibdb/open/hostile", FileFixture, NULL, file_setup, test_open_hostile, file_teardown);
   g_test_add("/calibdb/kill/between-batches", FileFixture, GINT_TO_POINTER(KILL_BETWEEN), file_setup, test_kill,

@@ -582,6 +582,30 @@ test_compare_cost(void)
   }
 }
 
+/* `solve`'s limit line names the collectives of the mode that were not hidden (issue 19): Llama 1B on
+ * 64 H100s for 90 % by inter-node bandwidth is limited by exposed communication under every
+ * sharded strategy. */
+static void
+test_solve_limit_collectives(void)
+{
+  static const struct { const char *mode, *sharding, *limit; } cases[] = {
+    { "fsdp", "full", "limit    exposed communication (AllGather and ReduceScatter not hidden behind forward and backward)" },
+    { "fsdp", "hybrid", "limit    exposed communication (AllGather and ReduceScatter inside each node and AllReduce "
+                        "across nodes, not hidden behind forward and backward)" },
+    { "fsdp", "none", "limit    exposed communication (AllReduce not hidden behind backward)" },
+    { "zero1", "full", "limit    exposed communication (AllReduce not hidden behind backward, and the Broadcasts of "
+                       "the updated parameters after the optimizer step)" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_auto(Run) r = { 0 };
+    run(&r, "solve", "--model", "llama-1b", "--cluster", "dgx-h100", "--gpus", "64", "--mode", cases[i].mode,
+        "--sharding", cases[i].sharding, "--target-efficiency", "0.9", "--for", "inter-bandwidth", NULL);
+    run_assert_ok(&r);
+    if (!strstr(r.out, cases[i].limit))
+      g_error("solve --mode %s --sharding %s: no \"%s\" in\n%s", cases[i].mode, cases[i].sharding, cases[i].limit, r.out);
+  }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -606,5 +630,6 @@ main(int argc, char **argv)
   g_test_add_func("/cli/bad-input/sharded", test_sharded_bad_input);
   g_test_add_func("/cli/help-and-listings", test_help_and_listings);
   g_test_add_func("/cli/predict/cost-and-buckets", test_predict_cost_and_buckets);
+  g_test_add_func("/cli/solve/limit-collectives", test_solve_limit_collectives);
   return g_test_run();
 }

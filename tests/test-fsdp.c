@@ -3,7 +3,9 @@
  * none, the rate limiter, SHARD_GRAD_OP), the units of the shipped Llama-2-7B, and the ZeRO paper's
  * memory formulas.  Times are integers in arbitrary units (ns). */
 #include "fsdp.h"
+#include "calibdb.h"
 #include "compute.h"
+#include "fit.h"
 #include "fixture.h"
 #include "strategy.h"
 
@@ -347,6 +349,115 @@ test_units_named(void)
   g_assert_cmpint(g_array_index(root_only, DdpFsdpUnit, 0).numel, ==, 1050 + 330 + 300);
 }
 
+/* A calibration holding, at 4 ranks on 1 node, the AllReduce curve through (@bytes[i], @us[i]).
+ * (transfer full) */
+static DdpFit *
+allreduce_calibration(const gint64 *bytes, const double *us, guint n)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCalibDb) db = ddp_calibdb_open(":memory:", DDP_CALIBDB_WRITE, &error);
+  DdpCalibRun run = { .host = "h", .gpu_name = "", .gpus_per_node = 4, .nodes = 1, .ranks = 4, .program = "test" };
+  gint64 id = ddp_calibdb_run_begin(db, &run, &error);
+  g_assert_true(ddp_calibdb_batch_begin(db, id, "import/nccl-tests", &error));
+  for (guint i = 0; i < n; i++) {
+    DdpCalibAllreducePoint p = { .algorithm = "auto", .protocol = "auto", .ranks = 4, .nodes = 1, .bytes = bytes[i],
+                                 .in_place = TRUE, .time_us = us[i], .min_us = us[i], .max_us = us[i] };
+    g_assert_true(ddp_calibdb_batch_add_allreduce(db, &p, &error));
+  }
+  g_assert_true(ddp_calibdb_batch_commit(db, NULL, &error));
+  DdpFit *fit = ddp_fit_from_db(db, NULL, 0, NULL, &error);
+  g_assert_no_error(error);
+  return fit;
+}
+
+/* FSDP under a calibration that measured AllGather and ReduceScatter on its 4-GPU group.  tiny.model
+ * is one root unit: 2 · (1024 · 1024 + 1024) = 2 099 200 fp32 parameters, padded to a multiple of
+ * 4 ranks (already one): 8 396 800 bytes gathered and reduced.  At that measured size every
+ * AllGather takes the measured 300 µs and every ReduceScatter 400 µs; the half size is measured too
+ * so that the curve is a curve.  A calibration holding only AllReduce changes nothing (FULL_SHARD
+ * runs none): the same spans as without one. */
+static void
+test_calibrated(void)
+{
+  static const gint64 sizes[] = { 4198400, 8396800 };
+  static const double ag_us[] = { 160, 300 }, rs_us[] = { 210, 400 };
+  g_autoptr(DdpScenario) plain = fixture_scenario("tiny.model", 4, NULL);
+  plain->setup.mode = DDP_MODE_FSDP;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpResult) model = ddp_simulate(plain, NULL, &error);
+  g_assert_no_error(error);
+
+  g_autoptr(DdpScenario) s = fixture_scenario("tiny.model", 4, NULL);
+  s->setup.mode = DDP_MODE_FSDP;
+  /* both ops in one calibration: two imports, one fit */
+  g_autoptr(DdpCalibDb) db = ddp_calibdb_open(":memory:", DDP_CALIBDB_WRITE, &error);
+  DdpCalibRun run = { .host = "h", .gpu_name = "", .gpus_per_node = 4, .nodes = 1, .ranks = 4, .program = "test" };
+  gint64 id = ddp_calibdb_run_begin(db, &run, &error);
+  g_assert_true(ddp_calibdb_batch_begin(db, id, "import/nccl-tests", &error));
+  for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
+    DdpCalibCollectivePoint gather = { .op = "all_gather", .algorithm = "auto", .protocol = "auto", .ranks = 4,
+                                       .nodes = 1, .bytes = sizes[i], .time_us = ag_us[i] };
+    DdpCalibCollectivePoint scatter = gather;
+    scatter.op = "reduce_scatter";
+    scatter.time_us = rs_us[i];
+    g_assert_true(ddp_calibdb_batch_add_collective(db, &gather, &error));
+    g_assert_true(ddp_calibdb_batch_add_collective(db, &scatter, &error));
+  }
+  g_assert_true(ddp_calibdb_batch_commit(db, NULL, &error));
+  s->calibration = ddp_fit_from_db(db, NULL, 0, NULL, &error);
+  g_assert_no_error(error);
+  g_autoptr(DdpResult) measured = ddp_simulate(s, NULL, &error);
+  g_assert_no_error(error);
+  guint gathers = 0, scatters = 0;
+  for (guint i = 0; i < measured->spans->len; i++) {
+    const DdpCommSpan *c = &g_array_index(measured->spans, DdpCommSpan, i);
+    g_assert_cmpuint(c->bytes, ==, 8396800);
+    g_assert_cmpint(c->end_ns - c->start_ns, ==, c->op == DDP_OP_ALL_GATHER ? 300000 : 400000);
+    gathers += c->op == DDP_OP_ALL_GATHER;
+    scatters += c->op == DDP_OP_REDUCE_SCATTER;
+  }
+  g_assert_cmpuint(gathers, ==, 1);   /* the root unit stays unsharded from forward to backward */
+  g_assert_cmpuint(scatters, ==, 1);
+  g_assert_cmpfloat(measured->mean_ms, !=, model->mean_ms);
+
+  g_autoptr(DdpScenario) ar_only = fixture_scenario("tiny.model", 4, NULL);
+  ar_only->setup.mode = DDP_MODE_FSDP;
+  ar_only->calibration = allreduce_calibration(sizes, ag_us, G_N_ELEMENTS(sizes));
+  g_autoptr(DdpResult) unchanged = ddp_simulate(ar_only, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpfloat(unchanged->mean_ms, ==, model->mean_ms);
+  g_assert_cmpuint(unchanged->spans->len, ==, model->spans->len);
+  for (guint i = 0; i < model->spans->len; i++)
+    g_assert_cmpmem(&g_array_index(unchanged->spans, DdpCommSpan, i), sizeof(DdpCommSpan),
+                    &g_array_index(model->spans, DdpCommSpan, i), sizeof(DdpCommSpan));
+  /* the communicator the notes speak of: all 4 GPUs on the one node; HYBRID_SHARD on one node too */
+  guint64 gpus, nodes;
+  g_assert_true(ddp_fsdp_group(s, &gpus, &nodes, &error));
+  g_assert_cmpuint(gpus, ==, 4);
+  g_assert_cmpuint(nodes, ==, 1);
+}
+
+/* HYBRID_SHARD across nodes shards inside each node: 8 GPUs of ab4 (4 a node) gather on 4 GPUs of
+ * one node; FULL_SHARD on all 8 over both. */
+static void
+test_group(void)
+{
+  g_autoptr(DdpScenario) s = fixture_scenario("tiny.model", 8, NULL);
+  s->setup.mode = DDP_MODE_FSDP;
+  guint64 gpus, nodes;
+  g_assert_true(ddp_fsdp_group(s, &gpus, &nodes, NULL));
+  g_assert_cmpuint(gpus, ==, 8);
+  g_assert_cmpuint(nodes, ==, 2);
+  s->setup.shard.sharding = DDP_SHARDING_HYBRID;
+  g_assert_true(ddp_fsdp_group(s, &gpus, &nodes, NULL));
+  g_assert_cmpuint(gpus, ==, 4);
+  g_assert_cmpuint(nodes, ==, 1);
+  s->setup.gpus = 6;   /* not whole nodes of ab4 */
+  g_autoptr(GError) error = NULL;
+  g_assert_false(ddp_fsdp_group(s, &gpus, &nodes, &error));
+  g_assert_nonnull(error);
+}
+
 /* The ZeRO paper's Figure 1 example: Ψ = 7.5 B, N_d = 64, K = 12 (mixed-precision Adam), P = G = 2:
  * DDP (2 + 2 + 12)·7.5 = 120 GB; P_os 4·7.5 + 12·7.5/64 = 31.40625 GB; P_os+g 2·7.5 + 14·7.5/64 =
  * 16.640625 GB; P_os+g+p 16·7.5/64 = 1.875 GB (the paper rounds to 120, 31.4, 16.6, 1.9). */
@@ -442,6 +553,8 @@ main(int argc, char **argv)
   g_test_add_func("/fsdp/units/llama-7b", test_units_llama);
   g_test_add_func("/fsdp/units/named", test_units_named);
   g_test_add_func("/fsdp/stragglers", test_stragglers);
+  g_test_add_func("/fsdp/calibrated", test_calibrated);
+  g_test_add_func("/fsdp/group", test_group);
   g_test_add_func("/strategy/memory/zero-paper", test_zero_paper);
   g_test_add_func("/strategy/memory/llama-7b", test_memory_strategies);
   return g_test_run();

@@ -3,7 +3,9 @@
  * overlap_with_ddp the bucket partition, the hooks' schedule derived by hand and the fixture's
  * iteration under both hooks. */
 #include "zero.h"
+#include "calibdb.h"
 #include "compute.h"
+#include "fit.h"
 #include "fixture.h"
 #include "strategy.h"
 
@@ -204,6 +206,46 @@ test_bucket_share(void)
   g_free(model.params);
 }
 
+/* ZeRO-1 under a calibration that timed Broadcast on the fixture's 4 GPUs (one node of ab4): the
+ * weights (1024 · 1024 fp32 = 4 194 304 bytes) took 50 µs each, the biases (4 096 bytes) 7 µs, so
+ * the four broadcasts after the step add 2 · (50 + 7) = 114 µs, none hidden. */
+static void
+test_calibrated(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCalibDb) db = ddp_calibdb_open(":memory:", DDP_CALIBDB_WRITE, &error);
+  DdpCalibRun run = { .host = "h", .gpu_name = "", .gpus_per_node = 4, .nodes = 1, .ranks = 4, .program = "test" };
+  gint64 id = ddp_calibdb_run_begin(db, &run, &error);
+  g_assert_true(ddp_calibdb_batch_begin(db, id, "import/nccl-tests", &error));
+  static const gint64 sizes[] = { 4096, 4194304 };
+  static const double us[] = { 7, 50 };
+  for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
+    DdpCalibCollectivePoint p = { .op = "broadcast", .algorithm = "auto", .protocol = "auto", .ranks = 4, .nodes = 1,
+                                  .bytes = sizes[i], .in_place = TRUE, .time_us = us[i] };
+    g_assert_true(ddp_calibdb_batch_add_collective(db, &p, &error));
+  }
+  g_assert_true(ddp_calibdb_batch_commit(db, NULL, &error));
+  g_autoptr(DdpScenario) s = fixture_scenario("tiny.model", 4, NULL);
+  s->setup.optimizer = DDP_OPTIMIZER_ADAM;
+  s->calibration = ddp_fit_from_db(db, NULL, 0, NULL, &error);
+  g_assert_no_error(error);
+  g_autoptr(DdpResult) ddp = ddp_simulate(s, NULL, &error);   /* no AllReduce measured: the model's */
+  g_assert_no_error(error);
+  s->setup.mode = DDP_MODE_ZERO1;
+  g_autoptr(DdpResult) zero = ddp_simulate(s, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(zero->spans->len, ==, 4);
+  for (guint i = 0; i < zero->spans->len; i++) {
+    const DdpCommSpan *c = &g_array_index(zero->spans, DdpCommSpan, i);
+    g_assert_cmpint(c->end_ns - c->start_ns, ==, c->bytes == 4096 ? 7000 : 50000);
+  }
+  double share = ddp_zero_largest_share(s->model, 4);
+  g_autoptr(DdpCompute) compute = ddp_strategy_compute(s, NULL, 1.0);
+  double optimizer_ms = (double)ddp_compute_optimizer_ns(compute) / 1e6;
+  g_assert_cmpfloat_with_epsilon(zero->mean_ms, ddp->mean_ms - (1 - share) * optimizer_ms + 0.114, 1e-9);
+  g_assert_cmpfloat_with_epsilon(zero->exposed_comm_ms, ddp->exposed_comm_ms + 0.114, 1e-9);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -213,5 +255,6 @@ main(int argc, char **argv)
   g_test_add_func("/zero/overlap/schedule", test_overlap_schedule);
   g_test_add_func("/zero/overlap/tiny", test_overlap_tiny);
   g_test_add_func("/zero/overlap/bucket-share", test_bucket_share);
+  g_test_add_func("/zero/calibrated", test_calibrated);
   return g_test_run();
 }

@@ -1,6 +1,7 @@
-/* fuzz-ncclimport — nccl-tests all_reduce_perf output as `fit --import LOG` reads it
- * (src/ncclimport.c).  A refusal is one line "FILE:LINE: what"; an accepted log has at most
- * DDP_MAX_IMPORT_ROWS rows, a rank count inside ranges.h, sizes ≤ 2^50 and measured times. */
+/* fuzz-ncclimport — nccl-tests all_reduce_perf, all_gather_perf, reduce_scatter_perf and broadcast_perf
+ * output as `fit --import LOG` reads it (src/ncclimport.c).  A refusal is one line "FILE:LINE: what"; an
+ * accepted log has at most DDP_MAX_IMPORT_ROWS rows, a rank count inside ranges.h, sizes ≤ 2^50 and
+ * measured times. */
 #include "fuzz.h"
 
 #include "ncclimport.h"
