@@ -623,7 +623,7 @@ run(int argc, char **argv, AllreduceOptions *o, const char *verb)
       DdpTierFit tiers;
       ddp_tier_calibrate_cluster(cluster, calibration, &tiers);
       g_autofree char *name = g_path_get_basename(o->calibration);
-      warnings = ddp_fit_coverage_warnings(calibration, &cluster->gpu, gpus);
+      warnings = ddp_fit_coverage_warnings(calibration, &cluster->gpu, gpus, sweep.op == DDP_OP_ALL_REDUCE);
       tier_lines = ddp_tier_fit_report(&tiers, name, gpus, nodes);
       /* the other collectives: their own measured curve, or the model with the tiers above */
       if (sweep.op != DDP_OP_ALL_REDUCE)

@@ -1567,16 +1567,18 @@ ddp_fit_layer_time(const DdpFit *fit, const char *signature, DdpPrecision precis
  * ddp_fit_coverage_warnings:
  * @gpu: (nullable): the simulated cluster's GPU
  * @gpus: the simulated job's GPUs
+ * @allreduce: the question involves AllReduce (FALSE: `collective --op` of another collective,
+ *   which its own curve or the model answers, ddp_fit_collective_note)
  *
  * What a user should know before trusting numbers taken from @fit for this cluster, one line each
  * (issue 12 item 5): the calibration measured another GPU model (or one ddpsim cannot identify), or
- * no multi-GPU AllReduce at all.  How far past the measured GPU and node counts the job is, and
+ * no multi-GPU AllReduce at all (when @allreduce).  How far past the measured GPU and node counts the job is, and
  * what the answer there assumes, is tierfit.h's report (ddp_tier_fit_report).  Lines start with
  * "warning: ".
  * Returns: (transfer full) (element-type utf8): possibly empty; g_ptr_array_unref().
  */
 GPtrArray *
-ddp_fit_coverage_warnings(const DdpFit *fit, const DdpGpuSpec *gpu, guint64 gpus)
+ddp_fit_coverage_warnings(const DdpFit *fit, const DdpGpuSpec *gpu, guint64 gpus, gboolean allreduce)
 {
   GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
   const DdpCalibFit *h = fit->header;
@@ -1591,7 +1593,7 @@ ddp_fit_coverage_warnings(const DdpFit *fit, const DdpGpuSpec *gpu, guint64 gpus
   gboolean any = FALSE;
   for (guint i = 0; i < fit->allreduce->len; i++)
     any = any || g_array_index(fit->allreduce, DdpCalibAllreduceFit, i).ranks >= 2;
-  if (gpus >= 2 && !any)
+  if (allreduce && gpus >= 2 && !any)
     g_ptr_array_add(lines, g_strdup("warning: the calibration holds no multi-GPU AllReduce measurement: "
                                     "AllReduce times come from the built-in model"));
   return lines;

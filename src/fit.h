@@ -160,7 +160,7 @@ gboolean ddp_fit_layer_time(const DdpFit *fit, const char *signature, DdpPrecisi
 
 /* One-line warnings (GPU model differs; GPU or node count outside the measured range) for using
  * @fit on this cluster and job size.  (transfer full) (element-type utf8), possibly empty. */
-GPtrArray *ddp_fit_coverage_warnings(const DdpFit *fit, const DdpGpuSpec *gpu, guint64 gpus);
+GPtrArray *ddp_fit_coverage_warnings(const DdpFit *fit, const DdpGpuSpec *gpu, guint64 gpus, gboolean allreduce);
 
 /* ---- the least-squares core (exposed for tests and for calibrate's progress lines) -------- */
 

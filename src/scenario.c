@@ -505,7 +505,7 @@ calibrate_cluster(DdpScenario *s, const char *calibration_path, const DdpTermsGi
   guint64 nodes = 1;
   if (!ddp_cluster_check_gpus(s->cluster, s->setup.gpus, &nodes, NULL))
     return TRUE;
-  g_autoptr(GPtrArray) lines = ddp_fit_coverage_warnings(s->calibration, &s->cluster->gpu, s->setup.gpus);
+  g_autoptr(GPtrArray) lines = ddp_fit_coverage_warnings(s->calibration, &s->cluster->gpu, s->setup.gpus, TRUE);
   g_autofree char *name = g_path_get_basename(calibration_path);
   g_autoptr(GPtrArray) tier_lines = ddp_tier_fit_report(&tiers, name, s->setup.gpus, nodes);
   for (guint i = 0; i < lines->len; i++)

@@ -401,15 +401,15 @@ test_coverage_warnings(void)
   g_assert_true(ddp_gpu_lookup("h100", &h100, NULL));
   g_assert_true(ddp_gpu_lookup("a100", &a100, NULL));
   /* the same GPU: silent at any count (how far past the measured counts is tierfit's report) */
-  g_autoptr(GPtrArray) none = ddp_fit_coverage_warnings(fit, &h100, 8);
+  g_autoptr(GPtrArray) none = ddp_fit_coverage_warnings(fit, &h100, 8, TRUE);
   g_assert_cmpuint(none->len, ==, 0);
-  g_autoptr(GPtrArray) many = ddp_fit_coverage_warnings(fit, &h100, 1024);
+  g_autoptr(GPtrArray) many = ddp_fit_coverage_warnings(fit, &h100, 1024, TRUE);
   g_assert_cmpuint(many->len, ==, 0);
   /* one GPU needs no AllReduce: nothing to say about counts */
-  g_autoptr(GPtrArray) one = ddp_fit_coverage_warnings(fit, &h100, 1);
+  g_autoptr(GPtrArray) one = ddp_fit_coverage_warnings(fit, &h100, 1, TRUE);
   g_assert_cmpuint(one->len, ==, 0);
   /* another GPU model: one line */
-  g_autoptr(GPtrArray) two = ddp_fit_coverage_warnings(fit, &a100, 16);
+  g_autoptr(GPtrArray) two = ddp_fit_coverage_warnings(fit, &a100, 16, TRUE);
   g_assert_cmpuint(two->len, ==, 1);
   g_assert_cmpstr(g_ptr_array_index(two, 0), ==, "warning: calibration measured NVIDIA H100 80GB HBM3 (h100) but the "
                                                  "cluster's GPU is A100-SXM4-80GB: its measured times are used unchanged");
@@ -420,8 +420,11 @@ test_coverage_warnings(void)
   add_allreduce(db2, run2, &solo, 0, rand);
   g_autoptr(DdpFit) odd = ddp_fit_from_db(db2, NULL, 0, NULL, &error);
   g_assert_no_error(error);
-  g_autoptr(GPtrArray) lines = ddp_fit_coverage_warnings(odd, &h100, 8);
+  g_autoptr(GPtrArray) lines = ddp_fit_coverage_warnings(odd, &h100, 8, TRUE);
   g_assert_cmpuint(lines->len, ==, 2);
+  /* a question about another collective (collective --op all_gather): no AllReduce line */
+  g_autoptr(GPtrArray) other_op = ddp_fit_coverage_warnings(odd, &h100, 8, FALSE);
+  g_assert_cmpuint(other_op->len, ==, 1);
   g_assert_true(g_str_has_prefix(g_ptr_array_index(lines, 0), "warning: calibration measured Some Future GPU, which "
                                                               "ddpsim cannot match"));
   g_assert_cmpstr(g_ptr_array_index(lines, 1), ==, "warning: the calibration holds no multi-GPU AllReduce "
