@@ -43,7 +43,7 @@ static const char allreduce_description[] =
   "bound by N x nccl.host_launch_us (the nccl cost model's host floor).\n"
   "--op all_reduce|all_gather|reduce_scatter|broadcast picks the collective (ddpsim collective;\n"
   "default all_reduce).  As nccl-tests: the size of all_gather is the gathered output and of\n"
-  "reduce_scatter the reduced input (n x the per-rank count, each a multiple of 4 elements), the\n"
+  "reduce_scatter the reduced input (n x the per-rank count, each whole 16 bytes), the\n"
   "count column is per rank, busbw = algbw * (n-1)/n for both and = algbw for broadcast.\n"
   "--compare CSV predicts every row of a file of measured nccl-tests points (columns source,\n"
   "system, cluster, gpus, bytes, time_us, optional gpus_per_process) and prints model and\n"
@@ -145,8 +145,9 @@ typedef struct {
 } Row;
 
 /* nccl-tests' AllGatherGetCollByteCount / ReduceScatterGetCollByteCount: each rank's count is the
- * size's elements cut into n parts, rounded down to a multiple of 4 elements (ALIGN); the size
- * printed is n times that.  Sizes with an empty part are left out (nothing to time). */
+ * size's elements cut into n parts, rounded down to whole 16 bytes ((count/nranks) & -(16/eltSize):
+ * 4 floats, 8 halves, 2 doubles); the size printed is n times that.  Sizes with an empty part are
+ * left out (nothing to time). */
 static GArray *
 sweep_rows(const DdpCollective *model, const Sweep *s)
 {
@@ -155,8 +156,9 @@ sweep_rows(const DdpCollective *model, const Sweep *s)
   gboolean per_rank = s->op == DDP_OP_ALL_GATHER || s->op == DDP_OP_REDUCE_SCATTER;
   for (guint64 size = s->min_bytes; size <= s->max_bytes; size = next_size(s, size)) {
     Row row = { .count = size / s->type_size };
+    guint64 align = MAX(16 / s->type_size, 1);
     if (per_rank)
-      row.count = row.count / (4 * n) * 4;
+      row.count = row.count / n / align * align;
     row.bytes = row.count * s->type_size * (per_rank ? n : 1);
     if (row.bytes == 0)
       continue;

@@ -321,11 +321,12 @@ test_unknown_verb(void)
   run_assert_one_line_error(&r, 2, "unknown verb \"predikt\"");
 }
 
-/* `ddpsim collective --op all_gather`: nccl-tests' sizes (each rank's count cut to a multiple of 4
- * elements: 1 MiB of floats on 8 GPUs is 262 144 / 32 · 4 = 32 768 per rank, printed size 8 ·
- * 32 768 · 4 = 1 048 576; 1000 B is 250 elements, 250/32 = 7 · 4 = 28 per rank: 896 B), the op in
- * the JSON, busbw = algbw · 7/8; `allreduce` is `collective --op all_reduce`; an unknown op and
- * --explain with another op are one-line errors. */
+/* `ddpsim collective --op all_gather`: nccl-tests' sizes (each rank's count cut to whole 16 bytes,
+ * (count/nranks) & -(16/eltSize): 1 MiB of floats on 8 GPUs is 262 144 / 8 = 32 768 per rank,
+ * printed size 8 · 32 768 · 4 = 1 048 576; 1000 B is 250 elements, 250/8 = 31 → 28 per rank:
+ * 896 B; as halves 500/8 = 62 → 56 per rank (8 to 16 bytes): 896 B; as doubles 125/8 = 15 → 14:
+ * 896 B), the op in the JSON, busbw = algbw · 7/8; `allreduce` is `collective --op all_reduce`; an
+ * unknown op and --explain with another op are one-line errors. */
 static void
 test_collective_ops(void)
 {
@@ -346,6 +347,16 @@ test_collective_ops(void)
   g_assert_cmpint(json_object_get_int_member(big, "count"), ==, 32768);
   double algbw = json_object_get_double_member(big, "algbw_GBs"), busbw = json_object_get_double_member(big, "busbw_GBs");
   g_assert_cmpfloat_with_epsilon(busbw, algbw * 7 / 8, 2e-3);
+  static const struct {
+    const char *type, *row;
+  } typed[] = { { "half", "896,56,half," }, { "double", "896,14,double," } };
+  for (gsize i = 0; i < G_N_ELEMENTS(typed); i++) {
+    g_auto(Run) t = { 0 };
+    run(&t, "collective", "--op", "all_gather", "--cluster", "dgx-h100", "--gpus", "8", "-b", "1000", "-e", "1000", "-d",
+        typed[i].type, "--csv", NULL);
+    run_assert_ok(&t);
+    g_assert_nonnull(strstr(t.out, typed[i].row));
+  }
   g_auto(Run) a = { 0 }, b = { 0 };
   run(&a, "allreduce", "--cluster", "dgx-a100", "-b", "1M", "-e", "1M", "--csv", NULL);
   run(&b, "collective", "--op", "all_reduce", "--cluster", "dgx-a100", "-b", "1M", "-e", "1M", "--csv", NULL);
