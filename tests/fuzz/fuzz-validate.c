@@ -1,6 +1,7 @@
 /* fuzz-validate — `ddpsim validate FILE.csv` tables (src/validate.c): AllReduce curves, training
- * steps and bucket_cap_mb comparisons, recognised by header and predicted with the shipped models
- * and clusters.  A refusal is one line; an accepted table has its statistics (not NaN where it has points). */
+ * steps (with run, reference and torch_version columns) and bucket_cap_mb comparisons, recognised by
+ * header and predicted with the shipped models and clusters.  A refusal is one line; an accepted
+ * table has its statistics (not NaN where it has points). */
 #include "fuzz.h"
 
 #include "validate.h"
@@ -22,5 +23,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   }
   for (int k = 0; k < DDP_REGIME_COUNT; k++)
     FUZZ_REQUIRE(v->allreduce_model[k].points == 0 || !isnan(v->allreduce_model[k].median_abs_error));
+  const DdpValidateTraining *pool = &v->training_pooled;
+  FUZZ_REQUIRE(pool->step_error.points == 0 || !isnan(pool->baseline_step_error.median_abs_error));
   return 0;
 }
