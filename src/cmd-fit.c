@@ -286,7 +286,8 @@ fit_json(const DdpFit *fit, gboolean with_residuals)
   return ddp_json_free_to_string(j);
 }
 
-/* CSV: the two fitted tables, each with its header, separated by an empty line. */
+/* CSV: the two fitted tables, then the other collectives' measured curves, each with its header,
+ * separated by empty lines. */
 static char *
 fit_csv(const DdpFit *fit)
 {
@@ -306,6 +307,14 @@ fit_csv(const DdpFit *fit)
     if (isfinite(k[i].efficiency))
       g_string_append_printf(s, "%.4f", k[i].efficiency);
     g_string_append_printf(s, ",%.3f,%d,%.5f,%.5f\n", k[i].overhead_us, k[i].n_points, k[i].rms_rel, k[i].max_rel);
+  }
+  g_string_append(s, "\nop,algorithm,protocol,ranks,nodes,points,min_bytes,max_bytes\n");
+  g_autoptr(GArray) curves = collective_curves(fit);
+  for (guint i = 0; i < curves->len; i++) {
+    const CurveSummary *c = &g_array_index(curves, CurveSummary, i);
+    g_string_append_printf(s, "%s,%s,%s,%d,%d,%u,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT "\n", c->first->op,
+                           c->first->algorithm, c->first->protocol, c->first->ranks, c->first->nodes, c->points,
+                           c->min_bytes, c->max_bytes);
   }
   return g_string_free(s, FALSE);
 }
@@ -549,7 +558,7 @@ ddp_cmd_fit(int argc, char **argv)
     { "no-store", 0, 0, G_OPTION_ARG_NONE, &o.no_store, "print the fit without storing it", NULL },
     { "residuals", 0, 0, G_OPTION_ARG_NONE, &o.residuals, "list each point against its fitted value", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, "JSON output", NULL },
-    { "csv", 0, 0, G_OPTION_ARG_NONE, &o.csv, "CSV output (AllReduce table, empty line, kernel table)", NULL },
+    { "csv", 0, 0, G_OPTION_ARG_NONE, &o.csv, "CSV output (AllReduce table, empty line, kernel table, empty line, the other collectives' curves)", NULL },
     { "import", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.imports, "import nccl-tests all_reduce_perf, all_gather_perf, reduce_scatter_perf or broadcast_perf output, a torch.profiler Chrome trace of a 1-GPU step, or one rank's trace of a DDP run first (repeatable)", "FILE" },
     { "nodes", 0, 0, G_OPTION_ARG_STRING, &o.nodes, "nccl-tests or DDP trace: nodes of the run (default: nccl-tests from the rank lines, else 1; a DDP trace: ranks over the GPUs each process saw)", "N" },
     { "algo", 0, 0, G_OPTION_ARG_STRING, &o.algo, "nccl-tests: the NCCL_ALGO the run was forced to (default: auto, NCCL's own choice)", "A" },

@@ -764,6 +764,13 @@ test_cli_ops(Tmp *t, G_GNUC_UNUSED gconstpointer data)
     g_assert_nonnull(strstr(r.err, "nccl-tests reduce_scatter_perf output imported as run 2"));
     g_assert_nonnull(strstr(r.out, "\"collectives\""));
     g_assert_nonnull(strstr(r.out, "\"op\": \"reduce_scatter\""));
+    /* the CSV's third table: one row per curve (11 sizes each, 1 MiB to 1 GiB, the fixtures) */
+    g_auto(Run) csv = { 0 };
+    run(&csv, "fit", "--db", t->db, "--csv", NULL);
+    run_assert_ok(&csv);
+    g_assert_nonnull(strstr(csv.out, "\n\nop,algorithm,protocol,ranks,nodes,points,min_bytes,max_bytes\n"));
+    g_assert_nonnull(strstr(csv.out, "\nall_gather,auto,auto,8,1,11,1048576,1073741824\n"));
+    g_assert_nonnull(strstr(csv.out, "\nreduce_scatter,auto,auto,8,1,11,"));
   }
   /* 64 MiB gathered over the 8 H100s: 205.86 µs out of place, as measured; 2 097 152 floats a rank;
    * algbw 67108864 / 205.86 µs = 325.993 GB/s, busbw · 7/8 = 285.244 */
