@@ -438,6 +438,7 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
   int torch_col = table_column(&t, "torch_version");   /* optional: --torch-version */
   int run_col = table_column(&t, "run");               /* optional: which rows share a 1-GPU input */
   g_autoptr(GHashTable) references = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GHashTable) solved_steps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(DdpValidateTrainingRow));
   g_array_set_clear_func(rows, training_row_clear);
   for (guint r = 0; r < t.records->len; r++) {
@@ -495,8 +496,18 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
     Config config = { model, cluster, precision, torch, w->gpus, w->batch, 0, 0, w->ddp || w->reference, reference != NULL };
     GError *cause = NULL;
     guint64 nodes;
-    if (reference && !solve_reference_step(&config, *reference, &w->step_ms_flag, &cause))
-      return row_failed(&t, r, cause, error), NULL;
+    if (reference) {
+      /* once per run (and release): every row of the run takes the same solved --step-ms */
+      g_autofree char *solved_key = g_strconcat(key, "\t", torch ? torch : "", NULL);
+      const double *solved = g_hash_table_lookup(solved_steps, solved_key);
+      if (solved) {
+        w->step_ms_flag = *solved;
+      } else {
+        if (!solve_reference_step(&config, *reference, &w->step_ms_flag, &cause))
+          return row_failed(&t, r, cause, error), NULL;
+        g_hash_table_insert(solved_steps, g_steal_pointer(&solved_key), g_memdup2(&w->step_ms_flag, sizeof(double)));
+      }
+    }
     if (!predict(&config, &w->defaults, &nodes, &cause))
       return row_failed(&t, r, cause, error), NULL;
     if (nodes != w->nodes) {
