@@ -204,6 +204,21 @@ field_double(const Table *t, guint record, int col, const char *column, gboolean
   return TRUE;
 }
 
+/* The optional torch_version column of record @r (@col < 0: no such column): NULL when empty (the
+ * default release), else a release --torch-version takes; FALSE with a file:line: torch_version
+ * error otherwise. */
+static gboolean
+field_torch_version(const Table *t, guint r, int col, const char **out, GError **error)
+{
+  *out = col >= 0 && *field(t, r, col) ? field(t, r, col) : NULL;
+  guint version;
+  if (*out && !ddp_torch_version_parse(*out, &version)) {
+    g_autofree char *what = g_strdup_printf("\"%s\" is not a PyTorch release X.Y from 1.4 to 2.99", *out);
+    return field_error(t, r, "torch_version", what, error);
+  }
+  return TRUE;
+}
+
 static gboolean
 field_nonempty(const Table *t, guint record, int col, const char *column, GError **error)
 {
@@ -492,7 +507,9 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
     const double *reference = g_hash_table_lookup(references, key);
     w->step_ms_flag = step ? *step : 0;
     g_autofree char *model = resolve(path, w->model), *cluster = resolve(path, w->cluster);
-    const char *torch = torch_col >= 0 && *field(&t, r, torch_col) ? field(&t, r, torch_col) : NULL;
+    const char *torch;
+    if (!field_torch_version(&t, r, torch_col, &torch, error))
+      return NULL;
     Config config = { model, cluster, precision, torch, w->gpus, w->batch, 0, 0, w->ddp || w->reference, reference != NULL };
     GError *cause = NULL;
     guint64 nodes;
@@ -612,7 +629,9 @@ bucketcap_read(const char *path, GHashTable *step_ms, GError **error)
     const double *step = g_hash_table_lookup(step_ms, key);
     w->step_ms_flag = step ? *step : 0;
     g_autofree char *model = resolve(path, w->model), *cluster = resolve(path, w->cluster);
-    const char *torch = torch_col >= 0 && *field(&t, r, torch_col) ? field(&t, r, torch_col) : NULL;
+    const char *torch;
+    if (!field_torch_version(&t, r, torch_col, &torch, error))
+      return NULL;
     Config small = { model, cluster, precision, torch, w->gpus, w->batch, w->step_ms_flag, 1, TRUE, FALSE };
     Config large = small;
     large.bucket_cap_mb = 25;

@@ -326,6 +326,12 @@ static const BadCase bad_cases[] = {
   { "t.csv", "%s0,1,32,100,1,resnet50,dgx1-v100,no,fp32\n", 2, "gpus: expected a positive whole number" },
   { "t.csv", "%s1,1,32,100,1,resnet50,dgx1-v100,maybe,fp32\n", 2, "ddp: expected yes, no or reference" },
   { "t.csv", "%s2,1,32,100,1,resnet50,dgx1-v100,reference,fp32\n", 2, "gpus: a reference row runs DDP on 1 GPU" },
+  { "t.csv", "gpus,nodes,per_gpu_batch,iteration_ms,scaling_efficiency,ddpsim_model,cluster,ddp,ddpsim_precision,"
+             "torch_version\n1,1,32,100,1,resnet50,dgx1-v100,no,fp32,1.4\n8,1,32,110,0.9,resnet50,dgx1-v100,yes,fp32,9.9\n",
+    3, "torch_version: \"9.9\" is not a PyTorch release X.Y from 1.4 to 2.99" },
+  { "b.csv", "gpus,bucket_cap_mb,metric,value,ddpsim_model,cluster,per_gpu_batch,ddpsim_precision,torch_version\n"
+             "8,1,p75 throughput change vs bucket_cap_mb=25,-1,resnet50,dgx1-v100,32,fp32,1.3\n",
+    2, "torch_version: \"1.3\" is not a PyTorch release X.Y from 1.4 to 2.99" },
   { "t.csv", "%s1,1,32,100,1,resnet50,dgx1-v100,no,fp32\n1,1,32,90,1,resnet50,dgx1-v100,reference,fp32\n", 3,
     "ddp: a second 1-GPU input row (no or reference) for this model, cluster, batch, precision and run" },
   { "t.csv", "%s8,1,32,100,1,resnet50,dgx1-v100,no,fp32\n", 2, "gpus: a row without DDP runs on 1 GPU" },
