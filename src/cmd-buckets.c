@@ -31,9 +31,9 @@ run(int argc, char **argv, BucketsOptions *opts)
   const char *scenario_path = NULL;
   if (!ddp_cmd_parse("buckets", "Show PyTorch DDP's bucket layouts.",
                      "Sizes are bytes; bucket_cap_mb is MiB as in PyTorch.  \"rebuilt\" equals \"initial\" when\n"
-                     "PyTorch does not rebuild (find_unused_parameters without static_graph).  The rebuild happens\n"
-                     "before iteration 1, or before iteration 2 under static_graph.  --torch-version picks the\n"
-                     "release's construction-time rules (docs/dp.md).",
+                     "PyTorch does not rebuild (find_unused_parameters without static_graph, or any release before\n"
+                     "1.6).  The rebuild happens before iteration 1, or before iteration 2 under static_graph.\n"
+                     "--torch-version picks the release's rules (docs/dp.md).",
                      entries, NULL, &argc, &argv, &scenario_path, &error))
     return ddp_cmd_fail("buckets", error);
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(scenario_path, &opts->cli, FALSE, &error);
