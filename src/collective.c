@@ -338,8 +338,8 @@ struct _DdpCollective {
   double tree_channel_cap_GBs;       /* tree algbw cap across nodes: tree graph channels × perChMaxTreeBw / 2 */
   double nvls_tree_channel_cap_GBs;  /* NVLSTree algbw cap: NVLS graph channels × perChMaxNVLSTreeBw, as a ring's */
   int nvls_channels;                 /* NVLS kernels' channels (nvls.cc), 0 without NVLS */
-  double nvls_intra_algbw_GBs;       /* NVLS inside one node of ppn GPUs, algbw (tuner formula × nvls_scale) */
-  double nvls_scale;                 /* [intra] efficiency over the link's default share (1 unless set) */
+  double nvls_algbw_GBs;             /* NVLS inside one node (NVLink domain) of ppn GPUs, algbw (physics_setup) */
+  double nvls_step_us;               /* NVLS: one handshake per chunk and channel, the [intra] latency_us */
   /* alpha-beta model */
   double ab_bw_GBs;                  /* slowest link crossed, 10^9 B/s */
   double ab_alpha_us;                /* slowest hop */
@@ -581,16 +581,6 @@ enum { NVLS_CHUNK_BYTES = 131072, NCCL_STEPS = 8 };
 /* Payload per byte on the wire: LL 8-byte words of 4 B data + 4 B flag; LL128 120 of 128 B. */
 static const double proto_payload[DDP_PROTO_COUNT] = { 0, 0.5, 120.0 / 128.0, 1.0 };
 
-/* NVLS busbw by NCCL's tuning formula (tune_nvls) on graph @g. */
-static double
-nvls_busbw(const Graph *g, int arch)
-{
-  if (g->channels < 2)
-    return 0;
-  double intra_bw = g->bw_intra * nvls_efficiency[arch] * (g->channels - 1) / g->channels * 2.0;
-  return g->channels * MIN(intra_bw, g->bw_inter);
-}
-
 /* The per-communicator inputs of the nccl model.  Peaks (docs/collective.md "Peaks"):
  *  inside a node, busbw ≤ intra efficiency × the per-GPU link rate (NCCL's own accounting of NVLink
  *    and PCIe, ddp_cluster_intra_efficiency); without GPU peer-to-peer the data goes GPU → host
@@ -641,20 +631,21 @@ physics_setup(DdpCollective *c, const DdpCluster *cluster)
                  fabric_share(cluster, c->hosts, c->hosts_per_domain);
   }
   /* NVLS runs on comm->nvlsChannels (nvls.cc ncclNvlsInit / ncclNvlsTuning): 16 on Hopper; on
-   * Blackwell 24 on one node, 32 across nodes.  Its intra-node peak is NCCL's own NVLS figure for
-   * one node of ppn GPUs: no spec gives NVLink SHARP's throughput (docs/collective.md "NVLS"). */
-  /* NVLS moves its data over the same NVLink: a cluster (or a calibration, tierfit.h) that sets
-   * [intra] efficiency below or above the link's default share scales NVLS's rate alike. */
-  DdpCluster defaults = *cluster;
-  defaults.intra.efficiency = 0;
-  c->nvls_scale = ddp_cluster_intra_efficiency(cluster) / ddp_cluster_intra_efficiency(&defaults);
+   * Blackwell 24 on one node, 32 across nodes.  Its peak is the traffic it puts on each GPU's
+   * NVLinks (docs/collective.md §11.9): without registered buffers every rank copies its input into
+   * its own copy of the multicast buffer, the switch reads each chunk from all ppn copies
+   * (multimem.ld_reduce: S out of every GPU over all heads) and writes each reduced chunk into all of
+   * them (multimem.st: S into every GPU), and each head sends and receives its own 1/ppn once more:
+   * S (1 + 1/ppn) each way over a link of intra_bus_GBs, at NCCL's nvlsEfficiency (tuning.cc).  The
+   * link rate carries the cluster's [intra] efficiency, so a calibration that scales NVLink scales
+   * NVLS alike.  Each chunk a channel moves costs one handshake across the switch, the [intra]
+   * latency_us (nvls_stage_us). */
   c->nvls_channels = 0;
   if (c->graph[DDP_ALGO_NVLS].channels >= 2) {
     c->nvls_channels = c->sm_arch >= 100 ? (c->nodes == 1 ? 24 : 32) : 16;
-    Fabric one = fabric_of(cluster, 1, c->ppn, c->hosts, c->hosts_per_domain);
-    Graph g1 = search_nvls_graph(&one, (int)c->ppn);
     double ppn = (double)c->ppn;
-    c->nvls_intra_algbw_GBs = nvls_busbw(&g1, arch) * ppn / (2.0 * (ppn - 1)) * c->nvls_scale;
+    c->nvls_algbw_GBs = nvls_efficiency[arch] * c->intra_bus_GBs * ppn / (ppn + 1.0);
+    c->nvls_step_us = cluster->intra.latency_us;
   }
 }
 
@@ -714,14 +705,14 @@ physics_peak(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p, int channels
     *hop_intra = MIN(c->intra_bus_GBs * e, cap) / channels;
     *hop_net = MIN(tree_net * e, cap) / channels;
   } else if (a == DDP_ALGO_NVLS) {
-    algbw = c->allreduce[DDP_ALGO_NVLS][DDP_PROTO_SIMPLE].algbw_GBs * c->nvls_scale;
+    algbw = c->nvls_algbw_GBs;
     *hop_intra = *hop_net = 2.0 * algbw / channels;
   } else {
     /* NVLSTree: NVLS inside each node, the double binary tree through the NICs across them (its
      * NIC load as the tree's), and NCCL's per-channel NVLSTree rate (perChMaxNVLSTreeBws). */
     double tree_net = net / tree_node_load(c->nodes);
-    algbw = MIN(MIN(c->nvls_intra_algbw_GBs, tree_net), c->nvls_tree_channel_cap_GBs);
-    *hop_intra = 2.0 * c->nvls_intra_algbw_GBs / channels;
+    algbw = MIN(MIN(c->nvls_algbw_GBs, tree_net), c->nvls_tree_channel_cap_GBs);
+    *hop_intra = 2.0 * c->nvls_algbw_GBs / channels;
     *hop_net = tree_net / channels;
   }
   return algbw;
@@ -926,19 +917,78 @@ fill_us(double chunk, double intra_hops, double hop_intra, double net_hops, doub
          (net_hops > 0 ? net_hops * chunk / (1000.0 * hop_net) : 0);
 }
 
-/* The nccl model's time for one algorithm × protocol (without the host floor, which
- * ddp_collective_allreduce applies; see physics_setup for the terms). */
-static void
-physics_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtocol p, DdpCollectiveCost *out)
+/* The chunk an NVLS or NVLSTree channel moves per step (enqueue.cc calcCollChunking): nvlsChunkSize
+ * (128 KiB), halved while the message is small against the concurrent operations, nChannels ×
+ * nvls.nHeads (a head per GPU of the domain): NVLS 64 KiB below 64 × ops × 128 KiB, 32 KiB below
+ * 8 × ops × 64 KiB, 16 KiB below 2 × ops × 32 KiB; NVLSTree at most 64 KiB from 4 nodes on, 64 KiB
+ * below 4 × ops × 128 KiB, 32 KiB below ops × 64 KiB.  64 GPUs of an NVL72 rack on 24 channels run
+ * 16 KiB chunks up to 96 MiB, 8 GPUs of an HGX H100 32 KiB ones from 8 to 64 MiB. */
+static double
+nvls_chunk_bytes(const DdpCollective *c, DdpAlgorithm a, double S)
 {
-  double S = (double)bytes, n = (double)c->gpus;
+  double ops = (double)c->nvls_channels * (double)c->ppn, chunk = NVLS_CHUNK_BYTES;
+  if (a == DDP_ALGO_NVLS) {
+    if (S < 64 * ops * chunk && chunk > 65536)
+      chunk = 65536;
+    if (S < 8 * ops * chunk && chunk > 32768)
+      chunk = 32768;
+    if (S < 2 * ops * chunk && chunk > 16384)
+      chunk = 16384;
+  } else {
+    if (c->nodes >= 4)
+      chunk = 65536;
+    if (S < 4 * ops * chunk && chunk > 65536)
+      chunk = 65536;
+    if (S < ops * chunk && chunk > 32768)
+      chunk = 32768;
+  }
+  return chunk;
+}
+
+/* The sizes where nvls_chunk_bytes doubles, ascending; returns how many. */
+static int
+nvls_chunk_steps(const DdpCollective *c, DdpAlgorithm a, double at[3])
+{
+  double ops = (double)c->nvls_channels * (double)c->ppn;
+  if (a == DDP_ALGO_NVLS) {
+    at[0] = 2 * ops * 32768;
+    at[1] = 8 * ops * 65536;
+    at[2] = 64 * ops * 131072;
+    return 3;
+  }
+  at[0] = ops * 65536;
+  at[1] = 4 * ops * 131072;
+  return c->nodes >= 4 ? 1 : 2;
+}
+
+/* NVLS's own stage for @S bytes: the NVLink traffic at nvls_algbw_GBs, and a handshake across the
+ * switch per chunk and channel.  Without registered buffers the kernel's scatter and gather walk
+ * every head's chunk of each loop, one step per head, and a loop covers nChannels × nHeads chunks
+ * (all_reduce.h, the NVLS loop), so a channel takes at least one loop: ppn handshakes.  The
+ * handshake is the [intra] latency_us: NCCL's tuner has no such term, and the three NVLS curves of
+ * the public data (8 × H100, 8 × B200, 64 × GB300 in one rack) show a per-chunk cost of
+ * 0.6-1.0 µs per channel once their chunk sizes are known (docs/collective.md §11.9). */
+static double
+nvls_stage_us(const DdpCollective *c, DdpAlgorithm a, double S)
+{
+  double chunk = nvls_chunk_bytes(c, a, S);
+  double handshakes = MAX((double)c->ppn, S / ((double)c->nvls_channels * chunk));
+  return S / (1000.0 * c->nvls_algbw_GBs) + handshakes * c->nvls_step_us;
+}
+
+/* The nccl model's time for one algorithm × protocol at @S bytes, before the NVLS padding of
+ * physics_allreduce (see physics_setup for the terms). */
+static void
+physics_time(const DdpCollective *c, double S, DdpAlgorithm a, DdpProtocol p, DdpCollectiveCost *out)
+{
+  double n = (double)c->gpus;
   gboolean nvls = a == DDP_ALGO_NVLS || a == DDP_ALGO_NVLS_TREE;
   int NC = nvls ? c->nvls_channels : c->comm_channels;
   double nc = nvls ? NC : running_channels(c, a, p, S, NC);
   double hop_intra, hop_net;
   double algbw = physics_peak(c, a, p, NC, &hop_intra, &hop_net) * nc / NC;
   /* the chunk one channel moves per step: a ring cuts each channel's share in n */
-  double chunk = nvls ? MIN((double)NVLS_CHUNK_BYTES, S / nc)
+  double chunk = nvls ? MIN(nvls_chunk_bytes(c, a, S), S / nc)
                       : MIN(step_bytes[p], a == DDP_ALGO_RING ? S / (nc * n) : S / nc);
   double intra_hops, net_hops;
   if (a == DDP_ALGO_RING) {
@@ -956,16 +1006,41 @@ physics_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProt
   double hop_latency = c->inter_latency_us * (c->net_flush && p == DDP_PROTO_SIMPLE ? 2.0 : 1.0);
   double lat = c->allreduce[a][p].latency_us + network_hops(c, a) * hop_latency;
   /* tuning.cc ncclTopoGetAlgoTime: "plateau effect of ring" across nodes */
-  if (a == DDP_ALGO_RING && p == DDP_PROTO_SIMPLE && c->nodes > 1 && bytes / ((guint64)c->comm_channels * c->gpus) >= 64)
+  if (a == DDP_ALGO_RING && p == DDP_PROTO_SIMPLE && c->nodes > 1 && floor(S / ((double)c->comm_channels * n)) >= 64)
     lat *= c->sm_arch < 80 ? 1.9 : 1.4;
   *out = (DdpCollectiveCost){ 0 };
   out->algorithm = a;
   out->protocol = p;
   out->latency_us = c->launch_us + lat;
   out->transfer_us = S / (1000.0 * algbw);
+  /* NVLSTree pipelines NVLS inside the node with the tree across nodes: the slower stage sets the pace */
+  if (nvls)
+    out->transfer_us = MAX(out->transfer_us, nvls_stage_us(c, a, S));
   out->fill_us = fill;
   out->channels = (int)floor(nc);
   out->time_us = out->latency_us + out->transfer_us + fill;
+}
+
+/* The nccl model's time for one algorithm × protocol (without the host floor, which
+ * ddp_collective_allreduce applies).  Where NVLS's chunk doubles its time drops (fewer
+ * handshakes); a larger message is never faster, so a size just below such a step costs what the
+ * step costs when that is less (the properties of tests/test-collective). */
+static void
+physics_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtocol p, DdpCollectiveCost *out)
+{
+  physics_time(c, (double)bytes, a, p, out);
+  if (a != DDP_ALGO_NVLS && a != DDP_ALGO_NVLS_TREE)
+    return;
+  double at[3];
+  int steps = nvls_chunk_steps(c, a, at);
+  for (int i = 0; i < steps; i++) {
+    DdpCollectiveCost padded;
+    if (at[i] <= (double)bytes)
+      continue;
+    physics_time(c, at[i], a, p, &padded);
+    if (padded.time_us < out->time_us)
+      *out = padded;
+  }
 }
 
 /* The host issue floor of the nccl model: nccl-tests reports back-to-back throughput, so a call
@@ -1227,9 +1302,57 @@ compare_sizes(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+static void
+append_break(GArray *breaks, double at, guint64 max_bytes)
+{
+  if (at >= 1 && at <= (double)max_bytes) {
+    guint64 b = (guint64)ceil(at);
+    g_array_append_val(breaks, b);
+  }
+}
+
+/* Where NVLS's or NVLSTree's time changes slope: the fill chunk S/nc and the handshake count
+ * S/(nc·chunk) reach their bounds for each chunk size, the chunk doubles, and (physics_allreduce's
+ * padding) the size below a doubling from which the padded time takes over — found by bisection:
+ * between doublings the unpadded time rises with S. */
+static void
+nvls_breaks(const DdpCollective *c, DdpAlgorithm a, guint64 max_bytes, GArray *breaks)
+{
+  static const double chunks[] = { 16384, 32768, 65536, 131072 };
+  double nc = (double)c->nvls_channels;
+  for (gsize i = 0; i < G_N_ELEMENTS(chunks); i++) {
+    append_break(breaks, nc * chunks[i], max_bytes);
+    append_break(breaks, nc * (double)c->ppn * chunks[i], max_bytes);
+  }
+  double at[3];
+  int steps = nvls_chunk_steps(c, a, at);
+  for (int i = 0; i < steps; i++) {
+    append_break(breaks, at[i], max_bytes);
+    /* the least padded time from at[i] on, and the first size below at[i] (above the step before)
+     * whose own time reaches it */
+    double least = G_MAXDOUBLE;
+    for (int j = i; j < steps; j++) {
+      DdpCollectiveCost cost;
+      physics_time(c, at[j], a, DDP_PROTO_SIMPLE, &cost);
+      least = MIN(least, cost.time_us);
+    }
+    guint64 lo = i > 0 ? (guint64)ceil(at[i - 1]) : 1, hi = (guint64)ceil(at[i]);
+    while (lo < hi) {
+      guint64 mid = lo + (hi - lo) / 2;
+      DdpCollectiveCost cost;
+      physics_time(c, (double)mid, a, DDP_PROTO_SIMPLE, &cost);
+      if (cost.time_us >= least)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    append_break(breaks, (double)lo, max_bytes);
+  }
+}
+
 /* The sizes where a term of the nccl model changes slope: the channel count nc(S) steps at
  * multiples of nthreads · threadThreshold, and the chunk stops growing at step · nc · (n for a
- * ring).  Between them every pair's time is affine in S. */
+ * ring); NVLS's in nvls_breaks.  Between them every pair's time is affine in S. */
 static void
 physics_breaks(const DdpCollective *c, guint64 max_bytes, GArray *breaks)
 {
@@ -1237,18 +1360,16 @@ physics_breaks(const DdpCollective *c, guint64 max_bytes, GArray *breaks)
     for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
       if (!allowed(c, a, p) || !c->allreduce[a][p].enabled)
         continue;
-      gboolean nvls = a == DDP_ALGO_NVLS || a == DDP_ALGO_NVLS_TREE;
-      int NC = nvls ? c->nvls_channels : c->comm_channels;
+      if (a == DDP_ALGO_NVLS || a == DDP_ALGO_NVLS_TREE) {
+        nvls_breaks(c, a, max_bytes, breaks);
+        continue;
+      }
+      int NC = c->comm_channels;
       double per_channel = proto_threads[p] * thread_threshold[p] * (a == DDP_ALGO_RING && p == DDP_PROTO_LL ? (double)c->gpus : 1.0);
-      double step = nvls ? NVLS_CHUNK_BYTES : step_bytes[p] * (a == DDP_ALGO_RING ? (double)c->gpus : 1.0);
+      double step = step_bytes[p] * (a == DDP_ALGO_RING ? (double)c->gpus : 1.0);
       for (int k = 1; k <= NC; k++) {
-        double at[2] = { nvls ? 0 : k * per_channel, ceil(step * k) };
-        for (int i = 0; i < 2; i++) {
-          if (at[i] >= 1 && at[i] <= (double)max_bytes) {
-            guint64 b = (guint64)at[i];
-            g_array_append_val(breaks, b);
-          }
-        }
+        append_break(breaks, k * per_channel, max_bytes);
+        append_break(breaks, step * k, max_bytes);
       }
     }
   }

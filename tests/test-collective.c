@@ -1108,12 +1108,57 @@ test_physics_choices_exact(void)
   ddp_collective_crossover(b1, horizon, &lat, &bw, NULL);
   g_assert_cmpint(lat.algorithm, ==, DDP_ALGO_RING);
   g_assert_cmpint(lat.protocol, ==, DDP_PROTO_LL);
-  /* in the limit the ring's 0.802 · 900 = 721.8 GB/s busbw edges NCCL's NVLS figure, 720 */
-  g_assert_cmpint(bw.algorithm, ==, DDP_ALGO_RING);
+  /* in the limit NVLS's 0.74 · 721.8 · 8/9 = 474.8 GB/s of traffic-bound algbw, with a 0.7 µs
+   * handshake per 128 KiB chunk on each of 24 channels (1/algbw = 1/474.8 + 0.7e-6 · 1e9 /
+   * (24 · 131072) s/GB → 429.4 GB/s, busbw 751.5), beats the ring's 0.802 · 900 = 721.8 busbw */
+  g_assert_cmpint(bw.algorithm, ==, DDP_ALGO_NVLS);
   g_assert_cmpint(bw.protocol, ==, DDP_PROTO_SIMPLE);
   DdpCollectiveCost cost;
-  ddp_collective_allreduce(b1, 64 << 20, &cost);   /* but NVLS's latency and fill win at 64 MiB */
+  g_assert_true(ddp_collective_allreduce_with(b1, (guint64)1 << 40, DDP_ALGO_NVLS, DDP_PROTO_SIMPLE, &cost));
+  g_assert_cmpfloat_with_epsilon(cost.busbw_GBs, 751.5, 0.1);
+  ddp_collective_allreduce(b1, 64 << 20, &cost);
   g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_NVLS);
+}
+
+/* NVLS under the nccl model (docs/collective.md §11.9), by hand on one H100 node (8 GPUs, 16 NVLS
+ * channels: ops = 16 · 8 = 128 concurrent chunks):
+ *  peak: 0.85 (nvlsEfficiency, Hopper) · 450 · 0.824 (NVLink4 accounting) · 8/9 = 280.16 GB/s algbw;
+ *  chunk (enqueue.cc): 16 KiB below 2 · 128 · 32 KiB = 8 MiB, 32 KiB below 8 · 128 · 64 KiB = 64 MiB,
+ *    64 KiB below 64 · 128 · 128 KiB = 1 GiB, 128 KiB from there;
+ *  32 MiB: 32 KiB chunks, 32 MiB / (16 · 32 KiB) = 64 handshakes of 0.7 µs = 44.8 µs, plus
+ *    33 554 432 / 280 160 = 119.77 µs of traffic: 164.57 µs; fill: one 32 KiB chunk over 2 hops at
+ *    2 · 280.16 / 16 GB/s = 1.871 µs;
+ *  8 MiB: 32 KiB chunks, 16 handshakes (11.2 µs) + 29.94 µs = 41.14 µs; one byte less would take
+ *    16 KiB chunks and 32 handshakes (52.3 µs), so it costs what 8 MiB costs (a larger message is
+ *    never faster);
+ *  one loop at least: 1 MiB takes max(8 heads, 1 MiB / (16 · 16 KiB) = 4) = 8 handshakes. */
+static void
+test_nvls_chunks(void)
+{
+  g_autoptr(DdpCluster) cl = physics(with_nvls(h100()));
+  g_autoptr(DdpCollective) c = model(cl, 8);
+  DdpCollectiveCost cost, below;
+  g_assert_true(ddp_collective_allreduce_with(c, 32 << 20, DDP_ALGO_NVLS, DDP_PROTO_SIMPLE, &cost));
+  g_assert_cmpfloat_with_epsilon(cost.transfer_us, 44.8 + 33554432 / 280160.0, 0.05);
+  g_assert_cmpfloat_with_epsilon(cost.fill_us, 2 * 32768 / (1000 * 2 * 280.16 / 16), 0.002);
+  g_assert_true(ddp_collective_allreduce_with(c, 8 << 20, DDP_ALGO_NVLS, DDP_PROTO_SIMPLE, &cost));
+  g_assert_cmpfloat_with_epsilon(cost.transfer_us, 11.2 + 8388608 / 280160.0, 0.02);
+  g_assert_true(ddp_collective_allreduce_with(c, (8 << 20) - 1, DDP_ALGO_NVLS, DDP_PROTO_SIMPLE, &below));
+  g_assert_cmpfloat_with_epsilon(below.time_us, cost.time_us, 1e-9);
+  g_assert_true(ddp_collective_allreduce_with(c, (4 << 20), DDP_ALGO_NVLS, DDP_PROTO_SIMPLE, &below));
+  g_assert_cmpfloat_with_epsilon(below.transfer_us, 0.7 * 16 + 4194304 / 280160.0, 0.02);
+  g_assert_true(ddp_collective_allreduce_with(c, 1 << 20, DDP_ALGO_NVLS, DDP_PROTO_SIMPLE, &cost));
+  g_assert_cmpfloat_with_epsilon(cost.transfer_us, 0.7 * 8 + 1048576 / 280160.0, 0.02);
+  /* every byte around the three chunk steps: never faster for more */
+  const guint64 steps[] = { (guint64)8 << 20, (guint64)64 << 20, (guint64)1 << 30 };
+  for (gsize i = 0; i < G_N_ELEMENTS(steps); i++) {
+    double previous = 0;
+    for (guint64 b = steps[i] - steps[i] / 4; b <= steps[i] + steps[i] / 4; b += steps[i] / 4096) {
+      g_assert_true(ddp_collective_allreduce_with(c, b, DDP_ALGO_NVLS, DDP_PROTO_SIMPLE, &cost));
+      g_assert_cmpfloat(cost.time_us, >=, previous);
+      previous = cost.time_us;
+    }
+  }
 }
 
 /* Per-regime statistics on a hand-made curve: errors by size regime (< 64 KiB, 64 KiB–16 MiB
@@ -1237,10 +1282,13 @@ curve_median(const GPtrArray *curves, guint i)
  * (tests/data/allreduce-public.csv: DGX A100 with -g 8, one and two Vultr HGX B200 nodes; clusters
  * in tests/data/validation/, constants from specs and NCCL's source, nothing fitted to a curve):
  * median |busbw error| ≤ 10 % over all points and ≤ 15 % in each size regime.  Measured
- * (docs/collective.md "Validation"): 7.4 % over 92 points; < 64 KiB 5.6 %, 64 KiB–16 MiB 7.9 %,
- * > 16 MiB 7.6 %; per curve A100 2.3 %, one B200 node 13.1 %, two 5.3 % (NCCL's tuner model, the
- * previous default: 28.5 %).  The measured values are asserted with half a point of room, so a
- * change that makes them worse fails. */
+ * (docs/collective.md "Validation"): 8.2 % over 92 points; < 64 KiB 5.6 %, 64 KiB–16 MiB 13.2 %,
+ * > 16 MiB 7.6 %; per curve A100 2.3 %, one B200 node 10.3 %, two 9.8 % (NCCL's tuner model, the
+ * previous default: 28.5 %).  NVLS's traffic-bound peak and per-chunk handshakes (§11.9) took the
+ * one-node curve from 13.1 to 10.3 % and the two-node one from 6.6 to 9.8 % (NVLSTree's NVLS stage
+ * now runs at 475 GB/s where NCCL's tuner figure, 411, held it; its mid sizes were and are too
+ * fast).  The measured values are asserted with half a point of room, so a change that makes them
+ * worse fails. */
 static void
 test_validation_public(void)
 {
@@ -1255,15 +1303,16 @@ test_validation_public(void)
   g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <=, 0.10);
   for (int r = 0; r < DDP_REGIME_ALL; r++)
     g_assert_cmpfloat(st[r].median_abs_error, <=, 0.15);
-  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.079);
+  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.088);
   g_assert_cmpfloat(st[DDP_REGIME_LATENCY].median_abs_error, <, 0.061);
   /* issue 16: NCCL's per-channel tree rate across nodes (docs/collective.md §11.2) took the two
-   * B200 nodes' mid regime from 5.0 to 7.9 % (their Tree/LL128 range) and this set's from 7.9 to 9.8 % */
-  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.103);
+   * B200 nodes' mid regime from 5.0 to 7.9 % (their Tree/LL128 range) and this set's from 7.9 to
+   * 9.8 %; NVLS's handshakes (§11.9) to 13.2 % */
+  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.138);
   g_assert_cmpfloat(st[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.081);
   g_assert_cmpfloat(curve_median(curves, 0), <, 0.028);
   g_assert_cmpfloat(curve_median(curves, 1), <, 0.136);
-  g_assert_cmpfloat(curve_median(curves, 2), <, 0.071);
+  g_assert_cmpfloat(curve_median(curves, 2), <, 0.104);
 }
 
 /* Pooled statistics of @curves, logged, with issue 10's target asserted (≤ 10 % median overall, ≤ 15 %
@@ -1338,16 +1387,16 @@ test_validation_degraded(void)
 /* Issue 16's public data beyond two nodes and in NVLink domains (tests/data/allreduce-3.csv): every
  * public curve pooled (allreduce-public, -2, -3: 304 points) meets median |busbw error| ≤ 10 % overall
  * and ≤ 15 % in each size regime.  Per curve, with half a point of room: the 128-node H100 ring
- * (14.6 %), the Azure A100 pair (6.7 %), the 1- and 2-host GB300 (7.6, 13.5 %).  Two curves beyond
- * 2 nodes miss the 15 % target and are asserted where they are, so that any change shows: 64 GB300
- * GPUs in one NVL72 rack (NVLS measured at half its peak up to 64 MiB) and 128 over two racks (a flat
- * ~490 µs up to 16 MiB); docs/collective.md §11.8. */
+ * (14.6 %), the Azure A100 pair (6.7 %), the 1-, 2- and 16-host GB300 (7.6, 10.3, 11.8 %: the last
+ * was 65.8 % before NVLS's chunk sizes and per-chunk handshakes, docs/collective.md §11.9).  One
+ * curve beyond 2 nodes misses the 15 % target and is asserted where it is, so that any change
+ * shows: 128 GB300 GPUs over two racks (a flat ~490 µs up to 16 MiB); docs/collective.md §11.8. */
 static void
 test_validation_scale(void)
 {
   g_autoptr(GPtrArray) third = validation_curves("allreduce-3.csv");
   g_assert_cmpuint(third->len, ==, 7);
-  const double guard[] = { 0.081, 0.140, 0.663, 1.772, 0.151, 0.072, 0.169 };
+  const double guard[] = { 0.081, 0.108, 0.123, 1.632, 0.151, 0.072, 0.165 };
   for (guint i = 0; i < third->len; i++) {
     g_test_message("allreduce-3 curve %u: median %.1f %%", i, 100 * curve_median(third, i));
     g_assert_cmpfloat(curve_median(third, i), <, guard[i]);
@@ -1651,6 +1700,7 @@ main(int argc, char **argv)
   g_test_add_func("/collective/nvls/disabled", test_nvls_disabled);
   g_test_add_func("/collective/nvls/not-offered", test_nvls_not_offered);
   g_test_add_func("/collective/nvls/choices-exact", test_nvls_choices_exact);
+  g_test_add_func("/collective/nvls/chunks", test_nvls_chunks);
   g_test_add_func("/collective/broadcast", test_broadcast);
   g_test_add_func("/collective/one-gpu", test_one_gpu);
   g_test_add_func("/collective/errors", test_errors);
