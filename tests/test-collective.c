@@ -1333,8 +1333,8 @@ pooled_stats(GPtrArray *curves, const char *label, guint points, DdpCompareStats
 
 /* The newer public curves (tests/data/allreduce-2.csv: 2x p4d over EFA, 2x1 V100 over TCP,
  * 8x RTX 4090 PCIe with peer-to-peer off and on) pooled with the three above: 199 points, issue 10's
- * target met (≤ 10 % over all, ≤ 15 % per regime).  Measured: 7.9 % over all; < 64 KiB 5.7 %,
- * 64 KiB–16 MiB 14.6 %, > 16 MiB 7.7 %; per curve p4d 7.2 % (25.7 % before the GPUDirect RDMA
+ * target met (≤ 10 % over all, ≤ 15 % per regime).  Measured: 7.7 % over all; < 64 KiB 6.0 %,
+ * 64 KiB–16 MiB 13.3 %, > 16 MiB 6.8 %; per curve p4d 7.2 % (25.7 % before the GPUDirect RDMA
  * flush of Simple receives on pre-Hopper GPUs was charged), V100/TCP 17.6 % (26.6 % before its
  * one-way latency was taken from a published same-zone n1 measurement, 36 µs, instead of a 30 µs
  * estimate), RTX 4090 p2p off 7.9 %, on 7.9 % (25.7 / 21.3 % with the DGX A100 host issue time;
