@@ -339,7 +339,7 @@ struct _DdpCollective {
   double nvls_tree_channel_cap_GBs;  /* NVLSTree algbw cap: NVLS graph channels × perChMaxNVLSTreeBw, as a ring's */
   int nvls_channels;                 /* NVLS kernels' channels (nvls.cc), 0 without NVLS */
   double nvls_algbw_GBs;             /* NVLS inside one node (NVLink domain) of ppn GPUs, algbw (physics_setup) */
-  double nvls_step_us;               /* NVLS: one handshake per chunk and channel, the [intra] latency_us */
+  double nvls_step_us;               /* NVLS: the fixed cost of a chunk on a channel (physics_setup) */
   /* alpha-beta model */
   double ab_bw_GBs;                  /* slowest link crossed, 10^9 B/s */
   double ab_alpha_us;                /* slowest hop */
@@ -631,21 +631,25 @@ physics_setup(DdpCollective *c, const DdpCluster *cluster)
                  fabric_share(cluster, c->hosts, c->hosts_per_domain);
   }
   /* NVLS runs on comm->nvlsChannels (nvls.cc ncclNvlsInit / ncclNvlsTuning): 16 on Hopper; on
-   * Blackwell 24 on one node, 32 across nodes.  Its peak is the traffic it puts on each GPU's
-   * NVLinks (docs/collective.md §11.9): without registered buffers every rank copies its input into
-   * its own copy of the multicast buffer, the switch reads each chunk from all ppn copies
+   * Blackwell 24 on one node, 32 across nodes (docs/collective.md §11.9).  Its peak is the traffic it
+   * puts on each GPU's NVLinks: without registered buffers every rank copies its input into its own
+   * copy of the multicast buffer, the switch reads each chunk from all ppn copies
    * (multimem.ld_reduce: S out of every GPU over all heads) and writes each reduced chunk into all of
-   * them (multimem.st: S into every GPU), and each head sends and receives its own 1/ppn once more:
-   * S (1 + 1/ppn) each way over a link of intra_bus_GBs, at NCCL's nvlsEfficiency (tuning.cc).  The
-   * link rate carries the cluster's [intra] efficiency, so a calibration that scales NVLink scales
-   * NVLS alike.  Each chunk a channel moves costs one handshake across the switch, the [intra]
-   * latency_us (nvls_stage_us). */
+   * them (multimem.st: S into every GPU), and each head (the NVLS graph's channels, connect.cc
+   * connectNvls: every GPU of a node up to NCCL_MAX_NVLS_ARITY, 32; across nodes the GPUs with a
+   * NIC) sends and receives its 1/heads once more: S (1 + 1/heads) each way over a link of
+   * intra_bus_GBs (which carries the cluster's [intra] efficiency, so a calibration that scales
+   * NVLink scales NVLS alike).  NCCL's tuner gives an NVLS channel nvlsEfficiency of its link
+   * (tuning.cc: Hopper 0.85, Blackwell 0.74) at the full 128 KiB chunk; the model reads the loss as
+   * a fixed cost per chunk a channel moves, (1/η − 1) × the chunk's time at the link rate, so
+   * that the smaller chunks NCCL picks for smaller messages (nvls_chunk_bytes) lose more. */
   c->nvls_channels = 0;
   if (c->graph[DDP_ALGO_NVLS].channels >= 2) {
     c->nvls_channels = c->sm_arch >= 100 ? (c->nodes == 1 ? 24 : 32) : 16;
-    double ppn = (double)c->ppn;
-    c->nvls_algbw_GBs = nvls_efficiency[arch] * c->intra_bus_GBs * ppn / (ppn + 1.0);
-    c->nvls_step_us = cluster->intra.latency_us;
+    double heads = (double)c->graph[DDP_ALGO_NVLS].channels;
+    c->nvls_algbw_GBs = c->intra_bus_GBs * heads / (heads + 1.0);
+    double chunk_us = NVLS_CHUNK_BYTES / (1000.0 * c->nvls_algbw_GBs / c->nvls_channels);
+    c->nvls_step_us = chunk_us * (1.0 / nvls_efficiency[arch] - 1.0);
   }
 }
 
@@ -919,14 +923,15 @@ fill_us(double chunk, double intra_hops, double hop_intra, double net_hops, doub
 
 /* The chunk an NVLS or NVLSTree channel moves per step (enqueue.cc calcCollChunking): nvlsChunkSize
  * (128 KiB), halved while the message is small against the concurrent operations, nChannels ×
- * nvls.nHeads (a head per GPU of the domain): NVLS 64 KiB below 64 × ops × 128 KiB, 32 KiB below
- * 8 × ops × 64 KiB, 16 KiB below 2 × ops × 32 KiB; NVLSTree at most 64 KiB from 4 nodes on, 64 KiB
- * below 4 × ops × 128 KiB, 32 KiB below ops × 64 KiB.  64 GPUs of an NVL72 rack on 24 channels run
- * 16 KiB chunks up to 96 MiB, 8 GPUs of an HGX H100 32 KiB ones from 8 to 64 MiB. */
+ * nvls.nHeads (the NVLS graph's channels: up to 32 GPUs of the node, connect.cc): NVLS 64 KiB below
+ * 64 × ops × 128 KiB, 32 KiB below 8 × ops × 64 KiB, 16 KiB below 2 × ops × 32 KiB; NVLSTree at most
+ * 64 KiB from 4 nodes on, 64 KiB below 4 × ops × 128 KiB, 32 KiB below ops × 64 KiB.  64 GPUs of an
+ * NVL72 rack (32 heads on 24 channels) run 16 KiB chunks up to 48 MiB, 8 GPUs of an HGX H100 32 KiB
+ * ones from 8 to 64 MiB. */
 static double
 nvls_chunk_bytes(const DdpCollective *c, DdpAlgorithm a, double S)
 {
-  double ops = (double)c->nvls_channels * (double)c->ppn, chunk = NVLS_CHUNK_BYTES;
+  double ops = (double)c->nvls_channels * (double)c->graph[DDP_ALGO_NVLS].channels, chunk = NVLS_CHUNK_BYTES;
   if (a == DDP_ALGO_NVLS) {
     if (S < 64 * ops * chunk && chunk > 65536)
       chunk = 65536;
@@ -949,7 +954,7 @@ nvls_chunk_bytes(const DdpCollective *c, DdpAlgorithm a, double S)
 static int
 nvls_chunk_steps(const DdpCollective *c, DdpAlgorithm a, double at[3])
 {
-  double ops = (double)c->nvls_channels * (double)c->ppn;
+  double ops = (double)c->nvls_channels * (double)c->graph[DDP_ALGO_NVLS].channels;
   if (a == DDP_ALGO_NVLS) {
     at[0] = 2 * ops * 32768;
     at[1] = 8 * ops * 65536;
@@ -961,19 +966,16 @@ nvls_chunk_steps(const DdpCollective *c, DdpAlgorithm a, double at[3])
   return c->nodes >= 4 ? 1 : 2;
 }
 
-/* NVLS's own stage for @S bytes: the NVLink traffic at nvls_algbw_GBs, and a handshake across the
- * switch per chunk and channel.  Without registered buffers the kernel's scatter and gather walk
- * every head's chunk of each loop, one step per head, and a loop covers nChannels × nHeads chunks
- * (all_reduce.h, the NVLS loop), so a channel takes at least one loop: ppn handshakes.  The
- * handshake is the [intra] latency_us: NCCL's tuner has no such term, and the three NVLS curves of
- * the public data (8 × H100, 8 × B200, 64 × GB300 in one rack) show a per-chunk cost of
- * 0.6-1.0 µs per channel once their chunk sizes are known (docs/collective.md §11.9). */
+/* NVLS's own stage for @S bytes: the NVLink traffic at nvls_algbw_GBs, and the fixed cost of every
+ * chunk a channel moves (physics_setup).  Without registered buffers the kernel's scatter and
+ * gather walk every head's chunk of each loop, one step per head, and a loop covers nChannels ×
+ * nHeads chunks (all_reduce.h, the NVLS loop), so a channel moves at least one chunk per head. */
 static double
 nvls_stage_us(const DdpCollective *c, DdpAlgorithm a, double S)
 {
   double chunk = nvls_chunk_bytes(c, a, S);
-  double handshakes = MAX((double)c->ppn, S / ((double)c->nvls_channels * chunk));
-  return S / (1000.0 * c->nvls_algbw_GBs) + handshakes * c->nvls_step_us;
+  double chunks = MAX((double)c->graph[DDP_ALGO_NVLS].channels, S / ((double)c->nvls_channels * chunk));
+  return S / (1000.0 * c->nvls_algbw_GBs) + chunks * c->nvls_step_us;
 }
 
 /* The nccl model's time for one algorithm × protocol at @S bytes, before the NVLS padding of
@@ -1022,8 +1024,8 @@ physics_time(const DdpCollective *c, double S, DdpAlgorithm a, DdpProtocol p, Dd
 }
 
 /* The nccl model's time for one algorithm × protocol (without the host floor, which
- * ddp_collective_allreduce applies).  Where NVLS's chunk doubles its time drops (fewer
- * handshakes); a larger message is never faster, so a size just below such a step costs what the
+ * ddp_collective_allreduce applies).  Where NVLS's chunk doubles its time drops (half the
+ * chunks); a larger message is never faster, so a size just below such a step costs what the
  * step costs when that is less (the properties of tests/test-collective). */
 static void
 physics_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtocol p, DdpCollectiveCost *out)
@@ -1311,7 +1313,7 @@ append_break(GArray *breaks, double at, guint64 max_bytes)
   }
 }
 
-/* Where NVLS's or NVLSTree's time changes slope: the fill chunk S/nc and the handshake count
+/* Where NVLS's or NVLSTree's time changes slope: the fill chunk S/nc and the chunk count
  * S/(nc·chunk) reach their bounds for each chunk size, the chunk doubles, and (physics_allreduce's
  * padding) the size below a doubling from which the padded time takes over — found by bisection:
  * between doublings the unpadded time rises with S. */
@@ -1322,7 +1324,7 @@ nvls_breaks(const DdpCollective *c, DdpAlgorithm a, guint64 max_bytes, GArray *b
   double nc = (double)c->nvls_channels;
   for (gsize i = 0; i < G_N_ELEMENTS(chunks); i++) {
     append_break(breaks, nc * chunks[i], max_bytes);
-    append_break(breaks, nc * (double)c->ppn * chunks[i], max_bytes);
+    append_break(breaks, nc * (double)c->graph[DDP_ALGO_NVLS].channels * chunks[i], max_bytes);
   }
   double at[3];
   int steps = nvls_chunk_steps(c, a, at);

@@ -5,10 +5,7 @@
  * point and an 8 GiB one weigh alike (fit.c makes the same choice for its lines).  The model is not
  * linear in e (protocol and algorithm choices switch as e moves), so the search is a grid (20 shares
  * from 0.02 to 1, log-spaced; 16 costs) followed by three rounds of golden-section refinement on each
- * coordinate in turn.  Where the intra tier's curves run NVLS its handshake per chunk ([intra]
- * latency_us, docs/collective.md §11.9) is a third coordinate: 8 values from 0.05 to 5 µs in the grid,
- * six rounds (the objective does not move with it elsewhere, so it stays the cluster's there).
- * Deterministic: no random starts.  One-node points (servers in one NVLink
+ * coordinate in turn.  Deterministic: no random starts.  One-node points (servers in one NVLink
  * domain) fit the intra tier; the inter tier is fitted after it, on multi-node points, with the
  * intra values held, so a one-node calibration carries to every node count and a multi-node one
  * adds only what crossing nodes costs.
@@ -24,10 +21,7 @@
 #include <math.h>
 #include <string.h>
 
-enum { GRID_SHARES = 20, GRID_COSTS = 16, GRID_STEPS = 8, REFINE_ROUNDS = 3, GOLDEN_STEPS = 24 };
-/* NVLS's handshake per chunk: searched between these (the shipped NVSwitch clusters say 0.7 µs) */
-#define MIN_STEP_US 0.05
-#define MAX_STEP_US 5.0
+enum { GRID_SHARES = 20, GRID_COSTS = 16, REFINE_ROUNDS = 3, GOLDEN_STEPS = 24 };
 
 static const double intra_costs_us[GRID_COSTS] = { 0, 1, 2, 3, 4, 5, 6, 8, 10, 13, 16, 20, 25, 30, 40, 60 };
 static const double inter_costs_us[GRID_COSTS] = { 0, 0.5, 1, 2, 3, 5, 8, 12, 18, 25, 35, 50, 70, 100, 140, 200 };
@@ -39,7 +33,6 @@ typedef struct {
   const DdpTierPoint *points;
   GArray *use;        /* guint indices into points, sorted by gpus */
   gboolean inter;
-  double step_us;     /* intra: NVLS's handshake ([intra] latency_us) the objective is taken at */
 } Problem;
 
 static void
@@ -60,8 +53,6 @@ objective(const Problem *p, double share, double cost_us)
 {
   DdpCluster c = *p->base;   /* shallow: ddp_collective_new only reads the strings */
   set_tier(&c, p->inter, share, cost_us);
-  if (!p->inter)
-    c.intra.latency_us = p->step_us;
   double sum = 0;
   DdpCollective *coll = NULL;
   guint64 coll_gpus = 0;
@@ -109,56 +100,6 @@ golden(const Problem *p, gboolean along_share, double fixed, double lo, double h
   return f1 <= f2 ? x1 : x2;
 }
 
-/* Golden-section search along the intra tier's NVLS handshake at (share, cost); leaves p->step_us
- * at the best value seen and returns its objective. */
-static double
-golden_step(Problem *p, double share, double cost_us, double lo, double hi)
-{
-  const double r = (sqrt(5.0) - 1) / 2;
-  double a = lo, b = hi;
-  double x1 = b - r * (b - a), x2 = a + r * (b - a);
-  p->step_us = x1;
-  double f1 = objective(p, share, cost_us);
-  p->step_us = x2;
-  double f2 = objective(p, share, cost_us);
-  for (int i = 0; i < GOLDEN_STEPS; i++) {
-    if (f1 <= f2) {
-      b = x2, x2 = x1, f2 = f1;
-      x1 = b - r * (b - a);
-      p->step_us = x1;
-      f1 = objective(p, share, cost_us);
-    } else {
-      a = x1, x1 = x2, f1 = f2;
-      x2 = a + r * (b - a);
-      p->step_us = x2;
-      f2 = objective(p, share, cost_us);
-    }
-  }
-  p->step_us = f1 <= f2 ? x1 : x2;
-  return MIN(f1, f2);
-}
-
-/* Whether any of the tier's points runs NVLS or NVLSTree at @share, @cost (its handshake matters). */
-static gboolean
-runs_nvls(const Problem *p)
-{
-  for (guint k = 0; k < p->use->len; k++) {
-    const DdpTierPoint *pt = &p->points[g_array_index(p->use, guint, k)];
-    g_autoptr(DdpCollective) coll = ddp_collective_new(p->base, pt->gpus, NULL);
-    if (!coll)
-      continue;
-    DdpCollectiveCost cost;
-    if (pt->algorithm == DDP_ALGO_NVLS || pt->algorithm == DDP_ALGO_NVLS_TREE)
-      return TRUE;
-    if (pt->algorithm != DDP_ALGO_AUTO)
-      continue;
-    ddp_collective_allreduce(coll, pt->bytes, &cost);
-    if (cost.algorithm == DDP_ALGO_NVLS || cost.algorithm == DDP_ALGO_NVLS_TREE)
-      return TRUE;
-  }
-  return FALSE;
-}
-
 static int
 by_gpus(gconstpointer a, gconstpointer b, gpointer data)
 {
@@ -175,25 +116,18 @@ fit_tier(Problem *p, DdpTierParams *out)
   if (p->use->len == 0)
     return;
   g_array_sort_with_data(p->use, by_gpus, (gpointer)p->points);
-  p->step_us = p->base->intra.latency_us;
-  gboolean fit_step = !p->inter && runs_nvls(p);
   const double *costs = p->inter ? inter_costs_us : intra_costs_us;
-  double best = G_MAXDOUBLE, share = 1, cost = 0, step = p->step_us;
-  for (int k = 0; k < (fit_step ? GRID_STEPS : 1); k++) {
-    if (fit_step)
-      p->step_us = MIN_STEP_US * pow(MAX_STEP_US / MIN_STEP_US, (double)k / (GRID_STEPS - 1));
-    for (int i = 0; i < GRID_SHARES; i++) {
-      double s = MIN_SHARE * pow(MAX_SHARE / MIN_SHARE, (double)i / (GRID_SHARES - 1));
-      for (int j = 0; j < GRID_COSTS; j++) {
-        double f = objective(p, s, costs[j]);
-        if (f < best)
-          best = f, share = s, cost = costs[j], step = p->step_us;
-      }
+  double best = G_MAXDOUBLE, share = 1, cost = 0;
+  for (int i = 0; i < GRID_SHARES; i++) {
+    double s = MIN_SHARE * pow(MAX_SHARE / MIN_SHARE, (double)i / (GRID_SHARES - 1));
+    for (int j = 0; j < GRID_COSTS; j++) {
+      double f = objective(p, s, costs[j]);
+      if (f < best)
+        best = f, share = s, cost = costs[j];
     }
   }
-  p->step_us = step;
   double max_cost = costs[GRID_COSTS - 1];
-  for (int round = 0; round < (fit_step ? 2 * REFINE_ROUNDS : REFINE_ROUNDS); round++) {
+  for (int round = 0; round < REFINE_ROUNDS; round++) {
     double f;
     double s = golden(p, TRUE, cost, MAX(MIN_SHARE, share / 1.4), MIN(MAX_SHARE, share * 1.4), &f);
     if (f < best)
@@ -202,20 +136,10 @@ fit_tier(Problem *p, DdpTierParams *out)
     double c = golden(p, FALSE, share, MAX(0.0, cost - span), MIN(max_cost, cost + span), &f);
     if (f < best)
       best = f, cost = c;
-    if (fit_step) {
-      double kept = p->step_us;
-      f = golden_step(p, share, cost, MAX(MIN_STEP_US, kept / 2), MIN(MAX_STEP_US, kept * 2));
-      if (f < best)
-        best = f;
-      else
-        p->step_us = kept;
-    }
   }
   out->fitted = best < G_MAXDOUBLE;
   out->efficiency = share;
   out->latency_us = cost;
-  out->step_fitted = fit_step && out->fitted;
-  out->step_us = p->step_us;
   out->points = p->use->len;
   out->rms_log_error = sqrt(best / p->use->len);
   out->min_nodes = out->min_gpus = G_MAXUINT64;
@@ -251,13 +175,14 @@ ddp_tier_fit(const DdpCluster *cluster, const DdpTierPoint *points, guint n, Ddp
       continue;   /* the measurement does not fit this cluster's servers */
     g_array_append_val(ddp_collective_domains(c) > 1 ? inter : intra, i);
   }
-  Problem p = { cluster, points, intra, FALSE, cluster->intra.latency_us };
+  Problem p = { cluster, points, intra, FALSE };
   fit_tier(&p, &out->intra);
   if (inter->len == 0)
     return;
   DdpCluster held = *cluster;
-  ddp_tier_fit_apply(&(DdpTierFit){ .intra = out->intra }, &held);
-  p = (Problem){ &held, points, inter, TRUE, held.intra.latency_us };
+  if (out->intra.fitted)
+    set_tier(&held, FALSE, out->intra.efficiency, out->intra.latency_us);
+  p = (Problem){ &held, points, inter, TRUE };
   fit_tier(&p, &out->inter);
 }
 
@@ -292,8 +217,6 @@ ddp_tier_fit_apply(const DdpTierFit *fit, DdpCluster *cluster)
 {
   if (fit->intra.fitted)
     set_tier(cluster, FALSE, fit->intra.efficiency, fit->intra.latency_us);
-  if (fit->intra.step_fitted)
-    cluster->intra.latency_us = fit->intra.step_us;
   if (fit->inter.fitted)
     set_tier(cluster, TRUE, fit->inter.efficiency, fit->inter.latency_us);
 }
@@ -328,12 +251,10 @@ ddp_tier_fit_report(const DdpTierFit *fit, const char *calibration_name, guint64
     return lines;   /* no AllReduce curve: fit.h's coverage warnings say so */
   if (in->fitted) {
     g_autofree char *g = range_text(in->min_gpus, in->max_gpus, "GPUs");
-    g_autofree char *step = in->step_fitted ? g_strdup_printf(", NVLS handshake %.2f us per chunk", in->step_us)
-                                            : g_strdup("");
     g_ptr_array_add(lines, g_strdup_printf("note: calibration %s: inside a node, [intra] efficiency %.3f and launch "
-                                           "%.1f us per call%s fitted to %u one-node points (%s; rms error %.1f %%), "
+                                           "%.1f us per call fitted to %u one-node points (%s; rms error %.1f %%), "
                                            "used at every node count",
-                                           calibration_name, in->efficiency, in->latency_us, step, in->points, g,
+                                           calibration_name, in->efficiency, in->latency_us, in->points, g,
                                            100 * (exp(in->rms_log_error) - 1)));
   } else {
     g_ptr_array_add(lines, g_strdup_printf("note: calibration %s has no one-node AllReduce curve: the intra-node "

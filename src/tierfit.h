@@ -4,9 +4,7 @@
  * The model's time for a call (docs/collective.md §10) has, per tier, one bandwidth share and one
  * size-independent cost that no spec fixes:
  *   inside an NCCL node  — [intra] efficiency (the share of the NVLink/PCIe rate NCCL reaches) and
- *                          [nccl] launch_us (kernel launch to completion, per call); where the
- *                          curves run NVLS, also [intra] latency_us, NVLS's handshake per chunk
- *                          (docs/collective.md §11.9);
+ *                          [nccl] launch_us (kernel launch to completion, per call);
  *   across NCCL nodes    — [inter] efficiency (the share of the NIC line rate) and
  *                          [inter] latency_us (per network hop).
  * Curves measured on one node fit the first pair; curves measured across nodes (any number of node
@@ -38,8 +36,6 @@ typedef struct {
   double rms_log_error;         /* sqrt(mean(ln(predicted/measured)²)) at the fitted values */
   guint64 min_nodes, max_nodes; /* servers of the measurements used */
   guint64 min_gpus, max_gpus;
-  gboolean step_fitted;         /* intra: the curves run NVLS and step_us was fitted; else the cluster's stays */
-  double step_us;               /* intra: [intra] latency_us, NVLS's handshake per chunk and channel */
 } DdpTierParams;
 
 typedef struct {
