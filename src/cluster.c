@@ -25,7 +25,8 @@ static const char *const intra_keys[] = { "fabric", "bandwidth_GBs", "latency_us
 static const char *const inter_keys[] = { "fabric", "nics_per_node", "nic_bandwidth_Gbps", "latency_us",
                                           "oversubscription", "rail_optimized", "efficiency", "nodes_per_leaf", NULL };
 static const char *const nccl_keys[] = { "cost_model", "algorithm", "protocol", "channels", "bw_intra_GBs",
-                                         "bw_inter_GBs", "amd_cpu", "launch_us", "nvls", "host_launch_us", NULL };
+                                         "bw_inter_GBs", "amd_cpu", "arm_cpu", "launch_us", "nvls", "host_launch_us",
+                                         NULL };
 
 static const char *const intra_fabrics[] = { "nvlink", "nvswitch", "pcie", NULL };
 /* Index = DdpInterFabric; the last, "tcp", is another name for "ethernet" (parse_transport maps it). */
@@ -205,6 +206,7 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
   /* per-call launch overhead on top of NCCL's latency model: "a few µs" (docs/model.md §1.6) */
   c->nccl.launch_us = 5.0;
   c->nccl.nvls = TRUE;   /* NCCL_NVLS_ENABLE's default: on wherever the hardware supports it */
+  c->nccl.arm_cpu = c->gpu.arm_host;   /* a Grace superchip's host is Arm */
   if (ddp_keyfile_has_group(kf, "nccl") &&
       (!ddp_keyfile_check_keys(kf, "nccl", nccl_keys, error) ||
        !ddp_keyfile_get_choice(kf, "nccl", "cost_model", FALSE, cost_models, &cost_model, error) ||
@@ -214,6 +216,7 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
        !ddp_keyfile_get_ranged(kf, "nccl", "bw_intra_GBs", FALSE, &DDP_RANGE_NCCL_BW_GBS, &c->nccl.bw_intra_GBs, error) ||
        !ddp_keyfile_get_ranged(kf, "nccl", "bw_inter_GBs", FALSE, &DDP_RANGE_NCCL_BW_GBS, &c->nccl.bw_inter_GBs, error) ||
        !ddp_keyfile_get_bool(kf, "nccl", "amd_cpu", FALSE, &c->nccl.amd_cpu, error) ||
+       !ddp_keyfile_get_bool(kf, "nccl", "arm_cpu", FALSE, &c->nccl.arm_cpu, error) ||
        !ddp_keyfile_get_ranged(kf, "nccl", "launch_us", FALSE, &DDP_RANGE_LATENCY_US, &c->nccl.launch_us, error) ||
        !ddp_keyfile_get_bool(kf, "nccl", "nvls", FALSE, &c->nccl.nvls, error)))
     return NULL;
@@ -226,6 +229,12 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
                             DDP_RANGE_NCCL_BW_GBS.max, bw_values[k]);
       return NULL;
     }
+  if (c->nccl.amd_cpu && c->nccl.arm_cpu) {
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "nccl", "amd_cpu",
+                          "an AMD host is not an Arm one (arm_cpu)%s",
+                          c->gpu.arm_host ? " (GB200 and GB300 hosts are Grace, Arm: leave amd_cpu unset)" : "");
+    return NULL;
+  }
   c->nccl.cost_model = cost_model;
   c->nccl.algorithm = algorithm;
   c->nccl.protocol = protocol;

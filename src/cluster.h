@@ -75,6 +75,8 @@ typedef struct {
     double bw_intra_GBs;
     double bw_inter_GBs;
     gboolean amd_cpu;         /* AMD hosts: NCCL's lower LL cap across nodes, 2 µs net overhead */
+    gboolean arm_cpu;         /* Arm hosts (Grace; the loader's default for GB200/GB300): NCCL's cpuArch
+                               * is not x86, so its NVLSTree correction on Blackwell does not apply */
     double launch_us;         /* per call on top of NCCL's latency model (kernel launch, stream gap) */
     gboolean nvls;            /* NVLS/NVLSTree allowed where the hardware has them (NCCL_NVLS_ENABLE);
                                * the loader defaults it to TRUE, a zeroed struct has them off */

@@ -320,6 +320,7 @@ struct _DdpCollective {
    * topology (MNNVL), so they count domains and GPUs per domain; hosts counts the servers. */
   guint64 gpus, nodes, ppn, hosts, hosts_per_domain;
   int sm_arch;
+  gboolean arm_host;                 /* the cluster's nccl.arm_cpu: NCCL's cpuArch is not x86 */
   /* NCCL model */
   Graph graph[DDP_ALGO_COUNT];       /* RING, TREE; NVLS and NVLS_TREE share the NVLS graph (0 channels: none) */
   int comm_channels;                 /* comm->nChannels: the ring plateau threshold uses it */
@@ -763,6 +764,7 @@ ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error)
   c->hosts_per_domain = (hosts + c->nodes - 1) / c->nodes;
   c->ppn = MIN(gpus, c->hosts_per_domain * (guint64)cluster->gpus_per_node);
   c->sm_arch = cluster->gpu.sm_arch;
+  c->arm_host = cluster->nccl.arm_cpu;
   c->gpus_per_process = 1;
   if (gpus == 1)
     return g_steal_pointer(&c);
@@ -861,9 +863,22 @@ allreduce_bus_factor(const DdpCollective *c)
   return 2.0 * (double)(c->gpus - 1) / (double)c->gpus;
 }
 
+/* NCCL 2.30's correction of NVLSTree on Blackwell with an x86 host (tuning.cc ncclTopoGetAlgoTime:
+ * AllReduce, minCompCap >= 100, cpuArch x86): its bandwidth × treeCorrectionFactor[p][log2(S/64)]
+ * for S from 64 B to 1 GiB — NVIDIA's own measurement that those systems run NVLSTree below its
+ * model at medium sizes, as the two-node HGX B200 curve does (docs/collective.md §11.10).  1 elsewhere. */
+static double
+nvls_tree_correction(const DdpCollective *c, DdpAlgorithm a, double S)
+{
+  if (a != DDP_ALGO_NVLS_TREE || c->sm_arch < 100 || c->arm_host || S < 64)
+    return 1.0;
+  int log_size = log2_floor((guint64)S >> 6);
+  return log_size < TREE_CORRECTION_SIZES ? tree_correction[DDP_PROTO_SIMPLE][log_size] : 1.0;
+}
+
 /* ncclTopoGetAlgoTime for AllReduce (tuning.cc): latency and bandwidth of the table entry with
  * the size-dependent corrections — Tree bandwidth × treeCorrectionFactor (NVLSTree's too on
- * Blackwell with an x86 host), and the multi-node Ring/Simple latency × 1.4 (×1.9 before Ampere)
+ * Blackwell with an x86 host, nvls_tree_correction), and the multi-node Ring/Simple latency × 1.4 (×1.9 before Ampere)
  * once each rank's slice of each channel reaches 64 B ("plateau effect of ring").  Plus the
  * cluster's launch_us, the one term not from NCCL: NCCL's base latencies are tuned to rank
  * algorithms against each other, and measured small-message times sit a few µs above them
@@ -877,9 +892,7 @@ nccl_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtoco
   int log_size = log2_floor(bytes >> 6);
   if (a == DDP_ALGO_TREE && log_size >= 0 && log_size < TREE_CORRECTION_SIZES)
     bw *= tree_correction[p][log_size];
-  /* NVLSTree on Blackwell (x86 hosts, the only ones ddpsim describes) takes the same correction */
-  if (a == DDP_ALGO_NVLS_TREE && c->sm_arch >= 100 && log_size >= 0 && log_size < TREE_CORRECTION_SIZES)
-    bw *= tree_correction[p][log_size];
+  bw *= nvls_tree_correction(c, a, (double)bytes);
   if (a == DDP_ALGO_RING && p == DDP_PROTO_SIMPLE && c->nodes > 1 &&
       bytes / ((guint64)c->comm_channels * c->gpus) >= 64)
     lat *= c->sm_arch < 80 ? 1.9 : 1.4;
@@ -950,20 +963,38 @@ nvls_chunk_bytes(const DdpCollective *c, DdpAlgorithm a, double S)
   return chunk;
 }
 
-/* The sizes where nvls_chunk_bytes doubles, ascending; returns how many. */
+enum { NVLS_DROPS_MAX = 3 + TREE_CORRECTION_SIZES + 1 };
+
 static int
-nvls_chunk_steps(const DdpCollective *c, DdpAlgorithm a, double at[3])
+compare_doubles(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The sizes where NVLS's or NVLSTree's time can drop as S grows, ascending; returns how many:
+ * where nvls_chunk_bytes doubles, and where nvls_tree_correction rises (at 64 · 2^k B). */
+static int
+nvls_time_drops(const DdpCollective *c, DdpAlgorithm a, double at[NVLS_DROPS_MAX])
 {
   double ops = (double)c->nvls_channels * (double)c->graph[DDP_ALGO_NVLS].channels;
+  int n = 0;
   if (a == DDP_ALGO_NVLS) {
-    at[0] = 2 * ops * 32768;
-    at[1] = 8 * ops * 65536;
-    at[2] = 64 * ops * 131072;
-    return 3;
+    at[n++] = 2 * ops * 32768;
+    at[n++] = 8 * ops * 65536;
+    at[n++] = 64 * ops * 131072;
+  } else {
+    at[n++] = ops * 65536;
+    if (c->nodes < 4)
+      at[n++] = 4 * ops * 131072;
   }
-  at[0] = ops * 65536;
-  at[1] = 4 * ops * 131072;
-  return c->nodes >= 4 ? 1 : 2;
+  for (int k = 1; k <= TREE_CORRECTION_SIZES; k++) {
+    double S = 64.0 * ldexp(1.0, k);
+    if (nvls_tree_correction(c, a, S) > nvls_tree_correction(c, a, S - 1))
+      at[n++] = S;
+  }
+  qsort(at, (size_t)n, sizeof at[0], compare_doubles);
+  return n;
 }
 
 /* NVLS's own stage for @S bytes: the NVLink traffic at nvls_algbw_GBs, and the fixed cost of every
@@ -1015,9 +1046,10 @@ physics_time(const DdpCollective *c, double S, DdpAlgorithm a, DdpProtocol p, Dd
   out->protocol = p;
   out->latency_us = c->launch_us + lat;
   out->transfer_us = S / (1000.0 * algbw);
-  /* NVLSTree pipelines NVLS inside the node with the tree across nodes: the slower stage sets the pace */
+  /* NVLSTree pipelines NVLS inside the node with the tree across nodes: the slower stage sets the
+   * pace; on Blackwell with an x86 host at NCCL's own correction (nvls_tree_correction) */
   if (nvls)
-    out->transfer_us = MAX(out->transfer_us, nvls_stage_us(c, a, S));
+    out->transfer_us = MAX(out->transfer_us, nvls_stage_us(c, a, S)) / nvls_tree_correction(c, a, S);
   out->fill_us = fill;
   out->channels = (int)floor(nc);
   out->time_us = out->latency_us + out->transfer_us + fill;
@@ -1025,7 +1057,7 @@ physics_time(const DdpCollective *c, double S, DdpAlgorithm a, DdpProtocol p, Dd
 
 /* The nccl model's time for one algorithm × protocol (without the host floor, which
  * ddp_collective_allreduce applies).  Where NVLS's chunk doubles its time drops (half the
- * chunks); a larger message is never faster, so a size just below such a step costs what the
+ * chunks), and NVLSTree's where its correction rises (nvls_time_drops); a larger message is never faster, so a size just below such a step costs what the
  * step costs when that is less (the properties of tests/test-collective). */
 static void
 physics_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtocol p, DdpCollectiveCost *out)
@@ -1033,8 +1065,8 @@ physics_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProt
   physics_time(c, (double)bytes, a, p, out);
   if (a != DDP_ALGO_NVLS && a != DDP_ALGO_NVLS_TREE)
     return;
-  double at[3];
-  int steps = nvls_chunk_steps(c, a, at);
+  double at[NVLS_DROPS_MAX];
+  int steps = nvls_time_drops(c, a, at);
   for (int i = 0; i < steps; i++) {
     DdpCollectiveCost padded;
     if (at[i] <= (double)bytes)
@@ -1326,8 +1358,8 @@ nvls_breaks(const DdpCollective *c, DdpAlgorithm a, guint64 max_bytes, GArray *b
     append_break(breaks, nc * chunks[i], max_bytes);
     append_break(breaks, nc * (double)c->graph[DDP_ALGO_NVLS].channels * chunks[i], max_bytes);
   }
-  double at[3];
-  int steps = nvls_chunk_steps(c, a, at);
+  double at[NVLS_DROPS_MAX];
+  int steps = nvls_time_drops(c, a, at);
   for (int i = 0; i < steps; i++) {
     append_break(breaks, at[i], max_bytes);
     /* the least padded time from at[i] on, and the first size below at[i] (above the step before)
@@ -1513,13 +1545,6 @@ compare_curve_free(gpointer data)
   g_free(curve->cluster);
   g_array_unref(curve->points);
   g_free(curve);
-}
-
-static int
-compare_doubles(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 static double

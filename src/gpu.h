@@ -25,6 +25,7 @@ typedef struct {
   double hbm_GBs;                           /* memory bandwidth, 10^9 B/s */
   double memory_GB;                         /* usable device memory, 10^9 B */
   int sms;
+  gboolean arm_host;                        /* in a Grace superchip (GB200, GB300): the host CPU is Arm */
 } DdpGpuSpec;
 
 /* Looks a built-in GPU up by name (case-insensitive: "v100", "a100", "a100-40gb", "h100", "h200"). */

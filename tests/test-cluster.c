@@ -88,6 +88,11 @@ test_errors(void)
     { HEAD INTRA "[inter]\nfabric = efa\nnics_per_node = 4\nnic_bandwidth_Gbps = 100\nlatency_us = 20\nefficiency = 0\n",
       "t.cluster:14: inter.efficiency: \"0\" must be a number from 0.001 to 1" },
     { HEAD INTRA "[nccl]\nhost_launch_us = -1\n", "t.cluster:10: nccl.host_launch_us: \"-1\" must be a number from 0 to 10000" },
+    { HEAD INTRA "[nccl]\namd_cpu = true\narm_cpu = true\n",
+      "t.cluster:10: nccl.amd_cpu: an AMD host is not an Arm one (arm_cpu)" },
+    { "[cluster]\nname = x\ngpu = gb200\ngpus_per_node = 4\n" INTRA "[nccl]\namd_cpu = true\n",
+      "t.cluster:10: nccl.amd_cpu: an AMD host is not an Arm one (arm_cpu) (GB200 and GB300 hosts are Grace, Arm: "
+      "leave amd_cpu unset)" },
     { HEAD INTRA "[nccl]\ncost_model = tuner\n", "t.cluster:10: nccl.cost_model: \"tuner\" is not one of nccl|alpha-beta|nccl-tuner" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -154,6 +159,26 @@ test_unknown_group_and_name(void)
   g_assert_nonnull(strstr(error->message, "dgx-a100"));  /* lists what is shipped */
 }
 
+/* The host CPU: x86 unless the GPU is a Grace superchip (GB200, GB300: Arm), or nccl.arm_cpu says
+ * otherwise; NCCL's NVLSTree correction on Blackwell applies to x86 hosts only (collective.c). */
+static void
+test_host_cpu(void)
+{
+  g_autoptr(GError) error = NULL;
+  static const struct { const char *name; gboolean arm; } shipped[] = {
+    { "hgx-b200", FALSE }, { "dgx-h100", FALSE }, { "gb200-nvl72", TRUE }, { "gb300-nvl72", TRUE },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(shipped); i++) {
+    g_autoptr(DdpCluster) c = ddp_cluster_load(shipped[i].name, &error);
+    g_assert_no_error(error);
+    g_assert_cmpint(c->nccl.arm_cpu, ==, shipped[i].arm);
+    g_assert_cmpint(c->gpu.arm_host, ==, shipped[i].arm);
+  }
+  g_autoptr(DdpCluster) set = load_text(HEAD INTRA "[nccl]\narm_cpu = true\n", &error);
+  g_assert_no_error(error);
+  g_assert_true(set->nccl.arm_cpu);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -163,6 +188,7 @@ main(int argc, char **argv)
   g_test_add_func("/cluster/gpus", test_gpus);
   g_test_add_func("/cluster/errors", test_errors);
   g_test_add_func("/cluster/transport", test_transport);
+  g_test_add_func("/cluster/host-cpu", test_host_cpu);
   g_test_add_func("/cluster/not-found", test_unknown_group_and_name);
   return g_test_run();
 }

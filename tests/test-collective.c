@@ -1166,6 +1166,43 @@ test_nvls_chunks(void)
   }
 }
 
+/* NCCL 2.30's correction of NVLSTree on Blackwell with an x86 host (docs/collective.md §11.10):
+ * two B200 nodes, NVLSTree forced.  NCCL multiplies the bandwidth by treeCorrectionFactor[Simple]
+ * [log2(S/64)]: 16 MiB is index 18, 0.7; 1 GiB is past the table, 1.0.  So on an x86 host the
+ * transfer is 1/0.7 of an Arm host's at 16 MiB and the same at 1 GiB.  Where the factor rises (0.8
+ * at index 20 to 0.9 at 21: 128 MiB) a byte below costs what 128 MiB costs when that is less.  The
+ * nccl-tuner model applies it the same way (NCCL's own table). */
+static void
+test_nvls_tree_correction(void)
+{
+  g_autoptr(DdpCluster) x86 = physics(with_nvls(b200())), arm = physics(with_nvls(b200()));
+  arm->nccl.arm_cpu = TRUE;
+  g_autoptr(DdpCollective) cx = model(x86, 16), ca = model(arm, 16);
+  DdpCollectiveCost tx, ta;
+  g_assert_true(ddp_collective_allreduce_with(cx, 16 << 20, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &tx));
+  g_assert_true(ddp_collective_allreduce_with(ca, 16 << 20, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &ta));
+  g_assert_cmpfloat_with_epsilon(tx.transfer_us, ta.transfer_us / 0.7, 1e-9);
+  g_assert_cmpfloat(tx.latency_us, ==, ta.latency_us);
+  g_assert_true(ddp_collective_allreduce_with(cx, (guint64)1 << 30, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &tx));
+  g_assert_true(ddp_collective_allreduce_with(ca, (guint64)1 << 30, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &ta));
+  g_assert_cmpfloat(tx.time_us, ==, ta.time_us);
+  DdpCollectiveCost below, at;
+  g_assert_true(ddp_collective_allreduce_with(cx, (128 << 20) - 1, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &below));
+  g_assert_true(ddp_collective_allreduce_with(cx, 128 << 20, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &at));
+  g_assert_cmpfloat(below.time_us, <=, at.time_us);
+  double previous = 0;
+  for (guint64 b = 96 << 20; b <= 160 << 20; b += 1 << 16) {
+    g_assert_true(ddp_collective_allreduce_with(cx, b, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &tx));
+    g_assert_cmpfloat(tx.time_us, >=, previous);
+    previous = tx.time_us;
+  }
+  x86->nccl.cost_model = arm->nccl.cost_model = DDP_COST_NCCL_TUNER;
+  g_autoptr(DdpCollective) nx = model(x86, 16), na = model(arm, 16);
+  g_assert_true(ddp_collective_allreduce_with(nx, 16 << 20, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &tx));
+  g_assert_true(ddp_collective_allreduce_with(na, 16 << 20, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &ta));
+  g_assert_cmpfloat_with_epsilon(tx.time_us - tx.latency_us, (ta.time_us - ta.latency_us) / 0.7, 1e-6);
+}
+
 /* Per-regime statistics on a hand-made curve: errors by size regime (< 64 KiB, 64 KiB–16 MiB
  * inclusive, > 16 MiB). */
 static void
@@ -1287,12 +1324,12 @@ curve_median(const GPtrArray *curves, guint i)
  * (tests/data/allreduce-public.csv: DGX A100 with -g 8, one and two Vultr HGX B200 nodes; clusters
  * in tests/data/validation/, constants from specs and NCCL's source, nothing fitted to a curve):
  * median |busbw error| ≤ 10 % over all points and ≤ 15 % in each size regime.  Measured
- * (docs/collective.md "Validation"): 5.1 % over 92 points; < 64 KiB 5.6 %, 64 KiB–16 MiB 9.8 %,
- * > 16 MiB 3.1 %; per curve A100 2.3 %, one B200 node 5.1 %, two 8.1 % (NCCL's tuner model, the
+ * (docs/collective.md "Validation"): 4.5 % over 92 points; < 64 KiB 5.6 %, 64 KiB–16 MiB 9.8 %,
+ * > 16 MiB 2.3 %; per curve A100 2.3 %, one B200 node 5.1 %, two 5.4 % (NCCL's tuner model, the
  * previous default: 28.5 %).  NVLS's chunk sizes, traffic bound and per-chunk cost (§11.9) took
- * the one-node curve from 13.1 to 5.1 % and the two-node one from 6.6 to 8.1 % (NVLSTree's NVLS
- * stage now has chunk costs at mid sizes and NCCL's efficiency at large ones).  The measured values
- * are asserted with half a point of room, so a change that makes them worse fails. */
+ * the one-node curve from 13.1 to 5.1 %; NCCL 2.30's correction of NVLSTree on Blackwell with an
+ * x86 host (§11.10) the two-node one from 6.6 % (8.1 % with §11.9 alone) to 5.4 %.  The measured
+ * values are asserted with half a point of room, so a change that makes them worse fails. */
 static void
 test_validation_public(void)
 {
@@ -1307,16 +1344,16 @@ test_validation_public(void)
   g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <=, 0.10);
   for (int r = 0; r < DDP_REGIME_ALL; r++)
     g_assert_cmpfloat(st[r].median_abs_error, <=, 0.15);
-  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.056);
+  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.050);
   g_assert_cmpfloat(st[DDP_REGIME_LATENCY].median_abs_error, <, 0.061);
   /* issue 16: NCCL's per-channel tree rate across nodes (docs/collective.md §11.2) took the two
    * B200 nodes' mid regime from 5.0 to 7.9 % (their Tree/LL128 range) and this set's from 7.9 to
    * 9.8 %; NVLS's chunk costs (§11.9) back to 9.8 % */
   g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.103);
-  g_assert_cmpfloat(st[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.036);
+  g_assert_cmpfloat(st[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.028);
   g_assert_cmpfloat(curve_median(curves, 0), <, 0.028);
   g_assert_cmpfloat(curve_median(curves, 1), <, 0.056);
-  g_assert_cmpfloat(curve_median(curves, 2), <, 0.086);
+  g_assert_cmpfloat(curve_median(curves, 2), <, 0.059);
 }
 
 /* Pooled statistics of @curves, logged, with issue 10's target asserted (≤ 10 % median overall, ≤ 15 %
@@ -1337,8 +1374,8 @@ pooled_stats(GPtrArray *curves, const char *label, guint points, DdpCompareStats
 
 /* The newer public curves (tests/data/allreduce-2.csv: 2x p4d over EFA, 2x1 V100 over TCP,
  * 8x RTX 4090 PCIe with peer-to-peer off and on) pooled with the three above: 199 points, issue 10's
- * target met (≤ 10 % over all, ≤ 15 % per regime).  Measured: 6.9 % over all; < 64 KiB 6.0 %,
- * 64 KiB–16 MiB 12.0 %, > 16 MiB 5.4 %; per curve p4d 7.2 % (25.7 % before the GPUDirect RDMA
+ * target met (≤ 10 % over all, ≤ 15 % per regime).  Measured: 6.5 % over all; < 64 KiB 6.0 %,
+ * 64 KiB–16 MiB 11.8 %, > 16 MiB 4.8 %; per curve p4d 7.2 % (25.7 % before the GPUDirect RDMA
  * flush of Simple receives on pre-Hopper GPUs was charged), V100/TCP 17.6 % (26.6 % before its
  * one-way latency was taken from a published same-zone n1 measurement, 36 µs, instead of a 30 µs
  * estimate), RTX 4090 p2p off 7.9 %, on 7.9 % (25.7 / 21.3 % with the DGX A100 host issue time;
@@ -1359,10 +1396,10 @@ test_validation_extended(void)
     g_ptr_array_add(all, curves->pdata[i]);
   DdpCompareStats st[DDP_REGIME_COUNT];
   pooled_stats(all, "7 public curves", 199, st);
-  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.074);
+  g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.070);
   g_assert_cmpfloat(st[DDP_REGIME_LATENCY].median_abs_error, <, 0.065);
-  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.125);
-  g_assert_cmpfloat(st[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.059);
+  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.123);
+  g_assert_cmpfloat(st[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.053);
   g_assert_cmpfloat(curve_median(curves, 0), <, 0.077);
   g_assert_cmpfloat(curve_median(curves, 1), <, 0.181);
   g_assert_cmpfloat(curve_median(curves, 2), <, 0.084);
@@ -1708,6 +1745,7 @@ main(int argc, char **argv)
   g_test_add_func("/collective/nvls/not-offered", test_nvls_not_offered);
   g_test_add_func("/collective/nvls/choices-exact", test_nvls_choices_exact);
   g_test_add_func("/collective/nvls/chunks", test_nvls_chunks);
+  g_test_add_func("/collective/nvls/tree-correction", test_nvls_tree_correction);
   g_test_add_func("/collective/broadcast", test_broadcast);
   g_test_add_func("/collective/one-gpu", test_one_gpu);
   g_test_add_func("/collective/errors", test_errors);
