@@ -385,6 +385,22 @@ fabric_share(const DdpCluster *cluster, guint64 hosts, guint64 hosts_per_domain)
   return MIN(1.0, (double)leaf / (cluster->inter.oversubscription * (double)hosts_per_domain));
 }
 
+/* The NVLink (or PCIe) rate a GPU has towards the communicator's other GPUs in its node, per
+ * direction.  Through a switch (NVSwitch, PCIe) a GPU reaches any peer at its full rate.  On an
+ * NVLink mesh without a switch (`fabric = nvlink`: DGX-1's hybrid cube mesh, 4-GPU SXM boards) a
+ * GPU's links are wired to fixed peers, and a communicator of ppn of the node's GPUs has only the
+ * links among them: (ppn - 1)/(gpus_per_node - 1) of each GPU's links when they are spread evenly
+ * over its peers (a 4-GPU V100 board: 2 of 6 links to each peer; DGX-1V: 1 or 2 of 6 to four
+ * peers, 6/7 of a link on average; "NVIDIA DGX-1 With Tesla V100 System Architecture", 2017). */
+static double
+intra_link_GBs(const DdpCluster *cluster, guint64 ppn)
+{
+  double bw = cluster->intra.bandwidth_GBs;
+  if (cluster->intra.fabric == DDP_INTRA_NVLINK && ppn > 1 && ppn < (guint64)cluster->gpus_per_node)
+    bw *= (double)(ppn - 1) / (double)(cluster->gpus_per_node - 1);
+  return bw;
+}
+
 static Fabric
 fabric_of(const DdpCluster *cluster, guint64 nodes, guint64 ppn, guint64 hosts, guint64 hosts_per_domain)
 {
@@ -392,7 +408,7 @@ fabric_of(const DdpCluster *cluster, guint64 nodes, guint64 ppn, guint64 hosts, 
   f.sm_arch = cluster->gpu.sm_arch;
   if (ppn > 1) {
     double ratio = cluster->intra.fabric == DDP_INTRA_PCIE ? 12.0 / 15.75 : nvlink_model_ratio(f.sm_arch);
-    f.intra_GBs = cluster->intra.bandwidth_GBs * ratio;
+    f.intra_GBs = intra_link_GBs(cluster, ppn) * ratio;
     f.tree_intra_GBs = f.intra_GBs * (double)ppn / (double)(ppn - 1);
   }
   if (nodes > 1) {
@@ -538,7 +554,7 @@ alpha_beta_model(DdpCollective *c, const DdpCluster *cluster)
   gboolean crosses_intra = c->ppn > 1, crosses_inter = c->nodes > 1;
   double bw = G_MAXDOUBLE, alpha = 0;
   if (crosses_intra) {
-    bw = cluster->intra.bandwidth_GBs;
+    bw = intra_link_GBs(cluster, c->ppn);
     alpha = cluster->intra.latency_us;
   }
   if (crosses_inter) {
@@ -621,7 +637,7 @@ physics_setup(DdpCollective *c, const DdpCluster *cluster)
   c->nvls_tree_channel_cap_GBs = c->graph[DDP_ALGO_NVLS].channels * nvls_tree_max_bw[arch][scale] * n / (2.0 * (n - 1));
   c->intra_bus_GBs = G_MAXDOUBLE;
   if (c->ppn > 1) {
-    c->intra_bus_GBs = ddp_cluster_intra_efficiency(cluster) * cluster->intra.bandwidth_GBs;
+    c->intra_bus_GBs = ddp_cluster_intra_efficiency(cluster) * intra_link_GBs(cluster, c->ppn);
     if (cluster->intra.p2p_off)
       c->intra_bus_GBs = MIN(c->intra_bus_GBs, cluster->nccl.amd_cpu ? 16.0 : 10.0);
   }

@@ -1203,6 +1203,29 @@ test_nvls_tree_correction(void)
   g_assert_cmpfloat_with_epsilon(tx.time_us - tx.latency_us, (ta.time_us - ta.latency_us) / 0.7, 1e-6);
 }
 
+/* An NVLink mesh without a switch (DGX-1V: 6 NVLink2 links per GPU, 150 GB/s): a communicator of
+ * part of the node has only the links among its GPUs, (ppn-1)/(gpus_per_node-1) of each GPU's
+ * (collective.c intra_link_GBs).  Ring/Simple in the limit, NVLink2 at NCCL's 20 of 25 GB/s:
+ *   2 GPUs: busbw 0.8 · 150 · 1/7 = 17.143 GB/s (algbw the same: n/(2(n-1)) = 1);
+ *   4 GPUs: 0.8 · 150 · 3/7 = 51.429 busbw;  8 GPUs: 0.8 · 150 = 120;
+ * through a switch (NVSwitch) 2 GPUs have the GPU's whole 120. */
+static void
+test_nvlink_mesh_part_of_node(void)
+{
+  g_autoptr(DdpCluster) mesh = physics(cluster_new(70, 8, 150, 4, 100));
+  mesh->intra.fabric = DDP_INTRA_NVLINK;
+  g_autoptr(DdpCluster) sw = physics(cluster_new(70, 8, 150, 4, 100));
+  const struct { DdpCluster *cl; guint64 gpus; double busbw; } cases[] = {
+    { mesh, 2, 0.8 * 150 / 7 }, { mesh, 4, 0.8 * 150 * 3 / 7 }, { mesh, 8, 120 }, { sw, 2, 120 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(DdpCollective) c = model(cases[i].cl, cases[i].gpus);
+    DdpCollectiveCost cost;
+    g_assert_true(ddp_collective_allreduce_with(c, (guint64)1 << 40, DDP_ALGO_RING, DDP_PROTO_SIMPLE, &cost));
+    g_assert_cmpfloat_with_epsilon(cost.busbw_GBs, cases[i].busbw, 0.01);
+  }
+}
+
 /* Per-regime statistics on a hand-made curve: errors by size regime (< 64 KiB, 64 KiB–16 MiB
  * inclusive, > 16 MiB). */
 static void
@@ -1746,6 +1769,7 @@ main(int argc, char **argv)
   g_test_add_func("/collective/nvls/choices-exact", test_nvls_choices_exact);
   g_test_add_func("/collective/nvls/chunks", test_nvls_chunks);
   g_test_add_func("/collective/nvls/tree-correction", test_nvls_tree_correction);
+  g_test_add_func("/collective/physics/nvlink-mesh-part-of-node", test_nvlink_mesh_part_of_node);
   g_test_add_func("/collective/broadcast", test_broadcast);
   g_test_add_func("/collective/one-gpu", test_one_gpu);
   g_test_add_func("/collective/errors", test_errors);
