@@ -391,7 +391,9 @@ fabric_share(const DdpCluster *cluster, guint64 hosts, guint64 hosts_per_domain)
  * GPU's links are wired to fixed peers, and a communicator of ppn of the node's GPUs has only the
  * links among them: (ppn - 1)/(gpus_per_node - 1) of each GPU's links when they are spread evenly
  * over its peers (a 4-GPU V100 board: 2 of 6 links to each peer; DGX-1V: 1 or 2 of 6 to four
- * peers, 6/7 of a link on average; "NVIDIA DGX-1 With Tesla V100 System Architecture", 2017). */
+ * peers, 6/7 of a link on average; "NVIDIA DGX-1 With Tesla V100 System Architecture", 2017).
+ * The nccl and nccl-tuner models use it; the alpha-beta model stays the textbook closed form over
+ * the GPU's link. */
 static double
 intra_link_GBs(const DdpCluster *cluster, guint64 ppn)
 {
@@ -554,7 +556,7 @@ alpha_beta_model(DdpCollective *c, const DdpCluster *cluster)
   gboolean crosses_intra = c->ppn > 1, crosses_inter = c->nodes > 1;
   double bw = G_MAXDOUBLE, alpha = 0;
   if (crosses_intra) {
-    bw = intra_link_GBs(cluster, c->ppn);
+    bw = cluster->intra.bandwidth_GBs;
     alpha = cluster->intra.latency_us;
   }
   if (crosses_inter) {
