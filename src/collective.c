@@ -896,8 +896,9 @@ nvls_tree_correction(const DdpCollective *c, DdpAlgorithm a, double S)
 
 /* ncclTopoGetAlgoTime for AllReduce (tuning.cc): latency and bandwidth of the table entry with
  * the size-dependent corrections — Tree bandwidth × treeCorrectionFactor (NVLSTree's too on
- * Blackwell with an x86 host, nvls_tree_correction), and the multi-node Ring/Simple latency × 1.4 (×1.9 before Ampere)
- * once each rank's slice of each channel reaches 64 B ("plateau effect of ring").  Plus the
+ * Blackwell with an x86 host, nvls_tree_correction), and the multi-node Ring/Simple latency × 1.4
+ * (×1.9 before Ampere) once each rank's slice of each channel reaches 64 B ("plateau effect of
+ * ring").  Plus the
  * cluster's launch_us, the one term not from NCCL: NCCL's base latencies are tuned to rank
  * algorithms against each other, and measured small-message times sit a few µs above them
  * (docs/model.md §1.6; docs/collective.md "Launch overhead").  Being the same for every pair, it never
@@ -1075,8 +1076,9 @@ physics_time(const DdpCollective *c, double S, DdpAlgorithm a, DdpProtocol p, Dd
 
 /* The nccl model's time for one algorithm × protocol (without the host floor, which
  * ddp_collective_allreduce applies).  Where NVLS's chunk doubles its time drops (half the
- * chunks), and NVLSTree's where its correction rises (nvls_time_drops); a larger message is never faster, so a size just below such a step costs what the
- * step costs when that is less (the properties of tests/test-collective). */
+ * chunks), and NVLSTree's where its correction rises (nvls_time_drops); a larger message is never
+ * faster, so a size just below such a step costs what the step costs when that is less (the
+ * properties of tests/test-collective). */
 static void
 physics_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtocol p, DdpCollectiveCost *out)
 {
