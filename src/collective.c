@@ -953,6 +953,26 @@ fill_us(double chunk, double intra_hops, double hop_intra, double net_hops, doub
          (net_hops > 0 ? net_hops * chunk / (1000.0 * hop_net) : 0);
 }
 
+/* The chunk a Tree/LL128 channel moves per step (enqueue.cc calcCollChunking): the LL128 step,
+ * halved while the message per running channel holds fewer than nstepsLL128 · 64 / ppn chunks
+ * (down to 128 KiB and below), then while it holds fewer than nstepsLL128 · 16 / ppn (down to
+ * 32 KiB and below), with nstepsLL128 = 1 + ⌊log₂ nodes⌋ + 0.1 · ppn: NCCL keeps the tree's
+ * pipeline about as many chunks deep as it has hops, so the first chunk's trip (the fill) is a
+ * small part of a mid-size message.  16 A100 nodes, 2 MiB on 16 channels: 18 000-byte chunks,
+ * not the whole 128 KiB share of a channel. */
+static double
+tree_ll128_chunk_bytes(const DdpCollective *c, double S, double nc)
+{
+  double ppn = (double)c->ppn;
+  double nsteps = 1.0 + log2_floor(c->nodes) + 0.1 * ppn;
+  double chunk = step_bytes[DDP_PROTO_LL128];
+  while (floor(S / (nc * chunk)) < nsteps * 64.0 / ppn && chunk > 131072)
+    chunk = floor(chunk / 2.0);
+  while (floor(S / (nc * chunk)) < nsteps * 16.0 / ppn && chunk > 32768)
+    chunk = floor(chunk / 2.0);
+  return chunk;
+}
+
 /* The chunk an NVLS or NVLSTree channel moves per step (enqueue.cc calcCollChunking): nvlsChunkSize
  * (128 KiB), halved while the message is small against the concurrent operations, nChannels ×
  * nvls.nHeads (the NVLS graph's channels: up to 32 GPUs of the node, connect.cc): NVLS 64 KiB below
@@ -1040,8 +1060,9 @@ physics_time(const DdpCollective *c, double S, DdpAlgorithm a, DdpProtocol p, Dd
   double hop_intra, hop_net;
   double algbw = physics_peak(c, a, p, NC, &hop_intra, &hop_net) * nc / NC;
   /* the chunk one channel moves per step: a ring cuts each channel's share in n */
+  double step = a == DDP_ALGO_TREE && p == DDP_PROTO_LL128 ? tree_ll128_chunk_bytes(c, S, nc) : step_bytes[p];
   double chunk = nvls ? MIN(nvls_chunk_bytes(c, a, S), S / nc)
-                      : MIN(step_bytes[p], a == DDP_ALGO_RING ? S / (nc * n) : S / nc);
+                      : MIN(step, a == DDP_ALGO_RING ? S / (nc * n) : S / nc);
   double intra_hops, net_hops;
   if (a == DDP_ALGO_RING) {
     ring_fill_hops(c, &intra_hops, &net_hops);
@@ -1424,6 +1445,17 @@ physics_breaks(const DdpCollective *c, guint64 max_bytes, GArray *breaks)
       for (int k = 1; k <= NC; k++) {
         append_break(breaks, k * per_channel, max_bytes);
         append_break(breaks, step * k, max_bytes);
+      }
+      /* Tree/LL128's chunk (tree_ll128_chunk_bytes) stops following the share and grows where a
+       * channel's share reaches its thresholds, only once all NC channels run (below, a channel's
+       * share is the constant nthreads · threshold, under every threshold) */
+      if (a == DDP_ALGO_TREE && p == DDP_PROTO_LL128) {
+        double nsteps = 1.0 + log2_floor(c->nodes) + 0.1 * (double)c->ppn;
+        for (double chunk = step_bytes[p]; chunk >= 1; chunk = floor(chunk / 2.0)) {
+          append_break(breaks, NC * chunk, max_bytes);
+          append_break(breaks, ceil(nsteps * 64.0 / (double)c->ppn) * NC * chunk, max_bytes);
+          append_break(breaks, ceil(nsteps * 16.0 / (double)c->ppn) * NC * chunk, max_bytes);
+        }
       }
     }
   }

@@ -1371,8 +1371,10 @@ test_validation_public(void)
   g_assert_cmpfloat(st[DDP_REGIME_LATENCY].median_abs_error, <, 0.061);
   /* issue 16: NCCL's per-channel tree rate across nodes (docs/collective.md §11.2) took the two
    * B200 nodes' mid regime from 5.0 to 7.9 % (their Tree/LL128 range) and this set's from 7.9 to
-   * 9.8 %; NVLS's chunk costs (§11.9) back to 9.8 % */
-  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.103);
+   * 9.8 %; NVLS's chunk costs (§11.9) back to 9.8 %; Tree/LL128's fill on NCCL's own chunk
+   * (§11.11) to 11.4 %: two B200 nodes' 512 KiB–2 MiB run Tree/LL128 3–24 % faster than measured
+   * (a channel's whole share as the chunk had the ring's time there, closer by chance) */
+  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.119);
   g_assert_cmpfloat(st[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.028);
   g_assert_cmpfloat(curve_median(curves, 0), <, 0.028);
   g_assert_cmpfloat(curve_median(curves, 1), <, 0.056);
@@ -1421,7 +1423,7 @@ test_validation_extended(void)
   pooled_stats(all, "7 public curves", 199, st);
   g_assert_cmpfloat(st[DDP_REGIME_ALL].median_abs_error, <, 0.070);
   g_assert_cmpfloat(st[DDP_REGIME_LATENCY].median_abs_error, <, 0.065);
-  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.123);
+  g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.128);   /* 12.3 % since §11.11 */
   g_assert_cmpfloat(st[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.053);
   g_assert_cmpfloat(curve_median(curves, 0), <, 0.077);
   g_assert_cmpfloat(curve_median(curves, 1), <, 0.181);
@@ -1492,13 +1494,18 @@ test_validation_scale(void)
  *    rises by nccl-tests' factor alone (3.2 % from 4 to 8 nodes of 4 GPUs) — the property holds
  *    of what the tree can do, not of the convention; the 0.5 % is a ring's fill (8 hops of a chunk
  *    S/(nc·n)) shrinking as its latency (2(n-1) hops) grows: the two cross within a few tenths of a
- *    percent. */
+ *    percent.  One named exception, NCCL's own: Tree/LL128 sizes its chunk by nstepsLL128 = 1 +
+ *    log2(nodes) + 0.1 · ppn (§11.11), so on dgx2-v100 (ppn 16) going from 2 048 to 4 096 nodes
+ *    halves the chunk at 256 MiB (288 000 → 144 000 B: a 16.8 MB share on each of 16 channels holds
+ *    58.25 of the larger chunks, under 4 096 nodes' threshold of 58.4 and over 2 048's 54.4) and at
+ *    512 MiB (576 000 → 288 000, the same ratio), and the tree's fill, 39 hops of a chunk, halves
+ *    with it: algbw 23.8 → 29.0 GB/s at 256 MiB, still far under the NICs' 48. */
 static void
 test_scale_properties(void)
 {
   g_auto(GStrv) names = ddp_datadir_list("scenarios", ".cluster");
   g_assert_nonnull(names);
-  guint checked = 0;
+  guint checked = 0, chunk_halvings = 0;
   for (char **name = names; *name; name++) {
     g_autoptr(GError) error = NULL;
     g_autoptr(DdpCluster) cluster = ddp_cluster_load(*name, &error);
@@ -1526,8 +1533,13 @@ test_scale_properties(void)
           if (domains >= 4 && cost.busbw_GBs > nic_total)
             g_error("%s, %" G_GUINT64_FORMAT " nodes, %" G_GUINT64_FORMAT " B: busbw %.2f GB/s above the NICs' %.2f",
                     *name, nodes, sizes[j], cost.busbw_GBs, nic_total);
-          if (j == 0 && bytes >= (guint64)256 << 20 && domains >= 4 && previous_domains >= 4 &&
-              cost.algbw_GBs > previous_algbw[k] * (1 + 5e-3))
+          gboolean rose = j == 0 && bytes >= (guint64)256 << 20 && domains >= 4 && previous_domains >= 4 &&
+                          cost.algbw_GBs > previous_algbw[k] * (1 + 5e-3);
+          if (rose && g_str_equal(*name, "dgx2-v100") && nodes == 4096 && bytes <= (guint64)512 << 20) {
+            chunk_halvings++;
+            rose = FALSE;
+          }
+          if (rose)
             g_error("%s, %" G_GUINT64_FORMAT " nodes, %" G_GUINT64_FORMAT " B: algbw %.3f GB/s rose from %.3f at half the nodes",
                     *name, nodes, bytes, cost.algbw_GBs, previous_algbw[k]);
           if (j == 0)
@@ -1540,6 +1552,7 @@ test_scale_properties(void)
   }
   g_test_message("%u (cluster, nodes, size) points checked", checked);
   g_assert_cmpuint(checked, >, 5000);
+  g_assert_cmpuint(chunk_halvings, ==, 2);
 }
 
 /* NVLink domains (NVL72): inside one domain the ranks of several hosts are one NCCL node — NVLS over
@@ -1603,6 +1616,33 @@ test_tree_node_load(void)
   }
 }
 
+
+/* A Tree/LL128 channel's pipeline fill is charged on NCCL's own chunk (enqueue.cc calcCollChunking,
+ * docs/collective.md §11.11).  16 DGX A100 nodes (128 GPUs, ppn 8, 16 channels running from 80 KiB
+ * on): nstepsLL128 = 1 + log2(16) + 0.1 · 8 = 5.8; the LL128 step of 576 000 B is halved while a
+ * channel's share holds fewer than 5.8 · 64 / 8 = 46.4 chunks (to 72 000, the first value not above
+ * 128 KiB), then while it holds fewer than 5.8 · 16 / 8 = 11.6 (to 18 000, the first not above
+ * 32 KiB).  At 2 MiB (131 072 B a channel) the chunk is 18 000 B; at 256 000 B (16 000 a channel,
+ * chunk min(18 000, 16 000)) the whole share is one chunk.  The fill crosses the same hops at the
+ * same per-channel rates in both, so it scales with the chunk: fill(2 MiB) = 18/16 · fill(256 000).
+ * Taking a channel's whole share as the chunk, as before, gave 131 072/16 000 of it (4× NCCL's own
+ * tuner at 2 MiB). */
+static void
+test_tree_ll128_chunk(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCluster) cluster = ddp_cluster_load("dgx-a100", &error);
+  g_assert_no_error(error);
+  g_autoptr(DdpCollective) c = ddp_collective_new(cluster, 128, &error);
+  g_assert_no_error(error);
+  DdpCollectiveCost small, mid;
+  g_assert_true(ddp_collective_allreduce_with(c, 256000, DDP_ALGO_TREE, DDP_PROTO_LL128, &small));
+  g_assert_true(ddp_collective_allreduce_with(c, 2097152, DDP_ALGO_TREE, DDP_PROTO_LL128, &mid));
+  g_assert_cmpint(small.channels, ==, 16);
+  g_assert_cmpint(mid.channels, ==, 16);
+  g_assert_cmpfloat(small.fill_us, >, 0);
+  g_assert_cmpfloat_with_epsilon(mid.fill_us, small.fill_us * 18000.0 / 16000.0, 1e-9);
+}
 
 /* ---- AllGather, ReduceScatter, Broadcast (docs/collective.md §12) ---- */
 
@@ -1790,5 +1830,6 @@ main(int argc, char **argv)
   g_test_add_func("/collective/scale/properties", test_scale_properties);
   g_test_add_func("/collective/scale/nvlink-domains", test_nvlink_domains);
   g_test_add_func("/collective/scale/tree-node-load", test_tree_node_load);
+  g_test_add_func("/collective/scale/tree-ll128-chunk", test_tree_ll128_chunk);
   return g_test_run();
 }

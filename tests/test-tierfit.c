@@ -207,7 +207,7 @@ calibrate_small_predict_large(const char *csv, const char *cluster_rel, guint64 
 /* Every public family measured at several node counts, calibrated on all counts but the largest and
  * asked about the largest (issue 16 item 3d):
  *  - Vultr HGX B200 (allreduce-public.csv): 1 node → 2 nodes: within 10 % (median |busbw error|;
- *    5.6 %);
+ *    6.2 %);
  *  - OCI GB300 NVL72 (allreduce-3.csv): 1, 2 and 16 hosts (all inside one NVLink domain, so only the
  *    intra tier is calibrated) → 32 hosts over two racks: the two-rack curve's flat ~490 µs up to
  *    16 MiB is not in the one-rack curves nor in the specs, so the answer stays far off (159.1 %,
@@ -223,7 +223,7 @@ test_public_families(void)
   g_test_message("vultr-hgx-b200: %" G_GUINT64_FORMAT " nodes predicted from 1: median |error| %.1f %%", nodes, 100 * b200);
   g_assert_cmpuint(nodes, ==, 2);
   g_assert_cmpfloat(b200, <=, 0.10);
-  g_assert_cmpfloat(b200, <, 0.061);   /* 5.6 % today */
+  g_assert_cmpfloat(b200, <, 0.067);   /* 6.2 % today (5.6 % before Tree/LL128's NCCL chunk, §11.11) */
   double gb300 = calibrate_small_predict_large("allreduce-3.csv", "validation/oci-gb300-nvl72.cluster", &nodes);
   g_test_message("oci-gb300-nvl72: %" G_GUINT64_FORMAT " hosts predicted from 1, 2, 16: median |error| %.1f %%", nodes,
                  100 * gb300);
