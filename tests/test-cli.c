@@ -56,6 +56,26 @@ test_calibration_elsewhere_warns(void)
   g_rmdir(dir);
 }
 
+/* A job over several NVLink domains (two GB300 NVL72 racks: 144 GPUs) gets the caveat of
+ * docs/collective.md §11.8 in the table's header; one domain (72 GPUs), a forced algorithm and
+ * a cluster without domains (dgx-h100, 16 nodes) do not. */
+static void
+test_allreduce_domains_caveat(void)
+{
+  const char *caveat = "# across NVLink domains: measured multi-rack curves ran below NVLSTree";
+  g_auto(Run) two = { 0 }, one = { 0 }, forced = { 0 }, hosts = { 0 };
+  run(&two, "allreduce", "--cluster", "gb300-nvl72", "--gpus", "144", "-b", "1M", "-e", "1M", NULL);
+  run(&one, "allreduce", "--cluster", "gb300-nvl72", "--gpus", "72", "-b", "1M", "-e", "1M", NULL);
+  run(&forced, "allreduce", "--cluster", "gb300-nvl72", "--gpus", "144", "-b", "1M", "-e", "1M", "--algo", "ring", NULL);
+  run(&hosts, "allreduce", "--cluster", "dgx-h100", "--gpus", "128", "-b", "1M", "-e", "1M", NULL);
+  const Run *runs[] = { &two, &one, &forced, &hosts };
+  for (guint i = 0; i < G_N_ELEMENTS(runs); i++) {
+    g_assert_cmpint(runs[i]->status, ==, 0);
+    g_assert_true((strstr(runs[i]->out, caveat) != NULL) == (i == 0));
+  }
+  g_assert_nonnull(strstr(two.out, "in 2 NVLink domains"));
+}
+
 static void
 test_golden_predict(void)
 {
@@ -642,5 +662,6 @@ main(int argc, char **argv)
   g_test_add_func("/cli/help-and-listings", test_help_and_listings);
   g_test_add_func("/cli/predict/cost-and-buckets", test_predict_cost_and_buckets);
   g_test_add_func("/cli/solve/limit-collectives", test_solve_limit_collectives);
+  g_test_add_func("/cli/allreduce/domains-caveat", test_allreduce_domains_caveat);
   return g_test_run();
 }
