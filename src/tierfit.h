@@ -36,6 +36,8 @@ typedef struct {
   double rms_log_error;         /* sqrt(mean(ln(predicted/measured)²)) at the fitted values */
   guint64 min_nodes, max_nodes; /* servers of the measurements used */
   guint64 min_gpus, max_gpus;
+  gboolean efficiency_held;     /* the points do not pin it: the cluster's own value (ddp_tier_fit) */
+  gboolean latency_held;
 } DdpTierParams;
 
 typedef struct {
@@ -44,7 +46,11 @@ typedef struct {
 
 /* Fits both tiers of @cluster to @points (any order).  Points of a tier the cluster cannot describe
  * (a GPU count that does not fit it, multi-node points on a cluster without a network) are skipped.
- * Never fails; @out's tiers say what was fitted. */
+ * A parameter the points do not pin — holding it at the cluster's own value costs less than
+ * TIER_HOLD_RMS of rms log error (large sizes only say nothing of a per-call cost, small ones nothing
+ * of a bandwidth) — keeps that value and is marked held.  Never fails; @out's tiers say what was
+ * fitted. */
+#define TIER_HOLD_RMS 0.01
 void ddp_tier_fit(const DdpCluster *cluster, const DdpTierPoint *points, guint n, DdpTierFit *out);
 
 /* The measured curves of a calibration (ddp_fit_curve_points) as tier points; gpus_per_process 1
