@@ -56,19 +56,21 @@ test_calibration_elsewhere_warns(void)
   g_rmdir(dir);
 }
 
-/* A job over several NVLink domains (two GB300 NVL72 racks: 144 GPUs) gets the caveat of
- * docs/collective.md §11.8 in the table's header; one domain (72 GPUs), a forced algorithm and
- * a cluster without domains (dgx-h100, 16 nodes) do not. */
+/* An AllReduce over several NVLink domains (two GB300 NVL72 racks: 144 GPUs) gets the caveat of
+ * docs/collective.md §11.8 in the table's header; one domain (72 GPUs), a forced algorithm, a
+ * cluster without domains (dgx-h100, 16 nodes) and another collective (AllGather) do not. */
 static void
 test_allreduce_domains_caveat(void)
 {
   const char *caveat = "# across NVLink domains: measured multi-rack curves ran below NVLSTree";
-  g_auto(Run) two = { 0 }, one = { 0 }, forced = { 0 }, hosts = { 0 };
+  g_auto(Run) two = { 0 }, one = { 0 }, forced = { 0 }, hosts = { 0 }, gather = { 0 };
   run(&two, "allreduce", "--cluster", "gb300-nvl72", "--gpus", "144", "-b", "1M", "-e", "1M", NULL);
   run(&one, "allreduce", "--cluster", "gb300-nvl72", "--gpus", "72", "-b", "1M", "-e", "1M", NULL);
   run(&forced, "allreduce", "--cluster", "gb300-nvl72", "--gpus", "144", "-b", "1M", "-e", "1M", "--algo", "ring", NULL);
   run(&hosts, "allreduce", "--cluster", "dgx-h100", "--gpus", "128", "-b", "1M", "-e", "1M", NULL);
-  const Run *runs[] = { &two, &one, &forced, &hosts };
+  run(&gather, "collective", "--op", "all_gather", "--cluster", "gb300-nvl72", "--gpus", "144", "-b", "1M", "-e", "1M",
+      NULL);
+  const Run *runs[] = { &two, &one, &forced, &hosts, &gather };
   for (guint i = 0; i < G_N_ELEMENTS(runs); i++) {
     g_assert_cmpint(runs[i]->status, ==, 0);
     g_assert_true((strstr(runs[i]->out, caveat) != NULL) == (i == 0));
