@@ -160,6 +160,15 @@ text_training_stats(GString *out, const DdpValidateTraining *t)
   append_percent(out, " (max %.1f %%)\n", t->one_gpu_default_step_error.max_abs_error);
 }
 
+static gboolean
+any_training_check(const DdpValidation *v)
+{
+  for (guint f = 0; f < v->training->len; f++)
+    if (((const DdpValidateTraining *)v->training->pdata[f])->behaviour_check)
+      return TRUE;
+  return FALSE;
+}
+
 static void
 text_training(GString *out, const DdpValidation *v)
 {
@@ -167,13 +176,14 @@ text_training(GString *out, const DdpValidation *v)
     const DdpValidateTraining *t = v->training->pdata[f];
     g_string_append_printf(
       out,
-      "\n## DDP training steps: %s\n"
+      "\n## DDP training steps: %s%s\n"
       "# error = predicted / published - 1.  --step-ms: from the published 1-GPU input row (no: without\n"
       "# DDP; ref: DDP on 1 GPU, the run's reference); baseline \"always 100 %%\": efficiency 1, step time\n"
       "# = that 1-GPU step; defaults: no --step-ms\n"
       "# %-18s %4s %5s %3s %9s %6s |%8s %7s %6s %7s |%7s %7s |%8s %7s %6s %7s\n"
       "# %-18s %4s %5s %3s %9s %6s |%8s %7s %6s %7s |%7s %7s |%8s %7s %6s %7s\n",
-      base_name(t->path), "model", "gpus", "nodes", "ddp", "published", "eff", "step-ms", "err", "eff", "err",
+      base_name(t->path), t->behaviour_check ? " (behaviour check: not in the pooled figures)" : "", "model", "gpus",
+      "nodes", "ddp", "published", "eff", "step-ms", "err", "eff", "err",
       "100%", "100%", "defaults", "err", "eff", "err", "", "", "", "", "(ms)", "(%)", "(ms)", "(%)", "(%)", "(%)",
       "step err", "eff err", "(ms)", "(%)", "(%)", "(%)");
     for (guint r = 0; r < t->rows->len; r++) {
@@ -196,7 +206,8 @@ text_training(GString *out, const DdpValidation *v)
     text_training_stats(out, t);
   }
   if (v->training->len > 1) {
-    g_string_append(out, "\n## DDP training steps: all files pooled\n");
+    g_string_append_printf(out, "\n## DDP training steps: all files pooled%s\n",
+                           any_training_check(v) ? " but the behaviour checks" : "");
     text_training_stats(out, &v->training_pooled);
   }
 }
@@ -379,6 +390,7 @@ report_json(const DdpValidation *v)
     const DdpValidateTraining *t = v->training->pdata[f];
     ddp_json_begin_object(j, NULL);
     ddp_json_string(j, "file", base_name(t->path));
+    ddp_json_bool(j, "behaviour_check", t->behaviour_check);
     ddp_json_begin_array(j, "rows");
     for (guint r = 0; r < t->rows->len; r++) {
       const DdpValidateTrainingRow *row = &g_array_index(t->rows, DdpValidateTrainingRow, r);
@@ -703,11 +715,11 @@ report_markdown(const DdpValidation *v)
     const DdpValidateTraining *t = v->training->pdata[f];
     g_string_append_printf(
       out,
-      "\n### Training steps (%s)\n\n"
+      "\n### Training steps (%s%s)\n\n"
       "`--step-ms` is the model's published 1-GPU step (without DDP, or the run's 1-GPU DDP reference). "
       "Baseline: *always 100 %%* scaling efficiency (step time = the 1-GPU step). Sources: the file's "
       "`source` column.\n\n",
-      base_name(t->path));
+      base_name(t->path), t->behaviour_check ? ", behaviour check, not pooled" : "");
     md_training_stats(out, t);
     g_string_append(out, "\n| model | GPUs | published ms | `--step-ms` ms | error | published eff. | predicted eff. "
                          "| 100 % error | defaults ms | error |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -741,7 +753,8 @@ report_markdown(const DdpValidation *v)
     }
   }
   if (v->training->len > 1) {
-    g_string_append(out, "\n### Training steps, all files pooled\n\n");
+    g_string_append_printf(out, "\n### Training steps, all files pooled%s\n\n",
+                           any_training_check(v) ? " (behaviour checks excluded)" : "");
     md_training_stats(out, &v->training_pooled);
   }
   for (guint f = 0; f < v->bucketcap->len; f++) {

@@ -232,6 +232,8 @@ field_nonempty(const Table *t, guint record, int col, const char *column, GError
 typedef struct {
   const char *model, *cluster, *precision;
   const char *torch_version;              /* NULL: the default release (2.x) */
+  const char *comm_hook;                  /* NULL: none */
+  const char *seq_len;                    /* NULL: the model file's */
   guint64 gpus;
   double batch, step_ms, bucket_cap_mb;   /* step_ms 0: defaults; bucket_cap_mb 0: PyTorch's 25 */
   gboolean ddp;
@@ -260,6 +262,8 @@ predict(const Config *config, DdpValidatePrediction *out, guint64 *nodes, GError
     .step_ms = config->step_ms > 0 ? g_ascii_dtostr(step, sizeof step, config->step_ms) : NULL,
     .bucket_cap_mb = config->bucket_cap_mb > 0 ? g_ascii_dtostr(cap, sizeof cap, config->bucket_cap_mb) : NULL,
     .torch_version = (char *)config->torch_version,
+    .comm_hook = (char *)config->comm_hook,
+    .seq_len = (char *)config->seq_len,
   };
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(NULL, &cli, TRUE, error);
   if (!scenario)
@@ -433,10 +437,38 @@ run_of(const Table *t, guint r, int run_col)
   return run_col >= 0 ? field(t, r, run_col) : "";
 }
 
+/* The optional bucket_cap_mb, comm_hook and seq_len columns of record @r (@col < 0: no such column;
+ * an empty cell: PyTorch's 25 MiB, no hook, the model file's sequence length): what a run set that
+ * the defaults do not say — one bucket for apex's DistributedDataParallel(message_size=250e6), fp16
+ * gradients for apex AMP O2, BERT's phase-1 128 tokens. */
+static gboolean
+field_ddp_options(const Table *t, guint r, const int cols[3], double *cap, const char **hook, const char **seq_len,
+                  GError **error)
+{
+  int cap_col = cols[0], hook_col = cols[1], seq_col = cols[2];
+  *cap = 0;
+  *hook = *seq_len = NULL;
+  guint64 tokens;
+  if (seq_col >= 0 && *field(t, r, seq_col)) {
+    if (!field_count(t, r, seq_col, "seq_len", &tokens, error))
+      return FALSE;
+    *seq_len = field(t, r, seq_col);
+  }
+  if (cap_col >= 0 && *field(t, r, cap_col) && !field_double(t, r, cap_col, "bucket_cap_mb", TRUE, cap, error))
+    return FALSE;
+  if (hook_col >= 0 && *field(t, r, hook_col)) {
+    *hook = field(t, r, hook_col);
+    if (strcmp(*hook, "none") != 0 && strcmp(*hook, "fp16") != 0 && strcmp(*hook, "bf16") != 0)
+      return field_error(t, r, "comm_hook", "expected none, fp16 or bf16", error);
+  }
+  return TRUE;
+}
+
 /* Reads a training table; the no-DDP rows' step times go into @step_ms (step_key → double*) for
  * --step-ms, then every row is predicted.  Optional columns: torch_version, the PyTorch release
  * measured (--torch-version; empty: 2.x); run, which rows were measured together (each run has its
- * own 1-GPU input row).  A run whose 1-GPU row is DDP itself (ddp = reference: the benchmark's
+ * own 1-GPU input row); bucket_cap_mb, comm_hook and seq_len, what the run set (--bucket-cap-mb,
+ * --comm-hook, --seq-len; empty: the defaults).  A run whose 1-GPU row is DDP itself (ddp = reference: the benchmark's
  * efficiencies are relative to DDP on one GPU) gets the --step-ms whose 1-GPU DDP prediction is
  * that row's, and predicted efficiencies against the model's 1-GPU DDP step. */
 static DdpValidateTraining *
@@ -452,6 +484,8 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
 
   int torch_col = table_column(&t, "torch_version");   /* optional: --torch-version */
   int run_col = table_column(&t, "run");               /* optional: which rows share a 1-GPU input */
+  const int option_cols[3] = { table_column(&t, "bucket_cap_mb"), table_column(&t, "comm_hook"),
+                                table_column(&t, "seq_len") };   /* optional: --bucket-cap-mb, --comm-hook, --seq-len */
   g_autoptr(GHashTable) references = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GHashTable) solved_steps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(DdpValidateTrainingRow));
@@ -507,10 +541,13 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
     const double *reference = g_hash_table_lookup(references, key);
     w->step_ms_flag = step ? *step : 0;
     g_autofree char *model = resolve(path, w->model), *cluster = resolve(path, w->cluster);
-    const char *torch;
-    if (!field_torch_version(&t, r, torch_col, &torch, error))
+    const char *torch, *hook, *seq_len;
+    double cap;
+    if (!field_torch_version(&t, r, torch_col, &torch, error) ||
+        !field_ddp_options(&t, r, option_cols, &cap, &hook, &seq_len, error))
       return NULL;
-    Config config = { model, cluster, precision, torch, w->gpus, w->batch, 0, 0, w->ddp || w->reference, reference != NULL };
+    Config config = { model, cluster, precision, torch, hook, seq_len, w->gpus, w->batch, 0, cap,
+                      w->ddp || w->reference, reference != NULL };
     GError *cause = NULL;
     guint64 nodes;
     if (reference) {
@@ -632,7 +669,7 @@ bucketcap_read(const char *path, GHashTable *step_ms, GError **error)
     const char *torch;
     if (!field_torch_version(&t, r, torch_col, &torch, error))
       return NULL;
-    Config small = { model, cluster, precision, torch, w->gpus, w->batch, w->step_ms_flag, 1, TRUE, FALSE };
+    Config small = { model, cluster, precision, torch, NULL, NULL, w->gpus, w->batch, w->step_ms_flag, 1, TRUE, FALSE };
     Config large = small;
     large.bucket_cap_mb = 25;
     DdpValidatePrediction at_small = { 0 }, at_large = { 0 };
@@ -955,7 +992,8 @@ ddp_validation_free(DdpValidation *v)
 /**
  * ddp_validation_run_files:
  * Validates the CSVs @paths (NULL-terminated); AllReduce files whose base name is in
- * @behaviour_checks (NULL-terminated, or NULL) are reported but left out of the pooled statistics.
+ * @behaviour_checks (NULL-terminated, or NULL) are reported but left out of the pooled statistics
+ * (AllReduce and training files alike).
  * Training tables run before bucket_cap_mb tables, whatever the order, so that the latter find the
  * 1-GPU steps for --step-ms.  Returns: (transfer full) the validation, or NULL with @error naming
  * file:line: column.
@@ -995,6 +1033,8 @@ ddp_validation_run_files(const char *const *paths, const char *const *behaviour_
       DdpValidateTraining *t = training_read(paths[i], step_ms, error);
       if (!(ok = t != NULL))
         break;
+      g_autofree char *name = g_path_get_basename(paths[i]);
+      t->behaviour_check = behaviour_checks && g_strv_contains(behaviour_checks, name);
       g_ptr_array_add(v->training, t);
     } else if (kind == TABLE_SHARDED) {
       DdpValidateSharded *sh = sharded_read(paths[i], error);
@@ -1014,8 +1054,13 @@ ddp_validation_run_files(const char *const *paths, const char *const *behaviour_
     }
   ddp_compare_stats(pooled, v->allreduce_model);
   regime_errors_finish(&all_baseline, v->allreduce_baseline);
-  if (ok)
-    training_stats((DdpValidateTraining *const *)v->training->pdata, v->training->len, &v->training_pooled);
+  if (ok) {
+    g_autoptr(GPtrArray) pooled_training = g_ptr_array_new();   /* borrowed */
+    for (guint i = 0; i < v->training->len; i++)
+      if (!((DdpValidateTraining *)v->training->pdata[i])->behaviour_check)
+        g_ptr_array_add(pooled_training, v->training->pdata[i]);
+    training_stats((DdpValidateTraining *const *)pooled_training->pdata, pooled_training->len, &v->training_pooled);
+  }
   return ok ? g_steal_pointer(&v) : NULL;
 }
 

@@ -87,6 +87,7 @@ typedef struct {
   DdpCompareStats baseline_step_error, baseline_efficiency_error; /* always 100 % */
   /* Over the 1-GPU rows without DDP: the built-in defaults' step time (the compute model alone) */
   DdpCompareStats one_gpu_default_step_error;
+  gboolean behaviour_check;         /* reported on its own, outside training_pooled */
 } DdpValidateTraining;
 
 /* ---- bucket_cap_mb comparisons ---- */
@@ -144,7 +145,8 @@ typedef struct {
   DdpCompareStats allreduce_model[DDP_REGIME_COUNT];    /* every AllReduce point pooled, but
                                                               * the behaviour checks' */
   DdpCompareStats allreduce_baseline[DDP_REGIME_COUNT];
-  DdpValidateTraining training_pooled;   /* every training table's rows pooled (path, rows NULL) */
+  DdpValidateTraining training_pooled;   /* every training table's rows pooled but the behaviour
+                                          * checks' (path, rows NULL) */
 } DdpValidation;
 
 /* The shipped validation folder: $(pkgdatadir)/validation installed, tests/data uninstalled.
@@ -154,13 +156,14 @@ char *ddp_validation_default_dir(void);
 /* Validates every *.csv of @dir (sorted by name), recognised by header: `time_us` AllReduce curves,
  * `iteration_ms` training rows, `bucket_cap_mb` comparisons; one with neither a `cluster` nor a
  * `ddpsim_model` column is listed in unmapped.  An optional @dir/validate.ini ([validate]
- * behaviour_checks = CSV names) marks AllReduce files reported outside the pooled figures (a
- * cluster known to under-perform).  Returns: (transfer full) or NULL with
+ * behaviour_checks = CSV names) marks AllReduce and training files reported outside the pooled
+ * figures (a cluster known to under-perform, a run that is not PyTorch's DDP).  Returns: (transfer full) or NULL with
  * @error (domain DDP_VALIDATE_ERROR, or DDP_COLLECTIVE_ERROR from an AllReduce file) saying
  * file:line: column: what. */
 DdpValidation *ddp_validation_run_dir(const char *dir, GError **error);
-/* The same for an explicit NULL-terminated list of CSV paths (in the order given); AllReduce files
- * whose base name is in @behaviour_checks (NULL-terminated, or NULL) stay out of the pooled figures. */
+/* The same for an explicit NULL-terminated list of CSV paths (in the order given); AllReduce and
+ * training files whose base name is in @behaviour_checks (NULL-terminated, or NULL) stay out of the
+ * pooled figures. */
 DdpValidation *ddp_validation_run_files(const char *const *paths, const char *const *behaviour_checks,
                                         GError **error);
 void ddp_validation_free(DdpValidation *v);
