@@ -437,6 +437,16 @@ run_of(const Table *t, guint r, int run_col)
   return run_col >= 0 ? field(t, r, run_col) : "";
 }
 
+/* "FILE:LINE: column: "text" must be <range>", as the flag the column stands for would say it. */
+static gboolean
+field_out_of_range(const Table *t, guint record, const char *column, const char *text, const DdpRange *range,
+                   GError **error)
+{
+  g_autofree char *describe = ddp_range_describe(range);
+  g_autofree char *what = g_strdup_printf("\"%s\" must be %s", text, describe);
+  return field_error(t, record, column, what, error);
+}
+
 /* The optional bucket_cap_mb, comm_hook and seq_len columns of record @r (@col < 0: no such column;
  * an empty cell: PyTorch's 25 MiB, no hook, the model file's sequence length): what a run set that
  * the defaults do not say — one bucket for apex's DistributedDataParallel(message_size=250e6), fp16
@@ -448,14 +458,17 @@ field_ddp_options(const Table *t, guint r, const int cols[3], double *cap, const
   int cap_col = cols[0], hook_col = cols[1], seq_col = cols[2];
   *cap = 0;
   *hook = *seq_len = NULL;
-  guint64 tokens;
   if (seq_col >= 0 && *field(t, r, seq_col)) {
-    if (!field_count(t, r, seq_col, "seq_len", &tokens, error))
-      return FALSE;
     *seq_len = field(t, r, seq_col);
+    double tokens;
+    if (!ddp_parse_number(*seq_len, &tokens) || !ddp_range_contains(&DDP_RANGE_SEQ_LEN, tokens))
+      return field_out_of_range(t, r, "seq_len", *seq_len, &DDP_RANGE_SEQ_LEN, error);
   }
-  if (cap_col >= 0 && *field(t, r, cap_col) && !field_double(t, r, cap_col, "bucket_cap_mb", TRUE, cap, error))
-    return FALSE;
+  if (cap_col >= 0 && *field(t, r, cap_col)) {
+    const char *text = field(t, r, cap_col);
+    if (!ddp_parse_number(text, cap) || !ddp_range_contains(&DDP_RANGE_BUCKET_CAP_MB, *cap))
+      return field_out_of_range(t, r, "bucket_cap_mb", text, &DDP_RANGE_BUCKET_CAP_MB, error);
+  }
   if (hook_col >= 0 && *field(t, r, hook_col)) {
     *hook = field(t, r, hook_col);
     if (strcmp(*hook, "none") != 0 && strcmp(*hook, "fp16") != 0 && strcmp(*hook, "bf16") != 0)

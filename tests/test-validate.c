@@ -335,13 +335,13 @@ static const BadCase bad_cases[] = {
     2, "torch_version: \"1.3\" is not a PyTorch release X.Y from 1.4 to 2.99" },
   { "t.csv", "gpus,nodes,per_gpu_batch,iteration_ms,scaling_efficiency,ddpsim_model,cluster,ddp,ddpsim_precision,"
              "bucket_cap_mb\n1,1,32,100,1,resnet50,dgx1-v100,no,fp32,\n8,1,32,110,0.9,resnet50,dgx1-v100,yes,fp32,0\n",
-    3, "bucket_cap_mb: expected a positive number" },
+    3, "bucket_cap_mb: \"0\" must be a number from 1e-06 to 1e+09" },
   { "t.csv", "gpus,nodes,per_gpu_batch,iteration_ms,scaling_efficiency,ddpsim_model,cluster,ddp,ddpsim_precision,"
              "comm_hook\n1,1,32,100,1,resnet50,dgx1-v100,no,fp32,fp8\n",
     2, "comm_hook: expected none, fp16 or bf16" },
   { "t.csv", "gpus,nodes,per_gpu_batch,iteration_ms,scaling_efficiency,ddpsim_model,cluster,ddp,ddpsim_precision,"
              "seq_len\n1,1,32,100,1,bert-base,dgx1-v100,no,fp32,12.5\n",
-    2, "seq_len: expected a positive whole number" },
+    2, "seq_len: \"12.5\" must be a whole number from 1 to 16777216" },
   { "t.csv", "%s1,1,32,100,1,resnet50,dgx1-v100,no,fp32\n1,1,32,90,1,resnet50,dgx1-v100,reference,fp32\n", 3,
     "ddp: a second 1-GPU input row (no or reference) for this model, cluster, batch, precision and run" },
   { "t.csv", "%s8,1,32,100,1,resnet50,dgx1-v100,no,fp32\n", 2, "gpus: a row without DDP runs on 1 GPU" },
