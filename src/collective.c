@@ -959,16 +959,23 @@ fill_us(double chunk, double intra_hops, double hop_intra, double net_hops, doub
  * 32 KiB and below), with nstepsLL128 = 1 + ⌊log₂ nodes⌋ + 0.1 · ppn: NCCL keeps the tree's
  * pipeline about as many chunks deep as it has hops, so the first chunk's trip (the fill) is a
  * small part of a mid-size message.  16 A100 nodes, 2 MiB on 16 channels: 18 000-byte chunks,
- * not the whole 128 KiB share of a channel. */
+ * not the whole 128 KiB share of a channel.  tree_ll128_depths gives the two chunk counts. */
+static void
+tree_ll128_depths(const DdpCollective *c, double *first, double *second)
+{
+  double ppn = (double)c->ppn, nsteps = 1.0 + log2_floor(c->nodes) + 0.1 * ppn;
+  *first = nsteps * 64.0 / ppn;
+  *second = nsteps * 16.0 / ppn;
+}
+
 static double
 tree_ll128_chunk_bytes(const DdpCollective *c, double S, double nc)
 {
-  double ppn = (double)c->ppn;
-  double nsteps = 1.0 + log2_floor(c->nodes) + 0.1 * ppn;
-  double chunk = step_bytes[DDP_PROTO_LL128];
-  while (floor(S / (nc * chunk)) < nsteps * 64.0 / ppn && chunk > 131072)
+  double first, second, chunk = step_bytes[DDP_PROTO_LL128];
+  tree_ll128_depths(c, &first, &second);
+  while (floor(S / (nc * chunk)) < first && chunk > 131072)
     chunk = floor(chunk / 2.0);
-  while (floor(S / (nc * chunk)) < nsteps * 16.0 / ppn && chunk > 32768)
+  while (floor(S / (nc * chunk)) < second && chunk > 32768)
     chunk = floor(chunk / 2.0);
   return chunk;
 }
@@ -1450,11 +1457,12 @@ physics_breaks(const DdpCollective *c, guint64 max_bytes, GArray *breaks)
        * channel's share reaches its thresholds, only once all NC channels run (below, a channel's
        * share is the constant nthreads · threshold, under every threshold) */
       if (a == DDP_ALGO_TREE && p == DDP_PROTO_LL128) {
-        double nsteps = 1.0 + log2_floor(c->nodes) + 0.1 * (double)c->ppn;
+        double first, second;
+        tree_ll128_depths(c, &first, &second);
         for (double chunk = step_bytes[p]; chunk >= 1; chunk = floor(chunk / 2.0)) {
           append_break(breaks, NC * chunk, max_bytes);
-          append_break(breaks, ceil(nsteps * 64.0 / (double)c->ppn) * NC * chunk, max_bytes);
-          append_break(breaks, ceil(nsteps * 16.0 / (double)c->ppn) * NC * chunk, max_bytes);
+          append_break(breaks, ceil(first) * NC * chunk, max_bytes);
+          append_break(breaks, ceil(second) * NC * chunk, max_bytes);
         }
       }
     }

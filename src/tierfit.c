@@ -168,9 +168,10 @@ fit_tier(Problem *p, DdpTierParams *out)
     double f, s = best_share_at(p, spec_cost, &f);
     if (f < G_MAXDOUBLE && sqrt(f / n) <= sqrt(best / n) + TIER_HOLD_RMS)
       best = f, share = s, cost = spec_cost, out->latency_held = TRUE;
-    f = objective(p, spec_share, cost);
     double c = cost;
-    if (!out->latency_held)
+    if (out->latency_held)
+      f = objective(p, spec_share, cost);
+    else
       c = golden(p, FALSE, spec_share, 0.0, max_cost, &f);
     if (f < G_MAXDOUBLE && sqrt(f / n) <= sqrt(best / n) + TIER_HOLD_RMS)
       best = f, share = spec_share, cost = c, out->efficiency_held = TRUE;
