@@ -275,6 +275,9 @@ calibrate_small_predict_large(const char *csv, const char *cluster_rel, guint64 
  *    way) and which then binds harder over three racks (1.5 S): 271 GB/s algbw predicted, 353–376
  *    measured.  The mechanism that makes NVLSTree across racks slower than NVLS inside one is not
  *    in the model (docs/collective.md §11.8), so a calibration cannot carry it; asserted where it is.
+ *  - OCI HGX B300 (allreduce-b300.csv, 8 and 16 GiB only): 1 node → 2 nodes: 0.2 % (the one 8 GiB
+ *    point keeps both intra parameters within 1 %; two nodes run NVLSTree at NCCL's per-channel
+ *    cap, which no tier parameter moves).
  * The H100 family of nccl-tests#290 (1 and 2 nodes) is left out: its 2-node cluster was found
  * under-performing by its reporter, so no calibration of the healthy node predicts it. */
 static void
@@ -296,6 +299,11 @@ test_public_families(void)
                  100 * gb200);
   g_assert_cmpuint(nodes, ==, 48);
   g_assert_cmpfloat(gb200, <, 0.288);   /* 28.3 % today */
+  double b300 = calibrate_small_predict_large("allreduce-b300.csv", "validation/oci-bm-gpu-b300-8.cluster", &nodes);
+  g_test_message("oci-bm-gpu-b300-8: %" G_GUINT64_FORMAT " nodes predicted from 1: median |error| %.1f %%", nodes, 100 * b300);
+  g_assert_cmpuint(nodes, ==, 2);
+  g_assert_cmpfloat(b300, <=, 0.10);
+  g_assert_cmpfloat(b300, <, 0.007);   /* 0.2 % today */
 }
 
 int
