@@ -343,9 +343,11 @@ sweep_text(const DdpCluster *cluster, const DdpCollective *model, const Sweep *s
                          ddp_algorithm_name(cluster->nccl.algorithm), ddp_protocol_name(cluster->nccl.protocol));
   /* Across NVLink domains NCCL's choice is not what the public multi-rack curves show
    * (docs/collective.md §11.8): say so where the answer depends on it. */
-  if (s->op == DDP_OP_ALL_REDUCE && domains >= 2 && domains < nodes && cluster->nccl.algorithm == DDP_ALGO_AUTO)
-    g_string_append(out, "# across NVLink domains: measured multi-rack curves ran below NVLSTree (GB200: 22-31 % of algbw at\n"
-                         "# 4-8 GiB) or at NCCL's ring (GB300); --algo ring gives the conservative figure (docs/collective.md 11.8)\n");
+  g_autofree char *caveat = s->op == DDP_OP_ALL_REDUCE
+                              ? ddp_collective_domains_caveat(nodes, domains, cluster->nccl.algorithm, "# ", "--algo ring")
+                              : NULL;
+  if (caveat)
+    g_string_append(out, caveat);
   if (explain)
     explain_text(out, cluster, model);
   /* --explain under the nccl model: the terms of each row (channels in use, latency, transfer,

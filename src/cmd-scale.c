@@ -124,6 +124,19 @@ scale_text(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guin
       g_string_append_printf(out, " %12.2f", e.train_cost);
     g_string_append_c(out, '\n');
   }
+  /* once, from the first row whose ranks span several multi-host NVLink domains (docs/collective.md §11.8) */
+  for (guint i = 0; i < n; i++) {
+    const DdpResult *r = rows[i].result;
+    g_autofree char *caveat = r ? ddp_collective_domains_caveat(r->nodes, r->domains, s->cluster->nccl.algorithm, "  ",
+                                                                 "[nccl] algorithm = ring")
+                                : NULL;
+    if (caveat) {
+      g_string_append_printf(out, "\nfrom %" G_GUINT64_FORMAT " GPUs on, the ranks span %" G_GUINT64_FORMAT
+                                  " NVLink domains or more:\n%s",
+                             rows[i].gpus, r->domains, caveat);
+      break;
+    }
+  }
   for (guint i = 0; strong && i < n; i++)
     if (rows[i].feasible && rows[i].reached < global_batch) {
       g_string_append_printf(out, "\n* whole samples per GPU and whole micro-batches reach a smaller global batch than %g;\n"

@@ -867,6 +867,17 @@ ddp_collective_domains(const DdpCollective *c)
   return c->nodes;
 }
 
+char *
+ddp_collective_domains_caveat(guint64 nodes, guint64 domains, DdpAlgorithm configured, const char *prefix,
+                              const char *ring_how)
+{
+  if (configured != DDP_ALGO_AUTO || domains < 2 || domains >= nodes)
+    return NULL;
+  return g_strdup_printf("%sacross NVLink domains: measured multi-rack curves ran below NVLSTree (GB200: 22-31 %% of algbw at\n"
+                         "%s4-8 GiB) or at NCCL's ring (GB300); %s gives the conservative figure (docs/collective.md 11.8)\n",
+                         prefix, prefix, ring_how);
+}
+
 /* Fills the bandwidth columns of @out from its time, as nccl-tests does (docs/model.md §3). */
 static void
 finish_cost(guint64 bytes, double bus_factor, DdpCollectiveCost *out)

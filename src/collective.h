@@ -64,6 +64,12 @@ guint64 ddp_collective_nodes(const DdpCollective *c);
 /* NVLink domains the ranks occupy: the nodes of NCCL's topology (the servers, unless the cluster's
  * [intra] domain_gpus joins several into one NVLink domain, as an NVL72 rack does). */
 guint64 ddp_collective_domains(const DdpCollective *c);
+/* The caveat a report prints where the ranks span several multi-host NVLink domains (2 ≤ @domains <
+ * @nodes servers) and NCCL chooses the algorithm (@configured auto): across NVL72 racks the public
+ * curves ran below the model's NVLSTree or as NCCL's ring (docs/collective.md §11.8).  Two lines,
+ * each begun with @prefix; @ring_how says how to ask for the ring.  NULL where it does not apply. */
+char *ddp_collective_domains_caveat(guint64 nodes, guint64 domains, DdpAlgorithm configured, const char *prefix,
+                                    const char *ring_how);
 
 /* AllReduce of @bytes bytes (count × type size, as nccl-tests' size column).  With one rank the
  * cost is zero (no communication). */

@@ -1029,6 +1029,7 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
   DdpResult *result = g_new0(DdpResult, 1);
   result->gpus = sim.gpus;
   result->nodes = ddp_collective_nodes(sim.collective);
+  result->domains = ddp_collective_domains(sim.collective);
   result->iterations = setup->iterations;
   result->iteration_ms = g_new0(double, setup->iterations);
   result->n_buckets = sim.steady.n_buckets;

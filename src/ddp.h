@@ -62,6 +62,7 @@ typedef struct {
 
 typedef struct {
   guint64 gpus, nodes;
+  guint64 domains;                   /* NVLink domains the ranks span (NCCL's nodes: ddp_collective_domains) */
   guint iterations;                  /* steady iterations simulated */
   double *iteration_ms;              /* [iterations] */
   double mean_ms, p50_ms, p99_ms;

@@ -272,6 +272,7 @@ ddp_dp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GErro
   g_autoptr(DdpResult) r = g_new0(DdpResult, 1);
   r->gpus = setup->gpus;
   r->nodes = 1;
+  r->domains = 1;
   r->iterations = setup->iterations;
   r->iteration_ms = g_new(double, setup->iterations);
   for (guint i = 0; i < setup->iterations; i++)

@@ -97,6 +97,10 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   g_string_append_printf(out, "  compute              %.3f ms per iteration\n", r->compute_ms);
   g_string_append_printf(out, "  communication        %.3f ms   exposed %.3f ms   overlap %.1f %%\n", r->comm_ms,
                          r->exposed_comm_ms, 100.0 * r->overlap);
+  g_autofree char *caveat = ddp_collective_domains_caveat(r->nodes, r->domains, s->cluster->nccl.algorithm, "                       ",
+                                                          "[nccl] algorithm = ring");
+  if (caveat)
+    g_string_append(out, caveat);
   if (r->dp)
     g_string_append_printf(out, "  host overhead        %.3f ms   (GIL-serialised launches, replicate)\n", r->straggler_wait_ms);
   else if (s->setup.overheads.jitter == 0 && g_strcmp0(s->setup.stragglers, "none") == 0)
@@ -246,6 +250,7 @@ ddp_report_predict_json_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   ddp_json_string(j, "cluster", s->cluster->name);
   ddp_json_int(j, "gpus", (gint64)r->gpus);
   ddp_json_int(j, "nodes", (gint64)r->nodes);
+  ddp_json_int(j, "domains", (gint64)r->domains);
   ddp_json_double(j, "batch", s->setup.batch, 6);
   ddp_json_string(j, "precision", ddp_precision_name(s->setup.precision));
   ddp_json_string(j, "batch_from", s->setup.batch_from);

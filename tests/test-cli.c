@@ -78,6 +78,42 @@ test_allreduce_domains_caveat(void)
   g_assert_nonnull(strstr(two.out, "in 2 NVLink domains"));
 }
 
+/* predict and scale say the same where a DDP job's ranks span NVL72 racks: 144 GB300 GPUs are two
+ * racks (the caveat, and "domains": 2 in the JSON), 72 one rack, and a cluster file that asks for
+ * the ring (the conservative figure the caveat names) takes the choice from NCCL: no caveat. */
+static void
+test_predict_domains_caveat(void)
+{
+  const char *caveat = "across NVLink domains: measured multi-rack curves ran below NVLSTree";
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-domains-XXXXXX", NULL);
+  g_autofree char *ring = g_build_filename(dir, "gb300-ring.cluster", NULL);
+  g_autofree char *shipped = NULL;
+  g_autofree char *shipped_path = g_build_filename(DDP_SRCDIR, "scenarios", "gb300-nvl72.cluster", NULL);
+  g_assert_true(g_file_get_contents(shipped_path, &shipped, NULL, NULL));
+  g_autoptr(GRegex) auto_algo = g_regex_new("^algorithm = auto$", G_REGEX_MULTILINE, 0, NULL);
+  g_autofree char *ring_text = g_regex_replace_literal(auto_algo, shipped, -1, 0, "algorithm = ring", 0, NULL);
+  g_assert_nonnull(strstr(ring_text, "algorithm = ring"));
+  g_assert_true(g_file_set_contents(ring, ring_text, -1, NULL));
+  g_auto(Run) two = { 0 }, one = { 0 }, forced = { 0 }, json = { 0 }, scale = { 0 };
+  run(&two, "predict", "--cluster", "gb300-nvl72", "--model", "gpt2-xl", "--gpus", "144", "--iterations", "2", NULL);
+  run(&one, "predict", "--cluster", "gb300-nvl72", "--model", "gpt2-xl", "--gpus", "72", "--iterations", "2", NULL);
+  run(&forced, "predict", "--cluster", ring, "--model", "gpt2-xl", "--gpus", "144", "--iterations", "2", NULL);
+  run(&json, "predict", "--cluster", "gb300-nvl72", "--model", "gpt2-xl", "--gpus", "144", "--iterations", "2", "--json",
+      NULL);
+  run(&scale, "scale", "--cluster", "gb300-nvl72", "--model", "gpt2-xl", "--gpus", "72,144", "--iterations", "2", NULL);
+  const Run *runs[] = { &two, &one, &forced, &json, &scale };
+  for (guint i = 0; i < G_N_ELEMENTS(runs); i++)
+    g_assert_cmpint(runs[i]->status, ==, 0);
+  g_assert_nonnull(strstr(two.out, caveat));
+  g_assert_nonnull(strstr(two.out, "[nccl] algorithm = ring gives the conservative figure"));
+  g_assert_null(strstr(one.out, caveat));
+  g_assert_null(strstr(forced.out, caveat));
+  g_assert_nonnull(strstr(json.out, "\"domains\": 2,"));
+  g_assert_nonnull(strstr(scale.out, "from 144 GPUs on, the ranks span 2 NVLink domains or more:\n  across NVLink domains"));
+  g_unlink(ring);
+  g_rmdir(dir);
+}
+
 static void
 test_golden_predict(void)
 {
@@ -665,5 +701,6 @@ main(int argc, char **argv)
   g_test_add_func("/cli/predict/cost-and-buckets", test_predict_cost_and_buckets);
   g_test_add_func("/cli/solve/limit-collectives", test_solve_limit_collectives);
   g_test_add_func("/cli/allreduce/domains-caveat", test_allreduce_domains_caveat);
+  g_test_add_func("/cli/predict/domains-caveat", test_predict_domains_caveat);
   return g_test_run();
 }
