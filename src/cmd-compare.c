@@ -103,6 +103,17 @@ compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const cha
                          s->cluster->gpu.memory_GB);
   if (s->setup.batch != default_batch)
     g_string_append_printf(out, "(the default batch %g halved until a strategy fits; --batch sets it)\n", default_batch);
+  /* every strategy's collectives cross the racks alike (docs/collective.md §11.8) */
+  for (guint i = 0; i < n; i++) {
+    const DdpResult *r = rows[i].result;
+    g_autofree char *caveat = r ? ddp_collective_domains_caveat(r->nodes, r->domains, s->cluster->nccl.algorithm, "",
+                                                                 "[nccl] algorithm = ring")
+                                : NULL;
+    if (caveat) {
+      g_string_append(out, caveat);
+      break;
+    }
+  }
   g_string_append_c(out, '\n');
   g_string_append(out, "  strategy         fits   GB/GPU   iteration ms   efficiency   exposed comm ms\n");
   for (guint i = 0; i < n; i++) {

@@ -138,8 +138,14 @@ tune_text(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict 
 {
   GString *out = g_string_new(NULL);
   g_autofree char *stragglers = ddp_stragglers_to_string(s->stragglers);
-  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, batch %g/GPU, %s, stragglers %s\n\n", s->model->name,
+  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, batch %g/GPU, %s, stragglers %s\n", s->model->name,
                          s->cluster->name, s->setup.gpus, s->setup.batch, ddp_precision_name(s->setup.precision), stragglers);
+  /* the per-call cost across NVL72 racks sets which cap wins (docs/collective.md §11.8) */
+  g_autofree char *caveat = ddp_collective_domains_caveat(rows[0].result->nodes, rows[0].result->domains,
+                                                          s->cluster->nccl.algorithm, "", "[nccl] algorithm = ring");
+  if (caveat)
+    g_string_append(out, caveat);
+  g_string_append_c(out, '\n');
   if (v->n_first > 1)
     g_string_append_printf(out, "%15s ", "first_bucket_mb");
   g_string_append_printf(out, "%14s %8s %12s %12s %10s %12s\n", "bucket_cap_mb", "buckets", "iter_ms", "p99_ms", "comm_ms",

@@ -78,9 +78,10 @@ test_allreduce_domains_caveat(void)
   g_assert_nonnull(strstr(two.out, "in 2 NVLink domains"));
 }
 
-/* predict and scale say the same where a DDP job's ranks span NVL72 racks: 144 GB300 GPUs are two
- * racks (the caveat, and "domains": 2 in the JSON), 72 one rack, and a cluster file that asks for
- * the ring (the conservative figure the caveat names) takes the choice from NCCL: no caveat. */
+/* predict, scale, tune and compare say the same where a DDP job's ranks span NVL72 racks: 144 GB300
+ * GPUs are two racks (the caveat, and "domains": 2 in predict's JSON), 72 one rack, and a cluster
+ * file that asks for the ring (the conservative figure the caveat names) takes the choice from
+ * NCCL: no caveat. */
 static void
 test_predict_domains_caveat(void)
 {
@@ -94,14 +95,18 @@ test_predict_domains_caveat(void)
   g_autofree char *ring_text = g_regex_replace_literal(auto_algo, shipped, -1, 0, "algorithm = ring", 0, NULL);
   g_assert_nonnull(strstr(ring_text, "algorithm = ring"));
   g_assert_true(g_file_set_contents(ring, ring_text, -1, NULL));
-  g_auto(Run) two = { 0 }, one = { 0 }, forced = { 0 }, json = { 0 }, scale = { 0 };
+  g_auto(Run) two = { 0 }, one = { 0 }, forced = { 0 }, json = { 0 }, scale = { 0 }, tune = { 0 }, compare = { 0 },
+              compare_one = { 0 };
   run(&two, "predict", "--cluster", "gb300-nvl72", "--model", "gpt2-xl", "--gpus", "144", "--iterations", "2", NULL);
   run(&one, "predict", "--cluster", "gb300-nvl72", "--model", "gpt2-xl", "--gpus", "72", "--iterations", "2", NULL);
   run(&forced, "predict", "--cluster", ring, "--model", "gpt2-xl", "--gpus", "144", "--iterations", "2", NULL);
   run(&json, "predict", "--cluster", "gb300-nvl72", "--model", "gpt2-xl", "--gpus", "144", "--iterations", "2", "--json",
       NULL);
   run(&scale, "scale", "--cluster", "gb300-nvl72", "--model", "gpt2-xl", "--gpus", "72,144", "--iterations", "2", NULL);
-  const Run *runs[] = { &two, &one, &forced, &json, &scale };
+  run(&tune, "tune", "--cluster", "gb300-nvl72", "--model", "gpt2-xl", "--gpus", "144", "--iterations", "2", NULL);
+  run(&compare, "compare", "--cluster", "gb300-nvl72", "--model", "gpt2-xl", "--gpus", "144", "--iterations", "2", NULL);
+  run(&compare_one, "compare", "--cluster", "gb300-nvl72", "--model", "gpt2-xl", "--gpus", "72", "--iterations", "2", NULL);
+  const Run *runs[] = { &two, &one, &forced, &json, &scale, &tune, &compare, &compare_one };
   for (guint i = 0; i < G_N_ELEMENTS(runs); i++)
     g_assert_cmpint(runs[i]->status, ==, 0);
   g_assert_nonnull(strstr(two.out, caveat));
@@ -110,6 +115,9 @@ test_predict_domains_caveat(void)
   g_assert_null(strstr(forced.out, caveat));
   g_assert_nonnull(strstr(json.out, "\"domains\": 2,"));
   g_assert_nonnull(strstr(scale.out, "from 144 GPUs on, the ranks span 2 NVLink domains or more:\n  across NVLink domains"));
+  g_assert_nonnull(strstr(tune.out, "stragglers none\nacross NVLink domains"));
+  g_assert_nonnull(strstr(compare.out, caveat));
+  g_assert_null(strstr(compare_one.out, caveat));
   g_unlink(ring);
   g_rmdir(dir);
 }
