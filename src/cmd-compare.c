@@ -8,6 +8,7 @@
 #include "cost.h"
 #include "ddp.h"
 #include "jsonout.h"
+#include "report.h"
 #include "scenario.h"
 
 #include <math.h>
@@ -105,10 +106,7 @@ compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const cha
     g_string_append_printf(out, "(the default batch %g halved until a strategy fits; --batch sets it)\n", default_batch);
   /* every strategy's collectives cross the racks alike (docs/collective.md §11.8) */
   for (guint i = 0; i < n; i++) {
-    const DdpResult *r = rows[i].result;
-    g_autofree char *caveat = r ? ddp_collective_domains_caveat(r->nodes, r->domains, s->cluster->nccl.algorithm, "",
-                                                                 "[nccl] algorithm = ring")
-                                : NULL;
+    g_autofree char *caveat = ddp_report_domains_caveat(s, rows[i].result, "");
     if (caveat) {
       g_string_append(out, caveat);
       break;

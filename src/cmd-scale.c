@@ -126,14 +126,11 @@ scale_text(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guin
   }
   /* once, from the first row whose ranks span several multi-host NVLink domains (docs/collective.md §11.8) */
   for (guint i = 0; i < n; i++) {
-    const DdpResult *r = rows[i].result;
-    g_autofree char *caveat = r ? ddp_collective_domains_caveat(r->nodes, r->domains, s->cluster->nccl.algorithm, "  ",
-                                                                 "[nccl] algorithm = ring")
-                                : NULL;
+    g_autofree char *caveat = ddp_report_domains_caveat(s, rows[i].result, "  ");
     if (caveat) {
       g_string_append_printf(out, "\nfrom %" G_GUINT64_FORMAT " GPUs on, the ranks span %" G_GUINT64_FORMAT
                                   " NVLink domains or more:\n%s",
-                             rows[i].gpus, r->domains, caveat);
+                             rows[i].gpus, rows[i].result->domains, caveat);
       break;
     }
   }

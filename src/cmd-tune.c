@@ -16,6 +16,7 @@
 #include "jsonout.h"
 #include "plot.h"
 #include "progress.h"
+#include "report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -141,8 +142,7 @@ tune_text(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict 
   g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, batch %g/GPU, %s, stragglers %s\n", s->model->name,
                          s->cluster->name, s->setup.gpus, s->setup.batch, ddp_precision_name(s->setup.precision), stragglers);
   /* the per-call cost across NVL72 racks sets which cap wins (docs/collective.md §11.8) */
-  g_autofree char *caveat = ddp_collective_domains_caveat(rows[0].result->nodes, rows[0].result->domains,
-                                                          s->cluster->nccl.algorithm, "", "[nccl] algorithm = ring");
+  g_autofree char *caveat = ddp_report_domains_caveat(s, rows[0].result, "");
   if (caveat)
     g_string_append(out, caveat);
   g_string_append_c(out, '\n');

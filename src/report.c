@@ -74,6 +74,14 @@ bucket_row(GString *out, const DdpBucketSchedule *k)
  * left out or summarised.  Returns: (transfer full) the text.
  */
 char *
+ddp_report_domains_caveat(const DdpScenario *s, const DdpResult *r, const char *prefix)
+{
+  return r ? ddp_collective_domains_caveat(r->nodes, r->domains, s->cluster->nccl.algorithm, prefix,
+                                           "[nccl] algorithm = ring")
+           : NULL;
+}
+
+char *
 ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpReportExtras *extras)
 {
   GString *out = g_string_new(NULL);
@@ -97,8 +105,7 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   g_string_append_printf(out, "  compute              %.3f ms per iteration\n", r->compute_ms);
   g_string_append_printf(out, "  communication        %.3f ms   exposed %.3f ms   overlap %.1f %%\n", r->comm_ms,
                          r->exposed_comm_ms, 100.0 * r->overlap);
-  g_autofree char *caveat = ddp_collective_domains_caveat(r->nodes, r->domains, s->cluster->nccl.algorithm, "                       ",
-                                                          "[nccl] algorithm = ring");
+  g_autofree char *caveat = ddp_report_domains_caveat(s, r, "                       ");
   if (caveat)
     g_string_append(out, caveat);
   if (r->dp)
