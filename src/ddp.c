@@ -16,7 +16,8 @@
  *        adds an AllReduce of an int32 map of length #params after the last bucket;
  *  §1.8  fp16/bf16 compression hooks cast the bucket (and divide) before the AllReduce and copy
  *        back after it; the wire carries 2 bytes per element;
- *  §5.8  NCCL kernels slow overlapped compute (§1.6 c; overlap_slowdown, docs/overheads.md).
+ *  §5.8  NCCL kernels slow overlapped compute (§1.6 c; overlap_slowdown, docs/overheads.md): by
+ *        default C / (SMs − C), NCCL holding one block per channel for the whole call.
  * Overheads that are not collectives (docs/overheads.md): host time at each step boundary, a host
  * dispatch floor per layer pass (in compute), the data loader's rate per node as a floor on the
  * iteration, and rank-to-rank jitter as persistent per-rank speed factors (straggler.h).
@@ -96,7 +97,8 @@ typedef struct {
   double *factor;          /* [ranks] straggler slowdown this iteration */
   gint64 *delay;           /* [ranks] */
   gboolean stretching;     /* overlap_slowdown > 0: compute slows inside collectives */
-  double stretch;          /* 1 + overlap_slowdown */
+  double slowdown;         /* the overlap_slowdown in force (overlap_slowdown()) */
+  double stretch;          /* 1 + slowdown */
   gint64 *anchor_t;        /* [ranks] stretching: last interval boundary passed, its time ... */
   double *anchor_x;        /* ... and its work coordinate */
   guint *anchor_k;         /* ... and the first interval not behind it */
@@ -236,6 +238,14 @@ plan_clear(Plan *p)
  * write of its argument): cast fp32→16-bit reads 4 and writes 2 bytes per element and the divide
  * reads and writes 2, i.e. (6 + 4)/2 = 5/4 of the fp32 bucket; the copy back reads 2 and writes 4,
  * i.e. 3/4.  The copy back runs after the AllReduce, ordered on the comm stream. */
+/* Bytes a bucket's AllReduce moves: its own, or half of them for fp32 under a 16-bit comm hook. */
+static guint64
+wire_bytes(const DdpSetup *setup, const DdpBucket *bucket)
+{
+  gboolean compress = setup->comm_hook != DDP_HOOK_NONE && ddp_dtype_size(bucket->dtype) > 2;
+  return compress ? bucket->bytes / ddp_dtype_size(bucket->dtype) * 2 : bucket->bytes;
+}
+
 static void
 plan_build(Sim *sim, Plan *p, const DdpBucketLayout *layout)
 {
@@ -272,7 +282,7 @@ plan_build(Sim *sim, Plan *p, const DdpBucketLayout *layout)
     p->launch_pos[b] = running_max;   /* in-order launch: after every lower bucket */
 
     gboolean compress = setup->comm_hook != DDP_HOOK_NONE && ddp_dtype_size(bucket->dtype) > 2;
-    p->wire_bytes[b] = compress ? bucket->bytes / ddp_dtype_size(bucket->dtype) * 2 : bucket->bytes;
+    p->wire_bytes[b] = wire_bytes(setup, bucket);
     ddp_collective_allreduce(sim->collective, p->wire_bytes[b], &p->cost[b]);
     p->collective_ns[b] = us_to_ns(p->cost[b].time_us);
     if (compress && sim->gpus > 1) {
@@ -775,6 +785,21 @@ prefix_sums(Sim *sim)
   }
 }
 
+/* The slowdown of compute that overlaps a collective: the setup's or the cluster's, else from the
+ * channels NCCL runs the largest steady bucket's AllReduce on (ddp_overheads_overlap_slowdown). */
+static double
+overlap_slowdown(const Sim *sim, const DdpBucketLayout *steady)
+{
+  const DdpSetup *setup = &sim->scenario->setup;
+  guint64 largest = 0;
+  for (guint b = 0; b < ddp_bucket_layout_count(steady); b++)
+    largest = MAX(largest, wire_bytes(setup, ddp_bucket_layout_get(steady, b)));
+  DdpCollectiveCost cost = { 0 };
+  if (largest > 0)
+    ddp_collective_allreduce(sim->collective, largest, &cost);
+  return ddp_overheads_overlap_slowdown(&setup->overheads, sim->scenario->cluster, cost.channels);
+}
+
 static gboolean
 sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, const DdpBucketLayout *steady,
          GError **error)
@@ -836,9 +861,9 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, co
   sim->delay = g_new0(gint64, sim->ranks);
   for (guint64 r = 0; r < sim->ranks; r++)
     sim->factor[r] = 1.0;
-  double slowdown = ddp_overheads_overlap_slowdown(&setup->overheads, scenario->cluster);
-  sim->stretching = slowdown > 0;
-  sim->stretch = 1.0 + slowdown;
+  sim->slowdown = overlap_slowdown(sim, steady);
+  sim->stretching = sim->slowdown > 0;
+  sim->stretch = 1.0 + sim->slowdown;
   /* Jitter: its own generator (seeded from the same seed), so that straggler draws do not move
    * when jitter is switched on or off.  Collapsed ranks: the one simulated rank is the slowest. */
   if (setup->overheads.jitter > 0 && sim->gpus > 1) {
@@ -1130,7 +1155,7 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
   result->host_layer_ms = (double)setup->accumulate * ddp_compute_host_bound_ns(sim.compute) / 1e6;
   result->input_wait_ms = sum_input_wait / n;
   result->contention_ms = sum_contention / n;
-  result->overlap_slowdown = ddp_overheads_overlap_slowdown(&setup->overheads, scenario->cluster);
+  result->overlap_slowdown = sim.slowdown;
   result->jitter_slowest = 1.0;
   for (guint64 r = 0; sim.jitter && r < (sim.collapsed ? 1 : sim.gpus); r++)
     result->jitter_slowest = MAX(result->jitter_slowest, sim.jitter[r]);

@@ -504,6 +504,15 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
       replica_ns[u] = cost_ns(replica, DDP_OP_ALL_REDUCE, replica_bytes[u]);
     }
   }
+  /* contention: from the channels of the largest unit's collective (ddp_overheads_overlap_slowdown) */
+  guint64 largest = 0;
+  for (guint u = 0; u < nu; u++)
+    largest = MAX(largest, reduce_bytes[u]);
+  DdpCollectiveCost largest_cost = { 0 };
+  if (largest > 0)
+    ddp_collective_cost(group, so->sharding == DDP_SHARDING_NONE ? DDP_OP_ALL_REDUCE : DDP_OP_ALL_GATHER, largest,
+                        &largest_cost);
+  double slowdown = ddp_overheads_overlap_slowdown(&setup->overheads, cluster, largest_cost.channels);
   g_autofree gint64 *fwd = g_new0(gint64, nl), *bwd = g_new0(gint64, nl);
   gint64 pass_ns = 0;   /* one micro-step's forward, backward and flat-gradient passes */
   for (guint l = 0; l < nl; l++) {
@@ -543,7 +552,6 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
   g_autofree gint64 *fwd_at = g_new0(gint64, nl), *bwd_at = g_new0(gint64, nl), *copy_at = g_new0(gint64, nu);
   r->iteration_ms = g_new0(double, setup->iterations);
   double sum_ms = 0, sum_exposed = 0, sum_wait = 0, sum_contention = 0;
-  double slowdown = ddp_overheads_overlap_slowdown(&setup->overheads, cluster);
   gint64 comm_busy = 0;   /* the collectives' stream-busy time: the same every iteration */
   gint64 iteration = 0, exposed_ns = 0;
   for (guint i = 0; i < setup->iterations; i++) {

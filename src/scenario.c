@@ -93,7 +93,7 @@ ddp_cli_option_entries(DdpCliOptions *o)
     { "comm-hook", 0, 0, G_OPTION_ARG_STRING, &o->comm_hook, "DDP comm hook: none|fp16|bf16 (default none)", "H" },
     { "calibration", 0, 0, G_OPTION_ARG_FILENAME, &o->calibration, "Use parameters fitted from a calibration database", "DB" },
     { "overlap-slowdown", 0, 0, G_OPTION_ARG_STRING, &o->overlap_slowdown,
-      "Fraction by which compute slows while a collective runs (default: the cluster's, else 0.05)", "X" },
+      "Fraction by which compute slows while a collective runs (default: the cluster's, else C/(SMs-C) for NCCL's C channels)", "X" },
     { "host-iteration-us", 0, 0, G_OPTION_ARG_STRING, &o->host_iteration_us, "Host time per iteration the GPUs wait for (default 100)", "US" },
     { "host-layer-us", 0, 0, G_OPTION_ARG_STRING, &o->host_layer_us, "Host dispatch time per layer pass, a floor (default 10)", "US" },
     { "input-rate", 0, 0, G_OPTION_ARG_STRING, &o->input_rate, "Samples/s per node the data loader delivers (default 0: unlimited)", "R" },
@@ -206,12 +206,14 @@ overheads_init(DdpOverheads *o)
 }
 
 double
-ddp_overheads_overlap_slowdown(const DdpOverheads *o, const DdpCluster *cluster)
+ddp_overheads_overlap_slowdown(const DdpOverheads *o, const DdpCluster *cluster, int channels)
 {
   if (o->overlap_slowdown >= 0)
     return o->overlap_slowdown;
   if (cluster->overlap_slowdown >= 0)
     return cluster->overlap_slowdown;
+  if (channels > 0 && channels < cluster->gpu.sms)
+    return (double)channels / (double)(cluster->gpu.sms - channels);
   return DDP_DEFAULT_OVERLAP_SLOWDOWN;
 }
 

@@ -51,13 +51,15 @@ typedef struct {
  * source).  Defaults are set by ddp_setup_init(); scenario [training] keys and flags override. */
 typedef struct {
   double overlap_slowdown;   /* compute slows by this fraction while a collective runs; < 0: the
-                                cluster's [cluster] overlap_slowdown, or DDP_DEFAULT_OVERLAP_SLOWDOWN */
+                                cluster's [cluster] overlap_slowdown, or from the SMs NCCL's
+                                channels hold (ddp_overheads_overlap_slowdown) */
   double host_iteration_us;  /* host time per iteration the GPUs wait for (serial) */
   double host_layer_us;      /* host dispatch per layer pass: no pass is shorter */
   double input_rate;         /* samples/s per node the input pipeline delivers; 0: unlimited */
   double jitter;             /* σ of the persistent per-rank speed spread (rank-to-rank jitter) */
 } DdpOverheads;
 
+/* Where nothing sets the slowdown and the channels are unknown (a calibrated curve answers) */
 #define DDP_DEFAULT_OVERLAP_SLOWDOWN 0.05
 #define DDP_DEFAULT_HOST_ITERATION_US 100.0
 #define DDP_DEFAULT_HOST_LAYER_US 10.0
@@ -65,8 +67,12 @@ typedef struct {
 
 /* Every overhead off (for closed-form tests and for comparing against an ideal machine). */
 void ddp_overheads_none(DdpOverheads *o);
-/* The overlap slowdown in force for @o on @cluster. */
-double ddp_overheads_overlap_slowdown(const DdpOverheads *o, const DdpCluster *cluster);
+/* The overlap slowdown in force for @o on @cluster, for collectives that NCCL runs on @channels
+ * channels (0: unknown): @o's, else the cluster file's, else C / (SMs − C) — NCCL holds one thread
+ * block per channel on its own SM for the whole call, and compute runs on the SMs left
+ * (docs/overheads.md, "Contention"; measured on an H100 in calibrate/data, 2026-11-27) — else
+ * DDP_DEFAULT_OVERLAP_SLOWDOWN. */
+double ddp_overheads_overlap_slowdown(const DdpOverheads *o, const DdpCluster *cluster, int channels);
 
 typedef struct {
   guint64 gpus;

@@ -661,7 +661,8 @@ test_compare_cost(void)
 
 /* `solve`'s limit line names the collectives of the mode that were not hidden (issue 19): Llama 1B on
  * 64 H100s for 90 % by inter-node bandwidth is limited by exposed communication under every
- * sharded strategy. */
+ * sharded strategy, with the contention held at 0.05 (by default NVLS's 16 channels on 132 SMs,
+ * 0.138, make HSDP's compute slowed beside its collectives the larger term). */
 static void
 test_solve_limit_collectives(void)
 {
@@ -676,7 +677,8 @@ test_solve_limit_collectives(void)
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_auto(Run) r = { 0 };
     run(&r, "solve", "--model", "llama-1b", "--cluster", "dgx-h100", "--gpus", "64", "--mode", cases[i].mode,
-        "--sharding", cases[i].sharding, "--target-efficiency", "0.9", "--for", "inter-bandwidth", NULL);
+        "--sharding", cases[i].sharding, "--target-efficiency", "0.9", "--for", "inter-bandwidth", "--overlap-slowdown",
+        "0.05", NULL);
     run_assert_ok(&r);
     if (!strstr(r.out, cases[i].limit))
       g_error("solve --mode %s --sharding %s: no \"%s\" in\n%s", cases[i].mode, cases[i].sharding, cases[i].limit, r.out);

@@ -31,7 +31,8 @@ simulate(const DdpScenario *s, gboolean exact)
   return r;
 }
 
-/* The defaults and where the overlap slowdown comes from: the setup, else the cluster, else 0.05. */
+/* The defaults and where the overlap slowdown comes from: the setup, else the cluster, else the SMs
+ * that NCCL's channels hold, C / (SMs − C), else (channels unknown) 0.05. */
 static void
 test_defaults(void)
 {
@@ -43,11 +44,14 @@ test_defaults(void)
   g_assert_cmpfloat(t.overheads.jitter, ==, 0.0);   /* off: no cited spread for a well-run cluster */
   g_autoptr(DdpScenario) s = scenario(4);
   g_assert_cmpfloat(s->cluster->overlap_slowdown, <, 0);   /* ab4.cluster does not say */
-  g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster), ==, 0.05);
+  g_assert_cmpint(s->cluster->gpu.sms, ==, 108);                    /* an A100 */
+  g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster, 0), ==, 0.05);
+  g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster, 24), ==, 24.0 / 84);
+  g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster, 108), ==, 0.05);   /* no SM left: unknown */
   s->cluster->overlap_slowdown = 0.2;
-  g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster), ==, 0.2);
+  g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster, 24), ==, 0.2);
   t.overheads.overlap_slowdown = 0;
-  g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster), ==, 0);
+  g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster, 24), ==, 0);
   g_free(t.stragglers);
 }
 
@@ -206,7 +210,7 @@ static void
 test_contention_default(void)
 {
   g_autoptr(DdpScenario) s = scenario(4);
-  s->setup.overheads.overlap_slowdown = -1;   /* ab4 says nothing: the default 0.05 */
+  s->setup.overheads.overlap_slowdown = -1;   /* ab4 says nothing and alpha-beta has no channels: 0.05 */
   g_autoptr(DdpResult) single = simulate(s, FALSE);
   assert_ms_ns(single->mean_ms, 760258);
   g_assert_cmpfloat(single->overlap_slowdown, ==, 0.05);
@@ -220,6 +224,27 @@ test_contention_default(void)
   g_assert_cmpfloat(slowed->contention_ms, >, 0);
   /* everything the slowdown adds is contention (the AllReduces after backward do not move) */
   g_assert_cmpfloat_with_epsilon(slowed->mean_ms - base->mean_ms, slowed->contention_ms, 1e-6);
+}
+
+/* On the shipped clusters the default follows the channels of the largest bucket's AllReduce (tiny's
+ * one 8 396 800-byte bucket; `ddpsim allreduce --explain`, column ch): NVLS's 16 on the H100's 132
+ * SMs, Ring/LL128's 24 on the A100's 108 and 12 on the V100's 80; a single GPU runs no collective. */
+static void
+test_contention_channels(void)
+{
+  static const struct { const char *cluster; guint64 gpus; double slowdown; } cases[] = {
+    { "dgx-h100", 8, 16.0 / 116 }, { "dgx-a100", 8, 24.0 / 84 }, { "dgx1-v100", 8, 12.0 / 68 }, { "dgx-h100", 1, 0.05 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(DdpScenario) s = scenario(cases[i].gpus);
+    g_autoptr(GError) error = NULL;
+    ddp_cluster_free(s->cluster);
+    s->cluster = ddp_cluster_load(cases[i].cluster, &error);
+    g_assert_no_error(error);
+    s->setup.overheads.overlap_slowdown = -1;
+    g_autoptr(DdpResult) r = simulate(s, FALSE);
+    g_assert_cmpfloat_with_epsilon(r->overlap_slowdown, cases[i].slowdown, 1e-12);
+  }
 }
 
 /* Scenario keys and flags: values land in the setup; out-of-range values name file:line:key or
@@ -307,6 +332,7 @@ main(int argc, char **argv)
   g_test_add_func("/overheads/jitter-quantiles", test_jitter_quantiles);
   g_test_add_func("/overheads/jitter-iteration", test_jitter_iteration);
   g_test_add_func("/overheads/contention-default", test_contention_default);
+  g_test_add_func("/overheads/contention-channels", test_contention_channels);
   g_test_add_func("/overheads/keys-and-flags", test_keys_and_flags);
   return g_test_run();
 }
