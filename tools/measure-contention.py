@@ -64,7 +64,8 @@ bufs = [cp.ones(N4 * 4, dtype=cp.float32) for _ in range(3)]
 stop = cp.zeros(1, dtype=cp.int32)
 done = cp.zeros(2, dtype=cp.uint64)
 
-# variant: (blocks, aggregate HBM rate in GB/s, 0 = unpaced; rate < 1 = almost no bytes: SMs only)
+# variant: (blocks, aggregate HBM rate in GB/s, 0 = unpaced; rate < 1 = almost no bytes: SMs only
+# [, shared memory per block in KiB: NCCL 2.17's AllReduce blocks held 87.5 KiB, HTA's A100 trace])
 VARIANTS = {
     'none': None,
     'c16-max': (16, 0), 'c32-max': (32, 0),
@@ -72,14 +73,21 @@ VARIANTS = {
     'c16-450': (16, 450),                            # 3 x ~150 GB/s: a V100 NVLink ring's busbw
     'c16-150': (16, 150),                            # 3 x ~50 GB/s: one 400 Gb/s NIC per GPU
     'c16-spin': (16, 0.5),                           # the blocks resident, nearly no traffic
+    'c16-spin-smem88': (16, 0.5, 88), 'c16-1100-smem88': (16, 1100, 88), 'c32-1100-smem88': (32, 1100, 88),
 }
+# CONTENTION_VARIANTS / CONTENTION_CONFIGS (comma-separated names) run a subset; 'none' always runs
+if os.environ.get('CONTENTION_VARIANTS'):
+    keep = set(os.environ['CONTENTION_VARIANTS'].split(',')) | {'none'}
+    VARIANTS = {k: v for k, v in VARIANTS.items() if k in keep}
+kernel.max_dynamic_shared_size_bytes = 96 * 1024
 
 def launch(variant, stream):
-    blocks, rate = VARIANTS[variant]
+    blocks, rate = VARIANTS[variant][:2]
+    smem = VARIANTS[variant][2] * 1024 if len(VARIANTS[variant]) > 2 else 0
     ns_per_tile = 0.0 if rate == 0 else TILE4 * 48 * blocks / rate   # bytes per tile / per-block rate (GB/s = B/ns)
     with cp.cuda.ExternalStream(stream.cuda_stream):     # (Stream.from_external in later CuPy)
         kernel((blocks,), (512,), (bufs[0], bufs[1], bufs[2], cp.int64(N4), cp.int64(TILE4),
-                                   cp.float64(ns_per_tile), stop, done))
+                                   cp.float64(ns_per_tile), stop, done), shared_mem=smem)
 
 # Every stream non-blocking: nothing may wait on the legacy default stream, which waits on everything.
 side, main = torch.cuda.Stream(), torch.cuda.Stream()
@@ -219,6 +227,8 @@ def measure(name, precision, make):
               'step_ms': [round(t, 3) for t in times[v]]})
 
 for name, precision, make in CONFIGS:
+    if os.environ.get('CONTENTION_CONFIGS') and name not in os.environ['CONTENTION_CONFIGS'].split(','):
+        continue
     try:
         measure(name, precision, make)
     except Exception as e:                   # one configuration failing leaves the others standing
