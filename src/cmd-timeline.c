@@ -474,7 +474,6 @@ write_compare_trace(const char *path, const DdpScenario *s, const DdpResult *r, 
   add_name(events, "process_name", pid, 0, name);
   add_name(events, "thread_name", pid, 1, "compute");
   add_name(events, "thread_name", pid, 2, "nccl");
-  g_autoptr(GArray) measured = measured_buckets(t);
   guint bucket = 0;
   for (guint i = 0; i < t->drawn->len; i++) {
     const DdpRunKernel *k = &g_array_index(t->drawn, DdpRunKernel, i);

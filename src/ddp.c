@@ -98,6 +98,7 @@ typedef struct {
   gint64 *delay;           /* [ranks] */
   gboolean stretching;     /* overlap_slowdown > 0: compute slows inside collectives */
   double slowdown;         /* the overlap_slowdown in force (overlap_slowdown()) */
+  int slowdown_channels;   /* the NCCL channels it came from, 0 when not from them */
   double stretch;          /* 1 + slowdown */
   gint64 *anchor_t;        /* [ranks] stretching: last interval boundary passed, its time ... */
   double *anchor_x;        /* ... and its work coordinate */
@@ -788,7 +789,7 @@ prefix_sums(Sim *sim)
 /* The slowdown of compute that overlaps a collective: the setup's or the cluster's, else from the
  * channels NCCL runs the largest steady bucket's AllReduce on (ddp_overheads_overlap_slowdown). */
 static double
-overlap_slowdown(const Sim *sim, const DdpBucketLayout *steady)
+overlap_slowdown(const Sim *sim, const DdpBucketLayout *steady, int *from_channels)
 {
   const DdpSetup *setup = &sim->scenario->setup;
   guint64 largest = 0;
@@ -797,7 +798,7 @@ overlap_slowdown(const Sim *sim, const DdpBucketLayout *steady)
   DdpCollectiveCost cost = { 0 };
   if (largest > 0)
     ddp_collective_allreduce(sim->collective, largest, &cost);
-  return ddp_overheads_overlap_slowdown(&setup->overheads, sim->scenario->cluster, cost.channels);
+  return ddp_overheads_overlap_slowdown(&setup->overheads, sim->scenario->cluster, cost.channels, from_channels);
 }
 
 static gboolean
@@ -861,7 +862,7 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, co
   sim->delay = g_new0(gint64, sim->ranks);
   for (guint64 r = 0; r < sim->ranks; r++)
     sim->factor[r] = 1.0;
-  sim->slowdown = overlap_slowdown(sim, steady);
+  sim->slowdown = overlap_slowdown(sim, steady, &sim->slowdown_channels);
   sim->stretching = sim->slowdown > 0;
   sim->stretch = 1.0 + sim->slowdown;
   /* Jitter: its own generator (seeded from the same seed), so that straggler draws do not move
@@ -1156,6 +1157,7 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
   result->input_wait_ms = sum_input_wait / n;
   result->contention_ms = sum_contention / n;
   result->overlap_slowdown = sim.slowdown;
+  result->overlap_slowdown_channels = sim.slowdown_channels;
   result->jitter_slowest = 1.0;
   for (guint64 r = 0; sim.jitter && r < (sim.collapsed ? 1 : sim.gpus); r++)
     result->jitter_slowest = MAX(result->jitter_slowest, sim.jitter[r]);

@@ -83,6 +83,9 @@ typedef struct {
   double jitter_slowest;             /* that rank's speed factor (1: no jitter) */
   double contention_ms;              /* backward stretched by overlapping collectives (overlap_slowdown) */
   double overlap_slowdown;           /* the slowdown in force */
+  int overlap_slowdown_channels;     /* > 0: the slowdown is C / (SMs − C) for these NCCL channels;
+                                        0: a flag, scenario, cluster or calibration set it, or the
+                                        channels are unknown (ddp_overheads_overlap_slowdown) */
   double single_gpu_ms;              /* same setup on one GPU, no stragglers */
   double scaling_efficiency;         /* single_gpu_ms / mean_ms (weak scaling, fixed per-GPU batch) */
   double samples_per_s;

@@ -512,7 +512,8 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
   if (largest > 0)
     ddp_collective_cost(group, so->sharding == DDP_SHARDING_NONE ? DDP_OP_ALL_REDUCE : DDP_OP_ALL_GATHER, largest,
                         &largest_cost);
-  double slowdown = ddp_overheads_overlap_slowdown(&setup->overheads, cluster, largest_cost.channels);
+  int slowdown_channels = 0;
+  double slowdown = ddp_overheads_overlap_slowdown(&setup->overheads, cluster, largest_cost.channels, &slowdown_channels);
   g_autofree gint64 *fwd = g_new0(gint64, nl), *bwd = g_new0(gint64, nl);
   gint64 pass_ns = 0;   /* one micro-step's forward, backward and flat-gradient passes */
   for (guint l = 0; l < nl; l++) {
@@ -627,6 +628,7 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
   r->straggler_wait_ms = MAX(0.0, sum_wait / setup->iterations - r->jitter_ms);
   r->contention_ms = sum_contention / setup->iterations;
   r->overlap_slowdown = slowdown;
+  r->overlap_slowdown_channels = slowdown_channels;
   r->host_layer_ms = (double)setup->accumulate * ddp_compute_host_bound_ns(compute) / 1e6;
   r->samples_per_s = (double)gpus * setup->batch * setup->accumulate / (r->mean_ms / 1e3);
   r->collapsed_ranks = TRUE;

@@ -121,12 +121,15 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   if (!r->dp) {   /* DataParallel's host terms are in its own section (dp.c) */
     g_string_append_printf(out, "  overheads            host %.3f ms/iteration + %.3f ms host-bound layers (in compute), input wait %.3f ms\n",
                            r->host_iteration_ms, r->host_layer_ms, r->input_wait_ms);
-    if (s->setup.overheads.jitter > 0)
-      g_string_append_printf(out, "                       jitter %.3f ms (slowest rank x%.4f), contention %.3f ms (overlap slowdown %.3f)\n",
-                             r->jitter_ms, r->jitter_slowest, r->contention_ms, r->overlap_slowdown);
-    else
-      g_string_append_printf(out, "                       jitter off, contention %.3f ms (overlap slowdown %.3f)\n",
-                             r->contention_ms, r->overlap_slowdown);
+    g_autofree char *jitter = s->setup.overheads.jitter > 0
+                                  ? g_strdup_printf("jitter %.3f ms (slowest rank x%.4f)", r->jitter_ms, r->jitter_slowest)
+                                  : g_strdup("jitter off");
+    g_autofree char *source = r->overlap_slowdown_channels > 0
+                                  ? g_strdup_printf(": NCCL's %d channels hold %d of %d SMs", r->overlap_slowdown_channels,
+                                                    r->overlap_slowdown_channels, s->cluster->gpu.sms)
+                                  : g_strdup("");
+    g_string_append_printf(out, "                       %s, contention %.3f ms (overlap slowdown %.3f%s)\n", jitter,
+                           r->contention_ms, r->overlap_slowdown, source);
   }
   g_string_append_printf(out, "  scaling efficiency   %.1f %%   (T(1 GPU) %.3f ms / T(%" G_GUINT64_FORMAT " GPUs); weak scaling, fixed per-GPU batch)\n",
                          100.0 * r->scaling_efficiency, r->single_gpu_ms, r->gpus);
@@ -287,6 +290,7 @@ ddp_report_predict_json_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   ddp_json_double(j, "jitter_slowest", r->jitter_slowest, 6);
   ddp_json_double(j, "contention_ms", r->contention_ms, 6);
   ddp_json_double(j, "overlap_slowdown", r->overlap_slowdown, 6);
+  ddp_json_int(j, "overlap_slowdown_channels", r->overlap_slowdown_channels);
   ddp_json_double(j, "input_rate", s->setup.overheads.input_rate, 6);
   ddp_json_double(j, "jitter", s->setup.overheads.jitter, 6);
   ddp_json_end_object(j);

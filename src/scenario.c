@@ -206,13 +206,17 @@ overheads_init(DdpOverheads *o)
 }
 
 double
-ddp_overheads_overlap_slowdown(const DdpOverheads *o, const DdpCluster *cluster, int channels)
+ddp_overheads_overlap_slowdown(const DdpOverheads *o, const DdpCluster *cluster, int channels, int *from_channels)
 {
+  gboolean derived = o->overlap_slowdown < 0 && cluster->overlap_slowdown < 0 && channels > 0 &&
+                     channels < cluster->gpu.sms;
+  if (from_channels)
+    *from_channels = derived ? channels : 0;
   if (o->overlap_slowdown >= 0)
     return o->overlap_slowdown;
   if (cluster->overlap_slowdown >= 0)
     return cluster->overlap_slowdown;
-  if (channels > 0 && channels < cluster->gpu.sms)
+  if (derived)
     return (double)channels / (double)(cluster->gpu.sms - channels);
   return DDP_DEFAULT_OVERLAP_SLOWDOWN;
 }

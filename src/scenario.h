@@ -71,8 +71,10 @@ void ddp_overheads_none(DdpOverheads *o);
  * channels (0: unknown): @o's, else the cluster file's, else C / (SMs − C) — NCCL holds one thread
  * block per channel on its own SM for the whole call, and compute runs on the SMs left
  * (docs/overheads.md, "Contention"; measured on an H100 in calibrate/data, 2026-11-27) — else
- * DDP_DEFAULT_OVERLAP_SLOWDOWN. */
-double ddp_overheads_overlap_slowdown(const DdpOverheads *o, const DdpCluster *cluster, int channels);
+ * DDP_DEFAULT_OVERLAP_SLOWDOWN.  @from_channels (nullable) receives C where the value came from
+ * the channels, else 0. */
+double ddp_overheads_overlap_slowdown(const DdpOverheads *o, const DdpCluster *cluster, int channels,
+                                      int *from_channels);
 
 typedef struct {
   guint64 gpus;

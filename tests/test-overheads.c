@@ -45,13 +45,18 @@ test_defaults(void)
   g_autoptr(DdpScenario) s = scenario(4);
   g_assert_cmpfloat(s->cluster->overlap_slowdown, <, 0);   /* ab4.cluster does not say */
   g_assert_cmpint(s->cluster->gpu.sms, ==, 108);                    /* an A100 */
-  g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster, 0), ==, 0.05);
-  g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster, 24), ==, 24.0 / 84);
-  g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster, 108), ==, 0.05);   /* no SM left: unknown */
+  int from = -1;
+  g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster, 0, &from), ==, 0.05);
+  g_assert_cmpint(from, ==, 0);
+  g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster, 24, &from), ==, 24.0 / 84);
+  g_assert_cmpint(from, ==, 24);
+  g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster, 108, &from), ==, 0.05);   /* no SM left: unknown */
+  g_assert_cmpint(from, ==, 0);
   s->cluster->overlap_slowdown = 0.2;
-  g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster, 24), ==, 0.2);
+  g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster, 24, &from), ==, 0.2);
+  g_assert_cmpint(from, ==, 0);
   t.overheads.overlap_slowdown = 0;
-  g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster, 24), ==, 0);
+  g_assert_cmpfloat(ddp_overheads_overlap_slowdown(&t.overheads, s->cluster, 24, NULL), ==, 0);
   g_free(t.stragglers);
 }
 
@@ -232,8 +237,9 @@ test_contention_default(void)
 static void
 test_contention_channels(void)
 {
-  static const struct { const char *cluster; guint64 gpus; double slowdown; } cases[] = {
-    { "dgx-h100", 8, 16.0 / 116 }, { "dgx-a100", 8, 24.0 / 84 }, { "dgx1-v100", 8, 12.0 / 68 }, { "dgx-h100", 1, 0.05 },
+  static const struct { const char *cluster; guint64 gpus; double slowdown; int channels; } cases[] = {
+    { "dgx-h100", 8, 16.0 / 116, 16 }, { "dgx-a100", 8, 24.0 / 84, 24 }, { "dgx1-v100", 8, 12.0 / 68, 12 },
+    { "dgx-h100", 1, 0.05, 0 },
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autoptr(DdpScenario) s = scenario(cases[i].gpus);
@@ -244,6 +250,7 @@ test_contention_channels(void)
     s->setup.overheads.overlap_slowdown = -1;
     g_autoptr(DdpResult) r = simulate(s, FALSE);
     g_assert_cmpfloat_with_epsilon(r->overlap_slowdown, cases[i].slowdown, 1e-12);
+    g_assert_cmpint(r->overlap_slowdown_channels, ==, cases[i].channels);
   }
 }
 
