@@ -7,6 +7,7 @@
 #include "cost.h"
 #include "progress.h"
 #include "report.h"
+#include "strategy.h"
 
 #include <unistd.h>
 
@@ -85,9 +86,7 @@ run(int argc, char **argv, PredictOptions *opts)
             scenario->setup.allow_oom ? " (--allow-oom: exit 0)" : " (exit 3; --allow-oom to accept)",
             scenario->model->name, scenario->cluster->name, scenario->setup.gpus);
     if (!result->dp) {
-      const DdpSetup *t = &scenario->setup;
-      g_autofree char *advice = ddp_compute_memory_advice(scenario->model, &scenario->cluster->gpu, t->precision,
-                                                          t->batch, t->optimizer, t->gradient_as_bucket_view);
+      g_autofree char *advice = ddp_strategy_memory_advice(scenario, &result->memory);
       g_auto(GStrv) lines = g_strsplit(advice, "\n", -1);
       for (guint i = 0; lines[i] && *lines[i]; i++)
         fprintf(stderr, "ddpsim predict:   %s\n", lines[i]);

@@ -616,6 +616,53 @@ ddp_compute_memory(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision pr
 }
 
 /**
+ * ddp_compute_batch_advice:
+ * The batch line of the advice for a memory of @states + batch × @per_sample bytes (every
+ * strategy's is affine in the batch: only the activations grow with it) that does not fit
+ * @capacity at @batch: the largest whole batch below @batch that fits, and the largest divisor of
+ * @batch not above it, with --accumulate (and @accumulate_flags) keeping @batch samples a step; or,
+ * when batch 1 does not fit either, that @states_what take @states before any activation.
+ */
+void
+ddp_compute_batch_advice(GString *out, double states, double per_sample, double capacity, double batch,
+                         const char *accumulate_flags, const char *states_what)
+{
+  if (states + per_sample > capacity) {
+    g_string_append_printf(out, "no batch fits: %s take %.2f GB before any activation (%.2f GB at batch 1)\n", states_what,
+                           states / 1e9, (states + per_sample) / 1e9);
+    return;
+  }
+  if (batch <= 1)
+    return;
+  double fit = per_sample > 0 ? floor((capacity - states) / per_sample) : batch - 1;
+  fit = CLAMP(fit, 1, batch - 1);
+  double micro = fit;
+  while (micro > 1 && fmod(batch, micro) != 0)
+    micro--;
+  g_string_append_printf(out, "batch %.0f fits (%.2f GB); --batch %.0f --accumulate %.0f%s keeps %.0f samples a step (%.2f GB)\n",
+                         fit, (states + fit * per_sample) / 1e9, micro, batch / micro, accumulate_flags, batch,
+                         (states + micro * per_sample) / 1e9);
+}
+
+/**
+ * ddp_compute_gpu_advice:
+ * The built-in GPUs with room for @total_bytes as they are, on one line (none: nothing appended).
+ */
+void
+ddp_compute_gpu_advice(GString *out, double total_bytes)
+{
+  GString *gpus = g_string_new(NULL);
+  for (const char *const *name = ddp_gpu_names(); *name; name++) {
+    DdpGpuSpec other;
+    if (ddp_gpu_lookup(*name, &other, NULL) && other.memory_GB * 1e9 >= total_bytes)
+      g_string_append_printf(gpus, "%s%s (%.0f GB)", gpus->len ? ", " : "", other.name, other.memory_GB);
+  }
+  if (gpus->len)
+    g_string_append_printf(out, "as it is, it fits a GPU with more memory: %s\n", gpus->str);
+  g_string_free(gpus, TRUE);
+}
+
+/**
  * ddp_compute_memory_advice:
  * What would fit when @batch does not (issue 17): one line per way out, each with the bytes per GPU
  * it needs, from ddp_compute_memory() — the largest batch that fits with --accumulate keeping the
@@ -634,28 +681,11 @@ ddp_compute_memory_advice(const DdpModel *model, const DdpGpuSpec *gpu, DdpPreci
   if (m.fits)
     return g_string_free(out, FALSE);
   double capacity = gpu->memory_GB * 1e9;
-  /* memory is affine in the batch: the largest whole batch below @batch that fits */
   DdpMemory one;
   ddp_compute_memory(model, gpu, precision, 1, optimizer, gradient_as_bucket_view, &one);
-  double per_sample = one.activations;
   double states = one.total - one.activations;
-  if (one.fits && batch > 1) {
-    double fit = per_sample > 0 ? floor((capacity - states) / per_sample) : batch - 1;
-    fit = CLAMP(fit, 1, batch - 1);
-    /* the micro-batch: the largest divisor of @batch that fits, so that --accumulate keeps exactly
-     * @batch samples a step */
-    double micro = fit;
-    while (micro > 1 && fmod(batch, micro) != 0)
-      micro--;
-    DdpMemory at, step;
-    ddp_compute_memory(model, gpu, precision, fit, optimizer, gradient_as_bucket_view, &at);
-    ddp_compute_memory(model, gpu, precision, micro, optimizer, gradient_as_bucket_view, &step);
-    g_string_append_printf(out, "batch %.0f fits (%.2f GB); --batch %.0f --accumulate %.0f keeps %.0f samples a step (%.2f GB)\n",
-                           fit, at.total / 1e9, micro, batch / micro, batch, step.total / 1e9);
-  } else if (!one.fits) {
-    g_string_append_printf(out, "no batch fits: weights, gradients, buckets, optimizer state and runtime take %.2f GB "
-                           "before any activation (%.2f GB at batch 1)\n", states / 1e9, one.total / 1e9);
-  }
+  ddp_compute_batch_advice(out, states, one.activations, capacity, batch, "",
+                           "weights, gradients, buckets, optimizer state and runtime");
   if (!gradient_as_bucket_view) {
     DdpMemory v;
     ddp_compute_memory(model, gpu, precision, batch, optimizer, TRUE, &v);
@@ -672,15 +702,7 @@ ddp_compute_memory_advice(const DdpModel *model, const DdpGpuSpec *gpu, DdpPreci
     g_string_append_printf(out, "plain SGD (no optimizer state) with --gradient-as-bucket-view: %.2f GB at batch 1%s\n",
                            o.total / 1e9, o.fits ? " (fits)" : "");
   }
-  GString *gpus = g_string_new(NULL);
-  for (const char *const *name = ddp_gpu_names(); *name; name++) {
-    DdpGpuSpec other;
-    if (ddp_gpu_lookup(*name, &other, NULL) && other.memory_GB * 1e9 >= m.total)
-      g_string_append_printf(gpus, "%s%s (%.0f GB)", gpus->len ? ", " : "", other.name, other.memory_GB);
-  }
-  if (gpus->len)
-    g_string_append_printf(out, "as it is, it fits a GPU with more memory: %s\n", gpus->str);
-  g_string_free(gpus, TRUE);
+  ddp_compute_gpu_advice(out, m.total);
   if (states > capacity)
     g_string_append_printf(out, "the states alone need %.2f GB: shard them across the GPUs (ZeRO/FSDP); plain DDP "
                            "keeps all of them on every GPU\n", states / 1e9);

@@ -46,6 +46,46 @@ ddp_strategy_memory(const DdpModel *model, const DdpGpuSpec *gpu, const DdpSetup
   out->fits = out->total <= gpu->memory_GB * 1e9;
 }
 
+/**
+ * ddp_strategy_memory_advice:
+ * Memory is affine in the batch under every strategy (only the activations grow with it), so the
+ * run's own figures give the rest: states = total − activations, activations / batch a sample.
+ * Under FSDP the micro-batches keep the gradients sharded only with --fsdp-accumulate sharded
+ * (no_sync holds every unit's unsharded gradient until the last micro-step, fsdp.c), so that is
+ * what the accumulate line proposes.
+ */
+char *
+ddp_strategy_memory_advice(const DdpScenario *scenario, const DdpMemory *m)
+{
+  const DdpSetup *setup = &scenario->setup;
+  const DdpGpuSpec *gpu = &scenario->cluster->gpu;
+  if (setup->mode == DDP_MODE_DDP)
+    return ddp_compute_memory_advice(scenario->model, gpu, setup->precision, setup->batch, setup->optimizer,
+                                     setup->gradient_as_bucket_view);
+  GString *out = g_string_new(NULL);
+  if (m->fits)
+    return g_string_free(out, FALSE);
+  double capacity = gpu->memory_GB * 1e9, states = m->total - m->activations;
+  gboolean fsdp = setup->mode == DDP_MODE_FSDP;
+  ddp_compute_batch_advice(out, states, m->activations / setup->batch, capacity, setup->batch,
+                           fsdp ? " --fsdp-accumulate sharded" : "",
+                           fsdp ? "FSDP's shards of the states, the units it gathers and the runtime"
+                                : "weights, gradients, buckets, the optimizer state's shard and the runtime");
+  if (!fsdp && m->buckets > 0)
+    g_string_append_printf(out, "--gradient-as-bucket-view drops DDP's bucket copy of the gradients: %.2f GB at batch %.0f%s\n",
+                           (m->total - m->buckets) / 1e9, setup->batch, m->total - m->buckets <= capacity ? " (fits)" : "");
+  ddp_compute_gpu_advice(out, m->total);
+  if (states > capacity) {
+    if (!fsdp)
+      g_string_append(out, "FSDP (--mode fsdp) shards the weights and gradients too, not only the optimizer state\n");
+    else if (setup->shard.sharding != DDP_SHARDING_FULL)
+      g_string_append(out, "--sharding full shards the states over every GPU of the job\n");
+    else
+      g_string_append(out, "more GPUs shard the states further: each keeps 1/N of them\n");
+  }
+  return g_string_free(out, FALSE);
+}
+
 /* The compute model of @scenario before any --step-ms scaling: the GPU's defaults (or @options),
  * a calibration's efficiencies and measured layer times, the host issuing every layer pass
  * @host_factor times (the GIL: N replicas' forward launches from one process).  ddp.c's sim_init

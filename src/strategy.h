@@ -30,6 +30,13 @@ double ddp_strategy_model_state_bytes(double params, double p, double g, double 
 void ddp_strategy_memory(const DdpModel *model, const DdpGpuSpec *gpu, const DdpSetup *setup, guint64 shard_ranks,
                          double unsharded_param_bytes, double unsharded_grad_bytes, DdpMemory *out);
 
+/* When @m (the run's memory per GPU at its batch) does not fit: what would, one line each with its
+ * bytes per GPU; "" when it fits.  Plain DDP: ddp_compute_memory_advice.  ZeRO-1 and FSDP: a
+ * smaller batch with --accumulate (FSDP: with --fsdp-accumulate sharded, which keeps the gradients
+ * sharded between micro-steps), ZeRO-1 without DDP's bucket copy, a GPU with more memory, and
+ * where the states alone do not fit, the next step of sharding.  Free with g_free(). */
+char *ddp_strategy_memory_advice(const DdpScenario *scenario, const DdpMemory *m);
+
 /* The compute model of @scenario (calibration, measured layers, --step-ms net of the host time
  * per iteration), with the host issuing every layer pass
  * @host_factor times (1 but for DataParallel's GIL).  @options NULL: the GPU's defaults.

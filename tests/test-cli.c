@@ -685,6 +685,40 @@ test_solve_limit_collectives(void)
   }
 }
 
+/* The out-of-memory advice follows the strategy (it gave plain DDP's states for FSDP: "135.84 GB
+ * before any activation", and "shard them" to a run already sharded).  Llama-2-7B, bf16, AdamW, 8
+ * H100s under FULL_SHARD at batch 6, seq 2048: the run's own figures are weights 4.70 + grads 4.70
+ * + optimizer 6.74 + runtime 1.07 = 17.21 GB of states and 67.96 GB of activations (11.33 GB a
+ * sample), 85.17 GB > 85.03.  So batch 5 fits (17.21 + 5 × 11.33 = 73.85 GB) and 3, the largest
+ * divisor of 6 under it, with --accumulate 2 (51.20 GB) — run as advised, predict says 51.20 GB.
+ * Under ZeRO-1 at batch 1 the states do not fit; without DDP's bucket copy (26.95 GB) 73.11 does. */
+static void
+test_oom_advice_by_strategy(void)
+{
+  g_auto(Run) f = { 0 };
+  run(&f, "predict", "--model", "llama-7b", "--cluster", "dgx-h100", "--gpus", "8", "--batch", "6", "--seq-len", "2048",
+      "--optimizer", "adamw", "--mode", "fsdp", "--sharding", "full", "--iterations", "1", NULL);
+  g_assert_cmpint(f.status, ==, 3);
+  g_assert_nonnull(strstr(f.err, "batch 5 fits (73.85 GB); --batch 3 --accumulate 2 --fsdp-accumulate sharded keeps 6 "
+                                 "samples a step (51.20 GB)"));
+  g_assert_null(strstr(f.err, "no batch fits"));
+  g_assert_null(strstr(f.err, "shard them"));
+  g_auto(Run) advised = { 0 };
+  run(&advised, "predict", "--model", "llama-7b", "--cluster", "dgx-h100", "--gpus", "8", "--batch", "3", "--accumulate",
+      "2", "--fsdp-accumulate", "sharded", "--seq-len", "2048", "--optimizer", "adamw", "--mode", "fsdp", "--sharding",
+      "full", "--iterations", "1", NULL);
+  run_assert_ok(&advised);
+  g_assert_nonnull(strstr(advised.out, "memory per GPU       51.20 GB of 85.03 GB: fits"));
+  g_auto(Run) z = { 0 };
+  run(&z, "predict", "--model", "llama-7b", "--cluster", "dgx-h100", "--gpus", "8", "--optimizer", "adamw", "--mode",
+      "zero1", "--iterations", "1", NULL);
+  g_assert_cmpint(z.status, ==, 3);
+  g_assert_nonnull(strstr(z.err, "no batch fits: weights, gradients, buckets, the optimizer state's shard and the runtime "
+                                 "take 88.74 GB before any activation (100.06 GB at batch 1)"));
+  g_assert_nonnull(strstr(z.err, "--gradient-as-bucket-view drops DDP's bucket copy of the gradients: 73.11 GB at batch 1 (fits)"));
+  g_assert_nonnull(strstr(z.err, "FSDP (--mode fsdp) shards the weights and gradients too"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -697,6 +731,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/predict/stragglers-off-by-default", test_predict_stragglers_off);
   g_test_add_func("/cli/llama-7b-does-not-fit", test_llama7b_does_not_fit);
   g_test_add_func("/cli/llama-7b-defaults-and-advice", test_llama7b_defaults_and_advice);
+  g_test_add_func("/cli/oom-advice-by-strategy", test_oom_advice_by_strategy);
   g_test_add_func("/cli/listings", test_listings);
   g_test_add_func("/cli/accuracy/resnet50-published-throughput", test_published_throughput);
   g_test_add_func("/cli/bad-input", test_bad_input);
