@@ -1,7 +1,26 @@
 /* run-ddpsim — see run-ddpsim.h. */
+#define _DEFAULT_SOURCE   /* lstat, behind g_lstat */
 #include "run-ddpsim.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
+
+void
+run_remove_tree(const char *path)
+{
+  GStatBuf st;
+  if (g_lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
+    for (const char *name; d && (name = g_dir_read_name(d));) {
+      g_autofree char *child = g_build_filename(path, name, NULL);
+      run_remove_tree(child);
+    }
+    g_rmdir(path);
+  } else {
+    g_unlink(path);
+  }
+}
 
 void
 run_clear(Run *r)

@@ -18,6 +18,9 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Run, run_clear)
 void run_env(Run *r, const char *env_name, const char *env_value, const char *first, ...) G_GNUC_NULL_TERMINATED;
 #define run(r, ...) run_env((r), NULL, NULL, __VA_ARGS__)
 
+/* Removes @path and, for a directory, everything below it; links are removed, never followed. */
+void run_remove_tree(const char *path);
+
 /* Fails the test with its stderr unless @r exited 0. */
 void run_assert_ok(const Run *r);
 /* Asserts @r exited @status with nothing on stdout and exactly one stderr line containing

@@ -16,6 +16,7 @@
 
 #include "calibdb.h"
 #include "ranges.h"
+#include "run-ddpsim.h"
 
 #include <sqlite3.h>
 
@@ -655,22 +656,6 @@ setup_case(const char *dir, Setup setup)
   }
 }
 
-static void
-remove_tree(const char *path)
-{
-  struct stat st;
-  if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-    g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
-    for (const char *name; d && (name = g_dir_read_name(d));) {
-      g_autofree char *child = g_build_filename(path, name, NULL);
-      remove_tree(child);
-    }
-    g_rmdir(path);
-  } else {
-    g_unlink(path);
-  }
-}
-
 /* Runs $DDPSIM in @dir with @argv; returns the exit status, fills @out and @err. */
 static int
 run_in(const char *dir, const char *const *argv, const char *env_name, const char *env_value, char **out, char **err)
@@ -720,7 +705,7 @@ check_case(const Case *c)
   if (!strstr(err, c->expect))
     g_error("%s: stderr \"%s\" lacks \"%s\"", c->name, err, c->expect);
   assert_same(before, after, c->name);
-  remove_tree(dir);
+  run_remove_tree(dir);
 }
 
 static void

@@ -719,6 +719,79 @@ test_oom_advice_by_strategy(void)
   g_assert_nonnull(strstr(z.err, "FSDP (--mode fsdp) shards the weights and gradients too"));
 }
 
+/* Whether @command (one README line, continuations joined) needs only what ships: not a
+ * placeholder ("ddpsim predict ... --mode zero1"), a calibration database, trace or nccl-tests
+ * files of the reader's, or mpirun; and is a command, not a line of output ("ddpsim predict: …"). */
+static gboolean
+readme_runnable(const char *command)
+{
+  static const char *const needs[] = { " ... ", "…", "calib.db", "rank-", ".txt", ".json.gz", "mpirun", "$(", NULL };
+  for (guint i = 0; needs[i]; i++)
+    if (strstr(command, needs[i]))
+      return FALSE;
+  const char *space = strchr(command, ' ');
+  return space && space[-1] != ':' && !strchr(command, ':');
+}
+
+/* Issue 17: README's examples run as printed and give answers.  Every `ddpsim …` line of README.md
+ * that needs nothing but the shipped models, clusters and scenarios runs, with a trailing comment
+ * dropped and `\` continuations joined, in a scratch directory with a plots/examples/ to write
+ * into (the shipped scenarios/ named by their path in the source tree); each must exit 0, and no `solve` may answer "unreachable".
+ * Lines that plot (--plot, a .png/.svg output) need gnuplot and are left out without it. */
+static void
+test_readme_examples(void)
+{
+  g_autofree char *readme = g_test_build_filename(G_TEST_DIST, "..", "README.md", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(readme, &text, NULL, NULL));
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-readme-XXXXXX", NULL);
+  g_autofree char *top = g_test_build_filename(G_TEST_DIST, "..", NULL);
+  g_autofree char *srcdir = g_canonicalize_filename(top, NULL);
+  g_autofree char *examples = g_build_filename(dir, "plots", "examples", NULL);
+  g_assert_cmpint(g_mkdir_with_parents(examples, 0755), ==, 0);
+  g_autofree char *gnuplot = g_find_program_in_path("gnuplot");
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  g_autoptr(GString) command = g_string_new(NULL);
+  guint ran = 0;
+  for (guint i = 0; lines[i]; i++) {
+    const char *line = lines[i] + strspn(lines[i], " ");
+    if (command->len == 0 && !g_str_has_prefix(line, "ddpsim "))
+      continue;
+    g_string_append(command, line);
+    if (command->len && command->str[command->len - 1] == '\\') {
+      g_string_truncate(command, command->len - 1);
+      continue;
+    }
+    char *comment = strstr(command->str, " #");
+    if (comment)
+      g_string_truncate(command, (gsize)(comment - command->str));
+    gboolean plots = strstr(command->str, "--plot") || strstr(command->str, ".png") || strstr(command->str, ".svg");
+    if (readme_runnable(command->str) && (gnuplot || !plots)) {
+      g_auto(GStrv) argv = NULL;
+      g_autoptr(GError) error = NULL;
+      g_assert_true(g_shell_parse_argv(command->str, NULL, &argv, &error));
+      g_free(argv[0]);
+      argv[0] = g_strdup(g_getenv("DDPSIM"));
+      for (guint a = 1; argv[a]; a++)   /* the shipped scenarios, from the scratch directory */
+        if (g_str_has_prefix(argv[a], "scenarios/")) {
+          char *path = g_build_filename(srcdir, argv[a], NULL);
+          g_free(argv[a]);
+          argv[a] = path;
+        }
+      g_autofree char *out = NULL, *err = NULL;
+      int status = 0;
+      g_assert_true(g_spawn_sync(dir, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error));
+      if (!g_spawn_check_wait_status(status, NULL) || (g_str_has_prefix(command->str, "ddpsim solve") && strstr(out, "unreachable")))
+        g_error("README: `%s` did not give an answer:\n%s%s", command->str, out, err);
+      ran++;
+    }
+    g_string_truncate(command, 0);
+  }
+  g_test_message("%u README examples ran", ran);
+  g_assert_cmpuint(ran, >=, gnuplot ? 19 : 12);
+  run_remove_tree(dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -733,6 +806,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/llama-7b-defaults-and-advice", test_llama7b_defaults_and_advice);
   g_test_add_func("/cli/oom-advice-by-strategy", test_oom_advice_by_strategy);
   g_test_add_func("/cli/listings", test_listings);
+  g_test_add_func("/cli/readme-examples", test_readme_examples);
   g_test_add_func("/cli/accuracy/resnet50-published-throughput", test_published_throughput);
   g_test_add_func("/cli/bad-input", test_bad_input);
   g_test_add_func("/cli/calibration-elsewhere-warns", test_calibration_elsewhere_warns);

@@ -65,22 +65,10 @@ synthetic_init(Synthetic *x, const DdpKinetoOptions *options, gboolean may_keep)
 }
 
 static void
-remove_tree(const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-  const char *name;
-  while (d && (name = g_dir_read_name(d))) {
-    g_autofree char *p = g_build_filename(dir, name, NULL);
-    g_remove(p);
-  }
-  g_rmdir(dir);
-}
-
-static void
 synthetic_clear(Synthetic *x)
 {
   if (!x->keep)
-    remove_tree(x->dir);
+    run_remove_tree(x->dir);
   g_free(x->dir);
   g_ptr_array_unref(x->paths);
   ddp_result_free(x->result);
@@ -380,7 +368,7 @@ test_refused_malformed(void)
     g_assert_nonnull(strstr(error->message, cases[i].message));
     g_assert_null(strchr(error->message, '\n'));
   }
-  remove_tree(dir);
+  run_remove_tree(dir);
 }
 
 /* The verbs' flags: a malformed --measured-step-ms, --measured-step-ms without a DDP trace, and

@@ -3,6 +3,7 @@
  * output when gnuplot fails, kept data files that redraw the same plot.  The rendering cases skip
  * when gnuplot is not installed (make check needs no optional tool). */
 #include "plot.h"
+#include "run-ddpsim.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -40,22 +41,6 @@ count_entries(const char *dir)
   while (d && g_dir_read_name(d))
     n++;
   return n;
-}
-
-/* Removes @dir and the plain files in it. */
-static void
-remove_tree(const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-  const char *name;
-  while (d && (name = g_dir_read_name(d))) {
-    g_autofree char *path = g_build_filename(dir, name, NULL);
-    if (g_file_test(path, G_FILE_TEST_IS_DIR))
-      remove_tree(path);
-    else
-      g_unlink(path);
-  }
-  g_rmdir(dir);
 }
 
 /* Width and height from a PNG's IHDR chunk (PNG spec §11.2.2: signature, then IHDR first). */
@@ -156,7 +141,7 @@ test_no_gnuplot(void)
   g_assert_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_NO_GNUPLOT);
   g_assert_cmpuint(count_entries(dir), ==, 0);
   g_unsetenv("DDPSIM_GNUPLOT");
-  remove_tree(dir);
+  run_remove_tree(dir);
 }
 
 static void
@@ -188,7 +173,7 @@ test_scaling_png(void)
   assert_png(out, 640, 400);
   /* only the output: no temporary file beside it */
   g_assert_cmpuint(count_entries(dir), ==, 1);
-  remove_tree(dir);
+  run_remove_tree(dir);
 }
 
 static void
@@ -235,7 +220,7 @@ test_buckets_svg(void)
   const char *anchor = g_strrstr(before, "text-anchor=");
   g_assert_nonnull(anchor);
   g_assert_true(g_str_has_prefix(anchor, "text-anchor=\"end\""));
-  remove_tree(dir);
+  run_remove_tree(dir);
 }
 
 /* A script that has begun writing its output when it fails: the old file stays as it was and no
@@ -269,7 +254,7 @@ test_failure_is_atomic(void)
   g_assert_cmpuint(count_entries(datadir), ==, 2);   /* plots/ and old.svg */
 
   g_setenv("DDPSIM_DATADIR", DDP_SRCDIR, TRUE);
-  remove_tree(datadir);
+  run_remove_tree(datadir);
 }
 
 /* --plot-data: the data files and params.gp stay, and running gnuplot on them redraws the plot —
@@ -311,7 +296,7 @@ test_keep_dir(void)
                              NULL, NULL, NULL, &status, NULL));
   g_assert_true(g_spawn_check_wait_status(status, NULL));
   parse_svg(again);
-  remove_tree(dir);
+  run_remove_tree(dir);
 }
 
 /* params.gp text: numbers stay floating, arrays start at 1, the empty array is representable. */
@@ -344,7 +329,7 @@ test_params(void)
   g_assert_nonnull(strstr(text, "half = 0.5\n"));
   g_assert_nonnull(strstr(text, "array lanes[2]\nlanes[1] = \"rank 0\"\nlanes[2] = \"NCCL\\nstream\"\n"));
   g_assert_nonnull(strstr(text, "array none[1]\nnone[1] = \"\"\n"));
-  remove_tree(dir);
+  run_remove_tree(dir);
 }
 
 int
