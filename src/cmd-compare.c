@@ -126,6 +126,11 @@ compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const cha
     for (guint k = 0; lines[k] && *lines[k]; k++)
       g_string_append_printf(out, "    %s\n", g_strstrip(lines[k]));
   }
+  for (guint i = 0; i < n; i++)
+    if (rows[i].result->scaling_efficiency > 1.0) {
+      g_string_append(out, "  (efficiency " DDP_REPORT_ABOVE_100 ")\n");
+      break;
+    }
   g_autofree char *command = predict_command(s, &rows[best]);
   g_string_append_printf(out, "\nrecommended: %s (%s)\n  %s\n", rows[best].label, reason, command);
   return g_string_free(out, FALSE);

@@ -134,7 +134,7 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   g_string_append_printf(out, "  scaling efficiency   %.1f %%   (T(1 GPU) %.3f ms / T(%" G_GUINT64_FORMAT " GPUs); weak scaling, fixed per-GPU batch)\n",
                          100.0 * r->scaling_efficiency, r->single_gpu_ms, r->gpus);
   if (r->scaling_efficiency > 1.0 && (s->setup.mode == DDP_MODE_ZERO1 || s->setup.mode == DDP_MODE_FSDP))
-    g_string_append(out, "                       above 100 %: each GPU steps the optimizer on its 1/N shard, T(1 GPU) on everything\n");
+    g_string_append(out, "                       " DDP_REPORT_ABOVE_100 "\n");
   g_string_append_printf(out, "  throughput           %.1f samples/s\n", r->samples_per_s);
   if (extras && extras->cost) {
     DdpCostEstimate e = ddp_cost_estimate(extras->cost, r->gpus, r->samples_per_s);

@@ -719,6 +719,22 @@ test_oom_advice_by_strategy(void)
   g_assert_nonnull(strstr(z.err, "FSDP (--mode fsdp) shards the weights and gradients too"));
 }
 
+/* `compare` says why a sharded strategy scales above 100 % where one does (Llama-2-7B on 16 H100s:
+ * FSDP's per-GPU optimizer step is 1/16 of the 1-GPU reference's) and not where none does
+ * (ResNet-50 on 16 A100s: every row below 100 %). */
+static void
+test_compare_above_100(void)
+{
+  g_auto(Run) llama = { 0 };
+  run(&llama, "compare", "--model", "llama-7b", "--cluster", "dgx-h100", "--gpus", "16", "--iterations", "2", NULL);
+  run_assert_ok(&llama);
+  g_assert_nonnull(strstr(llama.out, "  (efficiency above 100 %: each GPU steps the optimizer on its 1/N shard, T(1 GPU) on everything)\n"));
+  g_auto(Run) resnet = { 0 };
+  run(&resnet, "compare", "--model", "resnet50", "--cluster", "dgx-a100", "--gpus", "16", "--iterations", "2", NULL);
+  run_assert_ok(&resnet);
+  g_assert_null(strstr(resnet.out, "above 100 %"));
+}
+
 /* Whether @command (one README line, continuations joined) needs only what ships: not a
  * placeholder ("ddpsim predict ... --mode zero1"), a calibration database, trace or nccl-tests
  * files of the reader's, or mpirun; and is a command, not a line of output ("ddpsim predict: …"). */
@@ -807,6 +823,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/oom-advice-by-strategy", test_oom_advice_by_strategy);
   g_test_add_func("/cli/listings", test_listings);
   g_test_add_func("/cli/readme-examples", test_readme_examples);
+  g_test_add_func("/cli/compare/above-100", test_compare_above_100);
   g_test_add_func("/cli/accuracy/resnet50-published-throughput", test_published_throughput);
   g_test_add_func("/cli/bad-input", test_bad_input);
   g_test_add_func("/cli/calibration-elsewhere-warns", test_calibration_elsewhere_warns);
