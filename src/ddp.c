@@ -235,10 +235,6 @@ plan_clear(Plan *p)
   g_free(p->wire_bytes);
 }
 
-/* Compression-hook passes, expressed for ddp_compute_memory_pass_ns (which counts a read and a
- * write of its argument): cast fp32→16-bit reads 4 and writes 2 bytes per element and the divide
- * reads and writes 2, i.e. (6 + 4)/2 = 5/4 of the fp32 bucket; the copy back reads 2 and writes 4,
- * i.e. 3/4.  The copy back runs after the AllReduce, ordered on the comm stream. */
 /* Bytes a bucket's AllReduce moves: its own, or half of them for fp32 under a 16-bit comm hook. */
 static guint64
 wire_bytes(const DdpSetup *setup, const DdpBucket *bucket)
@@ -247,6 +243,10 @@ wire_bytes(const DdpSetup *setup, const DdpBucket *bucket)
   return compress ? bucket->bytes / ddp_dtype_size(bucket->dtype) * 2 : bucket->bytes;
 }
 
+/* Compression-hook passes, expressed for ddp_compute_memory_pass_ns (which counts a read and a
+ * write of its argument): cast fp32→16-bit reads 4 and writes 2 bytes per element and the divide
+ * reads and writes 2, i.e. (6 + 4)/2 = 5/4 of the fp32 bucket; the copy back reads 2 and writes 4,
+ * i.e. 3/4.  The copy back runs after the AllReduce, ordered on the comm stream. */
 static void
 plan_build(Sim *sim, Plan *p, const DdpBucketLayout *layout)
 {
