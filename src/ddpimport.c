@@ -161,6 +161,7 @@ typedef struct {
   JsonParser *parser;
   gint64 rank, world_size;   /* -1 when the trace has no distributedInfo */
   guint devices;
+  gint64 nccl_blocks;        /* the most thread blocks an AllReduce kernel ran on (its grid) */
   GArray *spans;             /* Span, by start time */
   GArray *steps;             /* double pairs: ProfilerStep [ts, end] */
   gint64 comm_stream, compute_stream;
@@ -271,6 +272,10 @@ read_kernel(RankFile *r, JsonObject *e, guint index, GError **error)
       }
       s.allreduce = TRUE;
       s.bytes = (guint64)nelems * size;
+      JsonArray *grid = member_array(args, "grid");
+      JsonNode *x = grid && json_array_get_length(grid) > 0 ? json_array_get_element(grid, 0) : NULL;
+      if (x && JSON_NODE_HOLDS_VALUE(x) && json_node_get_value_type(x) == G_TYPE_INT64)
+        r->nccl_blocks = MAX(r->nccl_blocks, json_node_get_int(x));
     }
   } else {
     GString *key = g_string_new(name);
@@ -338,9 +343,11 @@ read_rank(RankFile *r, GBytes *text, DdpRunTrace *t, GError **error)
     t->gpu_name = g_strdup(member_string(device, "name"));
     if (member_number(device, "totalGlobalMem", &number))
       t->gpu_memory_bytes = (gint64)number;
-    double major, minor;
+    double major, minor, sms;
     if (member_number(device, "computeMajor", &major) && member_number(device, "computeMinor", &minor))
       t->sm_arch = (int)(major * 10 + minor);
+    if (member_number(device, "numSms", &sms) && sms >= 1 && sms <= 1e6)
+      t->sms = (int)sms;
   }
   if (!*t->cuda_version && member_number(top, "cuda_runtime_version", &number) && number > 0) {
     g_free(t->cuda_version);
@@ -766,6 +773,7 @@ ddp_run_trace_read(const char *const *paths, guint n, guint64 nodes, GError **er
     if (!ok)
       break;
     devices = MAX(devices, files[f].devices);
+    t->nccl_blocks = (int)MIN(MAX(t->nccl_blocks, files[f].nccl_blocks), G_MAXINT);
     for (guint g = 0; g < f; g++) {
       if (files[g].world_size != files[f].world_size) {
         import_error(error, "%s: world_size %" G_GINT64_FORMAT ", but %s has %" G_GINT64_FORMAT ": ranks of different runs",
@@ -813,13 +821,20 @@ char *
 ddp_run_trace_summary(const DdpRunTrace *t)
 {
   const DdpRunTerms *m = &t->terms;
+  /* the measured slowdown beside the default rule's for the blocks NCCL ran (docs/overheads.md) */
+  g_autofree char *slowdown =
+      m->overlap_slowdown < 0 ? g_strdup("not measured (specs)")
+      : t->nccl_blocks > 0 && t->sms > t->nccl_blocks
+          ? g_strdup_printf("%.3f measured (NCCL's %d blocks on %d SMs: %.3f by the default C / (SMs - C))",
+                            m->overlap_slowdown, t->nccl_blocks, t->sms,
+                            (double)t->nccl_blocks / (double)(t->sms - t->nccl_blocks))
+          : g_strdup_printf("%.3f measured", m->overlap_slowdown);
   return g_strdup_printf("%u rank file%s, %" G_GUINT64_FORMAT " ranks on %" G_GUINT64_FORMAT " node%s, %u buckets, "
                          "%u step%s; iteration %.3f ms (spread %.3f), AllReduce %.3f ms, exposed %.3f ms, overlap "
                          "%.1f %%, overlap_slowdown %s, jitter %s", m->rank_files, m->rank_files == 1 ? "" : "s",
                          m->world_size, m->nodes, m->nodes == 1 ? "" : "s", t->buckets->len, m->steps_kept,
                          m->steps_kept == 1 ? "" : "s", m->iteration_ms, m->iteration_spread_ms, m->comm_ms,
-                         m->exposed_comm_ms, 100 * m->overlap,
-                         m->overlap_slowdown >= 0 ? "measured" : "not measured (specs)",
+                         m->exposed_comm_ms, 100 * m->overlap, slowdown,
                          m->jitter >= 0 ? "measured" : "not measured (one rank)");
 }
 

@@ -80,6 +80,8 @@ typedef struct {
   /* provenance, "" when the trace does not say */
   char *gpu_name, *nccl_version, *torch_version, *hosts, *cuda_version;
   int sm_arch;
+  int sms;                   /* the GPU's SMs (deviceProperties numSms), 0 when not said */
+  int nccl_blocks;           /* the most thread blocks (NCCL channels) an AllReduce kernel ran on, 0 when not said */
   gint64 gpu_memory_bytes;
 } DdpRunTrace;
 

@@ -5,12 +5,13 @@
 
 #include <string.h>
 
+/* One kernel event of @blocks thread blocks. */
 static void
-kernel(GString *out, const char *name, gint64 stream, double ts, double dur, const char *extra)
+kernel(GString *out, const char *name, gint64 stream, double ts, double dur, int blocks, const char *extra)
 {
   g_string_append_printf(out, ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": %" G_GINT64_FORMAT
                          ", \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"device\": 0, \"stream\": %" G_GINT64_FORMAT
-                         ", \"grid\": [1, 1, 1], \"block\": [256, 1, 1]%s}}", name, stream, ts, dur, stream, extra);
+                         ", \"grid\": [%d, 1, 1], \"block\": [256, 1, 1]%s}}", name, stream, ts, dur, stream, blocks, extra);
 }
 
 GPtrArray *
@@ -30,7 +31,7 @@ ddp_kineto_write(const DdpScenario *s, const DdpResult *r, const char *dir, cons
                            "\"deviceProperties\": [", t->rank, r->gpus);
     for (guint64 d = 0; d < (guint64)s->cluster->gpus_per_node; d++)
       g_string_append_printf(out, "%s{\"id\": %" G_GUINT64_FORMAT ", \"name\": \"NVIDIA A100-SXM4-80GB\", \"totalGlobalMem\": 85899345920, "
-                             "\"computeMajor\": 8, \"computeMinor\": 0}", d ? ", " : "", d);
+                             "\"computeMajor\": 8, \"computeMinor\": 0, \"numSms\": %d}", d ? ", " : "", d, s->cluster->gpu.sms);
     g_string_append(out, "],\n\"traceEvents\": [{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 0, \"args\": {\"name\": \"python\"}}");
     /* the rank's own step window starts at its first segment (a fast rank runs ahead) */
     gint64 first = G_MAXINT64;
@@ -47,7 +48,7 @@ ddp_kineto_write(const DdpScenario *s, const DdpResult *r, const char *dir, cons
         double dur = (g->end_ns - g->start_ns) / 1e3 * (1 + o->noise * g_rand_double_range(rng, -1, 1));
         double ts = origin + g->start_ns / 1e3;
         if (g->kind == DDP_SEGMENT_BROADCAST) {
-          kernel(out, "ncclDevKernel_Broadcast_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", comm_stream, ts, dur,
+          kernel(out, "ncclDevKernel_Broadcast_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", comm_stream, ts, dur, 1,
                  ", \"Collective name\": \"broadcast\"");
           continue;
         }
@@ -61,7 +62,7 @@ ddp_kineto_write(const DdpScenario *s, const DdpResult *r, const char *dir, cons
         } else
           name = g_strdup_printf("%s_kernel", g->kind == DDP_SEGMENT_OPTIMIZER ? "optimizer"
                                               : g->kind == DDP_SEGMENT_FINALIZE ? "finalize" : "cast");
-        kernel(out, name, compute_stream, ts, dur, "");
+        kernel(out, name, compute_stream, ts, dur, 1, "");
       }
       for (guint b = 0; b < r->n_buckets; b++) {
         const DdpBucketSchedule *k = &r->buckets[b];
@@ -73,7 +74,8 @@ ddp_kineto_write(const DdpScenario *s, const DdpResult *r, const char *dir, cons
                                                  G_GUINT64_FORMAT ", \"dtype\": \"Float\"",
                                                  strcmp(collective, "AllReduce") == 0 ? "allreduce" : "allgather",
                                                  k->wire_bytes / 4, k->wire_bytes / 4, r->gpus);
-        kernel(out, name, comm_stream, origin + k->start_ns / 1e3, dur, extra);
+        /* NCCL's blocks: the channels the prediction's contention came from (one where it did not) */
+        kernel(out, name, comm_stream, origin + k->start_ns / 1e3, dur, MAX(r->overlap_slowdown_channels, 1), extra);
       }
     }
     g_string_append(out, "\n]}\n");
