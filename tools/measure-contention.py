@@ -15,6 +15,8 @@
 #   {"kind":"step", "config":..., "variant":..., "step_ms":[...], "median_ms":..., "slowdown":...,
 #    "side_GBps":...}                             the step with the stand-in running for all of it
 #     OUT=dir python3 tools/measure-contention.py
+#     OUT=dir CONTENTION_VARIANTS=n16-spin,n16-1100,n32-1100 CONTENTION_CONFIGS=resnet50-fp32-b64 python3 …
+# (the second form: a subset, here NCCL-shaped blocks only; not yet run on a GPU as of 2026-11-27)
 import json, os, statistics as S, subprocess
 import cupy as cp, torch, torch.nn as nn, torchvision.models as tv
 
@@ -25,47 +27,71 @@ def emit(o):
     OUT.write(line + '\n')
     OUT.flush()
 
+# Two shapes of block: "light", 512 threads at 32 registers (a quarter of an SM's register file, so
+# compute blocks can share its SM), and "nccl", NCCL's own: 640 threads held at 96 registers (61 440
+# of the SM's 65 536, nvcc --resource-usage, no spills), as NCCL 2.17's AllReduce kernels in HTA's
+# traces (96 registers, 512-640 threads): nothing of size fits beside one.
 SRC = r'''
 __device__ unsigned long long now_ns() { unsigned long long t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); return t; }
-extern "C" __global__ void __launch_bounds__(512)
-stand_in(const float4 *a, const float4 *b, float4 *out, long long n4, long long tile4, double ns_per_tile,
-         volatile int *stop, unsigned long long *done) {
-  __shared__ int quit;
-  unsigned long long t0 = now_ns(), last = t0, tiles = 0;
-  for (;;) {
-    for (long long base = (long long)blockIdx.x * tile4; base < n4; base += (long long)gridDim.x * tile4) {
-      for (long long i = base + threadIdx.x; i < base + tile4 && i < n4; i += blockDim.x) {
-        float4 x = a[i], y = b[i];
-        out[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
-      }
-      tiles++;
-      if (threadIdx.x == 0) {
-        if (ns_per_tile > 0) {   /* a link's pace: a tile no sooner than ns_per_tile after the last, no catching up */
-          while (now_ns() < last + (unsigned long long)ns_per_tile) __nanosleep(256);
-          last = now_ns();
-        }
-        quit = *stop || now_ns() - t0 > 5000000000ull;   /* told to stop, or a 5 s guard */
-      }
-      __syncthreads();
-      int leave = quit;
-      __syncthreads();         /* every thread has read quit before thread 0 writes it again */
-      if (leave) {
-        if (threadIdx.x == 0) { atomicAdd(done, tiles * (unsigned long long)tile4 * 48ull); atomicAdd(done + 1, now_ns() - t0); }
-        return;
-      }
-    }
-  }
+#define STAND_IN(NAME, BOUNDS, ...)   /* the tile's body last: it holds commas */                        \
+extern "C" __global__ void __launch_bounds__ BOUNDS                                                      \
+NAME(const float4 *a, const float4 *b, float4 *out, long long n4, long long tile4, double ns_per_tile,    \
+     volatile int *stop, unsigned long long *done) {                                                     \
+  __shared__ int quit;                                                                                   \
+  unsigned long long t0 = now_ns(), last = t0, tiles = 0;                                                \
+  for (;;) {                                                                                             \
+    for (long long base = (long long)blockIdx.x * tile4; base < n4; base += (long long)gridDim.x * tile4) { \
+      __VA_ARGS__                                                                                        \
+      tiles++;                                                                                           \
+      if (tick(&quit, &last, t0, tiles, tile4, ns_per_tile, stop, done)) return;                         \
+    }                                                                                                    \
+  }                                                                                                      \
 }
+/* After a tile: pace it, then agree on leaving.  Returns true when the block must return. */
+__device__ bool tick(int *quit, unsigned long long *last, unsigned long long t0, unsigned long long tiles,
+                     long long tile4, double ns_per_tile, volatile int *stop, unsigned long long *done) {
+  if (threadIdx.x == 0) {
+    if (ns_per_tile > 0) {   /* a link's pace: a tile no sooner than ns_per_tile after the last, no catching up */
+      while (now_ns() < *last + (unsigned long long)ns_per_tile) __nanosleep(256);
+      *last = now_ns();
+    }
+    *quit = *stop || now_ns() - t0 > 5000000000ull;   /* told to stop, or a 5 s guard */
+  }
+  __syncthreads();
+  int leave = *quit;
+  __syncthreads();         /* every thread has read quit before thread 0 writes it again */
+  if (leave && threadIdx.x == 0) { atomicAdd(done, tiles * (unsigned long long)tile4 * 48ull); atomicAdd(done + 1, now_ns() - t0); }
+  return leave;
+}
+STAND_IN(stand_in_light, (512),
+  for (long long i = base + threadIdx.x; i < base + tile4 && i < n4; i += blockDim.x) {
+    float4 x = a[i], y = b[i];
+    out[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+  })
+STAND_IN(stand_in_nccl, (640, 1),
+  float4 x[8], y[8];
+  _Pragma("unroll") for (int u = 0; u < 8; u++) {
+    long long i = base + threadIdx.x + (long long)u * blockDim.x;
+    if (i < n4) { x[u] = a[i]; y[u] = b[i]; }
+  }
+  _Pragma("unroll") for (int u = 0; u < 8; u++) {
+    long long i = base + threadIdx.x + (long long)u * blockDim.x;
+    if (i < n4) out[i] = make_float4(x[u].x + y[u].x, x[u].y + y[u].y, x[u].z + y[u].z, x[u].w + y[u].w);
+  })
 '''
-kernel = cp.RawKernel(SRC, 'stand_in')
 N4 = 64 << 20                         # 3 buffers of 1 GiB: far beyond L2, like a 25 MiB bucket's stream
-TILE4 = 4096                          # 64 KiB per operand per tile: an NCCL Simple slice's order of size
 bufs = [cp.ones(N4 * 4, dtype=cp.float32) for _ in range(3)]
 stop = cp.zeros(1, dtype=cp.int32)
 done = cp.zeros(2, dtype=cp.uint64)
+# shape: (kernel, threads, float4 per operand per tile: 64-80 KiB, an NCCL Simple slice's order of size)
+SHAPES = {'light': (cp.RawKernel(SRC, 'stand_in_light'), 512, 4096),
+          'nccl': (cp.RawKernel(SRC, 'stand_in_nccl'), 640, 640 * 8)}
+for k, _, _ in SHAPES.values():
+    k.max_dynamic_shared_size_bytes = 96 * 1024
 
 # variant: (blocks, aggregate HBM rate in GB/s, 0 = unpaced; rate < 1 = almost no bytes: SMs only
-# [, shared memory per block in KiB: NCCL 2.17's AllReduce blocks held 87.5 KiB, HTA's A100 trace])
+# [, shared memory per block in KiB: NCCL 2.17's AllReduce blocks held 87.5 KiB, HTA's A100 trace
+# [, shape: 'light' unless named]])
 VARIANTS = {
     'none': None,
     'c16-max': (16, 0), 'c32-max': (32, 0),
@@ -74,20 +100,21 @@ VARIANTS = {
     'c16-150': (16, 150),                            # 3 x ~50 GB/s: one 400 Gb/s NIC per GPU
     'c16-spin': (16, 0.5),                           # the blocks resident, nearly no traffic
     'c16-spin-smem88': (16, 0.5, 88), 'c16-1100-smem88': (16, 1100, 88), 'c32-1100-smem88': (32, 1100, 88),
+    'n16-spin': (16, 0.5, 88, 'nccl'), 'n16-1100': (16, 1100, 88, 'nccl'), 'n32-1100': (32, 1100, 88, 'nccl'),
 }
 # CONTENTION_VARIANTS / CONTENTION_CONFIGS (comma-separated names) run a subset; 'none' always runs
 if os.environ.get('CONTENTION_VARIANTS'):
     keep = set(os.environ['CONTENTION_VARIANTS'].split(',')) | {'none'}
     VARIANTS = {k: v for k, v in VARIANTS.items() if k in keep}
-kernel.max_dynamic_shared_size_bytes = 96 * 1024
 
 def launch(variant, stream):
     blocks, rate = VARIANTS[variant][:2]
     smem = VARIANTS[variant][2] * 1024 if len(VARIANTS[variant]) > 2 else 0
-    ns_per_tile = 0.0 if rate == 0 else TILE4 * 48 * blocks / rate   # bytes per tile / per-block rate (GB/s = B/ns)
+    kernel, threads, tile4 = SHAPES[VARIANTS[variant][3] if len(VARIANTS[variant]) > 3 else 'light']
+    ns_per_tile = 0.0 if rate == 0 else tile4 * 48 * blocks / rate   # bytes per tile / per-block rate (GB/s = B/ns)
     with cp.cuda.ExternalStream(stream.cuda_stream):     # (Stream.from_external in later CuPy)
-        kernel((blocks,), (512,), (bufs[0], bufs[1], bufs[2], cp.int64(N4), cp.int64(TILE4),
-                                   cp.float64(ns_per_tile), stop, done), shared_mem=smem)
+        kernel((blocks,), (threads,), (bufs[0], bufs[1], bufs[2], cp.int64(N4), cp.int64(tile4),
+                                       cp.float64(ns_per_tile), stop, done), shared_mem=smem)
 
 # Every stream non-blocking: nothing may wait on the legacy default stream, which waits on everything.
 side, main = torch.cuda.Stream(), torch.cuda.Stream()
