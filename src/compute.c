@@ -620,12 +620,13 @@ ddp_compute_memory(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision pr
  * The batch line of the advice for a memory of @states + batch × @per_sample bytes (every
  * strategy's is affine in the batch: only the activations grow with it) that does not fit
  * @capacity at @batch: the largest whole batch below @batch that fits, and the largest divisor of
- * @batch not above it, with --accumulate (and @accumulate_flags) keeping @batch samples a step; or,
- * when batch 1 does not fit either, that @states_what take @states before any activation.
+ * @batch not above it, with --accumulate (and @accumulate_flags) keeping the step's @batch ×
+ * @accumulate samples; or, when batch 1 does not fit either, that @states_what take @states before
+ * any activation.
  */
 void
 ddp_compute_batch_advice(GString *out, double states, double per_sample, double capacity, double batch,
-                         const char *accumulate_flags, const char *states_what)
+                         guint accumulate, const char *accumulate_flags, const char *states_what)
 {
   if (states + per_sample > capacity) {
     g_string_append_printf(out, "no batch fits: %s take %.2f GB before any activation (%.2f GB at batch 1)\n", states_what,
@@ -640,8 +641,8 @@ ddp_compute_batch_advice(GString *out, double states, double per_sample, double 
   while (micro > 1 && fmod(batch, micro) != 0)
     micro--;
   g_string_append_printf(out, "batch %.0f fits (%.2f GB); --batch %.0f --accumulate %.0f%s keeps %.0f samples a step (%.2f GB)\n",
-                         fit, (states + fit * per_sample) / 1e9, micro, batch / micro, accumulate_flags, batch,
-                         (states + micro * per_sample) / 1e9);
+                         fit, (states + fit * per_sample) / 1e9, micro, batch / micro * accumulate, accumulate_flags,
+                         batch * accumulate, (states + micro * per_sample) / 1e9);
 }
 
 /**
@@ -673,7 +674,7 @@ ddp_compute_gpu_advice(GString *out, double total_bytes)
  */
 char *
 ddp_compute_memory_advice(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision precision, double batch,
-                          DdpOptimizer optimizer, gboolean gradient_as_bucket_view)
+                          guint accumulate, DdpOptimizer optimizer, gboolean gradient_as_bucket_view)
 {
   GString *out = g_string_new(NULL);
   DdpMemory m;
@@ -684,7 +685,7 @@ ddp_compute_memory_advice(const DdpModel *model, const DdpGpuSpec *gpu, DdpPreci
   DdpMemory one;
   ddp_compute_memory(model, gpu, precision, 1, optimizer, gradient_as_bucket_view, &one);
   double states = one.total - one.activations;
-  ddp_compute_batch_advice(out, states, one.activations, capacity, batch, "",
+  ddp_compute_batch_advice(out, states, one.activations, capacity, batch, accumulate, "",
                            "weights, gradients, buckets, optimizer state and runtime");
   if (!gradient_as_bucket_view) {
     DdpMemory v;

@@ -84,12 +84,13 @@ void ddp_compute_memory(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecisi
 /* The advice's batch line and its bigger-GPU line (compute.c says what each holds); appended to
  * @out.  Every strategy's advice (strategy.c) shares them. */
 void ddp_compute_batch_advice(GString *out, double states, double per_sample, double capacity, double batch,
-                              const char *accumulate_flags, const char *states_what);
+                              guint accumulate, const char *accumulate_flags, const char *states_what);
 void ddp_compute_gpu_advice(GString *out, double total_bytes);
-/* When @batch does not fit under plain DDP: what would, one line each with its bytes per GPU
- * (compute.c); "" when it fits.  Free with g_free(). */
+/* When @batch does not fit under plain DDP (@accumulate micro-batches a step): what would, one line
+ * each with its bytes per GPU (compute.c); "" when it fits.  Free with g_free(). */
 char *ddp_compute_memory_advice(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision precision,
-                                double batch, DdpOptimizer optimizer, gboolean gradient_as_bucket_view);
+                                double batch, guint accumulate, DdpOptimizer optimizer,
+                                gboolean gradient_as_bucket_view);
 
 const char *ddp_optimizer_name(DdpOptimizer o);
 int ddp_optimizer_parse(const char *name);   /* -1 if unknown */

@@ -60,14 +60,14 @@ ddp_strategy_memory_advice(const DdpScenario *scenario, const DdpMemory *m)
   const DdpSetup *setup = &scenario->setup;
   const DdpGpuSpec *gpu = &scenario->cluster->gpu;
   if (setup->mode == DDP_MODE_DDP)
-    return ddp_compute_memory_advice(scenario->model, gpu, setup->precision, setup->batch, setup->optimizer,
-                                     setup->gradient_as_bucket_view);
+    return ddp_compute_memory_advice(scenario->model, gpu, setup->precision, setup->batch, setup->accumulate,
+                                     setup->optimizer, setup->gradient_as_bucket_view);
   GString *out = g_string_new(NULL);
   if (m->fits)
     return g_string_free(out, FALSE);
   double capacity = gpu->memory_GB * 1e9, states = m->total - m->activations;
   gboolean fsdp = setup->mode == DDP_MODE_FSDP;
-  ddp_compute_batch_advice(out, states, m->activations / setup->batch, capacity, setup->batch,
+  ddp_compute_batch_advice(out, states, m->activations / setup->batch, capacity, setup->batch, setup->accumulate,
                            fsdp ? " --fsdp-accumulate sharded" : "",
                            fsdp ? "FSDP's shards of the states, the units it gathers and the runtime"
                                 : "weights, gradients, buckets, the optimizer state's shard and the runtime");

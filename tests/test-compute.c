@@ -191,20 +191,25 @@ test_memory_advice(void)
                                     "activation_bytes = 1e9\nparams = w.weight:1000000,1000\n");
   DdpGpuSpec a100;
   g_assert_true(ddp_gpu_lookup("a100", &a100, NULL));
-  g_autofree char *advice = ddp_compute_memory_advice(m, &a100, DDP_PRECISION_FP32, 100, DDP_OPTIMIZER_SGD_MOMENTUM, FALSE);
+  g_autofree char *advice = ddp_compute_memory_advice(m, &a100, DDP_PRECISION_FP32, 100, 1, DDP_OPTIMIZER_SGD_MOMENTUM, FALSE);
   g_assert_cmpstr(advice, ==,
                   "batch 68 fits (85.07 GB); --batch 50 --accumulate 2 keeps 100 samples a step (67.07 GB)\n"
                   "--gradient-as-bucket-view drops the bucket copy: 113.07 GB at batch 100, 14.07 GB at batch 1 (fits)\n"
                   "plain SGD (no optimizer state) with --gradient-as-bucket-view: 10.07 GB at batch 1 (fits)\n"
                   "as it is, it fits a GPU with more memory: H200-SXM-141GB (151 GB), B200-SXM-180GB (192 GB), "
                   "GB200-186GB (180 GB), GB300-288GB (279 GB)\n");
-  g_autofree char *none = ddp_compute_memory_advice(m, &a100, DDP_PRECISION_FP32, 68, DDP_OPTIMIZER_SGD_MOMENTUM, FALSE);
+  /* already accumulating 3 micro-batches of 100: the advice keeps the step's 300 samples */
+  g_autofree char *accumulating = ddp_compute_memory_advice(m, &a100, DDP_PRECISION_FP32, 100, 3, DDP_OPTIMIZER_SGD_MOMENTUM,
+                                                            FALSE);
+  g_assert_true(g_str_has_prefix(accumulating, "batch 68 fits (85.07 GB); --batch 50 --accumulate 6 keeps 300 samples a "
+                                               "step (67.07 GB)\n"));
+  g_autofree char *none = ddp_compute_memory_advice(m, &a100, DDP_PRECISION_FP32, 68, 1, DDP_OPTIMIZER_SGD_MOMENTUM, FALSE);
   g_assert_cmpstr(none, ==, "");
   /* states beyond the GPU: 2e10 parameters are 80e9 bytes each of weights, grads, buckets, momentum */
   g_autoptr(DdpModel) huge = load_text("[model]\nname = huge\n"
                                        "[layer w]\nkind = linear\nforward_flops = 1\nbackward_flops = 2\n"
                                        "activation_bytes = 1e6\nparams = w.weight:20000000,1000\n");
-  g_autofree char *shard = ddp_compute_memory_advice(huge, &a100, DDP_PRECISION_FP32, 1, DDP_OPTIMIZER_SGD_MOMENTUM, FALSE);
+  g_autofree char *shard = ddp_compute_memory_advice(huge, &a100, DDP_PRECISION_FP32, 1, 1, DDP_OPTIMIZER_SGD_MOMENTUM, FALSE);
   g_assert_true(g_str_has_prefix(shard, "no batch fits: weights, gradients, buckets, optimizer state and runtime take 321.07 GB"));
   g_assert_nonnull(strstr(shard, "shard them across the GPUs (ZeRO/FSDP)"));
 }
