@@ -69,9 +69,8 @@ bucket_row(GString *out, const DdpBucketSchedule *k)
 }
 
 /**
- * ddp_report_predict_text_ex:
- * predict's table, with @extras (nullable): cost lines after the throughput, the bucket schedule
- * left out or summarised.  Returns: (transfer full) the text.
+ * ddp_report_domains_caveat:
+ * See report.h.
  */
 char *
 ddp_report_domains_caveat(const DdpScenario *s, const DdpResult *r, const char *prefix)
@@ -81,6 +80,11 @@ ddp_report_domains_caveat(const DdpScenario *s, const DdpResult *r, const char *
            : NULL;
 }
 
+/**
+ * ddp_report_predict_text_ex:
+ * predict's table, with @extras (nullable): cost lines after the throughput, the bucket schedule
+ * left out or summarised.  Returns: (transfer full) the text.
+ */
 char *
 ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpReportExtras *extras)
 {

@@ -29,12 +29,12 @@ char *ddp_report_buckets_text(const DdpModel *model, const DdpBucketLayout *init
 char *ddp_report_buckets_json(const DdpModel *model, const DdpBucketLayout *initial, const DdpBucketLayout *rebuilt);
 char *ddp_report_buckets_csv(const DdpModel *model, const DdpBucketLayout *initial, const DdpBucketLayout *rebuilt);
 
-/* The cross-rack caveat of a DDP report (ddp_collective_domains_caveat, the ring asked for with the
- * cluster's [nccl] algorithm), each line begun with @prefix; NULL where it does not apply or
- * @result is NULL (a row not simulated). */
 /* Why ZeRO-1 and FSDP can scale above 100 % (predict and compare say it where one does). */
 #define DDP_REPORT_ABOVE_100 "above 100 %: each GPU steps the optimizer on its 1/N shard, T(1 GPU) on everything"
 
+/* The cross-rack caveat of a DDP report (ddp_collective_domains_caveat, the ring asked for with the
+ * cluster's [nccl] algorithm), each line begun with @prefix; NULL where it does not apply or
+ * @result is NULL (a row not simulated). */
 char *ddp_report_domains_caveat(const DdpScenario *scenario, const DdpResult *result, const char *prefix);
 
 /* "25 557 032"-style grouping for tables. */
