@@ -16,7 +16,7 @@
 #    "side_GBps":...}                             the step with the stand-in running for all of it
 #     OUT=dir python3 tools/measure-contention.py
 #     OUT=dir CONTENTION_VARIANTS=n16-spin,n16-1100,n32-1100 CONTENTION_CONFIGS=resnet50-fp32-b64 python3 …
-# (the second form: a subset, here NCCL-shaped blocks only; not yet run on a GPU as of 2026-11-27)
+# (the second form: a subset, here NCCL-shaped blocks only)
 import json, os, statistics as S, subprocess
 import cupy as cp, torch, torch.nn as nn, torchvision.models as tv
 
@@ -101,6 +101,9 @@ VARIANTS = {
     'c16-spin': (16, 0.5),                           # the blocks resident, nearly no traffic
     'c16-spin-smem88': (16, 0.5, 88), 'c16-1100-smem88': (16, 1100, 88), 'c32-1100-smem88': (32, 1100, 88),
     'n16-spin': (16, 0.5, 88, 'nccl'), 'n16-1100': (16, 1100, 88, 'nccl'), 'n32-1100': (32, 1100, 88, 'nccl'),
+    # the SM count's share alone (C/(SMs-C): 8, 24, 32 of 132 SMs), and the traffic's at a NIC's and a V100 ring's rate
+    'n8-spin': (8, 0.5, 88, 'nccl'), 'n24-spin': (24, 0.5, 88, 'nccl'), 'n32-spin': (32, 0.5, 88, 'nccl'),
+    'n16-150': (16, 150, 88, 'nccl'), 'n16-450': (16, 450, 88, 'nccl'),
 }
 # CONTENTION_VARIANTS / CONTENTION_CONFIGS (comma-separated names) run a subset; 'none' always runs
 if os.environ.get('CONTENTION_VARIANTS'):
