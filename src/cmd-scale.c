@@ -257,7 +257,7 @@ draw(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guint n, d
                                                                  : "weak-scaling efficiency T(1)/T(N) (%)");
   ddp_plot_set_data(plot, "data", text);
   ddp_plot_set_number(plot, "has_cost", cost->price_per_gpu_hour > 0);
-  if (!ddp_plot_render(plot, o->plot, o->plot_data, error))
+  if (!ddp_plot_render(plot, "--plot", o->plot, o->plot_data, error))
     return FALSE;
   fprintf(stderr, "ddpsim scale: wrote %s\n", o->plot);
   return TRUE;
@@ -308,6 +308,10 @@ run(int argc, char **argv, ScaleOptions *o)
     max_batch = ddp_solve_max_fitting_batch(s);
   DdpPlotFormat format;
   g_autofree char *gnuplot = NULL;
+  if (o->plot_data && !o->plot) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--plot-data: only with --plot (it keeps the chart's data files)");
+    return ddp_cmd_fail("scale", error);
+  }
   if (o->plot && (!ddp_plot_format_from_path(o->plot, "--plot", &format, &error) ||
                   !ddp_plot_check_paths("--plot", o->plot, "--plot-data", o->plot_data, &error) ||
                   !(gnuplot = ddp_plot_find_gnuplot(&error))))

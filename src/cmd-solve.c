@@ -92,7 +92,7 @@ format_value(DdpSolveQuantity q, double v, gboolean round_up)
     double scale = pow(10, 3 - floor(log10(v)));
     v = ceil(v * scale - 1e-9) / scale;
   }
-  return g_strdup_printf("%.4g", v);
+  return g_strdup_printf(v >= 1e4 ? "%.0f" : "%.4g", v);   /* 800000, not 8e+05 */
 }
 
 static const char *

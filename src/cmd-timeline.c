@@ -315,7 +315,7 @@ render_plot(const TimelineOptions *opts, const DdpScenario *s, const DdpResult *
   g_string_free(segments, TRUE);
   g_string_free(kinds, TRUE);
   g_string_free(buckets, TRUE);
-  return ddp_plot_render(plot, opts->output, opts->plot_data, error);
+  return ddp_plot_render(plot, "-o", opts->output, opts->plot_data, error);
 }
 
 /* ---- --compare: measured beside predicted ------------------------------------------------------ */
@@ -424,7 +424,7 @@ render_compare(const TimelineOptions *opts, const DdpScenario *s, const DdpResul
   ddp_plot_set_number(plot, "end_ms", end);
   ddp_plot_set_data(plot, "lanes", lanes->str);
   g_string_free(lanes, TRUE);
-  return ddp_plot_render(plot, opts->output, opts->plot_data, error);
+  return ddp_plot_render(plot, "-o", opts->output, opts->plot_data, error);
 }
 
 /* Adds one Perfetto "X" event. */

@@ -263,7 +263,7 @@ draw(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict *v, c
   ddp_plot_set_string(plot, "first_bucket_mbs", first_list);
   ddp_plot_set_number(plot, "best_bucket_cap_mb", rows[v->best].cap_mb);
   ddp_plot_set_number(plot, "best_first_bucket_mb", rows[v->best].first_mb);
-  if (!ddp_plot_render(plot, o->plot, o->plot_data, error))
+  if (!ddp_plot_render(plot, "--plot", o->plot, o->plot_data, error))
     return FALSE;
   fprintf(stderr, "ddpsim tune: wrote %s\n", o->plot);   /* stderr: stdout may be --json or --csv */
   return TRUE;
@@ -621,6 +621,10 @@ run(int argc, char **argv, TuneOptions *o)
     return run_joint(o, s, caps, min_gain);
   DdpPlotFormat format;
   g_autofree char *gnuplot = NULL;
+  if (o->plot_data && !o->plot) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--plot-data: only with --plot (it keeps the chart's data files)");
+    return ddp_cmd_fail("tune", error);
+  }
   if (o->plot && (!ddp_plot_format_from_path(o->plot, "--plot", &format, &error) ||
                   !ddp_plot_check_paths("--plot", o->plot, "--plot-data", o->plot_data, &error) ||
                   !(gnuplot = ddp_plot_find_gnuplot(&error))))

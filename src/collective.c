@@ -721,10 +721,12 @@ physics_peak(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p, int channels
       cap = MIN(cap, c->tree_channel_cap_GBs);
     double tree_net = c->nodes > 1 ? net / tree_node_load(c->nodes) : G_MAXDOUBLE;
     algbw = MIN(MIN(c->intra_bus_GBs, tree_net) * e, cap);
-    /* One node: NCCL's tree is a single chain, which its own table rates below the ring; auto never
-     * picks it here (ddp_collective_allreduce) and a forced one gets the ring's throughput. */
+    /* One node: NCCL's tree is a single chain (connect.cc), which its own table rates below the
+     * ring; auto never picks it here (ddp_collective_allreduce).  A forced one: every GPU but the
+     * ends sends S up the chain and S down it, 2S through its link each way where a ring sends
+     * 2(n-1)/n S, so the chain runs at (n-1)/n of the ring's rate. */
     if (c->nodes == 1)
-      algbw = MIN(link * e, 2.0 * cap) * n / (2.0 * (n - 1));
+      algbw = MIN(link * e, 2.0 * cap) / 2.0;
     *hop_intra = MIN(c->intra_bus_GBs * e, cap) / channels;
     *hop_net = MIN(tree_net * e, cap) / channels;
   } else if (a == DDP_ALGO_NVLS) {
@@ -1260,8 +1262,9 @@ ddp_collective_allreduce(const DdpCollective *c, guint64 bytes, DdpCollectiveCos
         continue;
       /* the host floor is the same for every pair: choose on the time without it */
       DdpCollectiveCost cost;
-      if (c->cost_model == DDP_COST_NCCL && order[i] == DDP_ALGO_TREE && c->nodes == 1)
-        continue;   /* the nccl model offers no one-node tree (physics_offers) */
+      if (c->cost_model == DDP_COST_NCCL && order[i] == DDP_ALGO_TREE && c->nodes == 1 &&
+          c->algorithm == DDP_ALGO_AUTO)
+        continue;   /* auto never picks the one-node chain (physics_algbw); a forced tree runs it */
       if (ddp_collective_allreduce_with(c, bytes, order[i], p, &cost) &&
           (!found || gpu_time(&cost) < gpu_time(out))) {
         *out = cost;
@@ -1814,6 +1817,12 @@ compare_read(CompareContext *ctx, char **lines, GError **error)
       g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_CSV,
                   "%s:%u: gpus, bytes and time_us must be positive numbers (at most 2^24, 2^50 and 1e9)",
                   ctx->path, line);
+      return NULL;
+    }
+    if (gpus < 2) {   /* one GPU's AllReduce moves nothing: no time to compare */
+      g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_CSV,
+                  "%s:%u: gpus: an AllReduce to compare needs at least 2 GPUs (got %" G_GUINT64_FORMAT ")", ctx->path,
+                  line, gpus);
       return NULL;
     }
     /* nccl-tests -g: optional, 1 where the column is absent or empty */

@@ -3,10 +3,10 @@
  * Why gnuplot is a child process and not a library: it is the tool users already have and can
  * restyle with; linking a plotting library would tie the look to our code.  Why atomic output:
  * gnuplot opens the output at `set output` and fills it as it draws, so a script error half-way
- * would leave a truncated PNG under the user's name.  It draws into a temporary file created with
- * g_mkstemp() in the output's own directory (so that rename() is atomic: same file system) and
- * the file is renamed only after gnuplot exited 0 and wrote something.  Everything else — data
- * files, params.gp — lives in a private directory removed afterwards unless the caller keeps it. */
+ * would leave a truncated PNG under the user's name.  It draws into the data directory — a private
+ * one removed afterwards, or the --plot-data directory the caller keeps — so an interrupted run
+ * leaves nothing beside the output; only after gnuplot exited 0 and wrote something is the image
+ * written beside the output and renamed into place (ddp_file_write: same file system, atomic). */
 #include "config.h"
 
 #include "plot.h"
@@ -20,6 +20,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef GNUPLOT_DEFAULT
 #define GNUPLOT_DEFAULT "gnuplot"
@@ -50,8 +51,24 @@ ddp_plot_check_paths(const char *output_flag, const char *output, const char *di
     g_set_error_literal(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_PATH, local->message);
     return FALSE;
   }
-  if (keep_dir && g_stat(keep_dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+  if (!keep_dir)
+    return TRUE;
+  /* the directory itself is made if missing (one level, as mkdir), in a directory that exists */
+  gboolean exists = g_stat(keep_dir, &st) == 0;
+  if (exists && !S_ISDIR(st.st_mode)) {
     g_set_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_PATH, "%s: \"%s\" exists and is not a directory", dir_flag, keep_dir);
+    return FALSE;
+  }
+  g_autofree char *parent = g_path_get_dirname(keep_dir);
+  if (!exists && (g_stat(parent, &st) != 0 || !S_ISDIR(st.st_mode))) {
+    g_set_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_PATH, "%s: \"%s\": the directory \"%s\" it would go in does not exist",
+                dir_flag, keep_dir, parent);
+    return FALSE;
+  }
+  if (g_access(exists ? keep_dir : parent, W_OK | X_OK) != 0) {
+    int saved = errno;
+    g_set_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_PATH, "%s: \"%s\": cannot write there: %s", dir_flag, keep_dir,
+                g_strerror(saved));
     return FALSE;
   }
   return TRUE;
@@ -346,16 +363,16 @@ gnuplot_complaint(const char *err)
  * untouched otherwise.
  */
 gboolean
-ddp_plot_render(DdpPlot *plot, const char *output_path, const char *keep_dir, GError **error)
+ddp_plot_render(DdpPlot *plot, const char *output_flag, const char *output_path, const char *keep_dir, GError **error)
 {
   DdpPlotFormat format;
-  if (!ddp_plot_format_from_path(output_path, "output", &format, error))
+  if (!ddp_plot_format_from_path(output_path, output_flag, &format, error))
     return FALSE;
   g_autofree char *gnuplot = ddp_plot_find_gnuplot(error);
   if (!gnuplot)
     return FALSE;
   g_autofree char *script = ddp_plot_find_script(plot->script, error);
-  if (!script || !ddp_plot_check_paths("output", output_path, "plot data directory", keep_dir, error))
+  if (!script || !ddp_plot_check_paths(output_flag, output_path, "--plot-data", keep_dir, error))
     return FALSE;
   /* gnuplot runs in the data directory; the script and output must not depend on our cwd */
   g_autofree char *script_abs = g_canonicalize_filename(script, NULL);
@@ -365,10 +382,10 @@ ddp_plot_render(DdpPlot *plot, const char *output_path, const char *keep_dir, GE
   g_autofree char *dir = NULL;
   if (keep_dir) {
     dir = g_canonicalize_filename(keep_dir, NULL);
-    if (g_mkdir_with_parents(dir, 0777) != 0) {
+    if (g_mkdir(dir, 0777) != 0 && errno != EEXIST) {
       int saved = errno;
-      g_set_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_OUTPUT, "cannot create plot data directory \"%s\": %s",
-                  keep_dir, g_strerror(saved));
+      g_set_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_PATH, "--plot-data: cannot create \"%s\": %s", keep_dir,
+                  g_strerror(saved));
       return FALSE;
     }
   } else if (!(dir = g_dir_make_tmp("ddpsim-plot-XXXXXX", &local))) {
@@ -377,30 +394,19 @@ ddp_plot_render(DdpPlot *plot, const char *output_path, const char *keep_dir, GE
     return FALSE;
   }
   if (!write_inputs(plot, dir, script_abs, output_abs, &local)) {
-    g_set_error_literal(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_OUTPUT, local->message);
+    /* the user's directory cannot be written: bad input; our temporary one: not theirs */
+    g_set_error_literal(error, DDP_PLOT_ERROR, keep_dir ? DDP_PLOT_ERROR_PATH : DDP_PLOT_ERROR_OUTPUT, local->message);
     if (!keep_dir)
       remove_inputs(plot, dir);
     return FALSE;
   }
 
-  /* the temporary output: hidden, beside the output (same file system), same extension */
-  g_autofree char *out_dir = g_path_get_dirname(output_abs);
-  g_autofree char *out_base = g_path_get_basename(output_abs);
-  g_autofree char *tmp_name = g_strdup_printf(".%s.XXXXXX%s", out_base, format == DDP_PLOT_SVG ? ".svg" : ".png");
-  g_autofree char *tmp_path = g_build_filename(out_dir, tmp_name, NULL);
-  int fd = g_mkstemp(tmp_path);
-  if (fd < 0) {
-    int saved = errno;
-    g_set_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_PATH, "cannot write \"%s\": %s", output_path,
-                g_strerror(saved));   /* a read-only directory, a full disk, a name too long: the user's */
-    if (!keep_dir)
-      remove_inputs(plot, dir);
-    return FALSE;
-  }
-  g_close(fd, NULL);
-
+  /* gnuplot draws into the data directory, not beside the output: the seconds it runs leave
+   * nothing in the user's directory if the run is interrupted; the image is then written
+   * beside the output and renamed into place (ddp_file_write). */
+  g_autofree char *image = g_build_filename(dir, format == DDP_PLOT_SVG ? "image.svg" : "image.png", NULL);
   GString *preset = g_string_new("output_file = ");
-  append_quoted(preset, tmp_path);
+  append_quoted(preset, image);
   g_string_append_printf(preset, "; output_format = \"%s\"", format == DDP_PLOT_SVG ? "svg" : "png");
   g_autofree char *params = g_build_filename(dir, "params.gp", NULL);
   char *argv[] = { gnuplot, (char *)"-e", preset->str, params, script_abs, NULL };
@@ -409,6 +415,8 @@ ddp_plot_render(DdpPlot *plot, const char *output_path, const char *keep_dir, GE
   gboolean ok = g_spawn_sync(dir, argv, NULL, G_SPAWN_STDIN_FROM_DEV_NULL, NULL, NULL, &out, &err, &wait_status,
                              &local);
   g_string_free(preset, TRUE);
+  g_autofree char *bytes = NULL;
+  gsize length = 0;
   if (!ok) {
     gboolean missing = g_error_matches(local, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT);
     g_set_error(error, DDP_PLOT_ERROR, missing ? DDP_PLOT_ERROR_NO_GNUPLOT : DDP_PLOT_ERROR_GNUPLOT,
@@ -417,20 +425,16 @@ ddp_plot_render(DdpPlot *plot, const char *output_path, const char *keep_dir, GE
     g_autofree char *complaint = gnuplot_complaint(err);
     g_set_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_GNUPLOT, "gnuplot failed on %s: %s", script_abs, complaint);
     ok = FALSE;
-  } else {
-    GStatBuf st;
-    if (g_stat(tmp_path, &st) != 0 || st.st_size == 0) {
-      g_set_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_GNUPLOT, "gnuplot wrote nothing for %s (%s)", output_path,
-                  script_abs);
-      ok = FALSE;
-    } else if (!ddp_file_replace("output", tmp_path, output_path, &local)) {
-      /* the target turned into a device, FIFO or link meanwhile, or cannot be written: the user's */
-      g_set_error_literal(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_PATH, local->message);
-      ok = FALSE;
-    }
+  } else if (!g_file_get_contents(image, &bytes, &length, NULL) || length == 0) {
+    g_set_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_GNUPLOT, "gnuplot wrote nothing for %s (%s)", output_path,
+                script_abs);
+    ok = FALSE;
+  } else if (!ddp_file_write(output_flag, output_path, bytes, length, &local)) {
+    /* a read-only or full file system, or the target turned into a device or link: the user's */
+    g_set_error_literal(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_PATH, local->message);
+    ok = FALSE;
   }
-  if (!ok)
-    g_unlink(tmp_path);
+  g_unlink(image);
   if (!keep_dir)
     remove_inputs(plot, dir);
   return ok;

@@ -34,7 +34,7 @@
  *   g_autoptr(DdpPlot) plot = ddp_plot_new("scaling");
  *   ddp_plot_set_string(plot, "plot_title", "resnet50 on dgx-a100, weak scaling");
  *   ddp_plot_set_data(plot, "data", rows_text);
- *   if (!ddp_plot_render(plot, "scaling.png", NULL, &error))
+ *   if (!ddp_plot_render(plot, "--plot", "scaling.png", NULL, &error))
  *     return ddp_cmd_fail("scale", error);
  */
 #ifndef DDP_PLOT_H
@@ -84,12 +84,14 @@ void ddp_plot_set_strings(DdpPlot *plot, const char *name, const char *const *va
 /* A data file: @text is written to NAME.dat and variable @name holds its path.  @text is copied. */
 void ddp_plot_set_data(DdpPlot *plot, const char *name, const char *text);
 
-/* Renders to @output_path (.png or .svg) atomically.  When @keep_dir is not NULL the data files
- * and params.gp are written there (created if needed) and left for the user, params.gp naming
+/* Renders to @output_path (.png or .svg; the verb's flag @output_flag names it in errors)
+ * atomically.  When @keep_dir (--plot-data) is not NULL the data files and params.gp are written
+ * there (the directory made if missing, in one that exists) and left for the user, params.gp naming
  * @output_path as output_file so that `gnuplot KEEP_DIR/params.gp SCRIPT` redraws it; else they
  * go to a temporary directory removed afterwards.  Returns FALSE with @error (DDP_PLOT_ERROR) and
  * no file at @output_path touched when anything fails. */
-gboolean ddp_plot_render(DdpPlot *plot, const char *output_path, const char *keep_dir, GError **error);
+gboolean ddp_plot_render(DdpPlot *plot, const char *output_flag, const char *output_path, const char *keep_dir,
+                         GError **error);
 
 /* The path of the script that ddp_plot_render() would run (transfer full), or NULL with
  * DDP_PLOT_ERROR_NO_SCRIPT. */
@@ -97,7 +99,8 @@ char *ddp_plot_find_script(const char *script, GError **error);
 
 /* Checks the paths a verb was given before any work: @output (flag @output_flag) must be in an
  * existing directory and not be a directory or other non-regular file; @keep_dir (nullable, flag
- * @dir_flag) must be a directory when it exists.  FALSE with DDP_PLOT_ERROR_PATH (bad input). */
+ * @dir_flag) must be a writable directory, or be missing from a writable directory that exists.
+ * FALSE with DDP_PLOT_ERROR_PATH (bad input). */
 gboolean ddp_plot_check_paths(const char *output_flag, const char *output, const char *dir_flag,
                               const char *keep_dir, GError **error);
 

@@ -124,9 +124,9 @@ const DdpRange DDP_RANGE_TARGET_EFFICIENCY = { 0, 1, FALSE, TRUE, FALSE };
 /* The least gain over PyTorch's defaults worth a recommendation: 0 takes any gain; no gain reaches 1
  * (the best time would be 0), so 1 never recommends. */
 const DdpRange DDP_RANGE_MIN_GAIN = { 0, 1, FALSE, FALSE, FALSE };
-/* Relative width of solve's final bisection bracket: above 0 so that bisection ends, below 1 so that
- * it narrows at all. */
-const DdpRange DDP_RANGE_TOLERANCE = { 0, 1, FALSE, TRUE, TRUE };
+/* Relative width of solve's final bisection bracket: at least 10^-9 (a double resolves 2.2 × 10^-16;
+ * no bandwidth is known to a billionth), below 1 so that it narrows at all. */
+const DdpRange DDP_RANGE_TOLERANCE = { 1e-9, 1, FALSE, FALSE, TRUE };
 /* Price of one GPU-hour, in whatever currency the user prices in: above 0 (a free GPU has no cost
  * question); 10^6 per GPU-hour is no rental anyone pays.  Times 2^24 GPUs and 10^6 hours stays far
  * inside a double. */

@@ -120,7 +120,7 @@ extern const DdpRange DDP_RANGE_OVERSUBSCRIPTION; /* 1 .. 1e6 (k:1 network) */
 extern const DdpRange DDP_RANGE_JITTER;          /* 0 .. 0.5 (σ of rank-to-rank speed) */
 extern const DdpRange DDP_RANGE_TARGET_EFFICIENCY; /* above 0 .. 1 (solve --target-efficiency) */
 extern const DdpRange DDP_RANGE_MIN_GAIN;        /* 0 .. 1 (tune, solve --min-gain) */
-extern const DdpRange DDP_RANGE_TOLERANCE;       /* above 0 .. below 1 (solve --tolerance) */
+extern const DdpRange DDP_RANGE_TOLERANCE;       /* 1e-9 .. below 1 (solve --tolerance) */
 /* Cost and time to train (cost.h) */
 extern const DdpRange DDP_RANGE_PRICE_PER_GPU_HOUR; /* above 0 .. 1e6 per GPU-hour */
 extern const DdpRange DDP_RANGE_TRAIN_SAMPLES;   /* 1 .. 1e18 samples (--train-samples) */

@@ -103,7 +103,7 @@ void
 ddp_solve_default_range(const DdpScenario *s, DdpSolveQuantity q, double *min, double *max)
 {
   switch (q) {
-  case DDP_SOLVE_INTER_BANDWIDTH: *min = 1, *max = 1e6; break;
+  case DDP_SOLVE_INTER_BANDWIDTH: *min = 1, *max = DDP_RANGE_BANDWIDTH_GBPS.max; break;   /* --max's own top */
   case DDP_SOLVE_NICS: *min = 1, *max = 64; break;
   case DDP_SOLVE_GPUS:
     *min = 1;
@@ -355,7 +355,7 @@ check_monotone(DdpSolveResult *r, gboolean increasing)
 static double
 midpoint(const Search *s, double a, double b)
 {
-  if (s->quantity == DDP_SOLVE_INTER_BANDWIDTH)
+  if (s->quantity == DDP_SOLVE_INTER_BANDWIDTH)   /* tolerance ≥ 1e-9 (ranges.c): the bracket narrows to it */
     return b / a <= 1 + s->result->tolerance ? NAN : sqrt(a * b);
   double unit = 1;
   if (s->quantity == DDP_SOLVE_GPUS && a >= s->scenario->cluster->gpus_per_node)

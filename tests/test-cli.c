@@ -808,6 +808,49 @@ test_readme_examples(void)
   run_remove_tree(dir);
 }
 
+/* Tree forced on ranks of one node: a cluster file with `[nccl] algorithm = tree` and `allreduce
+ * --algo tree` on every shipped cluster's one node run NCCL's single-node chain (they aborted on an
+ * assertion before); predict reports tree for its buckets. */
+static void
+test_forced_tree_one_node(void)
+{
+  g_autoptr(GDir) d = g_dir_open(DDP_SRCDIR "/scenarios", 0, NULL);
+  g_assert_nonnull(d);
+  guint clusters = 0;
+  for (const char *name; (name = g_dir_read_name(d));) {
+    if (!g_str_has_suffix(name, ".cluster"))
+      continue;
+    g_autofree char *path = g_build_filename(DDP_SRCDIR, "scenarios", name, NULL);
+    g_autofree char *text = NULL;
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    g_autoptr(GRegex) ppn = g_regex_new("^gpus_per_node = (\\d+)", G_REGEX_MULTILINE, 0, NULL);
+    g_autoptr(GMatchInfo) m = NULL;
+    g_assert_true(g_regex_match(ppn, text, 0, &m));
+    g_autofree char *gpus = g_match_info_fetch(m, 1);
+    if (strcmp(gpus, "1") == 0)
+      continue;
+    g_auto(Run) r = { 0 };
+    run(&r, "allreduce", "--cluster", path, "--gpus", gpus, "-b", "8", "-e", "1G", "-f", "1024", "--algo", "tree", NULL);
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_nonnull(strstr(r.out, "      tree "));
+    clusters++;
+  }
+  g_assert_cmpuint(clusters, >=, 8);
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-tree-XXXXXX", NULL);
+  g_autofree char *tree = g_build_filename(dir, "tree.cluster", NULL);
+  g_autofree char *shipped = NULL;
+  g_assert_true(g_file_get_contents(DDP_SRCDIR "/scenarios/dgx-a100.cluster", &shipped, NULL, NULL));
+  g_autoptr(GRegex) auto_algo = g_regex_new("^algorithm = auto$", G_REGEX_MULTILINE, 0, NULL);
+  g_autofree char *tree_text = g_regex_replace_literal(auto_algo, shipped, -1, 0, "algorithm = tree", 0, NULL);
+  g_assert_nonnull(strstr(tree_text, "algorithm = tree"));
+  g_assert_true(g_file_set_contents(tree, tree_text, -1, NULL));
+  g_auto(Run) predict = { 0 };
+  run(&predict, "predict", "--cluster", tree, "--gpus", "8", "--iterations", "2", NULL);
+  g_assert_cmpint(predict.status, ==, 0);
+  g_assert_nonnull(strstr(predict.out, "  tree "));
+  run_remove_tree(dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -817,6 +860,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/buckets/resnet50-pytorch", test_resnet50_buckets);
   g_test_add_func("/cli/predict/resnet50-dgx-a100", test_predict_default_runs);
   g_test_add_func("/cli/seeds", test_seeds);
+  g_test_add_func("/cli/forced-tree-one-node", test_forced_tree_one_node);
   g_test_add_func("/cli/predict/stragglers-off-by-default", test_predict_stragglers_off);
   g_test_add_func("/cli/llama-7b-does-not-fit", test_llama7b_does_not_fit);
   g_test_add_func("/cli/llama-7b-defaults-and-advice", test_llama7b_defaults_and_advice);

@@ -851,6 +851,7 @@ test_compare_errors(void)
     { "gpus,bytes,time_us,cluster\n8,64,30,no-such-cluster\n", ":2: cluster:" },
     { "gpus,bytes,time_us,cluster\n", "no data rows" },
     { "gpus,bytes,time_us,cluster\n\"8,64,30,dgx-a100\n", ":2: expected 4 fields" },
+    { "gpus,bytes,time_us,cluster\n8,64,30,dgx-a100\n1,64,30,dgx-a100\n", ":3: gpus: an AllReduce to compare needs at least 2" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autofree char *path = write_temp(cases[i].text);
@@ -962,6 +963,34 @@ test_physics_fill(void)
     ddp_collective_allreduce(c, big, &cost);
     g_assert_cmpint(cost.channels, ==, 24);
     g_assert_cmpfloat_with_epsilon(cost.time_us, 61.0 + 7 * 524288 / 10000.0 + big / (1000 * algbw), 1e-6);
+  }
+}
+
+/* Tree forced on one node (a cluster's `[nccl] algorithm = tree`, `allreduce --algo tree`): NCCL
+ * runs its single-node chain, so the model must too (it once found nothing and aborted).  One DGX
+ * A100 node, Tree/Simple at 1 GiB: every GPU but the ends sends S up and S down its link, so algbw
+ * is half the peak busbw, 240 / 2 = 120, against the ring's 240 · 8/14 = 137.14 ((n-1)/n of it:
+ * the transfer times' ratio is 8/7).  Auto still takes the ring. */
+static void
+test_physics_forced_tree_one_node(void)
+{
+  g_autoptr(DdpCluster) cluster = physics(a100());
+  cluster->nccl.algorithm = DDP_ALGO_TREE;
+  g_autoptr(DdpCollective) tree = model(cluster, 8);
+  guint64 big = (guint64)1 << 30;
+  DdpCollectiveCost t, r;
+  ddp_collective_allreduce(tree, big, &t);
+  g_assert_cmpint(t.algorithm, ==, DDP_ALGO_TREE);
+  g_assert_true(ddp_collective_allreduce_with(tree, big, DDP_ALGO_TREE, DDP_PROTO_SIMPLE, &t));
+  g_assert_true(ddp_collective_allreduce_with(tree, big, DDP_ALGO_RING, DDP_PROTO_SIMPLE, &r));
+  g_assert_cmpfloat_with_epsilon(t.transfer_us, big / (1000 * 120.0), 1e-6);
+  g_assert_cmpfloat_with_epsilon(r.transfer_us, big / (1000 * 240.0 * 8 / 14), 1e-6);
+  g_assert_cmpfloat_with_epsilon(t.transfer_us / r.transfer_us, 8.0 / 7.0, 1e-9);
+  cluster->nccl.algorithm = DDP_ALGO_AUTO;
+  g_autoptr(DdpCollective) automatic = model(cluster, 8);
+  for (guint64 bytes = 8; bytes <= big; bytes *= 32) {
+    ddp_collective_allreduce(automatic, bytes, &t);
+    g_assert_cmpint(t.algorithm, ==, DDP_ALGO_RING);
   }
 }
 
@@ -1822,6 +1851,7 @@ main(int argc, char **argv)
   g_test_add_func("/collective/compare/csv", test_compare_errors);
   g_test_add_func("/collective/physics/host-floor", test_physics_host_floor);
   g_test_add_func("/collective/physics/fill", test_physics_fill);
+  g_test_add_func("/collective/physics/forced-tree-one-node", test_physics_forced_tree_one_node);
   g_test_add_func("/collective/physics/peaks", test_physics_peaks);
   g_test_add_func("/collective/physics/ll128-channel-cap", test_physics_ll128_channel_cap);
   g_test_add_func("/collective/physics/transports", test_physics_transports);

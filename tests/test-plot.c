@@ -137,7 +137,7 @@ test_no_gnuplot(void)
   g_autoptr(DdpPlot) plot = ddp_plot_new("scaling");
   ddp_plot_set_string(plot, "plot_title", "t");
   ddp_plot_set_data(plot, "data", scaling_data);
-  g_assert_false(ddp_plot_render(plot, out, NULL, &error));
+  g_assert_false(ddp_plot_render(plot, "-o", out, NULL, &error));
   g_assert_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_NO_GNUPLOT);
   g_assert_cmpuint(count_entries(dir), ==, 0);
   g_unsetenv("DDPSIM_GNUPLOT");
@@ -168,7 +168,7 @@ test_scaling_png(void)
   ddp_plot_set_string(plot, "plot_title", "resnet50 on \"dgx-a100\" \\ it's\nweak scaling");
   ddp_plot_set_data(plot, "data", scaling_data);
   g_autoptr(GError) error = NULL;
-  g_assert_true(ddp_plot_render(plot, out, NULL, &error));
+  g_assert_true(ddp_plot_render(plot, "-o", out, NULL, &error));
   g_assert_no_error(error);
   assert_png(out, 640, 400);
   /* only the output: no temporary file beside it */
@@ -191,7 +191,7 @@ test_buckets_svg(void)
     if (with_best)
       ddp_plot_set_number(plot, "best_bucket_cap_mb", 25);
     g_autoptr(GError) error = NULL;
-    g_assert_true(ddp_plot_render(plot, out, NULL, &error));
+    g_assert_true(ddp_plot_render(plot, "-o", out, NULL, &error));
     g_assert_no_error(error);
     g_autofree char *text = NULL;
     g_assert_true(g_file_get_contents(out, &text, NULL, NULL));
@@ -211,7 +211,7 @@ test_buckets_svg(void)
   ddp_plot_set_data(right, "data", "# first_bucket_mb bucket_cap_mb iteration_ms\n1 1 130\n1 25 120\n1 100 101.5\n");
   ddp_plot_set_number(right, "best_bucket_cap_mb", 100);
   g_autoptr(GError) error = NULL;
-  g_assert_true(ddp_plot_render(right, out, NULL, &error));
+  g_assert_true(ddp_plot_render(right, "-o", out, NULL, &error));
   g_autofree char *text = NULL;
   g_assert_true(g_file_get_contents(out, &text, NULL, NULL));
   const char *label = strstr(text, "fastest: 100 MiB");
@@ -243,7 +243,7 @@ test_failure_is_atomic(void)
 
   g_autoptr(DdpPlot) plot = ddp_plot_new("broken");
   g_autoptr(GError) error = NULL;
-  g_assert_false(ddp_plot_render(plot, out, NULL, &error));
+  g_assert_false(ddp_plot_render(plot, "-o", out, NULL, &error));
   g_assert_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_GNUPLOT);
   g_assert_false(ddp_plot_error_is_input(error));
   g_assert_nonnull(strstr(error->message, "line 4"));   /* gnuplot's own words, one line */
@@ -272,9 +272,20 @@ test_keep_dir(void)
   ddp_plot_set_data(plot, "data", buckets_data);
   ddp_plot_set_number(plot, "best_bucket_cap_mb", 25);
   g_autoptr(GError) error = NULL;
-  g_assert_true(ddp_plot_render(plot, out, keep, &error));
+  g_assert_true(ddp_plot_render(plot, "-o", out, keep, &error));
   g_assert_no_error(error);
   assert_png(out, 640, 400);
+  /* gnuplot drew in the data directory; nothing else is left there or beside the output */
+  g_assert_cmpuint(count_entries(keep), ==, 2);   /* data.dat, params.gp */
+  g_assert_cmpuint(count_entries(dir), ==, 2);    /* data/, buckets.png */
+  /* the directory is made one level deep, as mkdir: a missing parent is bad input, and nothing is made */
+  g_autofree char *deep = g_build_filename(dir, "no", "such", NULL);
+  g_assert_false(ddp_plot_render(plot, "-o", out, deep, &error));
+  g_assert_error(error, DDP_PLOT_ERROR, DDP_PLOT_ERROR_PATH);
+  g_assert_true(ddp_plot_error_is_input(error));
+  g_assert_true(g_str_has_prefix(error->message, "--plot-data: "));
+  g_clear_error(&error);
+  g_assert_cmpuint(count_entries(dir), ==, 2);
 
   g_autofree char *params = g_build_filename(keep, "params.gp", NULL);
   g_autofree char *data = g_build_filename(keep, "data.dat", NULL);
@@ -318,7 +329,7 @@ test_params(void)
   ddp_plot_set_strings(plot, "none", NULL, 0);
   ddp_plot_set_data(plot, "data", scaling_data);
   g_autoptr(GError) error = NULL;
-  g_assert_true(ddp_plot_render(plot, out, keep, &error));
+  g_assert_true(ddp_plot_render(plot, "-o", out, keep, &error));
   g_assert_no_error(error);
   g_autofree char *params = g_build_filename(keep, "params.gp", NULL);
   g_autofree char *text = NULL;
