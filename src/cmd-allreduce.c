@@ -656,6 +656,14 @@ run(int argc, char **argv, AllreduceOptions *o, const char *verb)
         g_printerr("ddpsim: %s\n", op_note);
     }
     g_autoptr(GArray) rows = sweep_rows(model, &sweep);
+    if (rows->len == 0) {   /* AllGather/ReduceScatter: every rank's part rounded down to nothing */
+      g_set_error(&error, DDP_CMD_ERROR, 0,
+                  "-e: every size up to %" G_GUINT64_FORMAT " B is below the smallest %s over %" G_GUINT64_FORMAT
+                  " GPUs, %" G_GUINT64_FORMAT " B (each rank's part is whole 16-byte units, as nccl-tests counts it)",
+                  sweep.max_bytes, ddp_collective_op_name(sweep.op), gpus,
+                  gpus * MAX(16, (guint64)sweep.type_size));
+      return ddp_cmd_fail(verb, error);
+    }
     text = o->json  ? sweep_json(cluster, model, &sweep, rows, o->explain)
            : o->csv ? sweep_csv(&sweep, rows)
                     : sweep_text(cluster, model, &sweep, rows, o->explain);

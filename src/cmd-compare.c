@@ -77,7 +77,7 @@ static char *
 predict_command(const DdpScenario *s, const Row *r)
 {
   GString *out = g_string_new(NULL);
-  g_string_append_printf(out, "ddpsim predict --model %s --cluster %s --gpus %" G_GUINT64_FORMAT " --batch %g --precision %s "
+  g_string_append_printf(out, "ddpsim predict --model %s --cluster %s --gpus %" G_GUINT64_FORMAT " --batch %.15g --precision %s "
                               "--optimizer %s --mode %s", s->model->name, s->cluster->name, s->setup.gpus, s->setup.batch,
                          ddp_precision_name(s->setup.precision), ddp_optimizer_name(s->setup.optimizer),
                          ddp_mode_name(r->mode));
@@ -98,12 +98,12 @@ compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const cha
 {
   GString *out = g_string_new(NULL);
   g_autofree char *micro = s->setup.accumulate > 1 ? g_strdup_printf(" x %u micro-steps", s->setup.accumulate) : g_strdup("");
-  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, batch %g/GPU%s, %s, %s; %.2f GB per GPU\n",
+  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, batch %.15g/GPU%s, %s, %s; %.2f GB per GPU\n",
                          s->model->name, s->cluster->name, s->setup.gpus, s->setup.batch, micro,
                          ddp_precision_name(s->setup.precision), ddp_optimizer_name(s->setup.optimizer),
                          s->cluster->gpu.memory_GB);
   if (s->setup.batch != default_batch)
-    g_string_append_printf(out, "(the default batch %g halved until a strategy fits; --batch sets it)\n", default_batch);
+    g_string_append_printf(out, "(the default batch %.15g halved until a strategy fits; --batch sets it)\n", default_batch);
   /* every strategy's collectives cross the racks alike (docs/collective.md §11.8) */
   for (guint i = 0; i < n; i++) {
     g_autofree char *caveat = ddp_report_domains_caveat(s, rows[i].result, "");

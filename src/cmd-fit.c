@@ -185,7 +185,7 @@ fit_text(const DdpFit *fit, const char *path, gboolean stored, gboolean with_res
     g_string_append_printf(s, "\nResiduals\n%-9s %-32s %16s %12s %12s %8s\n", "model", "key", "x", "measured_us",
                            "fitted_us", "rel_%");
     for (guint i = 0; i < n; i++)
-      g_string_append_printf(s, "%-9s %-32s %16.6g %12.3f %12.3f %8.2f\n", r[i].model, r[i].key, r[i].x,
+      g_string_append_printf(s, "%-9s %-32s %16.0f %12.3f %12.3f %8.2f\n", r[i].model, r[i].key, r[i].x,
                              r[i].measured_us, r[i].fitted_us, percent(r[i].rel));
   }
   return g_string_free(s, FALSE);

@@ -80,9 +80,9 @@ scale_text(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guin
   g_autofree char *stragglers = ddp_stragglers_to_string(s->stragglers);
   g_string_append_printf(out, "%s on %s, ", s->model->name, s->cluster->name);
   if (strong)
-    g_string_append_printf(out, "strong scaling at global batch %g", global_batch);
+    g_string_append_printf(out, "strong scaling at global batch %.15g", global_batch);
   else
-    g_string_append_printf(out, "weak scaling at batch %g/GPU", s->setup.batch);
+    g_string_append_printf(out, "weak scaling at batch %.15g/GPU", s->setup.batch);
   g_string_append_printf(out, ", %s, bucket_cap_mb %g, stragglers %s\nefficiency = %s\n\n",
                          ddp_precision_name(s->setup.precision), s->setup.buckets.bucket_cap_mb, stragglers,
                          strong ? strong_definition : weak_definition);
@@ -246,10 +246,10 @@ draw(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guint n, d
   g_autofree char *text = g_string_free(data, FALSE);
   g_autofree char *title = NULL;
   if (global_batch > 0)
-    title = g_strdup_printf("%s on %s: strong scaling, global batch %g, %s\nefficiency = %s", s->model->name,
+    title = g_strdup_printf("%s on %s: strong scaling, global batch %.15g, %s\nefficiency = %s", s->model->name,
                             s->cluster->name, global_batch, ddp_precision_name(s->setup.precision), strong_definition);
   else
-    title = g_strdup_printf("%s on %s: weak scaling, batch %g/GPU, %s\nefficiency = %s", s->model->name, s->cluster->name,
+    title = g_strdup_printf("%s on %s: weak scaling, batch %.15g/GPU, %s\nefficiency = %s", s->model->name, s->cluster->name,
                             s->setup.batch, ddp_precision_name(s->setup.precision), weak_definition);
   g_autoptr(DdpPlot) plot = ddp_plot_new("scaling");
   ddp_plot_set_string(plot, "plot_title", title);

@@ -125,9 +125,9 @@ solve_text(const DdpScenario *s, const DdpSolveResult *r)
   g_autofree char *stragglers = ddp_stragglers_to_string(s->stragglers);
   g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, ", s->model->name, s->cluster->name, s->setup.gpus);
   if (r->global_batch > 0)
-    g_string_append_printf(out, "global batch %g", r->global_batch);
+    g_string_append_printf(out, "global batch %.15g", r->global_batch);
   else
-    g_string_append_printf(out, "batch %g/GPU", s->setup.batch);
+    g_string_append_printf(out, "batch %.15g/GPU", s->setup.batch);
   if (s->setup.accumulate > 1)
     g_string_append_printf(out, " x %u micro-steps", s->setup.accumulate);
   g_string_append_printf(out, ", %s, bucket_cap_mb %g, %d x %g Gb/s NICs per node, stragglers %s\n",
@@ -141,7 +141,7 @@ solve_text(const DdpScenario *s, const DdpSolveResult *r)
     g_string_append_printf(out, "question: %s (%s to %s %s) for scaling efficiency >= %.1f %%\n", question_text(q), lo, hi,
                            unit, 100 * r->target_efficiency);
   if (q != DDP_SOLVE_BUCKET_CAP && r->global_batch > 0)
-    g_string_append_printf(out, "          (strong scaling at global batch %g: T(1 GPU, B) / (N * T(N GPUs, B/N per GPU)))\n\n",
+    g_string_append_printf(out, "          (strong scaling at global batch %.15g: T(1 GPU, B) / (N * T(N GPUs, B/N per GPU)))\n\n",
                            r->global_batch);
   else if (q != DDP_SOLVE_BUCKET_CAP)
     g_string_append(out, "          (weak scaling: T(1 GPU) / T(N GPUs) at the same per-GPU batch)\n\n");
@@ -338,9 +338,9 @@ deadline_text(const DdpScenario *s, const DdpCost *cost, const DdpDeadlineOption
   gboolean priced = cost->price_per_gpu_hour > 0;
   g_string_append_printf(out, "%s on %s, ", s->model->name, s->cluster->name);
   if (o->global_batch > 0)
-    g_string_append_printf(out, "global batch %g", o->global_batch);
+    g_string_append_printf(out, "global batch %.15g", o->global_batch);
   else
-    g_string_append_printf(out, "batch %g/GPU", s->setup.batch);
+    g_string_append_printf(out, "batch %.15g/GPU", s->setup.batch);
   g_string_append_printf(out, ", %s, training %.6g samples", ddp_precision_name(s->setup.precision), cost->train_samples);
   if (priced)
     g_string_append_printf(out, " at %g per GPU-hour\n", cost->price_per_gpu_hour);

@@ -137,7 +137,7 @@ describe(const DdpScenario *s, const DdpResult *r)
 {
   const DdpSetup *t = &s->setup;
   GString *out = g_string_new(NULL);
-  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPU%s (%" G_GUINT64_FORMAT " node%s), batch %g/GPU",
+  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPU%s (%" G_GUINT64_FORMAT " node%s), batch %.15g/GPU",
                          s->model->name, s->cluster->name, r->gpus, r->gpus == 1 ? "" : "s", r->nodes,
                          r->nodes == 1 ? "" : "s", t->batch);
   if (t->accumulate > 1)

@@ -209,6 +209,16 @@ parse_layer(const DdpKeyFile *kf, const char *group, DdpModel *model, GArray *la
     }
   }
   layer.n_params = params->len - layer.first_param;
+  /* groups: a convolution's, read off its weight (out, in/groups, kh, kw: compute.c) */
+  if (layer.groups > 1) {
+    const DdpParam *weight = layer.n_params ? &g_array_index(params, DdpParam, layer.first_param) : NULL;
+    if (layer.kind != DDP_LAYER_CONV || !weight || weight->ndim != 4 || weight->shape[0] % layer.groups != 0) {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, group, "groups",
+                            "%u groups need kind = conv and a first parameter of 4 dimensions (out, in/groups, kh, "
+                            "kw) whose out channels divide into them", layer.groups);
+      return FALSE;
+    }
+  }
   layer.name = g_strdup(group + strlen("layer "));
   g_array_append_val(layers, layer);
   return TRUE;
@@ -451,6 +461,11 @@ ddp_model_from_keyfile(const DdpKeyFile *kf, GError **error)
                               &model->training_precision, error) ||
       !ddp_keyfile_get_ranged(kf, "model", "training_batch", FALSE, &DDP_RANGE_BATCH, &model->training_batch, error))
     return NULL;
+  if (seq_len > 0 && image_size > 0) {   /* ddp_model_scale_input rescales one input, tokens or images */
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "model", "image_size",
+                          "a model takes tokens (seq_len) or images (image_size), not both");
+    return NULL;
+  }
   model->buffer_bytes = (gint64)buffer_bytes;
   model->seq_len = (gint64)seq_len;
   model->image_size = (gint64)image_size;

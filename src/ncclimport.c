@@ -601,9 +601,15 @@ ddp_nccl_tests_store(DdpCalibDb *db, DdpNcclTests *t, const DdpNcclImportOptions
                      GError **error)
 {
   int nodes = options && options->nodes > 0 ? options->nodes : t->nodes;
-  if (nodes > t->ranks) {
-    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "--nodes: %d nodes for the %d ranks of %s", nodes,
+  if (nodes > t->ranks || t->ranks % nodes != 0) {   /* the model spreads ranks evenly over nodes */
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT,
+                "--nodes: %d nodes for the %d ranks of %s (the ranks must divide evenly over the nodes)", nodes,
                 t->ranks, t->source.source);
+    return 0;
+  }
+  if (*t->hosts && nodes < t->nodes) {   /* more hosts may share a name (containers), never fewer */
+    g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT, "--nodes: %d, but the rank lines of %s name %d hosts (%s)",
+                nodes, t->source.source, t->nodes, t->hosts);
     return 0;
   }
   g_autofree char *note = import_note(t, options);

@@ -701,11 +701,11 @@ ddp_prof_trace_store(DdpCalibDb *db, DdpProfTrace *trace, gboolean *again, GErro
   const DdpModel *model = trace->model;
   const char *precision = ddp_precision_name(trace->precision);
   g_autofree char *note = g_strdup_printf(
-    "imported torch.profiler trace of %s, batch %g, %s: %u step%s, %u backward nodes per step, %.1f us backward "
+    "imported torch.profiler trace of %s, batch %.15g, %s: %u step%s, %u backward nodes per step, %.1f us backward "
     "GPU time per step; %u of %u weight-bearing layers matched (%u weight-bearing ops in the trace)",
     model->name, trace->batch, precision, trace->steps, trace->steps == 1 ? "" : "s", trace->backward_nodes,
     trace->total_backward_us, trace->anchors_matched, trace->anchors_model, trace->anchors_trace);
-  g_autofree char *arguments = g_strdup_printf("--model %s --batch %g --precision %s", trace->model_arg,
+  g_autofree char *arguments = g_strdup_printf("--model %s --batch %.15g --precision %s", trace->model_arg,
                                                trace->batch, precision);
   DdpCalibRun run = { 0 };
   run.host = "";

@@ -36,7 +36,7 @@ describe_setup(const DdpScenario *s, const DdpResult *r)
 {
   const DdpSetup *t = &s->setup;
   GString *out = g_string_new(NULL);
-  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPU%s (%" G_GUINT64_FORMAT " node%s), batch %g/GPU",
+  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPU%s (%" G_GUINT64_FORMAT " node%s), batch %.15g/GPU",
                          s->model->name, s->cluster->name, r->gpus, r->gpus == 1 ? "" : "s", r->nodes,
                          r->nodes == 1 ? "" : "s", t->batch);
   if (t->accumulate > 1)
@@ -94,7 +94,7 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   /* where the batch and precision came from when no flag or scenario key chose them (issue 17) */
   const DdpSetup *t = &s->setup;
   if (!g_str_has_prefix(t->batch_from, "-") || !g_str_has_prefix(t->precision_from, "-"))
-    g_string_append_printf(out, "  (batch %g: %s%s; precision %s: %s%s)\n", t->batch,
+    g_string_append_printf(out, "  (batch %.15g: %s%s; precision %s: %s%s)\n", t->batch,
                            g_str_has_prefix(t->batch_from, "-") ? "" : "the ", t->batch_from,
                            ddp_precision_name(t->precision),
                            g_str_has_prefix(t->precision_from, "-") ? "" : "the ", t->precision_from);

@@ -78,6 +78,9 @@ typedef struct {
 
 static const Case cases[] = {
   /* ---- issue 11, as listed ---- */
+  { "groups-on-linear", "m.model", LAYER_A("1", "1", "a.w:16,16") "groups = 2\n", 0, NULL, NULL, 0, { PREDICT }, "m.model:9: layer a.groups: 2 groups need kind = conv" },
+  { "groups-not-dividing", "m.model", "[model]\nname = m\n\n[layer a]\nkind = conv\nforward_flops = 1\nbackward_flops = 1\nparams = a.w:16,3,3,3\ngroups = 5\n", 0, NULL, NULL, 0, { PREDICT }, "m.model:9: layer a.groups: 5 groups need" },
+  { "seq-len-and-image-size", "m.model", "[model]\nname = m\nseq_len = 128\nimage_size = 224\n[layer a]\nkind = linear\nforward_flops = 1\nbackward_flops = 1\nparams = a.w:10\n", 0, NULL, NULL, 0, { PREDICT }, "m.model:4: model.image_size: a model takes tokens (seq_len) or images (image_size), not both" },
   { "shape-2^63", "m.model", LAYER_A("1", "1", "a.w:9223372036854775807"), 0, NULL, NULL, 0, { PREDICT }, "m.model:8: layer a.params: a.w: bad shape" },
   { "shape-product-overflow", "m.model", LAYER_A("1", "1", "a.w:4294967296,4294967296"), 0, NULL, NULL, 0, { PREDICT }, "m.model:8: layer a.params" },
   { "batch-1e308", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--batch", "1e308" }, "--batch:" },
@@ -90,6 +93,7 @@ static const Case cases[] = {
   { "allreduce-gpus-2^34", NULL, NULL, 0, NULL, NULL, 0, { "allreduce", "--gpus", "17179869184" }, "--gpus:" },
   { "allreduce-gpus-minus-8", NULL, NULL, 0, NULL, NULL, 0, { "allreduce", "--gpus", "-8" }, "--gpus: \"-8\"" },
   { "allreduce-gpus-2147483640", NULL, NULL, 0, NULL, NULL, 0, { "allreduce", "--gpus", "2147483640" }, "--gpus:" },
+  { "allgather-sizes-all-too-small", NULL, NULL, 0, NULL, NULL, 0, { "allreduce", "--op", "all_gather", "-b", "8", "-e", "64" }, "-e: every size up to 64 B is below the smallest all_gather over 8 GPUs, 128 B" },
   { "compare-gpus-one", "c.csv", CSV_HEAD "dgx-a100,1,8,1\n", 0, NULL, NULL, 0, { "allreduce", "--compare", "c.csv" }, "c.csv:2: gpus: an AllReduce to compare needs at least 2 GPUs" },
   { "compare-gpus-2^63", "c.csv", CSV_HEAD "dgx-a100,9223372036854775808,8,1\n", 0, NULL, NULL, 0, { "allreduce", "--compare", "c.csv" }, "c.csv:2:" },
   { "scale-list-to-2^31", NULL, NULL, 0, NULL, NULL, 0, { "scale", "--gpus", "2,3,...,2147483647" }, "--gpus:" },
@@ -374,6 +378,8 @@ static const Case cases[] = {
   { "import-nccl-ngpus-negative", "n.txt", "# nThread 1 nGpus -8\n" NCCL_ROW, 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt" }, "n.txt:1: nGpus: \"-8\" must be a whole number from 1 to 1024" },
   { "import-nccl-size-2^63", "n.txt", "9223372036854775807 256 float sum -1 10.00 0.10 0.09 0 10.00 0.10 0.09 0\n", 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt" }, "n.txt:1: size: \"9223372036854775807\"" },
   { "import-nccl-time-inf", "n.txt", "1024 256 float sum -1 inf 0.10 0.09 0 10.00 0.10 0.09 0\n", 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt" }, "n.txt:1: out-of-place time: \"inf\"" },
+  { "import-nccl-nodes-not-dividing", "n.txt", "# nThread 1 nGpus 4\n" NCCL_ROW, 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt", "--nodes", "3" }, "--nodes: 3 nodes for the 4 ranks of n.txt (the ranks must divide evenly" },
+  { "import-nccl-nodes-under-hosts", "n.txt", "#   Rank  0 Pid   1000 on host-a device  0 [0x10] NVIDIA A100-SXM4-40GB\n#   Rank  1 Pid   1001 on host-b device  0 [0x10] NVIDIA A100-SXM4-40GB\n" NCCL_ROW, 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt", "--nodes", "1" }, "--nodes: 1, but the rank lines of n.txt name 2 hosts (host-a,host-b)" },
   { "import-nccl-nodes-over-ranks", "n.txt", "# nThread 1 nGpus 2\n" NCCL_ROW, 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt", "--nodes", "4" }, "--nodes: 4 nodes for the 2 ranks of n.txt" },
   /* ---- issue 19: the other collectives' outputs ---- */
   { "import-nccl-all-gather-unnamed", "n.txt", "1024 32 float none -1 10.00 0.10 0.09 0 10.00 0.10 0.09 0\n", 0, NULL, NULL, 0, { "fit", "--db", "c.db", "--import", "n.txt" }, "n.txt:1: reduction \"none\" and no root: all_gather_perf or alltoall_perf" },

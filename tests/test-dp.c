@@ -176,6 +176,12 @@ test_cli_mode(void)
   g_assert_nonnull(strstr(r.out, "DataParallel (one process, GPU 0 as parameter server) vs DistributedDataParallel"));
   g_assert_nonnull(strstr(r.out, "x slower (+"));
   g_assert_null(strstr(r.out, "bucket schedule"));
+  /* one GPU: DataParallel calls the module, DDP still fills its buckets — DataParallel is faster */
+  g_auto(Run) one = { 0 };
+  run(&one, "predict", "--model", model, "--cluster", cluster, "--gpus", "1", "--mode", "dp", NULL);
+  g_assert_cmpint(one.status, ==, 0);
+  g_assert_nonnull(strstr(one.out, "x faster (-"));
+  g_assert_null(strstr(one.out, "slower"));
   g_auto(Run) j = { 0 };
   run(&j, "predict", "--model", model, "--cluster", cluster, "--gpus", "4", "--mode", "dp", "--json", NULL);
   g_assert_cmpint(j.status, ==, 0);
