@@ -456,10 +456,13 @@ column_int(sqlite3_stmt *st, int i)
   return v >= G_MININT && v <= G_MAXINT ? (int)v : G_MININT;
 }
 
+/* A REAL column as double; NULL, and text or a blob that SQLite's REAL affinity could not turn
+ * into a number ('x' would read as 0), come back as NAN, which every value check refuses. */
 static double
 column_double(sqlite3_stmt *st, int i)
 {
-  return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+  int type = sqlite3_column_type(st, i);
+  return type == SQLITE_INTEGER || type == SQLITE_FLOAT ? sqlite3_column_double(st, i) : NAN;
 }
 
 /* Every bind_* returns SQLITE_OK (0) or an error; binding fails only on programming errors
@@ -933,6 +936,12 @@ ddp_calibdb_open(const char *path, DdpCalibDbMode mode, GError **error)
   db->run_lock = -1;
   gboolean memory = strcmp(path, ":memory:") == 0;
   gboolean writer = mode != DDP_CALIBDB_READ;
+  GStatBuf st;
+  if (!memory && g_stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {   /* SQLite would say "disk I/O error" */
+    g_set_error(error, DDP_CALIBDB_ERROR, DDP_CALIBDB_ERROR_OPEN, "%s: %s, not a calibration database file", path,
+                S_ISDIR(st.st_mode) ? "a directory" : "a device, FIFO or socket");
+    return NULL;
+  }
   if (writer && !memory && !g_file_test(path, G_FILE_TEST_EXISTS) && !create_new_file(path, error))
     return NULL;
   int flags = writer ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
@@ -1575,7 +1584,8 @@ static void
 check_value(char **bad, const char *column, double v, double lo, double hi)
 {
   if (!*bad && !(v >= lo && v <= hi))
-    *bad = g_strdup_printf("%s = %g (expected %g to %g)", column, v, lo, hi);
+    *bad = isnan(v) ? g_strdup_printf("%s is not a number (expected %g to %g)", column, lo, hi)
+                    : g_strdup_printf("%s = %g (expected %g to %g)", column, v, lo, hi);
 }
 
 /* A time that must be measured: above 0, at most @hi. */
@@ -1583,7 +1593,8 @@ static void
 check_time(char **bad, const char *column, double v, double hi)
 {
   if (!*bad && !(v > 0 && v <= hi))
-    *bad = g_strdup_printf("%s = %g (expected above 0, at most %g)", column, v, hi);
+    *bad = isnan(v) ? g_strdup_printf("%s is not a number (expected above 0, at most %g)", column, hi)
+                    : g_strdup_printf("%s = %g (expected above 0, at most %g)", column, v, hi);
 }
 
 static gboolean

@@ -214,8 +214,8 @@ check_time_budget(const Sim *sim, double comm_ns, GError **error)
     g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
                 "the run could last %.3g s of simulated time in the worst case (%.3g s per iteration × %u "
                 "iterations), past the simulator's clock (2^61 ns, 73 years): lower --iterations, "
-                "--accumulate, --batch, the stragglers or the model's sizes", total / 1e9, iteration / 1e9,
-                setup->iterations + 2);
+                "--accumulate, --batch, the stragglers or the model's sizes%s", total / 1e9, iteration / 1e9,
+                setup->iterations + 2, setup->overheads.input_rate > 0 ? ", or raise --input-rate" : "");
     return FALSE;
   }
   return TRUE;

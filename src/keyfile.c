@@ -165,6 +165,8 @@ ddp_keyfile_load_data(const char *display_name, const char *text, GError **error
   kf->lines = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   kf->groups = g_ptr_array_new_with_free_func(g_free);
   kf->keyfile = g_key_file_new();
+  if (g_str_has_prefix(text, "\xEF\xBB\xBF"))   /* a UTF-8 byte-order mark, as some Windows editors write */
+    text += 3;
   const char *bad_utf8 = NULL;
   if (!g_utf8_validate(text, -1, &bad_utf8)) {
     g_set_error(error, DDP_KEYFILE_ERROR, DDP_KEYFILE_ERROR_SYNTAX, "%s:%u: not valid UTF-8 text",

@@ -40,6 +40,7 @@ typedef enum {
   SETUP_DB_CURVE_DUP,  /* curve.db: a stored fit whose curve lists one size twice */
   SETUP_DB_CURVE_ZERO, /* zero.db: a stored fit whose curve has a 0 µs time */
   SETUP_DB_OP_UNKNOWN, /* op.db: a stored fit with an AllGather curve point whose op was edited to "alltoall" */
+  SETUP_DB_TEXT_ALPHA, /* text.db: a stored fit whose alpha_us was edited to the text 'x' (read as 0 before) */
   SETUP_GZIP_BOMB,     /* bomb.json.gz: 80 MiB of spaces as ~80 KB of gzip */
   SETUP_LINK,          /* link: a symbolic link to out.csv */
 } Setup;
@@ -335,7 +336,7 @@ static const Case cases[] = {
   { "calibration-text-file", "t.db", "not a database at all, but long enough for SQLite to read a full header ......\n", 0, NULL, NULL, 0, { "predict", "--calibration", "t.db" }, "t.db:" },
   { "fit-text-file", "t.db", "not a database at all, but long enough for SQLite to read a full header ......\n", 0, NULL, NULL, 0, { "fit", "--db", "t.db" }, "t.db:" },
   { "calibration-malformed-schema", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--calibration", DDP_SRCDIR "/tests/fuzz/corpus/calibdb/regress-malformed-schema-newline.db" }, "malformed database schema (fit\\x01\\x02" },
-  { "calibration-directory", NULL, NULL, 0, NULL, NULL, SETUP_DIR, { "predict", "--calibration", "adir" }, "adir:" },
+  { "calibration-directory", NULL, NULL, 0, NULL, NULL, SETUP_DIR, { "predict", "--calibration", "adir" }, "adir: a directory, not a calibration database file" },
   /* issue 21: "did you mean" for what a new user mistypes, and the cost flags */
   { "model-did-you-mean", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--model", "resnet-50" }, "--model: no model file or shipped model named \"resnet-50\" (did you mean \"resnet50\"?)" },
   { "cluster-did-you-mean", NULL, NULL, 0, NULL, NULL, 0, { "predict", "--cluster", "dgx-a10" }, "(did you mean \"dgx-a100\"?)" },
@@ -409,6 +410,8 @@ static const Case cases[] = {
   { "db-view", NULL, NULL, 0, NULL, NULL, SETUP_DB_VIEW, { "fit", "--db", "view.db" }, "view.db: a view \"v\" that ddpsim did not create" },
   { "db-extra-index", NULL, NULL, 0, NULL, NULL, SETUP_DB_INDEX, { "fit", "--db", "index.db", "--no-store" }, "index.db: an index \"extra\"" },
   { "db-curve-duplicate-size", NULL, NULL, 0, NULL, NULL, SETUP_DB_CURVE_DUP, { "allreduce", "--calibration", "curve.db" }, "fit_allreduce_curve, row 2: bytes = 8 twice" },
+  { "fit-db-dev-zero", "n.txt", "# nThread 1 nGpus 2\n" NCCL_ROW, 0, NULL, NULL, 0, { "fit", "--db", "/dev/zero", "--import", "n.txt" }, "/dev/zero: a device, FIFO or socket, not a calibration database file" },
+  { "db-fit-text-alpha", NULL, NULL, 0, NULL, NULL, SETUP_DB_TEXT_ALPHA, { "allreduce", "--calibration", "text.db" }, "alpha_us is not a number (expected 0 to" },
   { "db-curve-zero-time", NULL, NULL, 0, NULL, NULL, SETUP_DB_CURVE_ZERO, { "allreduce", "--calibration", "zero.db" }, "time_us = 0 (expected above 0" },
   { "db-op-unknown", NULL, NULL, 0, NULL, NULL, SETUP_DB_OP_UNKNOWN, { "collective", "--op", "all_gather", "--calibration", "op.db" }, "op.db: fit_collective_curve, row 1: op = \"alltoall\" (expected all_gather, reduce_scatter or broadcast)" },
 
@@ -644,6 +647,11 @@ setup_case(const char *dir, Setup setup)
                     ? "INSERT INTO fit_allreduce_curve VALUES (1, 'Ring', 'Simple', 8, 1, 8, 10.0);"
                       "INSERT INTO fit_allreduce_curve VALUES (1, 'Ring', 'Simple', 8, 1, 8, 12.0);"
                     : "INSERT INTO fit_allreduce_curve VALUES (1, 'Ring', 'Simple', 8, 1, 8, 0.0);");
+    break;
+  case SETUP_DB_TEXT_ALPHA:
+    path = g_build_filename(dir, "text.db", NULL);
+    make_db(path, 8, 10, FALSE);
+    edit_db(path, "UPDATE fit_allreduce SET alpha_us = 'x';");
     break;
   case SETUP_DB_OP_UNKNOWN:
     path = g_build_filename(dir, "op.db", NULL);

@@ -140,6 +140,11 @@ test_issue11(void)
   g_assert_null(ddp_keyfile_load_data("t.ini", "[g]\na = \xff\n", &error));
   g_assert_cmpstr(error->message, ==, "t.ini:2: not valid UTF-8 text");
   g_clear_error(&error);
+  /* a UTF-8 byte-order mark (Windows editors) is not part of the first line; lines still count */
+  g_autoptr(DdpKeyFile) bom = ddp_keyfile_load_data("t.ini", "\xEF\xBB\xBF[g]\na = 1\n", &error);
+  g_assert_no_error(error);
+  g_assert_true(ddp_keyfile_has_group(bom, "g"));
+  g_assert_cmpuint(ddp_keyfile_line(bom, "g", "a"), ==, 2);
 
   g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("t.ini", "[g]\nn = 8\nf = 8.5\nc = 1\x01\ns = a\\nb\n", &error);
   g_assert_no_error(error);
