@@ -348,6 +348,15 @@ sweep_text(const DdpCluster *cluster, const DdpCollective *model, const Sweep *s
                               : NULL;
   if (caveat)
     g_string_append(out, caveat);
+  /* what the collective model does with an algorithm the op does not have (docs/collective.md §12) */
+  DdpAlgorithm forced = cluster->nccl.algorithm;
+  if (s->op == DDP_OP_BROADCAST && forced != DDP_ALGO_AUTO && forced != DDP_ALGO_RING)
+    g_string_append_printf(out, "# (NCCL's broadcast runs on the ring only: algorithm %s does not apply)\n",
+                           ddp_algorithm_name(forced));
+  else if ((s->op == DDP_OP_ALL_GATHER || s->op == DDP_OP_REDUCE_SCATTER) &&
+           (forced == DDP_ALGO_TREE || forced == DDP_ALGO_NVLS_TREE))
+    g_string_append_printf(out, "# (NCCL has no %s %s: the rows take auto's choice)\n", ddp_algorithm_name(forced),
+                           ddp_collective_op_name(s->op));
   if (explain)
     explain_text(out, cluster, model);
   /* --explain under the nccl model: the terms of each row (channels in use, latency, transfer,
@@ -641,8 +650,8 @@ run(int argc, char **argv, AllreduceOptions *o, const char *verb)
     g_autoptr(DdpCollective) model = ddp_collective_new(cluster, gpus, &error);
     if (!model)
       return ddp_cmd_fail(verb, error);
-    if (sweep.per_process > gpus) {
-      fail(&error, "-g: %s GPUs per process is more than the communicator's GPUs", o->per_process);
+    if (sweep.per_process > gpus || gpus % sweep.per_process != 0) {   /* nccl-tests: nGpus divides the ranks */
+      fail(&error, "-g: %s GPUs per process must divide the communicator's GPUs", o->per_process);
       return ddp_cmd_fail(verb, error);
     }
     ddp_collective_set_gpus_per_process(model, (guint)sweep.per_process);

@@ -39,6 +39,8 @@ run(int argc, char **argv, BucketsOptions *opts)
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(scenario_path, &opts->cli, FALSE, &error);
   if (!scenario)
     return ddp_cmd_fail("buckets", error);
+  if (!ddp_cli_check_mode_flags(&opts->cli, scenario->setup.mode, &error))
+    return ddp_cmd_fail("buckets", error);
   DdpBucketOptions options = scenario->setup.buckets;
   if (opts->device && g_strcmp0(opts->device, "cpu") != 0 && g_strcmp0(opts->device, "cuda") != 0) {
     g_set_error(&error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID, "--device: \"%s\" is not one of cpu|cuda",

@@ -54,6 +54,8 @@ run(int argc, char **argv, PredictOptions *opts)
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(scenario_path, &opts->cli, TRUE, &error);
   if (!scenario)
     return ddp_cmd_fail("predict", error);
+  if (!ddp_cli_check_mode_flags(&opts->cli, scenario->setup.mode, &error))
+    return ddp_cmd_fail("predict", error);
   DdpCost cost;
   if (!ddp_cost_init(&cost, &opts->cost, scenario, &error))
     return ddp_cmd_fail("predict", error);

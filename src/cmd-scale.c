@@ -297,6 +297,8 @@ run(int argc, char **argv, ScaleOptions *o)
   g_autoptr(DdpScenario) s = ddp_scenario_load(scenario_path, &o->cli, FALSE, &error);
   if (!s)
     return ddp_cmd_fail("scale", error);
+  if (!ddp_cli_check_mode_flags(&o->cli, s->setup.mode, &error))
+    return ddp_cmd_fail("scale", error);
   DdpCost cost;
   if (!ddp_cost_init(&cost, &o->cost, s, &error))
     return ddp_cmd_fail("scale", error);

@@ -191,8 +191,9 @@ solve_text(const DdpScenario *s, const DdpSolveResult *r)
   append_point(out, "there", a, target);
   if (r->has_neighbour && r->status == DDP_SOLVE_FOUND && q != DDP_SOLVE_BUCKET_CAP) {
     g_autofree char *nv = format_value(q, r->neighbour.value, FALSE);
+    /* it misses the target: rounded down, so that 89.9996 % does not print as the 90.000 % it missed */
     g_string_append_printf(out, "  %-8s %s %s gives %.3f %%\n", least ? "below" : "above", nv, unit,
-                           100 * r->neighbour.efficiency);
+                           floor(1e5 * r->neighbour.efficiency) / 1e3);
   }
   double lost = a->iteration_ms - a->single_gpu_ms;
   g_string_append_printf(out, "  %-8s %s", "limit", limit_description(s, a->limit));
@@ -520,6 +521,8 @@ run(int argc, char **argv, SolveOptions *o)
     return ddp_cmd_fail("solve", error);
   g_autoptr(DdpScenario) s = ddp_scenario_load(scenario_path, &o->cli, TRUE, &error);
   if (!s)
+    return ddp_cmd_fail("solve", error);
+  if (!ddp_cli_check_mode_flags(&o->cli, s->setup.mode, &error))
     return ddp_cmd_fail("solve", error);
   if (deadline)
     return run_deadline(o, s, &options);

@@ -107,6 +107,13 @@ choose_ranks(const DdpResult *probe, guint k)
     /* the extremes first, so that "slowest" is the slowest even when that is rank 0 */
     add_extremes(shown, probe->backward_end_ns, probe->gpus, k, TRUE);
     add_extremes(shown, probe->backward_end_ns, probe->gpus, k, FALSE);
+    /* with K at least half the ranks the slowest pass already took the fastest: label it still */
+    guint fastest = 0;
+    for (guint i = 1; i < shown->len; i++)
+      if (g_array_index(shown, Shown, i).backward_end < g_array_index(shown, Shown, fastest).backward_end)
+        fastest = i;
+    if (shown->len > 1 && !g_array_index(shown, Shown, fastest).role)
+      g_array_index(shown, Shown, fastest).role = "fastest";
   }
   if (!is_shown(shown, 0)) {
     Shown zero = { 0, probe ? probe->backward_end_ns[0] : 0, NULL };
@@ -590,6 +597,8 @@ run(int argc, char **argv, TimelineOptions *opts)
     return ddp_cmd_fail("timeline", error);
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(scenario_path, &opts->cli, TRUE, &error);
   if (!scenario)
+    return ddp_cmd_fail("timeline", error);
+  if (!ddp_cli_check_mode_flags(&opts->cli, scenario->setup.mode, &error))
     return ddp_cmd_fail("timeline", error);
   /* DataParallel has no buckets and no NCCL stream: the chart's lanes do not exist for it */
   if (scenario->setup.mode == DDP_MODE_DP && opts->output) {

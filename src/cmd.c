@@ -107,6 +107,18 @@ ddp_cmd_parse(const char *verb, const char *summary, const char *description, co
     }
   if (!g_option_context_parse(context, argc, argv, error))
     return FALSE;
+  /* --json and --csv each print the whole answer in their own format: one of them */
+  const gboolean *json = NULL, *csv = NULL;
+  for (gsize i = 0; own && own[i].long_name; i++) {
+    if (own[i].arg == G_OPTION_ARG_NONE && strcmp(own[i].long_name, "json") == 0)
+      json = own[i].arg_data;
+    if (own[i].arg == G_OPTION_ARG_NONE && strcmp(own[i].long_name, "csv") == 0)
+      csv = own[i].arg_data;
+  }
+  if (json && csv && *json && *csv) {
+    g_set_error(error, DDP_CMD_ERROR, 0, "--json and --csv: give one (each prints the whole answer)");
+    return FALSE;
+  }
   /* (*argv)[0] is "ddpsim", [1] the verb */
   int positional = *argc - 2;
   int allowed = scenario_path ? 1 : 0;

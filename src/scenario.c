@@ -586,6 +586,31 @@ check_overlap_with_ddp(const DdpSetup *t, const DdpKeyFile *kf, const DdpCliOpti
 }
 
 /**
+ * ddp_cli_check_mode_flags:
+ * See scenario.h.
+ */
+gboolean
+ddp_cli_check_mode_flags(const DdpCliOptions *cli, DdpMode mode, GError **error)
+{
+  const char *fsdp_flag = cli->sharding ? "sharding" : cli->backward_prefetch ? "backward-prefetch"
+                          : cli->forward_prefetch ? "forward-prefetch" : cli->no_limit_all_gathers ? "no-limit-all-gathers"
+                          : cli->wrap_blocks ? "wrap-blocks" : cli->fsdp_accumulate ? "fsdp-accumulate" : NULL;
+  if (fsdp_flag && mode != DDP_MODE_FSDP) {
+    g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
+                "--%s: an FSDP option, and this run is --mode %s (add --mode fsdp, or drop it)", fsdp_flag,
+                ddp_mode_name(mode));
+    return FALSE;
+  }
+  const char *ddp_flag = cli->find_unused_parameters ? "find-unused-parameters" : cli->static_graph ? "static-graph" : NULL;
+  if (ddp_flag && mode == DDP_MODE_FSDP) {
+    g_set_error(error, DDP_SCENARIO_ERROR, DDP_SCENARIO_ERROR_INVALID,
+                "--%s: a DistributedDataParallel option; FSDP has no such setting (this run is --mode fsdp)", ddp_flag);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/**
  * ddp_scenario_load:
  * See scenario.h.  Returns: (transfer full) or NULL with @error set.
  */

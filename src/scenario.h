@@ -139,6 +139,10 @@ DdpScenario *ddp_scenario_load(const char *scenario_path, const DdpCliOptions *c
                                gboolean gpus_from_cli, GError **error);
 void ddp_scenario_free(DdpScenario *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpScenario, ddp_scenario_free)
+/* For verbs that run one strategy (not compare, whose rows take each its own): FALSE with @error
+ * when @cli gives a flag of another strategy — FSDP's to a DDP run, DDP's bucket-graph flags to
+ * FSDP — instead of ignoring it silently. */
+gboolean ddp_cli_check_mode_flags(const DdpCliOptions *cli, DdpMode mode, GError **error);
 
 const char *ddp_comm_hook_name(DdpCommHook hook);
 const char *ddp_mode_name(DdpMode mode);

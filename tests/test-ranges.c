@@ -120,7 +120,8 @@ test_checks(void)
   g_autofree char *target = ddp_range_describe(&DDP_RANGE_TARGET_EFFICIENCY);
   g_assert_cmpstr(target, ==, "a number above 0 and at most 1");
   g_autofree char *tolerance = ddp_range_describe(&DDP_RANGE_TOLERANCE);
-  g_assert_cmpstr(tolerance, ==, "a number above 0 and below 1");
+  g_assert_cmpstr(tolerance, ==, "a number at least 1e-09 and below 1");
+  g_assert_false(ddp_range_contains(&DDP_RANGE_TOLERANCE, 1e-16));          /* bisection could not end */
 
   g_autoptr(GError) error = NULL;
   guint64 n = 0;
@@ -340,7 +341,9 @@ test_model_bounds(void)
   g_autoptr(DdpModel) image = load_model(MODEL_HEAD "image_size = 65536\n" MODEL_LAYER, &error);   /* 2^16 */
   g_assert_no_error(error);
   g_assert_cmpint(image->image_size, ==, 65536);
-  g_autoptr(DdpModel) grouped = load_model(MODEL_HEAD MODEL_LAYER "groups = 2147483647\n", &error);   /* 2^31 - 1 */
+  /* 2^31 - 1 groups: a depthwise convolution's weight (out, in/groups, kh, kw) with as many out channels */
+  g_autoptr(DdpModel) grouped = load_model(MODEL_HEAD "[layer a]\nkind = conv\nforward_flops = 1\nbackward_flops = 2\n"
+                                           "params = a.w:2147483647,1,1,1\ngroups = 2147483647\n", &error);
   g_assert_no_error(error);
   g_assert_cmpuint(grouped->layers[0].groups, ==, 2147483647u);
   static const struct {

@@ -92,8 +92,9 @@ test_bandwidth_closed_form(void)
 
 /* Target 75 %: with an infinite NIC the ring runs at the 100 GB/s intra link:
  *   AR = 14 694 400 / 100 + 140 000 = 286 944 ns, E = 539 566 / 891 250 = 0.605404 < 0.75.
- * The bandwidth stops mattering once NIC/32 >= 100 GB/s, i.e. 3 200 Gb/s: the first grid value
- * at or above it (1, 3.16, 10, … 3 162, 10 000) is 10 000. */
+ * The bandwidth stops mattering once NIC/32 >= 100 GB/s, i.e. 3 200 Gb/s: the first value of the
+ * 13-point geometric grid from 1 to 8e5 Gb/s (8e5^(k/12): … 2 776.3, 8 617.7, …) at or above it is
+ * 8e5^(2/3) = 8 617.74. */
 static void
 test_bandwidth_unreachable(void)
 {
@@ -102,7 +103,7 @@ test_bandwidth_unreachable(void)
   g_autoptr(DdpSolveResult) r = solve(s, DDP_SOLVE_INTER_BANDWIDTH, 0.75, 0);
   g_assert_cmpint(r->status, ==, DDP_SOLVE_UNREACHABLE);
   g_assert_cmpfloat_with_epsilon(r->answer.efficiency, T1_NS / (TDDP_NS + 286944), 1e-6);
-  g_assert_cmpfloat_with_epsilon(r->saturates_at, 10000, 1e-6);
+  g_assert_cmpfloat_with_epsilon(r->saturates_at, pow(8e5, 2.0 / 3.0), 1e-6);
   g_assert_cmpint(r->answer.limit, ==, DDP_LIMIT_EXPOSED_COMM);
   g_assert_cmpfloat_with_epsilon(r->answer.exposed_comm_ms, 0.286944, 1e-9);
   g_assert_false(r->has_neighbour);
