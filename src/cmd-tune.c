@@ -617,6 +617,10 @@ run(int argc, char **argv, TuneOptions *o)
     return ddp_cmd_fail("tune", error);
   if (!ddp_cli_check_mode_flags(&o->cli, s->setup.mode, &error))
     return ddp_cmd_fail("tune", error);
+  if (o->plot_data && !o->plot) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--plot-data: only with --plot (it keeps the chart's data files)");
+    return ddp_cmd_fail("tune", error);
+  }
   if (s->setup.mode == DDP_MODE_FSDP)
     return tune_fsdp(o, s, min_gain);
   g_autoptr(GArray) caps = cap_grid(o->range, o->points, &error);
@@ -626,10 +630,6 @@ run(int argc, char **argv, TuneOptions *o)
     return run_joint(o, s, caps, min_gain);
   DdpPlotFormat format;
   g_autofree char *gnuplot = NULL;
-  if (o->plot_data && !o->plot) {
-    g_set_error(&error, DDP_CMD_ERROR, 0, "--plot-data: only with --plot (it keeps the chart's data files)");
-    return ddp_cmd_fail("tune", error);
-  }
   if (o->plot && (!ddp_plot_format_from_path(o->plot, "--plot", &format, &error) ||
                   !ddp_plot_check_paths("--plot", o->plot, "--plot-data", o->plot_data, &error) ||
                   !(gnuplot = ddp_plot_find_gnuplot(&error))))

@@ -191,15 +191,12 @@ write_error(const char *flag, const char *path, int err, GError **error)
   return FALSE;
 }
 
-/**
- * ddp_file_replace:
- * @tmp_path: a complete temporary file in @path's directory (removed on failure)
- * Renames @tmp_path over @path after checking @path again (missing or a regular file), with the
- * permissions of a file the user creates (0666 less the umask; mkstemp makes 0600).
- * Returns: FALSE with DDP_FILE_ERROR_WRITE naming @flag and @path.
- */
-gboolean
-ddp_file_replace(const char *flag, const char *tmp_path, const char *path, GError **error)
+/* Renames @tmp_path (a complete temporary file in @path's directory, removed on failure) over
+ * @path after checking @path again (missing or a regular file), with the permissions of a file the
+ * user creates (0666 less the umask; mkstemp makes 0600).  FALSE with DDP_FILE_ERROR_WRITE naming
+ * @flag and @path. */
+static gboolean
+replace_file(const char *flag, const char *tmp_path, const char *path, GError **error)
 {
   mode_t mask = umask(0);
   umask(mask);
@@ -223,7 +220,7 @@ ddp_file_replace(const char *flag, const char *tmp_path, const char *path, GErro
 /**
  * ddp_file_write:
  * @flag: the flag that named @path, for messages
- * Writes @data into a hidden temporary file beside @path, fsyncs it and ddp_file_replace()s it:
+ * Writes @data into a hidden temporary file beside @path, fsyncs it and renames it into place (replace_file):
  * @path is the whole new content or untouched.  Returns: FALSE with DDP_FILE_ERROR_WRITE.
  */
 gboolean
@@ -255,5 +252,5 @@ ddp_file_write(const char *flag, const char *path, const char *data, gsize lengt
     g_unlink(tmp);
     return write_error(flag, path, saved, error);
   }
-  return ddp_file_replace(flag, tmp, path, error);
+  return replace_file(flag, tmp, path, error);
 }

@@ -10,9 +10,8 @@
  * Out: ddp_file_check_output() is called before any work (the directory exists, the path is
  * not a directory, device, FIFO or symbolic link); ddp_file_write() writes a temporary file
  * beside the target, fsyncs it and renames it into place — after checking the target again, so
- * `-o /dev/full` as root never replaces the device node with a regular file — and
- * ddp_file_replace() is that last step for a temporary file someone else (gnuplot) wrote.  Every
- * message names the user's path and flag, never the temporary file.
+ * `-o /dev/full` as root never replaces the device node with a regular file.  Every message names
+ * the user's path and flag, never the temporary file.
  *
  * All errors are DDP_FILE_ERROR and are the user's to fix (exit 2): a path that cannot be read
  * or written — missing, a device, read-only, full, a name too long — is bad input to the verb.
@@ -41,6 +40,5 @@ gboolean ddp_file_gunzip(const char *path, const char *data, gsize length, gsize
                          GError **error);
 gboolean ddp_file_check_output(const char *flag, const char *path, GError **error);
 gboolean ddp_file_write(const char *flag, const char *path, const char *data, gsize length, GError **error);
-gboolean ddp_file_replace(const char *flag, const char *tmp_path, const char *path, GError **error);
 
 #endif
