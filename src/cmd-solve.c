@@ -112,8 +112,7 @@ append_point(GString *out, const char *label, const DdpSolvePoint *p, double tar
   if (target > 0)
     g_string_append_printf(out, " (margin %+.3f points)", 100 * (p->efficiency - target));
   g_string_append_printf(out, "; iteration %.3f ms = compute %.3f + exposed comm %.3f + overheads %.3f + straggler wait %.3f\n",
-                         p->iteration_ms, p->iteration_ms - p->exposed_comm_ms - p->overheads_ms - p->straggler_wait_ms,
-                         p->exposed_comm_ms, p->overheads_ms, p->straggler_wait_ms);
+                         p->iteration_ms, p->compute_ms, p->exposed_comm_ms, p->overheads_ms, p->straggler_wait_ms);
 }
 
 static char *

@@ -42,6 +42,10 @@ typedef struct {
 } TuneVerdict;
 
 #define PYTORCH_FIRST_BUCKET_MB 1.0   /* dist._DEFAULT_FIRST_BUCKET_BYTES = 1 MiB */
+/* How a user sets the first bucket the recommendation names: PyTorch has no DDP argument for it */
+#define FIRST_BUCKET_HOW                                                                                   \
+  "  The first bucket: torch.distributed._DEFAULT_FIRST_BUCKET_BYTES in PyTorch (no DDP argument); in\n"     \
+  "  ddpsim, [training] first_bucket_mb in a scenario file.\n"
 
 static int
 compare_double(const void *a, const void *b)
@@ -168,6 +172,8 @@ tune_text(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict 
                            where, b->mean_ms, 100 * v->gain, d->mean_ms, 100 * v->min_gain);
     g_string_append_printf(out, "  %u buckets: %.3f ms of AllReduce, %.3f ms exposed after backward (default: %u buckets, %.3f ms, %.3f ms exposed).\n",
                            b->n_buckets, b->comm_ms, b->exposed_comm_ms, d->n_buckets, d->comm_ms, d->exposed_comm_ms);
+    if (rows[v->best].first_mb != PYTORCH_FIRST_BUCKET_MB)
+      g_string_append(out, FIRST_BUCKET_HOW);
   } else if (v->best == v->dflt) {
     g_string_append_printf(out, "\nrecommendation: keep 25 (PyTorch's default): it is the fastest of the caps tried "
                                 "(%.3f ms).\n", d->mean_ms);
@@ -350,6 +356,9 @@ joint_text(const DdpScenario *s, const DdpJointSpace *space, const DdpJointResul
       g_string_append_printf(out, "  Note: accumulate %g multiplies the samples per optimizer step by %g (the global batch\n"
                                   "  changes, and with it the learning-rate schedule): a training change, not only a speed-up.\n",
                              ddp_joint_space_value(space, k, r->best[k]), ddp_joint_space_value(space, k, r->best[k]));
+    else if (r->gain > min_gain && ddp_joint_space_kind(space, k) == DDP_KNOB_FIRST_BUCKET &&
+             ddp_joint_space_value(space, k, r->best[k]) != PYTORCH_FIRST_BUCKET_MB)
+      g_string_append(out, FIRST_BUCKET_HOW);
   return g_string_free(out, FALSE);
 }
 

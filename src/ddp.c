@@ -500,8 +500,9 @@ on_bucket_launched(DdpDes *des, gpointer data)
     s->wire_bytes = p->wire_bytes[b];
     s->n_params = bucket->n_params;
     s->params = g_memdup2(bucket->params, bucket->n_params * sizeof(guint));
-    s->ready_ns = max_time_at(sim, p->ready_x[b]) - sim->iteration_start;
     s->launch_ns = now - sim->iteration_start;
+    /* ready_x ≤ launch_x (plan), but the stretched clock rounds each to the ns on its own */
+    s->ready_ns = MIN(max_time_at(sim, p->ready_x[b]) - sim->iteration_start, s->launch_ns);
     s->start_ns = start - sim->iteration_start;
     s->end_ns = end - sim->iteration_start;
     s->cost = p->cost[b];

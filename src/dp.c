@@ -280,11 +280,12 @@ ddp_dp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GErro
   r->mean_ms = r->p50_ms = r->p99_ms = r->first_iteration_ms = dp.iteration_ms;
   double K = setup->accumulate;
   r->compute_ms = K * (dp.forward_gpu_ms + dp.backward_ms) + dp.optimizer_ms;
-  r->host_iteration_ms = dp.host_iteration_ms;
   r->comm_ms = K * (dp.scatter_ms + dp.broadcast_ms + dp.reduce_ms);
   r->exposed_comm_ms = r->comm_ms;                      /* nothing overlaps */
   r->overlap = r->comm_ms > 0 ? 0.0 : 1.0;
-  r->straggler_wait_ms = MAX(0.0, r->mean_ms - r->compute_ms - r->exposed_comm_ms - r->host_iteration_ms);  /* host: GIL, replicate */
+  /* the rest is the one process's host: the step boundary, the GIL-serialised launches, replicate;
+   * no rank waits on another (one process), so no straggler wait */
+  r->host_iteration_ms = MAX(0.0, r->mean_ms - r->compute_ms - r->exposed_comm_ms);
   r->samples_per_s = (double)setup->gpus * setup->batch * K / (r->mean_ms / 1e3);
   ddp_compute_memory(scenario->model, &scenario->cluster->gpu, setup->precision, setup->batch, setup->optimizer,
                      TRUE, &r->memory);

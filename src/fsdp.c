@@ -611,6 +611,9 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
   }
   r->gpus = gpus;
   r->nodes = nodes;
+  /* the NVLink domains the job's ranks span, as ddp_collective_domains counts them for DDP */
+  guint64 domain_hosts = (guint64)ddp_cluster_domain_nodes(cluster);
+  r->domains = (nodes + domain_hosts - 1) / domain_hosts;
   r->n_units = nu;
   r->shard_gpus = shard;
   r->iterations = setup->iterations;

@@ -75,9 +75,11 @@ bucket_row(GString *out, const DdpBucketSchedule *k)
 char *
 ddp_report_domains_caveat(const DdpScenario *s, const DdpResult *r, const char *prefix)
 {
-  return r ? ddp_collective_domains_caveat(r->nodes, r->domains, s->cluster->nccl.algorithm, prefix,
-                                           "[nccl] algorithm = ring")
-           : NULL;
+  /* the caveat is AllReduce's: FSDP's FULL_SHARD and SHARD_GRAD_OP gather and scatter instead */
+  const DdpShardOptions *so = &s->setup.shard;
+  if (!r || (s->setup.mode == DDP_MODE_FSDP && so->sharding != DDP_SHARDING_NONE && so->sharding != DDP_SHARDING_HYBRID))
+    return NULL;
+  return ddp_collective_domains_caveat(r->nodes, r->domains, s->cluster->nccl.algorithm, prefix, "[nccl] algorithm = ring");
 }
 
 /**
@@ -113,7 +115,8 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   if (caveat)
     g_string_append(out, caveat);
   if (r->dp)
-    g_string_append_printf(out, "  host overhead        %.3f ms   (GIL-serialised launches, replicate)\n", r->straggler_wait_ms);
+    g_string_append_printf(out, "  host overhead        %.3f ms   (the step's host time, GIL-serialised launches, replicate)\n",
+                           r->host_iteration_ms);
   else if (s->setup.overheads.jitter == 0 && g_strcmp0(s->setup.stragglers, "none") == 0)
     g_string_append_printf(out, "  straggler wait       %.3f ms   (stragglers off: every rank runs at the same speed; --jitter, --stragglers)\n",
                            r->straggler_wait_ms);

@@ -252,7 +252,7 @@ static const char *const training_keys[] = {
   "stragglers", "step_ms", "mode", "torch_version", "allow_oom", "unused_search_us", "overlap_slowdown",
   "host_iteration_us", "host_layer_us", "input_rate", "jitter", "seq_len", "image_size", "sharding",
   "backward_prefetch", "forward_prefetch", "limit_all_gathers", "wrap_blocks", "overlap_with_ddp", "fsdp_accumulate",
-  "zero_hook", NULL
+  "zero_hook", "first_bucket_mb", NULL
 };
 
 /* [training] keys of the overheads and the input size, with the ranges of their flags (apply_cli). */
@@ -338,11 +338,14 @@ read_scenario_file(const DdpKeyFile *kf, DdpScenario *s, char **model, char **cl
   int precision = t->precision, hook = t->comm_hook, optimizer = t->optimizer, mode = t->mode;
   double accumulate = t->accumulate, iterations = t->iterations;
   guint64 seed = t->seed;
+  double first_bucket_mb = (double)t->buckets.first_bucket_bytes / DDP_MIB;
   g_autofree char *torch_version = NULL;
   if (!ddp_keyfile_check_keys(kf, "training", training_keys, error) ||
       !ddp_keyfile_get_ranged(kf, "training", "batch", FALSE, &DDP_RANGE_BATCH, &t->batch, error) ||
       !ddp_keyfile_get_choice(kf, "training", "precision", FALSE, precision_choices, &precision, error) ||
       !ddp_keyfile_get_ranged(kf, "training", "bucket_cap_mb", FALSE, &DDP_RANGE_BUCKET_CAP_MB, &t->buckets.bucket_cap_mb, error) ||
+      /* dist._DEFAULT_FIRST_BUCKET_BYTES, which tune --first-bucket-mb and --knobs first-bucket sweep */
+      !ddp_keyfile_get_ranged(kf, "training", "first_bucket_mb", FALSE, &DDP_RANGE_BUCKET_CAP_MB, &first_bucket_mb, error) ||
       !ddp_keyfile_get_ranged(kf, "training", "accumulate", FALSE, &DDP_RANGE_ACCUMULATE, &accumulate, error) ||
       !ddp_keyfile_get_bool(kf, "training", "gradient_as_bucket_view", FALSE, &t->gradient_as_bucket_view, error) ||
       !ddp_keyfile_get_choice(kf, "training", "comm_hook", FALSE, hook_names, &hook, error) ||
@@ -362,6 +365,7 @@ read_scenario_file(const DdpKeyFile *kf, DdpScenario *s, char **model, char **cl
       !read_overheads(kf, t, error) || !read_shard(kf, &t->shard, error))
     return FALSE;
   t->mode = mode;
+  t->buckets.first_bucket_bytes = (guint64)(first_bucket_mb * DDP_MIB);   /* int() of the MiB, as the cap */
   if (torch_version && !ddp_torch_version_parse(torch_version, &t->buckets.torch_version)) {
     ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "training", "torch_version",
                           "\"%s\" is not a PyTorch release X.Y from 1.4 to 2.99", torch_version);

@@ -107,7 +107,8 @@ ddp_solve_default_range(const DdpScenario *s, DdpSolveQuantity q, double *min, d
   case DDP_SOLVE_NICS: *min = 1, *max = 64; break;
   case DDP_SOLVE_GPUS:
     *min = 1;
-    *max = (double)(s->cluster->max_nodes > 0 ? s->cluster->max_nodes : DEFAULT_MAX_NODES) * s->cluster->gpus_per_node;
+    *max = s->setup.mode == DDP_MODE_DP ? s->cluster->gpus_per_node   /* DataParallel: one process, one node */
+           : (double)(s->cluster->max_nodes > 0 ? s->cluster->max_nodes : DEFAULT_MAX_NODES) * s->cluster->gpus_per_node;
     break;
   case DDP_SOLVE_BATCH: *min = 1, *max = 65536; break;
   case DDP_SOLVE_ACCUMULATE: *min = 1, *max = 4096; break;
@@ -274,7 +275,7 @@ evaluate(Search *s, double x, DdpSolvePoint *p, GError **error)
     .value = x, .feasible = TRUE, .efficiency = r->scaling_efficiency, .iteration_ms = r->mean_ms,
     .single_gpu_ms = r->single_gpu_ms, .compute_ms = r->compute_ms, .exposed_comm_ms = r->exposed_comm_ms,
     .straggler_wait_ms = r->straggler_wait_ms,
-    .overheads_ms = r->input_wait_ms + r->jitter_ms + r->contention_ms, .memory_GB = r->memory.total / 1e9, .fits = r->memory.fits,
+    .overheads_ms = r->host_iteration_ms + r->input_wait_ms + r->jitter_ms + r->contention_ms, .memory_GB = r->memory.total / 1e9, .fits = r->memory.fits,
   };
   if (B > 0) {
     /* per sample: N GPUs doing their @reached samples against one GPU doing its own */

@@ -127,6 +127,35 @@ test_file_errors(void)
   g_rmdir(dir);
 }
 
+/* [training] first_bucket_mb sets dist._DEFAULT_FIRST_BUCKET_BYTES (tune --first-bucket-mb and
+ * --knobs first-bucket recommend one): 16 MiB → 16 777 216 bytes, and 0.25 → 262 144; a value out
+ * of bucket_cap_mb's range is refused on its line. */
+static void
+test_first_bucket(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-scenario-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "s.scenario", NULL);
+  g_autofree char *model = fixture("tiny.model");
+  DdpCliOptions cli = { 0 };
+  cli.model = model;
+  const struct { const char *value; guint64 bytes; } cases[] = { { "16", 16777216 }, { "0.25", 262144 } };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *text = g_strdup_printf("[scenario]\ngpus = 8\n[training]\nfirst_bucket_mb = %s\n", cases[i].value);
+    g_assert_true(g_file_set_contents(path, text, -1, NULL));
+    g_autoptr(GError) error = NULL;
+    g_autoptr(DdpScenario) s = ddp_scenario_load(path, &cli, TRUE, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(s->setup.buckets.first_bucket_bytes, ==, cases[i].bytes);
+  }
+  g_assert_true(g_file_set_contents(path, "[scenario]\ngpus = 8\n[training]\nfirst_bucket_mb = 0\n", -1, NULL));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpScenario) bad = ddp_scenario_load(path, &cli, TRUE, &error);
+  g_assert_null(bad);
+  g_assert_nonnull(strstr(error->message, "s.scenario:4: training.first_bucket_mb:"));
+  g_unlink(path);
+  g_rmdir(dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -135,5 +164,6 @@ main(int argc, char **argv)
   g_test_add_func("/scenario/file-then-flags", test_file_then_flags);
   g_test_add_func("/scenario/errors/flags", test_flag_errors);
   g_test_add_func("/scenario/errors/file", test_file_errors);
+  g_test_add_func("/scenario/first-bucket", test_first_bucket);
   return g_test_run();
 }
