@@ -64,7 +64,8 @@ kind_color(k, odd) = \
   k eq "host"      ? 0xf0f0f0 : \
   k eq "finalize"  ? 0xe7ba52 : \
   k eq "optimizer" ? 0x8c6bb1 : \
-  k eq "broadcast" ? 0x17becf : 0x000000
+  k eq "broadcast" ? 0x17becf : \
+  k eq "contention" ? 0xbdbdbd : 0x000000
 bucket_color(i) = (int(i) % 2) ? 0x5b9bd5 : 0x2b6cb0
 coll_color(op, i) = int(op) == 1 ? ((int(i) % 2) ? 0x74add1 : 0x4575b4) : \
                     int(op) == 2 ? ((int(i) % 2) ? 0xf46d43 : 0xd73027) : \
@@ -133,6 +134,7 @@ plot buckets using (($2 + $3) / 2):(comm_lane):2:3:(comm_lane - bar):(comm_lane 
      keyentry with boxxyerror fc rgb 0xe7ba52 title key_title("finalize", "finalize (bucket to .grad)"), \
      keyentry with boxxyerror fc rgb 0x8c6bb1 title key_title("optimizer", "optimizer step"), \
      keyentry with boxxyerror fc rgb 0x17becf title key_title("broadcast", "buffer broadcast"), \
+     keyentry with boxxyerror fc rgb 0xbdbdbd title key_title("contention", "compute slowed by NCCL (summed)"), \
      keyentry with boxxyerror fc rgb "#fbd3d3" title (exposed_ms > 0 ? "exposed communication" : ""), \
      collectives using (($2 + $3) / 2):1:2:3:($1 - bar):($1 + bar):(coll_color($4, $0)) \
        with boxxyerror lc rgb variable notitle, \

@@ -646,6 +646,8 @@ run(int argc, char **argv, AllreduceOptions *o, const char *verb)
       /* the other collectives: their own measured curve, or the model with the tiers above */
       if (sweep.op != DDP_OP_ALL_REDUCE)
         op_note = ddp_fit_collective_note(calibration, name, sweep.op, gpus, nodes);
+      else
+        op_note = ddp_fit_forced_variant_note(calibration, gpus, nodes, cluster->nccl.algorithm, cluster->nccl.protocol);
     }
     g_autoptr(DdpCollective) model = ddp_collective_new(cluster, gpus, &error);
     if (!model)

@@ -98,8 +98,8 @@ compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const cha
 {
   GString *out = g_string_new(NULL);
   g_autofree char *micro = s->setup.accumulate > 1 ? g_strdup_printf(" x %u micro-steps", s->setup.accumulate) : g_strdup("");
-  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPUs, batch %.15g/GPU%s, %s, %s; %.2f GB per GPU\n",
-                         s->model->name, s->cluster->name, s->setup.gpus, s->setup.batch, micro,
+  g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPU%s, batch %.15g/GPU%s, %s, %s; %.2f GB per GPU\n",
+                         s->model->name, s->cluster->name, s->setup.gpus, s->setup.gpus == 1 ? "" : "s", s->setup.batch, micro,
                          ddp_precision_name(s->setup.precision), ddp_optimizer_name(s->setup.optimizer),
                          s->cluster->gpu.memory_GB);
   if (s->setup.batch != default_batch)

@@ -137,7 +137,8 @@ fit_text(const DdpFit *fit, const char *path, gboolean stored, gboolean with_res
     ddp_fit_curve_points(fit, &n_curve);
     if (n_curve > 0)
       g_string_append_printf(s, "  %u measured sizes kept as curves: at these GPU and node counts --calibration "
-                                "interpolates them, elsewhere it extrapolates the line\n", n_curve);
+                                "interpolates them; elsewhere the collective model answers, with the per-tier parameters these "
+                                "curves fit (docs/calibration.md)\n", n_curve);
     for (guint i = 0; i < n; i++)
       if (ar[i].ranks < 2) {
         g_string_append(s, "  (one rank: only the launch latency is measured; multi-GPU points are absent)\n");
@@ -441,6 +442,22 @@ read_ddp_run(const FitOptions *o, guint64 nodes, GPtrArray *imported, GPtrArray 
   return ddp_run_trace_read((const char *const *)paths->pdata, paths->len, nodes, error);
 }
 
+/* An import found already stored as @run must describe the same run: a second import of one file
+ * with another --nodes would otherwise be dropped silently, the stored node count kept. */
+static gboolean
+same_nodes_as_stored(DdpCalibDb *db, gint64 run, int nodes, const char *path, GError **error)
+{
+  g_autoptr(DdpCalibRun) stored = ddp_calibdb_run_get(db, run, error);
+  if (!stored)
+    return FALSE;
+  if (stored->nodes == nodes)
+    return TRUE;
+  g_set_error(error, DDP_FIT_ERROR, DDP_FIT_ERROR_IMPORT,
+              "--nodes: %s is already imported as run %" G_GINT64_FORMAT " on %d node%s, not %d (give --nodes %d, or "
+              "import into another --db)", path, run, stored->nodes, stored->nodes == 1 ? "" : "s", nodes, stored->nodes);
+  return FALSE;
+}
+
 /* Stores every read file into @db (inside the caller's transaction); appends the new (or earlier
  * identical) runs to @ids and what was imported to @said, for stderr once everything is committed
  * (stdout stays the fit, parseable with --json/--csv; a refusal stays one line). */
@@ -457,7 +474,7 @@ store_imports(const FitOptions *o, guint64 nodes, GPtrArray *imported, DdpRunTra
         continue;   /* imported with the first rank file */
       run = ddp_run_import(db, (const char *const *)ddp_paths->pdata, ddp_paths->len, ddp_run,
                            (const DdpMeasuredStep *)(void *)steps->data, steps->len, &again, error);
-      if (run == 0)
+      if (run == 0 || (again && !same_nodes_as_stored(db, run, (int)ddp_run->terms.nodes, o->imports[i], error)))
         return FALSE;
       g_autofree char *summary = ddp_run_trace_summary(ddp_run);
       g_string_append_printf(said, "ddpsim fit: %s: %s\nddpsim fit: %s: torch.profiler DDP run %s as run %" G_GINT64_FORMAT "\n",
@@ -470,6 +487,8 @@ store_imports(const FitOptions *o, guint64 nodes, GPtrArray *imported, DdpRunTra
     } else {
       DdpNcclImportOptions no = { o->algo, o->proto, (int)nodes };
       run = ddp_nccl_tests_store(db, im->nccl, &no, &again, error);
+      if (run != 0 && again && !same_nodes_as_stored(db, run, nodes > 0 ? (int)nodes : im->nccl->nodes, o->imports[i], error))
+        return FALSE;
     }
     if (run == 0)
       return FALSE;

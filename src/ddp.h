@@ -29,7 +29,8 @@ typedef struct {
 
 typedef enum { DDP_SEGMENT_FORWARD, DDP_SEGMENT_BACKWARD, DDP_SEGMENT_HOOK_CAST, DDP_SEGMENT_WAIT,
                DDP_SEGMENT_FINALIZE, DDP_SEGMENT_OPTIMIZER, DDP_SEGMENT_BROADCAST,
-               DDP_SEGMENT_UNUSED_SEARCH /* find_unused_parameters' autograd-graph search */ } DdpSegmentKind;
+               DDP_SEGMENT_UNUSED_SEARCH /* find_unused_parameters' autograd-graph search */,
+               DDP_SEGMENT_CONTENTION /* FSDP: compute slowed by its collectives, drawn after the step */ } DdpSegmentKind;
 
 /* A span on one rank's compute stream; layer is the model layer for FORWARD/BACKWARD, the bucket
  * for HOOK_CAST, else -1.  Times from the iteration start. */

@@ -1238,6 +1238,34 @@ ddp_fit_allreduce_cost(const DdpFit *fit, guint64 gpus, guint64 nodes, guint64 b
   return found;
 }
 
+/**
+ * ddp_fit_forced_variant_note:
+ * See fit.h.
+ */
+char *
+ddp_fit_forced_variant_note(const DdpFit *fit, guint64 gpus, guint64 nodes, DdpAlgorithm algorithm, DdpProtocol protocol)
+{
+  if (algorithm == DDP_ALGO_AUTO && protocol == DDP_PROTO_AUTO)
+    return NULL;
+  DdpFitAllreduceCost named;
+  if (ddp_fit_allreduce_cost(fit, gpus, nodes, 8, algorithm, protocol, &named) && named.from_curve)
+    return NULL;   /* a measured variant answers */
+  DdpFitAllreduceCost own;
+  if (!ddp_fit_allreduce_cost(fit, gpus, nodes, 8, DDP_ALGO_AUTO, DDP_PROTO_AUTO, &own) || !own.from_curve)
+    return NULL;   /* nothing measured here either: the model answers anyway */
+  GString *forced = g_string_new(NULL);
+  if (algorithm != DDP_ALGO_AUTO)
+    g_string_append_printf(forced, "algorithm %s", ddp_algorithm_name(algorithm));
+  if (protocol != DDP_PROTO_AUTO)
+    g_string_append_printf(forced, "%sprotocol %s", forced->len ? " and " : "", ddp_protocol_name(protocol));
+  char *note = g_strdup_printf("note: the calibration measured NCCL's own AllReduce choice at %" G_GUINT64_FORMAT
+                               " GPUs on %" G_GUINT64_FORMAT " node%s, but the cluster forces %s: the model answers "
+                               "there, not the measured curve (--algo/--proto auto, or no [nccl] algorithm/protocol, "
+                               "use the curve)", gpus, nodes, nodes == 1 ? "" : "s", forced->str);
+  g_string_free(forced, TRUE);
+  return note;
+}
+
 /* ---- the other collectives ---------------------------------------------------------------- */
 
 /**

@@ -161,6 +161,11 @@ gboolean ddp_fit_layer_time(const DdpFit *fit, const char *signature, DdpPrecisi
 /* One-line warnings (GPU model differs; GPU or node count outside the measured range) for using
  * @fit on this cluster and job size.  (transfer full) (element-type utf8), possibly empty. */
 GPtrArray *ddp_fit_coverage_warnings(const DdpFit *fit, const DdpGpuSpec *gpu, guint64 gpus, gboolean allreduce);
+/* A note (transfer full), or NULL: @fit measured NCCL's own choice of AllReduce at exactly @gpus ×
+ * @nodes, but the cluster forces @algorithm or @protocol, which that curve cannot answer for — the
+ * model does (ddp_fit_allreduce_cost), and the user should know the measurement is set aside. */
+char *ddp_fit_forced_variant_note(const DdpFit *fit, guint64 gpus, guint64 nodes, DdpAlgorithm algorithm,
+                                  DdpProtocol protocol);
 
 /* ---- the least-squares core (exposed for tests and for calibrate's progress lines) -------- */
 

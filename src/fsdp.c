@@ -448,6 +448,13 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
   static const DdpRunOptions no_options = { 0 };
   if (!options)
     options = &no_options;
+  if (scenario->setup.gpus == 1 && scenario->setup.shard.sharding != DDP_SHARDING_NONE) {
+    /* _init_utils.py _init_core_state: "FSDP is switching to use `NO_SHARD` instead of … since the
+     * world size is 1" — every strategy is NO_SHARD on one GPU */
+    DdpScenario one = *scenario;
+    one.setup.shard.sharding = DDP_SHARDING_NONE;
+    return ddp_fsdp_simulate(&one, options, error);
+  }
   const DdpSetup *setup = &scenario->setup;
   const DdpModel *model = scenario->model;
   const DdpCluster *cluster = scenario->cluster;
@@ -592,6 +599,11 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
     exposed_ns = MAX(0, end - stretched);
     gint64 contention = ddp_time_from_ns(slowdown * (double)MAX(0, MIN(comm_busy - exposed_ns, stretched)));
     iteration = end + contention + host_ns + d;
+    if (last) {   /* the terms added to the schedule's end, drawn after it so that the trace spans the iteration */
+      DdpSegment tail[] = { { DDP_SEGMENT_WAIT, -1, 0, end, end + host_ns + d },
+                            { DDP_SEGMENT_CONTENTION, -1, 0, end + host_ns + d, iteration } };
+      g_array_append_vals(segments, tail, G_N_ELEMENTS(tail));
+    }
     sum_contention += (double)contention / 1e6;
     r->iteration_ms[i] = (double)iteration / 1e6;
     sum_ms += r->iteration_ms[i];

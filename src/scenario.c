@@ -522,6 +522,10 @@ calibrate_cluster(DdpScenario *s, const char *calibration_path, const DdpTermsGi
     g_printerr("ddpsim: %s\n", (const char *)g_ptr_array_index(lines, i));
   for (guint i = 0; i < tier_lines->len; i++)
     g_printerr("ddpsim: %s\n", (const char *)g_ptr_array_index(tier_lines, i));
+  g_autofree char *forced = ddp_fit_forced_variant_note(s->calibration, s->setup.gpus, nodes, s->cluster->nccl.algorithm,
+                                                        s->cluster->nccl.protocol);
+  if (forced)
+    g_printerr("ddpsim: %s\n", forced);
   print_collective_notes(s, name, nodes);
   /* the DDP-level terms of an imported multi-GPU run (ddpterms.h), where the user gave none */
   DdpRunTerms terms;

@@ -9,12 +9,13 @@
 
 #include <string.h>
 
-/* A wait before the forward (or the buffer broadcast that precedes it) is the host's step
- * boundary (ddp.c: host_iteration_us), not a wait for communication. */
+/* A wait before the forward (or the buffer broadcast that precedes it), or before FSDP's summed
+ * contention at the step's end (fsdp.c), is the host's step boundary (host_iteration_us), not a
+ * wait for communication. */
 static gboolean
 wait_is_host(int next_kind)
 {
-  return next_kind == DDP_SEGMENT_FORWARD || next_kind == DDP_SEGMENT_BROADCAST;
+  return next_kind == DDP_SEGMENT_FORWARD || next_kind == DDP_SEGMENT_BROADCAST || next_kind == DDP_SEGMENT_CONTENTION;
 }
 
 const char *
@@ -30,6 +31,7 @@ ddp_trace_segment_category(const DdpSegment *segment, int next_kind)
   case DDP_SEGMENT_OPTIMIZER: return "optimizer";
   case DDP_SEGMENT_BROADCAST: return "broadcast";
   case DDP_SEGMENT_UNUSED_SEARCH: return "ddp";
+  case DDP_SEGMENT_CONTENTION: return "contention";
   }
   g_assert_not_reached();
 }
@@ -51,6 +53,7 @@ ddp_trace_segment_name(const DdpModel *model, const DdpSegment *segment, int nex
   case DDP_SEGMENT_OPTIMIZER: return "optimizer step";
   case DDP_SEGMENT_BROADCAST: return "broadcast buffers";
   case DDP_SEGMENT_UNUSED_SEARCH: return "find_unused_parameters graph search";
+  case DDP_SEGMENT_CONTENTION: return "compute slowed by the overlapping collectives (contention, summed here)";
   }
   g_assert_not_reached();
 }

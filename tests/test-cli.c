@@ -809,6 +809,98 @@ test_readme_examples(void)
   run_remove_tree(dir);
 }
 
+/* The same nccl-tests file imported again with another --nodes: refused, one line, and the database
+ * keeps its run as it was (it said "imported" and kept the first node count silently); again with
+ * the same node count: "already imported", exit 0. */
+static void
+test_reimport_other_nodes(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-reimport-XXXXXX", NULL);
+  g_autofree char *db = g_build_filename(dir, "n.db", NULL);
+  g_autofree char *log = fixture("nccl-tests/aws-p4d-2node-old.txt");
+  g_auto(Run) first = { 0 }, other = { 0 }, same = { 0 };
+  run(&first, "fit", "--db", db, "--import", log, NULL);
+  g_assert_cmpint(first.status, ==, 0);
+  g_autofree char *before = NULL;
+  gsize before_len = 0;
+  g_assert_true(g_file_get_contents(db, &before, &before_len, NULL));
+  run(&other, "fit", "--db", db, "--import", log, "--nodes", "4", NULL);
+  g_assert_cmpint(other.status, ==, 2);
+  g_assert_nonnull(strstr(other.err, "is already imported as run 1 on 2 nodes, not 4 (give --nodes 2"));
+  g_auto(GStrv) lines = g_strsplit(other.err, "\n", -1);
+  g_assert_cmpuint(g_strv_length(lines), ==, 2);   /* one line */
+  g_autofree char *after = NULL;
+  gsize after_len = 0;
+  g_assert_true(g_file_get_contents(db, &after, &after_len, NULL));
+  g_assert_true(before_len == after_len && memcmp(before, after, before_len) == 0);
+  run(&same, "fit", "--db", db, "--import", log, NULL);
+  g_assert_cmpint(same.status, ==, 0);
+  g_assert_nonnull(strstr(same.err, "already imported as run 1"));
+  run_remove_tree(dir);
+}
+
+/* An FSDP trace spans the iteration it reports: FSDP adds its contention and host time to the
+ * schedule's end, and the trace draws them there (it ended 16.89 ms early for Llama-7B on 16 H100s,
+ * the contention and the host step); the DDP trace ends at iteration_ms as before. */
+static void
+test_trace_spans_iteration(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-trace-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "t.json", NULL);
+  const char *modes[] = { "fsdp", "ddp" };
+  for (gsize m = 0; m < G_N_ELEMENTS(modes); m++) {
+    g_auto(Run) r = { 0 };
+    run(&r, "timeline", "--model", "llama-7b", "--cluster", "dgx-h100", "--gpus", "16", "--mode", modes[m], "--trace", path,
+        "--iterations", "2", "--allow-oom", NULL);
+    g_assert_cmpint(r.status, ==, 0);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    g_assert_true(json_parser_load_from_file(parser, path, NULL));
+    JsonObject *root = json_node_get_object(json_parser_get_root(parser));
+    JsonObject *other = json_object_get_object_member(root, "otherData");
+    double start_us = json_object_get_double_member(other, "iteration_start_us");
+    double iteration_ms = json_object_get_double_member(other, "iteration_ms");
+    JsonArray *events = json_object_get_array_member(root, "traceEvents");
+    double last_us = 0;
+    gboolean contention = FALSE;
+    for (guint i = 0; i < json_array_get_length(events); i++) {
+      JsonObject *e = json_array_get_object_element(events, i);
+      if (g_strcmp0(json_object_get_string_member(e, "ph"), "X") != 0)
+        continue;
+      last_us = MAX(last_us, json_object_get_double_member(e, "ts") + json_object_get_double_member(e, "dur"));
+      contention = contention || g_str_has_prefix(json_object_get_string_member(e, "name"), "compute slowed by");
+    }
+    g_assert_cmpfloat_with_epsilon((last_us - start_us) / 1e3, iteration_ms, 2e-6);
+    g_assert_true(contention == (m == 0));
+  }
+  run_remove_tree(dir);
+}
+
+/* A calibration measured NCCL's own AllReduce choice (an nccl-tests import) on the AWS p4d pair; the
+ * shipped description of that machine forces protocol Simple (aws-ofi-nccl does), which the curve
+ * cannot answer for: the model answers, and stderr says so and how to use the curve; with --proto
+ * auto the curve answers (607.90 µs at 2 MiB, the log's own time). */
+static void
+test_calibration_forced_protocol_note(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-forced-XXXXXX", NULL);
+  g_autofree char *db = g_build_filename(dir, "p.db", NULL);
+  g_autofree char *log = fixture("nccl-tests/aws-p4d-2node-old.txt");
+  g_autofree char *cluster = fixture("validation/aws-p4d.cluster");
+  g_auto(Run) fit = { 0 }, forced = { 0 }, free_choice = { 0 };
+  run(&fit, "fit", "--db", db, "--import", log, NULL);
+  g_assert_cmpint(fit.status, ==, 0);
+  run(&forced, "allreduce", "--cluster", cluster, "--gpus", "16", "-b", "2M", "-e", "2M", "--calibration", db, NULL);
+  run(&free_choice, "allreduce", "--cluster", cluster, "--gpus", "16", "-b", "2M", "-e", "2M", "--calibration", db,
+      "--proto", "auto", NULL);
+  g_assert_cmpint(forced.status, ==, 0);
+  g_assert_cmpint(free_choice.status, ==, 0);
+  g_assert_nonnull(strstr(forced.err, "the cluster forces protocol Simple: the model answers there, not the measured curve"));
+  g_assert_nonnull(strstr(forced.out, "ring    Simple"));
+  g_assert_null(strstr(free_choice.err, "forces"));
+  g_assert_nonnull(strstr(free_choice.out, "  607.90 "));
+  run_remove_tree(dir);
+}
+
 /* The bucket schedule's times are ordered: ready ≤ launch ≤ start ≤ end for every bucket (with
  * contention stretching the clock, ready came out 1 ns after launch: each was rounded on its own).
  * ResNet-50 on 64 DGX A100 GPUs and GPT-2 XL on 64, the runs where it showed. */
@@ -911,6 +1003,9 @@ main(int argc, char **argv)
   g_test_add_func("/cli/forced-tree-one-node", test_forced_tree_one_node);
   g_test_add_func("/cli/fsdp-domains", test_fsdp_domains);
   g_test_add_func("/cli/bucket-times-ordered", test_bucket_times_ordered);
+  g_test_add_func("/cli/calibration-forced-protocol-note", test_calibration_forced_protocol_note);
+  g_test_add_func("/cli/trace-spans-iteration", test_trace_spans_iteration);
+  g_test_add_func("/cli/reimport-other-nodes", test_reimport_other_nodes);
   g_test_add_func("/cli/predict/stragglers-off-by-default", test_predict_stragglers_off);
   g_test_add_func("/cli/llama-7b-does-not-fit", test_llama7b_does_not_fit);
   g_test_add_func("/cli/llama-7b-defaults-and-advice", test_llama7b_defaults_and_advice);

@@ -458,6 +458,30 @@ test_group(void)
   g_assert_nonnull(error);
 }
 
+/* One GPU: PyTorch switches every sharding strategy to NO_SHARD ("FSDP is switching to use
+ * `NO_SHARD` … since the world size is 1", _init_utils.py _init_core_state), so FULL_SHARD,
+ * SHARD_GRAD_OP and HYBRID_SHARD predict what NO_SHARD does — memory and time alike (grad-op once
+ * came out 12 GB above NO_SHARD for Llama-7B on one H100, and compare ranked on it). */
+static void
+test_one_gpu_no_shard(void)
+{
+  g_autoptr(DdpScenario) s = fixture_scenario("tiny.model", 1, NULL);
+  s->setup.mode = DDP_MODE_FSDP;
+  s->setup.shard.sharding = DDP_SHARDING_NONE;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpResult) none = ddp_fsdp_simulate(s, NULL, &error);
+  g_assert_no_error(error);
+  const DdpSharding others[] = { DDP_SHARDING_FULL, DDP_SHARDING_GRAD_OP, DDP_SHARDING_HYBRID };
+  for (gsize i = 0; i < G_N_ELEMENTS(others); i++) {
+    s->setup.shard.sharding = others[i];
+    g_autoptr(DdpResult) r = ddp_fsdp_simulate(s, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_cmpfloat(r->memory.total, ==, none->memory.total);
+    g_assert_cmpfloat(r->mean_ms, ==, none->mean_ms);
+    g_assert_cmpfloat(r->comm_ms, ==, none->comm_ms);
+  }
+}
+
 /* The ZeRO paper's Figure 1 example: Ψ = 7.5 B, N_d = 64, K = 12 (mixed-precision Adam), P = G = 2:
  * DDP (2 + 2 + 12)·7.5 = 120 GB; P_os 4·7.5 + 12·7.5/64 = 31.40625 GB; P_os+g 2·7.5 + 14·7.5/64 =
  * 16.640625 GB; P_os+g+p 16·7.5/64 = 1.875 GB (the paper rounds to 120, 31.4, 16.6, 1.9). */
@@ -555,6 +579,7 @@ main(int argc, char **argv)
   g_test_add_func("/fsdp/stragglers", test_stragglers);
   g_test_add_func("/fsdp/calibrated", test_calibrated);
   g_test_add_func("/fsdp/group", test_group);
+  g_test_add_func("/fsdp/one-gpu-no-shard", test_one_gpu_no_shard);
   g_test_add_func("/strategy/memory/zero-paper", test_zero_paper);
   g_test_add_func("/strategy/memory/llama-7b", test_memory_strategies);
   return g_test_run();
