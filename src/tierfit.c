@@ -176,6 +176,21 @@ fit_tier(Problem *p, DdpTierParams *out)
     if (f < G_MAXDOUBLE && sqrt(f / n) <= sqrt(best / n) + TIER_HOLD_RMS)
       best = f, share = spec_share, cost = c, out->efficiency_held = TRUE;
   }
+  /* A fit that ends on the edge of its search — the largest per-call cost the grid allows, or a
+   * share of the links' bandwidth at the grid's floor — has not found the cluster's values: the
+   * model cannot follow these points inside the range a healthy fabric spans (a DDP trace's
+   * AllReduce kernels, which include the wait for the other ranks, fit to efficiency 0.03 and 60 us
+   * a call).  The cluster's own values stay, marked, and the report says why. */
+  if (best < G_MAXDOUBLE && ((!out->latency_held && cost >= max_cost - 1e-9) ||
+                             (!out->efficiency_held && share <= MIN_SHARE * 1.05))) {
+    out->at_edge = TRUE;
+    out->edge_efficiency = share;
+    out->edge_latency_us = cost;
+    share = p->inter ? ddp_cluster_inter_efficiency(p->base) : ddp_cluster_intra_efficiency(p->base);
+    cost = p->inter ? p->base->inter.latency_us : p->base->nccl.launch_us;
+    out->efficiency_held = out->latency_held = TRUE;
+    best = objective(p, share, cost);
+  }
   out->fitted = best < G_MAXDOUBLE;
   out->efficiency = share;
   out->latency_us = cost;
@@ -291,6 +306,20 @@ tier_values_text(const DdpTierParams *t, const char *share_format, const char *c
                          : g_strdup_printf("%s %s and %s fitted,", share, kept, cost);
 }
 
+/* The warning for a tier whose fit ran to its search range's edge (ddp_tier_fit): what it ended on,
+ * why that is not the fabric, and what answers instead. */
+static char *
+edge_warning(const DdpTierParams *t, const char *calibration_name, const char *where, const char *tier,
+             const char *cost_name, const char *points)
+{
+  return g_strdup_printf("warning: calibration %s: %s, the fit of %u points (%s) ran to the edge of its range "
+                         "(efficiency %.3f, %s %.1f us): the model cannot follow them on this fabric (kernel times "
+                         "that include waits for other ranks, as a DDP trace's do?), so [%s] efficiency %.3f and %s "
+                         "%.1f us stay from the cluster file; the measured curve still answers at exactly its GPU "
+                         "count", calibration_name, where, t->points, points, t->edge_efficiency, cost_name,
+                         t->edge_latency_us, tier, t->efficiency, cost_name, t->latency_us);
+}
+
 /**
  * ddp_tier_fit_report:
  * See tierfit.h.  Returns: (transfer full) (element-type utf8): g_ptr_array_unref().
@@ -304,7 +333,10 @@ ddp_tier_fit_report(const DdpTierFit *fit, const char *calibration_name, guint64
   const DdpTierParams *in = &fit->intra, *out = &fit->inter;
   if (!in->fitted && !out->fitted)
     return lines;   /* no AllReduce curve: fit.h's coverage warnings say so */
-  if (in->fitted) {
+  if (in->fitted && in->at_edge) {
+    g_autofree char *g = range_text(in->min_gpus, in->max_gpus, "GPUs");
+    g_ptr_array_add(lines, edge_warning(in, calibration_name, "inside a node", "intra", "launch", g));
+  } else if (in->fitted) {
     g_autofree char *g = range_text(in->min_gpus, in->max_gpus, "GPUs");
     g_autofree char *what = tier_values_text(in, "efficiency %.3f", "launch %.1f us per call");
     g_ptr_array_add(lines, g_strdup_printf("note: calibration %s: inside a node, [intra] %s %u one-node points (%s; "
@@ -323,6 +355,10 @@ ddp_tier_fit_report(const DdpTierFit *fit, const char *calibration_name, guint64
     return lines;
   }
   g_autofree char *measured = range_text(out->min_nodes, out->max_nodes, "nodes");
+  if (out->at_edge) {
+    g_ptr_array_add(lines, edge_warning(out, calibration_name, "across nodes", "inter", "latency", measured));
+    return lines;
+  }
   g_autofree char *what = tier_values_text(out, "efficiency %.3f", "latency %.1f us per network hop");
   g_ptr_array_add(lines, g_strdup_printf("note: calibration %s: across nodes, [inter] %s %u points at %s (rms error "
                                          "%.1f %%)",

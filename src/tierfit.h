@@ -38,6 +38,8 @@ typedef struct {
   guint64 min_gpus, max_gpus;
   gboolean efficiency_held;     /* the points do not pin it: the cluster's own value (ddp_tier_fit) */
   gboolean latency_held;
+  gboolean at_edge;             /* the fit ended on its search range's edge: both held (ddp_tier_fit) */
+  double edge_efficiency, edge_latency_us;   /* where it ended, for the report */
 } DdpTierParams;
 
 typedef struct {
@@ -48,8 +50,9 @@ typedef struct {
  * (a GPU count that does not fit it, multi-node points on a cluster without a network) are skipped.
  * A parameter the points do not pin — holding it at the cluster's own value costs less than
  * TIER_HOLD_RMS of rms log error (large sizes only say nothing of a per-call cost, small ones nothing
- * of a bandwidth) — keeps that value and is marked held.  Never fails; @out's tiers say what was
- * fitted. */
+ * of a bandwidth) — keeps that value and is marked held.  A tier whose fit ends on the search
+ * range's edge (the largest per-call cost, the smallest bandwidth share) keeps both values, marked
+ * at_edge.  Never fails; @out's tiers say what was fitted. */
 #define TIER_HOLD_RMS 0.01
 void ddp_tier_fit(const DdpCluster *cluster, const DdpTierPoint *points, guint n, DdpTierFit *out);
 

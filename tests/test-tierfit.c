@@ -74,11 +74,41 @@ test_recovers_planted(void)
   g_assert_cmpfloat_with_epsilon(fit.inter.efficiency, 0.8, 0.01);
   g_assert_cmpfloat_with_epsilon(fit.inter.latency_us, 6.0, 0.2);
   g_assert_cmpfloat(fit.intra.rms_log_error, <, 0.005);
+  g_assert_false(fit.intra.at_edge);
+  g_assert_false(fit.inter.at_edge);
   ddp_tier_fit_apply(&fit, cluster);
   for (guint64 bytes = 1024; bytes <= (guint64)4 << 30; bytes *= 8) {
     double want = time_at(truth, 512, bytes), got = time_at(cluster, 512, bytes);
     g_assert_cmpfloat(fabs(got / want - 1), <, 0.01);
   }
+}
+
+/* Points no healthy fabric makes — a 2-GPU DGX A100 pair whose AllReduce of 8–32 MB takes ten
+ * times what the model gives at its spec (kernel times from a DDP trace, which include the wait
+ * for the other rank) — drive the fit to its range's edge (the largest per-call cost the grid has):
+ * the tier keeps the cluster's values, marked at_edge with where the fit ended, and the report
+ * says so in a warning instead of "fitted … used at every node count". */
+static void
+test_edge_keeps_specs(void)
+{
+  g_autoptr(DdpCluster) cluster = load("dgx-a100");
+  g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(DdpTierPoint));
+  for (guint64 bytes = (guint64)8 << 20; bytes <= (guint64)32 << 20; bytes *= 2) {
+    DdpTierPoint p = { 2, 1, 1, DDP_ALGO_AUTO, DDP_PROTO_AUTO, bytes, 10 * time_at(cluster, 2, bytes) + 800 };
+    g_array_append_val(points, p);
+  }
+  DdpTierFit fit;
+  ddp_tier_fit(cluster, (const DdpTierPoint *)(void *)points->data, points->len, &fit);
+  g_assert_true(fit.intra.fitted);
+  g_assert_true(fit.intra.at_edge);
+  g_assert_true(fit.intra.efficiency_held && fit.intra.latency_held);
+  g_assert_cmpfloat(fit.intra.efficiency, ==, ddp_cluster_intra_efficiency(cluster));
+  g_assert_cmpfloat(fit.intra.latency_us, ==, cluster->nccl.launch_us);
+  g_assert_cmpfloat(fit.intra.edge_latency_us, ==, 60.0);
+  g_autoptr(GPtrArray) lines = ddp_tier_fit_report(&fit, "d.db", 2, 1);
+  g_assert_cmpuint(lines->len, ==, 1);
+  g_assert_true(g_str_has_prefix(g_ptr_array_index(lines, 0), "warning: calibration d.db: inside a node, the fit of 3 "
+                                                               "points (2 GPUs) ran to the edge of its range"));
 }
 
 /* A one-node calibration fits the intra tier only, and it is used across nodes too: on 2 nodes the
@@ -312,6 +342,7 @@ main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/tierfit/recovers-planted", test_recovers_planted);
   g_test_add_func("/tierfit/one-node-carries", test_one_node_carries);
+  g_test_add_func("/tierfit/edge-keeps-specs", test_edge_keeps_specs);
   g_test_add_func("/tierfit/holds-what-points-cannot-tell", test_holds_what_points_cannot_tell);
   g_test_add_func("/tierfit/report", test_report);
   g_test_add_func("/tierfit/public-families", test_public_families);
