@@ -56,8 +56,12 @@
  *   - before 1.12: the construction-time limits were always [first_bucket_bytes, cap];
  *   - 1.12 and later: [sys.maxsize] (one bucket per dtype) unless find_unused_parameters without
  *     static_graph, which takes [first, cap] — in 1.13 whatever the cap (checked with real DDP);
- *   - 2.0 and later: for find_unused_parameters, [first, cap] only when bucket_cap_mb was not
- *     passed (`bucket_bytes_cap_default`), [cap] otherwise: options->bucket_cap_given.
+ *   - 2.4 and later (pytorch/pytorch#121640, `bucket_bytes_cap_default`): a bucket_cap_mb passed
+ *     to DDP (options->bucket_cap_given) is the first bucket too — the Reducer's first_bucket_bytes
+ *     is the cap, so the rebuilt layout has no 1 MiB bucket — and for find_unused_parameters the
+ *     construction limits are [cap]; without the argument, [first, cap] as before (read in 2.11's
+ *     distributed.py; a real 2.11 DDP run rebuilt 12 × 1 MiB weights at cap 4 into 4 MiB buckets
+ *     from the first).  A 2.2 source still had the 1.13 rule; 2.3 was not read.
  * The 1.12 boundary follows the PyTorch issue the code comment cites (#73732, spring 2022); it
  * was not checked against a 1.11 install.
  *
@@ -94,7 +98,7 @@ typedef struct {
  * ddp_bucket_options_init:
  * @options: (out caller-allocates): filled with PyTorch's defaults: bucket_cap_mb 25 (MiB), first
  *   bucket 1 MiB (dist._DEFAULT_FIRST_BUCKET_BYTES), find_unused_parameters, static_graph,
- *   cpu_device and last_bucket_cap off, torch_version DDP_TORCH_VERSION_DEFAULT (2.x).
+ *   cpu_device and last_bucket_cap off, torch_version DDP_TORCH_VERSION_DEFAULT (the rules of 2.4 and later).
  */
 void
 ddp_bucket_options_init(DdpBucketOptions *options)
@@ -323,8 +327,8 @@ initial_limits(const DdpBucketOptions *options, guint64 limits[2])
     limits[0] = LIMIT_UNLIMITED;
     return 1;
   }
-  if (!options->bucket_cap_given || options->torch_version < 200) {
-    /* bucket_bytes_cap_default (2.x), or any cap before 2.0: [_DEFAULT_FIRST_BUCKET_BYTES, cap] */
+  if (!options->bucket_cap_given || options->torch_version < DDP_TORCH_VERSION_CAP_IS_FIRST) {
+    /* bucket_bytes_cap_default (2.4 on), or any cap before: [_DEFAULT_FIRST_BUCKET_BYTES, cap] */
     limits[0] = options->first_bucket_bytes;
     limits[1] = cap;
     return 2;
@@ -355,12 +359,23 @@ ddp_bucket_layout_initial(const DdpModel *model, const DdpBucketOptions *options
   return layout_from_pending(model, pending, TRUE);
 }
 
-/* Reducer::rebuild_buckets over model->ready_order with limits [first_bucket_bytes, cap]. */
+/**
+ * ddp_bucket_options_first_bytes:
+ * See bucket.h.
+ */
+guint64
+ddp_bucket_options_first_bytes(const DdpBucketOptions *options)
+{
+  return options->bucket_cap_given && options->torch_version >= DDP_TORCH_VERSION_CAP_IS_FIRST ? cap_bytes(options)
+                                                                                                : options->first_bucket_bytes;
+}
+
+/* Reducer::rebuild_buckets over model->ready_order with limits [first bucket, cap]. */
 static DdpBucketLayout *
 layout_rebuilt(const DdpModel *model, const DdpBucketOptions *options)
 {
   g_assert(model->n_params > 0 && model->ready_order);
-  const guint64 limits[2] = { options->first_bucket_bytes, cap_bytes(options) };
+  const guint64 limits[2] = { ddp_bucket_options_first_bytes(options), cap_bytes(options) };
   g_autofree guint *order = g_memdup2(model->ready_order, model->n_params * sizeof(guint));
   /* DDP_SET_LAST_BUCKET_CAP=1: assign over the reversed ready order so the small first-limit bucket
    * holds the last-ready gradients, then reverse the list of buckets (not their members) back. */

@@ -11,7 +11,10 @@
 #define DDP_MIB ((guint64)1 << 20)
 #define DDP_DEFAULT_FIRST_BUCKET_BYTES DDP_MIB          /* dist._DEFAULT_FIRST_BUCKET_BYTES */
 #define DDP_DEFAULT_BUCKET_CAP_MB 25.0                  /* kDefaultBucketBytesCap = 25 MiB */
-#define DDP_TORCH_VERSION_DEFAULT 200                   /* "2.x": PyTorch 2.0 and later */
+#define DDP_TORCH_VERSION_DEFAULT 204                   /* the rules of 2.4 and later (read in 2.11) */
+/* distributed.py bucket_bytes_cap_default (pytorch/pytorch#121640, 2.4): a bucket_cap_mb passed to
+ * DDP is also its first bucket, and DDP's limits under find_unused_parameters drop the 1 MiB one */
+#define DDP_TORCH_VERSION_CAP_IS_FIRST 204
 
 typedef struct {
   double bucket_cap_mb;             /* MiB; bytes = (guint64)(cap_mb * 1024 * 1024) as int() in distributed.py */
@@ -26,8 +29,11 @@ typedef struct {
   gboolean last_bucket_cap;         /* DDP_SET_LAST_BUCKET_CAP=1: the small bucket goes last */
 } DdpBucketOptions;
 
-/* Fills PyTorch's defaults: 25 MiB cap, 1 MiB first bucket, torch 2.x, everything else off. */
+/* Fills PyTorch's defaults: 25 MiB cap, 1 MiB first bucket, torch 2.4+ rules, everything else off. */
 void ddp_bucket_options_init(DdpBucketOptions *options);
+/* The first bucket's limit in the rebuilt layout: first_bucket_bytes, or from PyTorch 2.4 on the cap
+ * when bucket_cap_mb was passed to DDP (DDP_TORCH_VERSION_CAP_IS_FIRST). */
+guint64 ddp_bucket_options_first_bytes(const DdpBucketOptions *options);
 
 /* Parses "X.Y" (1.8 to 1.99, or 2.Y) into 100·X + Y.  FALSE (and *version untouched) otherwise. */
 gboolean ddp_torch_version_parse(const char *text, guint *version);

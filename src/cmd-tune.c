@@ -29,7 +29,8 @@ typedef struct {
 } TuneOptions;
 
 typedef struct {
-  double first_mb, cap_mb;
+  double first_mb, cap_mb;   /* as swept (the table's and the plot's blocks) */
+  double first_used_mb;      /* the first bucket DDP uses: from 2.4 a passed cap is it (bucket.h) */
   DdpResult *result;
 } TuneRow;
 
@@ -42,10 +43,16 @@ typedef struct {
 } TuneVerdict;
 
 #define PYTORCH_FIRST_BUCKET_MB 1.0   /* dist._DEFAULT_FIRST_BUCKET_BYTES = 1 MiB */
+/* Why the first bucket cannot be swept against the cap under PyTorch 2.4+ (bucket.h) */
+#define FIRST_BUCKET_WITH_CAP_REFUSED                                                                          \
+  "from PyTorch 2.4 a bucket_cap_mb passed to DDP is also its first bucket (distributed.py "                    \
+  "bucket_bytes_cap_default), so the first bucket can only be set at the default cap: sweep it with "           \
+  "--knobs first-bucket alone, or give --torch-version 2.3 or earlier for the older rule"
+
 /* How a user sets the first bucket the recommendation names: PyTorch has no DDP argument for it */
 #define FIRST_BUCKET_HOW                                                                                   \
-  "  The first bucket: torch.distributed._DEFAULT_FIRST_BUCKET_BYTES in PyTorch (no DDP argument); in\n"     \
-  "  ddpsim, [training] first_bucket_mb in a scenario file.\n"
+  "  The first bucket: torch.distributed._DEFAULT_FIRST_BUCKET_BYTES in PyTorch (no DDP argument; from\n"     \
+  "  2.4 only while bucket_cap_mb is not passed); in ddpsim, [training] first_bucket_mb in a scenario file.\n"
 
 static int
 compare_double(const void *a, const void *b)
@@ -207,7 +214,7 @@ tune_json(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict 
   for (guint i = 0; i < n; i++) {
     const DdpResult *r = rows[i].result;
     ddp_json_begin_object(j, NULL);
-    ddp_json_double(j, "first_bucket_mb", rows[i].first_mb, 6);
+    ddp_json_double(j, "first_bucket_mb", rows[i].first_used_mb, 6);
     ddp_json_double(j, "bucket_cap_mb", rows[i].cap_mb, 6);
     ddp_json_double(j, "iteration_ms", r->mean_ms, 6);
     ddp_json_double(j, "p99_ms", r->p99_ms, 6);
@@ -218,7 +225,7 @@ tune_json(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict 
   }
   ddp_json_end_array(j);
   ddp_json_double(j, "best_bucket_cap_mb", rows[v->best].cap_mb, 6);
-  ddp_json_double(j, "best_first_bucket_mb", rows[v->best].first_mb, 6);
+  ddp_json_double(j, "best_first_bucket_mb", rows[v->best].first_used_mb, 6);
   ddp_json_double(j, "best_iteration_ms", rows[v->best].result->mean_ms, 6);
   ddp_json_double(j, "default_iteration_ms", rows[v->dflt].result->mean_ms, 6);
   ddp_json_double(j, "gain_over_default", v->gain, 6);
@@ -227,7 +234,7 @@ tune_json(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict 
   /* what to set: the fastest point when its gain is above the threshold, else PyTorch's defaults */
   guint use = v->recommended ? v->best : v->dflt;
   ddp_json_double(j, "recommended_bucket_cap_mb", rows[use].cap_mb, 6);
-  ddp_json_double(j, "recommended_first_bucket_mb", rows[use].first_mb, 6);
+  ddp_json_double(j, "recommended_first_bucket_mb", rows[use].first_used_mb, 6);
   ddp_json_end_object(j);
   return ddp_json_free_to_string(j);
 }
@@ -438,6 +445,17 @@ run_joint(const TuneOptions *o, const DdpScenario *s, const GArray *caps, double
   g_autoptr(DdpJointSpace) space = ddp_joint_space_new(o->knobs, caps, firsts, &error);
   if (!space)
     return ddp_cmd_fail("tune", error);
+  gboolean cap_knob = FALSE, first_knob = FALSE;
+  for (guint k = 0; k < ddp_joint_space_n_knobs(space); k++) {
+    cap_knob = cap_knob || ddp_joint_space_kind(space, k) == DDP_KNOB_BUCKET_CAP;
+    first_knob = first_knob || ddp_joint_space_kind(space, k) == DDP_KNOB_FIRST_BUCKET;
+  }
+  if ((cap_knob || s->setup.buckets.bucket_cap_given) && first_knob &&
+      s->setup.buckets.torch_version >= DDP_TORCH_VERSION_CAP_IS_FIRST) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--knobs: first-bucket with %s: %s",
+                cap_knob ? "bucket-cap" : "a bucket_cap_mb given", FIRST_BUCKET_WITH_CAP_REFUSED);
+    return ddp_cmd_fail("tune", error);
+  }
   guint64 space_size = 1;
   for (guint k = 0; k < ddp_joint_space_n_knobs(space); k++)
     space_size *= ddp_joint_space_knobs(space)[k].n_values;
@@ -637,6 +655,10 @@ run(int argc, char **argv, TuneOptions *o)
   g_autoptr(GArray) caps = cap_grid(o->range, o->points, &error);
   if (!caps)
     return ddp_cmd_fail("tune", error);
+  if (!o->knobs && o->first_bucket && s->setup.buckets.torch_version >= DDP_TORCH_VERSION_CAP_IS_FIRST) {
+    g_set_error(&error, DDP_CMD_ERROR, 0, "--first-bucket-mb: %s", FIRST_BUCKET_WITH_CAP_REFUSED);
+    return ddp_cmd_fail("tune", error);
+  }
   if (o->knobs)
     return run_joint(o, s, caps, min_gain);
   DdpPlotFormat format;
@@ -656,8 +678,12 @@ run(int argc, char **argv, TuneOptions *o)
     TuneRow *row = &rows[done];
     row->first_mb = g_array_index(firsts, double, done / caps->len);
     row->cap_mb = at.setup.buckets.bucket_cap_mb = g_array_index(caps, double, done % caps->len);
-    at.setup.buckets.bucket_cap_given = TRUE;
+    /* PyTorch's default is bucket_cap_mb not passed; any other cap is passed to DDP, which from 2.4
+     * makes it the first bucket too (ddp_bucket_options_first_bytes): the row shows the first
+     * bucket that applies */
+    at.setup.buckets.bucket_cap_given = row->cap_mb != DDP_DEFAULT_BUCKET_CAP_MB;
     at.setup.buckets.first_bucket_bytes = (guint64)(row->first_mb * DDP_MIB);
+    row->first_used_mb = (double)ddp_bucket_options_first_bytes(&at.setup.buckets) / DDP_MIB;
     g_autofree char *what = g_strdup_printf("first bucket %g MiB, bucket_cap_mb %g", row->first_mb, row->cap_mb);
     ddp_progress_step(progress, what);
     if (!(row->result = ddp_simulate(&at, &options, &error)))

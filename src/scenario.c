@@ -115,7 +115,7 @@ ddp_cli_option_entries(DdpCliOptions *o)
     { "overlap-with-ddp", 0, 0, G_OPTION_ARG_NONE, &o->overlap_with_ddp, "zero1: ZeroRedundancyOptimizer(overlap_with_ddp=True)", NULL },
     { "zero-hook", 0, 0, G_OPTION_ARG_STRING, &o->zero_hook,
       "zero1 --overlap-with-ddp: step (hook_with_zero_step, default) or interleaved (hook_with_zero_step_interleaved)", "H" },
-    { "torch-version", 0, 0, G_OPTION_ARG_STRING, &o->torch_version, "PyTorch release whose DDP rules to follow, X.Y (default 2.x)", "X.Y" },
+    { "torch-version", 0, 0, G_OPTION_ARG_STRING, &o->torch_version, "PyTorch release whose DDP rules to follow, X.Y (default: the rules of 2.4 and later)", "X.Y" },
     { "unused-search-us", 0, 0, G_OPTION_ARG_STRING, &o->unused_search_us,
       "find_unused_parameters: CPU time of the autograd-graph search per iteration (default from the model)", "US" },
     { "allow-oom", 0, 0, G_OPTION_ARG_NONE, &o->allow_oom, "predict: report a model that does not fit in GPU memory, exit 0", NULL },
@@ -661,6 +661,16 @@ ddp_scenario_load(const char *scenario_path, const DdpCliOptions *cli, gboolean 
   }
   if (!apply_cli(cli, gpus_from_cli, &s->setup, error))
     return NULL;
+  /* distributed.py bucket_bytes_cap_default: from 2.4 a passed cap replaces _DEFAULT_FIRST_BUCKET_BYTES
+   * (only the scenario key sets the first bucket) */
+  const DdpBucketOptions *b = &s->setup.buckets;
+  if (kf && ddp_keyfile_has_key(kf, "training", "first_bucket_mb") && b->bucket_cap_given &&
+      b->torch_version >= DDP_TORCH_VERSION_CAP_IS_FIRST) {
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "training", "first_bucket_mb",
+                          "from PyTorch 2.4 a bucket_cap_mb passed to DDP is also its first bucket: give one of "
+                          "bucket_cap_mb and first_bucket_mb, or torch_version 2.3 or earlier");
+    return NULL;
+  }
   if (cli->model) {
     g_free(model);
     model = g_strdup(cli->model);

@@ -97,7 +97,8 @@ typedef struct {
   double cap_mb;             /* 0: default 25 */
   guint64 first;             /* 0: default 1 MiB */
   gboolean find_unused, static_graph;
-  guint torch;               /* 0: default (2.x); else 100·major + minor */
+  guint torch;               /* 0: 2.3 — the table's first limits beside a passed cap predate 2.4's
+                              * rule (a passed cap is the first bucket too: the 2.4 cases say so) */
   gboolean last_cap;
   const char *members;
   const char *bytes;
@@ -169,10 +170,19 @@ static const LayoutCase layout_cases[] = {
   /* find_unused without static_graph never rebuilds: the steady layout is the initial one. */
   { "/bucket/steady/find-unused-keeps-initial", mib, 6, NULL, STEADY, 0, 0, TRUE, FALSE, 0, FALSE,
     "5 | 2 3 4 | 0 1", "3145728 31457280 1310720" },
-  /* find_unused, cap 20 MiB given explicitly: limits [20 MiB] only.  p0..p3: 21.25 MiB >= 20:
-   * [0 1 2 3]; p4, p5 13 MiB: leftover [4 5].  Reversed. */
-  { "/bucket/initial/find-unused-custom-cap", mib, 6, NULL, INITIAL, 20, 0, TRUE, FALSE, 0, FALSE,
+  /* find_unused, cap 20 MiB given explicitly, PyTorch 2.4 (bucket_bytes_cap_default): limits
+   * [20 MiB] only.  p0..p3: 21.25 MiB >= 20: [0 1 2 3]; p4, p5 13 MiB: leftover [4 5].  Reversed. */
+  { "/bucket/initial/find-unused-custom-cap", mib, 6, NULL, INITIAL, 20, 0, TRUE, FALSE, 204, FALSE,
     "4 5 | 0 1 2 3", "13631488 22282240" },
+  /* ... and 2.3, the rule before it: [1 MiB, 20 MiB], as torch 1.10 below. */
+  { "/bucket/initial/find-unused-custom-cap-2.3", mib, 6, NULL, INITIAL, 20, 0, TRUE, FALSE, 203, FALSE,
+    "4 5 | 2 3 | 0 1", "13631488 20971520 1310720" },
+  /* PyTorch 2.4: a passed cap is the rebuilt layout's first bucket too (distributed.py hands the
+   * Reducer the cap as first_bucket_bytes when bucket_bytes_cap_default is False; a real 2.11 run
+   * agrees): limits [1000, 1000] over ready 5..0.  p5, p4, p3 1200 >= 1000: [5 4 3]; p2, p1, p0:
+   * [2 1 0].  The 100-byte first limit is not used. */
+  { "/bucket/rebuild/cap-is-first-2.4", six_400, 6, NULL, STEADY, CAP_1000, 100, FALSE, FALSE, 204, FALSE,
+    "5 4 3 | 2 1 0", "1200 1200" },
   /* torch 1.10 (before 1.12), cap 20 MiB: limits [1 MiB, 20 MiB] whatever the flags.  [0 1]
    * 1.25 MiB; p2 10, p3 20 >= 20: [2 3]; [4 5] 13 MiB.  Reversed. */
   { "/bucket/initial/torch-1.10", mib, 6, NULL, INITIAL, 20, 0, FALSE, FALSE, 110, FALSE,
@@ -180,7 +190,7 @@ static const LayoutCase layout_cases[] = {
   /* torch 1.13 without find_unused: already [sys.maxsize], one bucket (real DDP 1.13 agrees). */
   { "/bucket/initial/torch-1.13-default", mib, 6, NULL, INITIAL, 20, 0, FALSE, FALSE, 113, FALSE,
     "0 1 2 3 4 5", "35913728" },
-  /* torch 1.13, find_unused, cap 20 MiB given: 1.13 still uses [1 MiB, 20 MiB] (2.x: [20 MiB],
+  /* torch 1.13, find_unused, cap 20 MiB given: 1.13 still uses [1 MiB, 20 MiB] (2.4 on: [20 MiB],
    * the find-unused-custom-cap case above), so the same layout as torch 1.10. */
   { "/bucket/initial/torch-1.13-find-unused-custom-cap", mib, 6, NULL, INITIAL, 20, 0, TRUE, FALSE, 113, FALSE,
     "4 5 | 2 3 | 0 1", "13631488 20971520 1310720" },
@@ -208,8 +218,7 @@ test_layout_case(gconstpointer data)
     options.first_bucket_bytes = c->first;
   options.find_unused_parameters = c->find_unused;
   options.static_graph = c->static_graph;
-  if (c->torch > 0)
-    options.torch_version = c->torch;
+  options.torch_version = c->torch > 0 ? c->torch : 203;
   options.last_bucket_cap = c->last_cap;
   g_autoptr(DdpBucketLayout) layout = c->which == INITIAL ? ddp_bucket_layout_initial(model, &options)
                                                           : ddp_bucket_layout_steady(model, &options);
@@ -238,7 +247,7 @@ test_options_defaults(void)
   g_assert_cmpuint(o.first_bucket_bytes, ==, 1048576);
   g_assert_false(o.find_unused_parameters);
   g_assert_false(o.static_graph);
-  g_assert_cmpuint(o.torch_version, ==, 200);
+  g_assert_cmpuint(o.torch_version, ==, 204);   /* the rules of 2.4 and later (bucket.h) */
   g_assert_false(o.cpu_device);
   g_assert_false(o.last_bucket_cap);
 }
