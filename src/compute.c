@@ -587,8 +587,30 @@ ddp_compute_host_bound_ns(const DdpCompute *c)
 }
 
 /**
+ * ddp_compute_autocast_copy_bytes:
+ * See compute.h.  autocast_mode.cpp cached_cast: inside an autocast region every fp32 leaf tensor
+ * that requires grad and goes into an fp16/bf16 op (a linear's or convolution's weight and bias) is
+ * cast once and cached; the layer saves the cast for its backward, so at the start of backward
+ * every such copy is alive: 2 bytes per parameter of the model's linear and convolution layers.
+ */
+double
+ddp_compute_autocast_copy_bytes(const DdpModel *model)
+{
+  double elements = 0;
+  for (guint i = 0; i < model->n_layers; i++) {
+    const DdpLayer *l = &model->layers[i];
+    if (l->kind != DDP_LAYER_LINEAR && l->kind != DDP_LAYER_CONV)
+      continue;
+    for (guint k = 0; k < l->n_params; k++)
+      elements += (double)model->params[l->first_param + k].numel;
+  }
+  return 2.0 * elements;
+}
+
+/**
  * ddp_compute_memory:
- * Per-GPU bytes of plain DDP: weights + gradients (model dtype) + DDP's flat buckets (the same
+ * Per-GPU bytes of plain DDP: weights (with, under FP16/BF16 autocast, the cached half copies of
+ * ddp_compute_autocast_copy_bytes) + gradients (model dtype) + DDP's flat buckets (the same
  * size again unless gradient_as_bucket_view makes .grad a view into them, docs/model.md §1.7) +
  * optimizer state (momentum: 1, Adam: 2 tensors per parameter, in the parameter dtype, as
  * torch.optim keeps them) + saved activations (× batch; halved under FP16/BF16 autocast) + a
@@ -603,8 +625,9 @@ ddp_compute_memory(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision pr
   double activations = 0;
   for (guint i = 0; i < model->n_layers; i++)
     activations += model->layers[i].activation_bytes;
-  double activation_scale = (precision == DDP_PRECISION_FP16 || precision == DDP_PRECISION_BF16) ? 0.5 : 1.0;
-  out->weights = params;
+  gboolean autocast = precision == DDP_PRECISION_FP16 || precision == DDP_PRECISION_BF16;
+  double activation_scale = autocast ? 0.5 : 1.0;
+  out->weights = params + (autocast ? ddp_compute_autocast_copy_bytes(model) : 0);
   out->grads = params;
   out->buckets = gradient_as_bucket_view ? 0 : params;
   out->optimizer_state = optimizer_state_tensors[optimizer] * params;

@@ -76,6 +76,9 @@ typedef struct {
   gboolean fits;
 } DdpMemory;
 
+/* The half-precision copies fp16/bf16 autocast keeps of the linear and convolution parameters
+ * (saved for backward; compute.c): counted in DdpMemory.weights under autocast. */
+double ddp_compute_autocast_copy_bytes(const DdpModel *model);
 /* Per-GPU memory of plain DDP training (documented in compute.c). */
 void ddp_compute_memory(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision precision,
                         double batch, DdpOptimizer optimizer, gboolean gradient_as_bucket_view,

@@ -35,6 +35,10 @@ ddp_strategy_memory(const DdpModel *model, const DdpGpuSpec *gpu, const DdpSetup
   if (setup->mode == DDP_MODE_ZERO1) {
     out->optimizer_state /= n;
   } else if (setup->mode == DDP_MODE_FSDP) {
+    /* FSDP's --precision is its MixedPrecision param_dtype (the unsharded bf16/fp16 parameters the
+     * caller counts), not autocast over fp32 modules: no cached copies */
+    if (setup->precision == DDP_PRECISION_FP16 || setup->precision == DDP_PRECISION_BF16)
+      out->weights -= ddp_compute_autocast_copy_bytes(model);
     out->buckets = 0;
     if (setup->shard.sharding != DDP_SHARDING_NONE) {
       out->weights = out->weights / n + unsharded_param_bytes;

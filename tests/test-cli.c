@@ -236,8 +236,9 @@ test_predict_stragglers_off(void)
 /* Issue 17 item 5: `predict --model llama-7b` takes the model file's bf16 and batch 1 (it ran fp32 at
  * batch 32, 834 GB a GPU), says where they came from, and when it does not fit says what would.
  * Llama-2-7B's states under plain DDP: 6 738 415 616 × 4 B × (weights, grads, buckets, momentum)
- * + 1 GiB = 108.89 GB > 85.03 GB, so no batch fits; dropping buckets and momentum leaves
- * 2 × 26.95 + 1.07 + activations ≈ 66 GB, which does. */
+ * + autocast's bf16 copies of the 6 607 077 376 linear parameters (13.21 GB, saved for backward)
+ * + 1 GiB = 122.10 GB > 85.03 GB, so no batch fits; dropping buckets and momentum leaves
+ * 2 × 26.95 + 13.21 + 1.07 + activations ≈ 79.5 GB, which does. */
 static void
 test_llama7b_defaults_and_advice(void)
 {
@@ -246,8 +247,8 @@ test_llama7b_defaults_and_advice(void)
   g_assert_cmpint(r.status, ==, 3);
   g_assert_nonnull(strstr(r.out, "batch 1/GPU, bf16"));
   g_assert_nonnull(strstr(r.out, "(batch 1: the model file; precision bf16: the model file)"));
-  g_assert_nonnull(strstr(r.err, "no batch fits: weights, gradients, buckets, optimizer state and runtime take 108.89 GB"));
-  g_assert_nonnull(strstr(r.err, "plain SGD (no optimizer state) with --gradient-as-bucket-view: 66.31 GB at batch 1 (fits)"));
+  g_assert_nonnull(strstr(r.err, "no batch fits: weights, gradients, buckets, optimizer state and runtime take 122.10 GB"));
+  g_assert_nonnull(strstr(r.err, "plain SGD (no optimizer state) with --gradient-as-bucket-view: 79.52 GB at batch 1 (fits)"));
   g_assert_nonnull(strstr(r.err, "it fits a GPU with more memory: H200-SXM-141GB"));
   g_assert_nonnull(strstr(r.err, "shard them across the GPUs (ZeRO/FSDP)"));
   g_auto(Run) f = { 0 };   /* flags win over the model file */
@@ -711,7 +712,8 @@ test_solve_limit_collectives(void)
  * + optimizer 6.74 + runtime 1.07 = 17.21 GB of states and 67.96 GB of activations (11.33 GB a
  * sample), 85.17 GB > 85.03.  So batch 5 fits (17.21 + 5 × 11.33 = 73.85 GB) and 3, the largest
  * divisor of 6 under it, with --accumulate 2 (51.20 GB) — run as advised, predict says 51.20 GB.
- * Under ZeRO-1 at batch 1 the states do not fit; without DDP's bucket copy (26.95 GB) 73.11 does. */
+ * Under ZeRO-1 at batch 1 the states do not fit (101.95 GB with autocast's 13.21 GB of bf16 weight
+ * copies); without DDP's bucket copy (26.95 GB) 86.32 GB, still not. */
 static void
 test_oom_advice_by_strategy(void)
 {
@@ -734,8 +736,8 @@ test_oom_advice_by_strategy(void)
       "zero1", "--iterations", "1", NULL);
   g_assert_cmpint(z.status, ==, 3);
   g_assert_nonnull(strstr(z.err, "no batch fits: weights, gradients, buckets, the optimizer state's shard and the runtime "
-                                 "take 88.74 GB before any activation (100.06 GB at batch 1)"));
-  g_assert_nonnull(strstr(z.err, "--gradient-as-bucket-view drops DDP's bucket copy of the gradients: 73.11 GB at batch 1 (fits)"));
+                                 "take 101.95 GB before any activation (113.28 GB at batch 1)"));
+  g_assert_nonnull(strstr(z.err, "--gradient-as-bucket-view drops DDP's bucket copy of the gradients: 86.32 GB at batch 1\n"));
   g_assert_nonnull(strstr(z.err, "FSDP (--mode fsdp) shards the weights and gradients too"));
 }
 
