@@ -830,6 +830,17 @@ test_readme_examples(void)
   run_remove_tree(dir);
 }
 
+/* A new calibration database in @dir holding @log imported by `ddpsim fit` (transfer full: its path). */
+static char *
+imported_db(const char *dir, const char *log)
+{
+  char *db = g_build_filename(dir, "c.db", NULL);
+  g_auto(Run) fit = { 0 };
+  run(&fit, "fit", "--db", db, "--import", log, NULL);
+  g_assert_cmpint(fit.status, ==, 0);
+  return db;
+}
+
 /* The same nccl-tests file imported again with another --nodes: refused, one line, and the database
  * keeps its run as it was (it said "imported" and kept the first node count silently); again with
  * the same node count: "already imported", exit 0. */
@@ -837,11 +848,9 @@ static void
 test_reimport_other_nodes(void)
 {
   g_autofree char *dir = g_dir_make_tmp("ddpsim-reimport-XXXXXX", NULL);
-  g_autofree char *db = g_build_filename(dir, "n.db", NULL);
   g_autofree char *log = fixture("nccl-tests/aws-p4d-2node-old.txt");
-  g_auto(Run) first = { 0 }, other = { 0 }, same = { 0 };
-  run(&first, "fit", "--db", db, "--import", log, NULL);
-  g_assert_cmpint(first.status, ==, 0);
+  g_autofree char *db = imported_db(dir, log);
+  g_auto(Run) other = { 0 }, same = { 0 };
   g_autofree char *before = NULL;
   gsize before_len = 0;
   g_assert_true(g_file_get_contents(db, &before, &before_len, NULL));
@@ -904,12 +913,10 @@ static void
 test_calibration_forced_protocol_note(void)
 {
   g_autofree char *dir = g_dir_make_tmp("ddpsim-forced-XXXXXX", NULL);
-  g_autofree char *db = g_build_filename(dir, "p.db", NULL);
   g_autofree char *log = fixture("nccl-tests/aws-p4d-2node-old.txt");
+  g_autofree char *db = imported_db(dir, log);
   g_autofree char *cluster = fixture("validation/aws-p4d.cluster");
-  g_auto(Run) fit = { 0 }, forced = { 0 }, free_choice = { 0 };
-  run(&fit, "fit", "--db", db, "--import", log, NULL);
-  g_assert_cmpint(fit.status, ==, 0);
+  g_auto(Run) forced = { 0 }, free_choice = { 0 };
   run(&forced, "allreduce", "--cluster", cluster, "--gpus", "16", "-b", "2M", "-e", "2M", "--calibration", db, NULL);
   run(&free_choice, "allreduce", "--cluster", cluster, "--gpus", "16", "-b", "2M", "-e", "2M", "--calibration", db,
       "--proto", "auto", NULL);
