@@ -370,6 +370,17 @@ ddp_bucket_options_first_bytes(const DdpBucketOptions *options)
                                                                                                 : options->first_bucket_bytes;
 }
 
+/**
+ * ddp_bucket_options_try_cap:
+ * See bucket.h.
+ */
+void
+ddp_bucket_options_try_cap(DdpBucketOptions *options, double cap_mb)
+{
+  options->bucket_cap_mb = cap_mb;
+  options->bucket_cap_given = cap_mb != DDP_DEFAULT_BUCKET_CAP_MB;
+}
+
 /* Reducer::rebuild_buckets over model->ready_order with limits [first bucket, cap]. */
 static DdpBucketLayout *
 layout_rebuilt(const DdpModel *model, const DdpBucketOptions *options)

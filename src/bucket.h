@@ -34,6 +34,9 @@ void ddp_bucket_options_init(DdpBucketOptions *options);
 /* The first bucket's limit in the rebuilt layout: first_bucket_bytes, or from PyTorch 2.4 on the cap
  * when bucket_cap_mb was passed to DDP (DDP_TORCH_VERSION_CAP_IS_FIRST). */
 guint64 ddp_bucket_options_first_bytes(const DdpBucketOptions *options);
+/* A cap a search tries (tune, --knobs, solve --for bucket-cap): 25 MiB is PyTorch's default, the
+ * argument not passed; any other value is passed to DDP (bucket_cap_given), which matters from 2.4. */
+void ddp_bucket_options_try_cap(DdpBucketOptions *options, double cap_mb);
 
 /* Parses "X.Y" (1.8 to 1.99, or 2.Y) into 100·X + Y.  FALSE (and *version untouched) otherwise. */
 gboolean ddp_torch_version_parse(const char *text, guint *version);

@@ -677,11 +677,9 @@ run(int argc, char **argv, TuneOptions *o)
     DdpScenario at = *s;
     TuneRow *row = &rows[done];
     row->first_mb = g_array_index(firsts, double, done / caps->len);
-    row->cap_mb = at.setup.buckets.bucket_cap_mb = g_array_index(caps, double, done % caps->len);
-    /* PyTorch's default is bucket_cap_mb not passed; any other cap is passed to DDP, which from 2.4
-     * makes it the first bucket too (ddp_bucket_options_first_bytes): the row shows the first
-     * bucket that applies */
-    at.setup.buckets.bucket_cap_given = row->cap_mb != DDP_DEFAULT_BUCKET_CAP_MB;
+    row->cap_mb = g_array_index(caps, double, done % caps->len);
+    /* from 2.4 a passed cap is the first bucket too: the row keeps the first bucket that applies */
+    ddp_bucket_options_try_cap(&at.setup.buckets, row->cap_mb);
     at.setup.buckets.first_bucket_bytes = (guint64)(row->first_mb * DDP_MIB);
     row->first_used_mb = (double)ddp_bucket_options_first_bytes(&at.setup.buckets) / DDP_MIB;
     g_autofree char *what = g_strdup_printf("first bucket %g MiB, bucket_cap_mb %g", row->first_mb, row->cap_mb);

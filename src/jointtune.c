@@ -350,10 +350,7 @@ ddp_joint_space_apply(const DdpJointSpace *space, const guint *choice, const Ddp
   for (guint k = 0; k < space->n; k++) {
     double v = ddp_joint_space_value(space, k, choice[k]);
     switch (space->kinds[k]) {
-    case DDP_KNOB_BUCKET_CAP:   /* 25 is PyTorch's default: the argument not passed (bucket.h) */
-      at->setup.buckets.bucket_cap_mb = v;
-      at->setup.buckets.bucket_cap_given = v != DDP_DEFAULT_BUCKET_CAP_MB;
-      break;
+    case DDP_KNOB_BUCKET_CAP: ddp_bucket_options_try_cap(&at->setup.buckets, v); break;
     case DDP_KNOB_ACCUMULATE: at->setup.accumulate = (guint)v; break;
     case DDP_KNOB_COMM_HOOK: at->setup.comm_hook = (DdpCommHook)v; break;
     case DDP_KNOB_GRADIENT_AS_BUCKET_VIEW: at->setup.gradient_as_bucket_view = v != 0; break;

@@ -244,10 +244,7 @@ evaluate(Search *s, double x, DdpSolvePoint *p, GError **error)
   case DDP_SOLVE_GPUS: at.setup.gpus = (guint64)x; break;
   case DDP_SOLVE_BATCH: at.setup.batch = x; break;
   case DDP_SOLVE_ACCUMULATE: at.setup.accumulate = (guint)x; break;
-  case DDP_SOLVE_BUCKET_CAP:
-    at.setup.buckets.bucket_cap_mb = x;
-    at.setup.buckets.bucket_cap_given = TRUE;
-    break;
+  case DDP_SOLVE_BUCKET_CAP: ddp_bucket_options_try_cap(&at.setup.buckets, x); break;   /* 25: not passed */
   default: g_assert_not_reached();
   }
   double B = s->result->global_batch, n = (double)at.setup.gpus, reached = B;

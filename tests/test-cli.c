@@ -136,6 +136,30 @@ test_golden_predict(void)
   g_assert_cmpstr(r.out, ==, golden);
 }
 
+/* The 25 MiB point of every cap search is PyTorch's default — bucket_cap_mb not passed — so it is
+ * what predict without --bucket-cap-mb gives: solve --for bucket-cap's "keep 25" answer had passed
+ * 25 explicitly, which from 2.4 makes it the first bucket too (68.115 ms against predict's 68.056). */
+static void
+test_cap_searches_default_point(void)
+{
+  g_auto(Run) p = { 0 }, sv = { 0 }, t = { 0 };
+  run(&p, "predict", "--iterations", "2", "--json", NULL);
+  run(&sv, "solve", "--for", "bucket-cap", "--iterations", "2", "--json", NULL);
+  run(&t, "tune", "--iterations", "2", "--json", NULL);
+  g_autoptr(JsonParser) pp = json_parser_new(), sp = json_parser_new(), tp = json_parser_new();
+  g_assert_true(json_parser_load_from_data(pp, p.out, -1, NULL));
+  g_assert_true(json_parser_load_from_data(sp, sv.out, -1, NULL));
+  g_assert_true(json_parser_load_from_data(tp, t.out, -1, NULL));
+  JsonObject *pr = json_node_get_object(json_parser_get_root(pp));
+  double mean = json_object_get_double_member(json_object_get_object_member(pr, "iteration_ms"), "mean");
+  JsonObject *sr = json_node_get_object(json_parser_get_root(sp));
+  JsonObject *dflt = json_object_get_object_member(sr, "default");
+  g_assert_cmpfloat(json_object_get_double_member(dflt, "value"), ==, 25);
+  g_assert_cmpfloat(json_object_get_double_member(dflt, "iteration_ms"), ==, mean);
+  JsonObject *tr = json_node_get_object(json_parser_get_root(tp));
+  g_assert_cmpfloat(json_object_get_double_member(tr, "default_iteration_ms"), ==, mean);
+}
+
 /* The real PyTorch figure (issue text): ResNet-50 at the default cap (bucket_cap_mb not passed)
  * rebuilds into these five buckets, the first the 1 MiB one; passing bucket_cap_mb=25 makes it the
  * first bucket too from PyTorch 2.4 (distributed.py bucket_bytes_cap_default): four buckets, the
@@ -1030,6 +1054,7 @@ main(int argc, char **argv)
   g_setenv("DDPSIM_DATADIR", DDP_SRCDIR, TRUE);
   g_test_add_func("/cli/golden/predict-tiny", test_golden_predict);
   g_test_add_func("/cli/buckets/resnet50-pytorch", test_resnet50_buckets);
+  g_test_add_func("/cli/cap-searches-default-point", test_cap_searches_default_point);
   g_test_add_func("/cli/predict/resnet50-dgx-a100", test_predict_default_runs);
   g_test_add_func("/cli/seeds", test_seeds);
   g_test_add_func("/cli/forced-tree-one-node", test_forced_tree_one_node);
