@@ -268,10 +268,11 @@ draw(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict *v, c
   g_autofree char *first_list = g_string_free(firsts, FALSE);
   g_autofree char *first_text = v->n_first > 1 ? g_strdup_printf(", first bucket %g MiB", rows[v->best].first_mb) : g_strdup("");
   g_autofree char *verdict_text =
-    v->recommended ? g_strdup_printf("recommendation: bucket_cap_mb %g%s (%.1f %% faster than 25)", rows[v->best].cap_mb,
-                                     first_text, 100 * v->gain)
-                   : g_strdup_printf("recommendation: keep 25 (the fastest is only %.2f %% faster; threshold %.1f %%)",
-                                     100 * v->gain, 100 * v->min_gain);
+    v->recommended        ? g_strdup_printf("recommendation: bucket_cap_mb %g%s (%.1f %% faster than 25)", rows[v->best].cap_mb,
+                                            first_text, 100 * v->gain)
+    : v->best == v->dflt ? g_strdup("recommendation: keep 25 (the fastest of the caps tried)")
+                         : g_strdup_printf("recommendation: keep 25 (the fastest is only %.2f %% faster; threshold %.1f %%)",
+                                           100 * v->gain, 100 * v->min_gain);
   g_autofree char *title = g_strdup_printf("%s on %s, %" G_GUINT64_FORMAT " GPUs: iteration time vs bucket_cap_mb\n%s",
                                            s->model->name, s->cluster->name, s->setup.gpus, verdict_text);
   g_autoptr(DdpPlot) plot = ddp_plot_new("buckets");

@@ -160,6 +160,40 @@ test_cap_searches_default_point(void)
   g_assert_cmpfloat(json_object_get_double_member(tr, "default_iteration_ms"), ==, mean);
 }
 
+/* tune's plot title says what its text says: where PyTorch's 25 is itself the fastest cap
+ * (--points 1 tries 1 and 25; ResNet-50 on 16 A100s: 68.06 against 68.32 ms), the title says so,
+ * not "the fastest is only 0.00 % faster". */
+static void
+test_tune_plot_title_default_fastest(void)
+{
+  g_autofree char *gnuplot = g_find_program_in_path("gnuplot");
+  if (!gnuplot) {
+    g_test_skip("gnuplot is not installed");
+    return;
+  }
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-tune-XXXXXX", NULL);
+  g_autofree char *png = g_build_filename(dir, "t.png", NULL);
+  g_autofree char *data = g_build_filename(dir, "data", NULL);
+  g_auto(Run) t = { 0 };
+  run(&t, "tune", "--model", "resnet50", "--cluster", "dgx-a100", "--gpus", "16", "--points", "1", "--iterations", "2",
+      "--plot", png, "--plot-data", data, NULL);
+  g_assert_cmpint(t.status, ==, 0);
+  g_assert_nonnull(strstr(t.out, "keep 25 (PyTorch's default): it is the fastest of the caps tried"));
+  g_autofree char *params_path = g_build_filename(data, "params.gp", NULL);
+  g_autofree char *params = NULL;
+  g_assert_true(g_file_get_contents(params_path, &params, NULL, NULL));
+  g_assert_nonnull(strstr(params, "recommendation: keep 25 (the fastest of the caps tried)"));
+  g_assert_null(strstr(params, "0.00 %"));
+  const char *names[] = { "params.gp", "data.dat" };
+  for (gsize i = 0; i < G_N_ELEMENTS(names); i++) {
+    g_autofree char *path = g_build_filename(data, names[i], NULL);
+    g_remove(path);
+  }
+  g_rmdir(data);
+  g_remove(png);
+  g_rmdir(dir);
+}
+
 /* The real PyTorch figure (issue text): ResNet-50 at the default cap (bucket_cap_mb not passed)
  * rebuilds into these five buckets, the first the 1 MiB one; passing bucket_cap_mb=25 makes it the
  * first bucket too from PyTorch 2.4 (distributed.py bucket_bytes_cap_default): four buckets, the
@@ -1055,6 +1089,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/golden/predict-tiny", test_golden_predict);
   g_test_add_func("/cli/buckets/resnet50-pytorch", test_resnet50_buckets);
   g_test_add_func("/cli/cap-searches-default-point", test_cap_searches_default_point);
+  g_test_add_func("/cli/tune-plot-title-default-fastest", test_tune_plot_title_default_fastest);
   g_test_add_func("/cli/predict/resnet50-dgx-a100", test_predict_default_runs);
   g_test_add_func("/cli/seeds", test_seeds);
   g_test_add_func("/cli/forced-tree-one-node", test_forced_tree_one_node);
