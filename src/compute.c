@@ -37,9 +37,10 @@
  *    run at 17–30 TFLOP/s in the db's cuDNN measurements and the trace of a ResNet-50 step spends
  *    30 ms in conv kernels, most in the legacy FFMA kernels (dgrad_engine, wgrad_alg0_engine) that
  *    cuDNN's heuristics pick without autotuning, while VGG-16's 100-GFLOP convs run near peak.
- *    TF32 0.60 (of 0.55) with a 60 µs ramp, FP16/BF16 0.50 (of 0.60) with 60 µs: least-squares
+ *    TF32 0.60 (of 0.55) with a 60 µs ramp, FP16/BF16 0.75 (of 0.60) with 60 µs: least-squares
  *    over the GPU-bound ResNet-50/ResNeXt/VGG-16 rows (tf32, and VGG-16 fp16/bf16 — the only
- *    GPU-bound AMP conv rows).  B200 takes the H100 values (no measurement).
+ *    GPU-bound AMP conv rows; 0.50 before the NCHW transposes below were modelled, which that fit
+ *    had absorbed: refitted on the same two rows, 18.7 ms against 18.8–18.9).  B200 takes the H100 values (no measurement).
  *  - Grouped convolutions (the model file's `groups`, ResNeXt) with c input channels per group run
  *    at c / (c + grouped_conv_channels) of a dense one: on the H100 at FP32 cuDNN loops over the
  *    groups with one small legacy kernel each on several streams (the ResNeXt-50 trace: 2 161 conv
@@ -57,6 +58,22 @@
  *    (8 fp16/bf16, 4 tf32 elements) runs at unaligned_gemm_factor 0.21: cuBLAS's alignment-1
  *    fallback (the H100 GPT-2 bf16 trace: its lm_head, vocabulary 50 257, 15.4 ms in cutlass_75
  *    …align1 kernels ≈ 120 TFLOP/s against 0.60 × 989 for the aligned GEMMs).
+ *  - NCHW half-precision convolutions: PyTorch's default memory format is contiguous NCHW, and
+ *    cuDNN's tensor-core convolution kernels work on NHWC: for FP16/BF16 it transposes each
+ *    activation tensor a kernel reads to NHWC and each it writes back to NCHW ("NCHW-to-NHWC
+ *    transformations" to call the Tensor Core operations, cuDNN developer guide, legacy API "Data
+ *    and Filter Formats"; the channels_last tutorial in PyTorch's documentation).  Modelled as
+ *    conv_nchw_transposes (1) extra read+write passes over every activation byte a convolution
+ *    pass moves, two memory-bound kernels per conv kernel; 0 under `channels_last`
+ *    (model.to(memory_format=torch.channels_last)).  Not fitted: the byte counts are the model
+ *    file's.  TF32/FP32 convolutions are left alone (cuDNN runs NCHW kernels for them; ResNet-50 in
+ *    TF32 on an A100/H100 in NCHW is not slowed the way FP16 is, Lambda's benchmark: 600 and 338–365
+ *    ms at batch 640).  Checked after it was written, on data not used for any constant: ResNet-50
+ *    AMP in NCHW at batch 1 280 (Lambda's benchmark, tests/data/training-4.csv) 809 ms on an A100 and
+ *    459–489 on H100s, where ddpsim gave 537 and 317 without the term and gives 752 and 448 with it;
+ *    CSC's V100 AMP runs at batch 32 (training-3.csv) 47.5–48.7 ms, 35.3 without, 47.6 with it.
+ *    The A100/V100 FP16 conv factors were set on NVIDIA's published ResNet-50 numbers, which ran
+ *    channels_last (DeepLearningExamples' configs: memory_format nhwc), so they stand.
  *  - Autocast (FP16/BF16): activations are 2 bytes where autocast runs the op in half precision
  *    (matmul outputs; in a BatchNorm network, everything); in a network with attention, layer_norm
  *    and softmax are on autocast's fp32 list and the residual stream they feed is fp32 by type
@@ -124,7 +141,7 @@ struct _DdpCompute {
 /* H100 convolutions (see the file header): fitted to the H100 measurements in calibrate/data. */
 #define H100_CONV_FP32 1.30
 #define H100_CONV_TF32 0.60
-#define H100_CONV_HALF 0.50
+#define H100_CONV_HALF 0.75
 #define H100_CONV_RAMP_FP32 140.0
 #define H100_CONV_RAMP_TF32 60.0
 #define H100_CONV_RAMP_HALF 60.0
@@ -206,6 +223,7 @@ ddp_compute_options_init_gpu(DdpComputeOptions *o, const DdpGpuSpec *gpu)
   o->attention_fp32_factor = ATTENTION_FP32_FACTOR;
   o->attention_layout_copies = ATTENTION_LAYOUT_COPIES;
   o->unaligned_gemm_factor = UNALIGNED_GEMM_FACTOR;
+  o->conv_nchw_transposes = 1.0;
   o->kind_factor[DDP_LAYER_NORM] = 0.9;
   o->kind_factor[DDP_LAYER_POOL] = 0.9;
   o->kind_factor[DDP_LAYER_EMBEDDING] = 0.7;
@@ -223,7 +241,7 @@ ddp_compute_options_init_gpu(DdpComputeOptions *o, const DdpGpuSpec *gpu)
  * @gpu's generation has none. */
 static DdpCompute *
 predecessor_compute(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision precision, double batch,
-                    DdpOptimizer optimizer)
+                    DdpOptimizer optimizer, double conv_nchw_transposes)
 {
   const char *name = NULL;
   for (guint i = 0; i < G_N_ELEMENTS(generation_efficiency); i++)
@@ -234,6 +252,7 @@ predecessor_compute(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision p
     return NULL;
   DdpComputeOptions o;
   ddp_compute_options_init_gpu(&o, &previous);
+  o.conv_nchw_transposes = conv_nchw_transposes;   /* the same memory format on both */
   return ddp_compute_new(model, &previous, precision, batch, optimizer, &o);
 }
 
@@ -438,6 +457,17 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
       layout_bwd_ns = pass_ns(0, options->attention_layout_copies * layer->backward_bytes * batch * activation_scale, 2, 1, 0,
                               c->hbm_bytes_per_ns, bytes_ramp_plain, c->kernel_floor_ns);
     }
+    /* NCHW half-precision convolutions (file header): each activation byte the conv kernels move
+     * is transposed to or from NHWC once more, read and written, two kernels per conv kernel. */
+    double transpose_fwd_ns = 0, transpose_bwd_ns = 0;
+    if (layer->kind == DDP_LAYER_CONV && autocast && tensor_cores && options->conv_nchw_transposes > 0) {
+      double bytes_ramp_plain = c->hbm_bytes_per_ns * options->memory_ramp_us * 1e3;
+      double passes = 2 * options->conv_nchw_transposes;
+      transpose_fwd_ns = pass_ns(0, passes * layer->forward_bytes * batch * activation_scale, 2, 1, 0,
+                                 c->hbm_bytes_per_ns, bytes_ramp_plain, c->kernel_floor_ns);
+      transpose_bwd_ns = pass_ns(0, passes * layer->backward_bytes * batch * activation_scale, 2 * backward_kernels, 1,
+                                 0, c->hbm_bytes_per_ns, bytes_ramp_plain, c->kernel_floor_ns);
+    }
     double cast_ns = cast_bytes > 0 ? pass_ns(0, cast_bytes, weights > 0 && fp32_stream ? 2 : 1, 1, 0,
                                               c->hbm_bytes_per_ns, c->hbm_bytes_per_ns * options->memory_ramp_us * 1e3,
                                               c->kernel_floor_ns)
@@ -448,7 +478,7 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
     } else {
       c->forward_ns[i] = pass_ns(layer->forward_flops * batch, layer->forward_bytes * batch * activation_scale + weights,
                                  1, flops_per_ns, flops_ramp, bytes_per_ns, bytes_ramp, c->kernel_floor_ns) +
-                         cast_ns + layout_fwd_ns;
+                         cast_ns + layout_fwd_ns + transpose_fwd_ns;
     }
     if (layer->backward_us >= 0) {
       c->backward_ns[i] = layer->backward_us * 1e3 * batch / model->measured_batch;
@@ -456,7 +486,7 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
       c->backward_ns[i] = pass_ns(layer->backward_flops * batch,
                                   layer->backward_bytes * batch * activation_scale + 2 * weights, backward_kernels,
                                   flops_per_ns, flops_ramp, bytes_per_ns, bytes_ramp, c->kernel_floor_ns) +
-                          cast_ns + layout_bwd_ns;
+                          cast_ns + layout_bwd_ns + transpose_bwd_ns;
     }
   }
   double param_bytes = (double)ddp_model_param_bytes(model);
@@ -465,7 +495,9 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
   /* The generation floor, except for grouped convolutions: the one kind measured slower on an H100
    * than the older generations' defaults say (file header). */
   g_autoptr(DdpCompute) previous = options->generation_floor
-                                     ? predecessor_compute(model, gpu, precision, batch, optimizer) : NULL;
+                                     ? predecessor_compute(model, gpu, precision, batch, optimizer,
+                                                           options->conv_nchw_transposes)
+                                     : NULL;
   for (guint i = 0; previous && i < model->n_layers; i++) {
     if (model->layers[i].kind == DDP_LAYER_CONV && model->layers[i].groups > 1)
       continue;

@@ -25,6 +25,10 @@ typedef struct {
   double attention_layout_copies; /* head-layout copies around attention, × its own bytes (0: off) */
   double unaligned_gemm_factor;   /* a tensor-core GEMM with a dimension not a multiple of 16 bytes:
                                     × this (0: off) */
+  double conv_nchw_transposes;    /* a half-precision tensor-core convolution on NCHW tensors: cuDNN
+                                    transposes every activation tensor it reads or writes to NHWC and
+                                    back, × this many read+write passes (1: PyTorch's default
+                                    contiguous NCHW; 0: channels_last) */
   double conv_factor[DDP_PRECISION_COUNT];       /* convolution: × matmul_efficiency, by precision */
   double conv_ramp_us[DDP_PRECISION_COUNT];      /* convolution's size ramp (as matmul_ramp_us) */
   double grouped_conv_channels[DDP_PRECISION_COUNT];  /* a grouped convolution with c input channels per group runs at

@@ -44,6 +44,8 @@ describe_setup(const DdpScenario *s, const DdpResult *r)
   g_string_append_printf(out, ", %s, bucket_cap_mb %g", ddp_precision_name(t->precision), t->buckets.bucket_cap_mb);
   if (t->seq_len || t->image_size)
     g_string_append_printf(out, ", input %s", s->model->input);
+  if (t->channels_last)
+    g_string_append(out, ", channels_last");
   if (t->comm_hook != DDP_HOOK_NONE)
     g_string_append_printf(out, ", %s compression hook", ddp_comm_hook_name(t->comm_hook));
   g_autofree char *stragglers = ddp_stragglers_to_string(s->stragglers);
@@ -272,6 +274,7 @@ ddp_report_predict_json_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   ddp_json_string(j, "precision", ddp_precision_name(s->setup.precision));
   ddp_json_string(j, "batch_from", s->setup.batch_from);
   ddp_json_string(j, "precision_from", s->setup.precision_from);
+  ddp_json_bool(j, "channels_last", s->setup.channels_last);
   ddp_json_double(j, "bucket_cap_mb", s->setup.buckets.bucket_cap_mb, 6);
   ddp_json_int(j, "accumulate", s->setup.accumulate);
   ddp_json_string(j, "mode", ddp_mode_name(s->setup.mode));

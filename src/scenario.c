@@ -104,6 +104,8 @@ ddp_cli_option_entries(DdpCliOptions *o)
     { "find-unused-parameters", 0, 0, G_OPTION_ARG_NONE, &o->find_unused_parameters, "DDP find_unused_parameters=True (no bucket rebuild)", NULL },
     { "static-graph", 0, 0, G_OPTION_ARG_NONE, &o->static_graph, "DDP static_graph=True", NULL },
     { "no-broadcast-buffers", 0, 0, G_OPTION_ARG_NONE, &o->no_broadcast_buffers, "DDP broadcast_buffers=False", NULL },
+    { "channels-last", 0, 0, G_OPTION_ARG_NONE, &o->channels_last,
+      "model.to(memory_format=torch.channels_last): fp16/bf16 convolutions without cuDNN's NCHW transposes", NULL },
     { "mode", 0, 0, G_OPTION_ARG_STRING, &o->mode, "ddp (DistributedDataParallel, default), dp (torch.nn.DataParallel, one node), zero1 (ZeroRedundancyOptimizer + DDP) or fsdp", "M" },
     { "sharding", 0, 0, G_OPTION_ARG_STRING, &o->sharding, "fsdp: full (FULL_SHARD, default), grad-op (SHARD_GRAD_OP), hybrid (HYBRID_SHARD) or none (NO_SHARD)", "S" },
     { "backward-prefetch", 0, 0, G_OPTION_ARG_STRING, &o->backward_prefetch, "fsdp: pre (BACKWARD_PRE, default), post or none", "P" },
@@ -222,7 +224,8 @@ ddp_overheads_overlap_slowdown(const DdpOverheads *o, const DdpCluster *cluster,
 }
 
 /* Built-in defaults: 8 GPUs, batch 32, fp32, PyTorch's bucket defaults, SGD with momentum,
- * broadcast_buffers on, 100 steady iterations, seed 1, no stragglers.  s->stragglers is allocated. */
+ * broadcast_buffers on, contiguous NCHW (no channels_last), 100 steady iterations, seed 1, no
+ * stragglers.  s->stragglers is allocated. */
 void
 ddp_setup_init(DdpSetup *s)
 {
@@ -235,6 +238,7 @@ ddp_setup_init(DdpSetup *s)
   s->comm_hook = DDP_HOOK_NONE;
   s->optimizer = DDP_OPTIMIZER_SGD_MOMENTUM;
   s->broadcast_buffers = TRUE;
+  s->channels_last = FALSE;
   s->iterations = 100;
   s->seed = 1;
   s->stragglers = g_strdup("none");
@@ -252,7 +256,7 @@ static const char *const training_keys[] = {
   "stragglers", "step_ms", "mode", "torch_version", "allow_oom", "unused_search_us", "overlap_slowdown",
   "host_iteration_us", "host_layer_us", "input_rate", "jitter", "seq_len", "image_size", "sharding",
   "backward_prefetch", "forward_prefetch", "limit_all_gathers", "wrap_blocks", "overlap_with_ddp", "fsdp_accumulate",
-  "zero_hook", "first_bucket_mb", NULL
+  "zero_hook", "first_bucket_mb", "channels_last", NULL
 };
 
 /* [training] keys of the overheads and the input size, with the ranges of their flags (apply_cli). */
@@ -353,6 +357,7 @@ read_scenario_file(const DdpKeyFile *kf, DdpScenario *s, char **model, char **cl
       !ddp_keyfile_get_bool(kf, "training", "find_unused_parameters", FALSE, &t->buckets.find_unused_parameters, error) ||
       !ddp_keyfile_get_bool(kf, "training", "static_graph", FALSE, &t->buckets.static_graph, error) ||
       !ddp_keyfile_get_bool(kf, "training", "broadcast_buffers", FALSE, &t->broadcast_buffers, error) ||
+      !ddp_keyfile_get_bool(kf, "training", "channels_last", FALSE, &t->channels_last, error) ||
       !ddp_keyfile_get_ranged(kf, "training", "iterations", FALSE, &DDP_RANGE_ITERATIONS, &iterations, error) ||
       /* no DdpRange holds 2^64 − 1 exactly (a double cannot): the seed's range is the --seed flag's */
       !ddp_keyfile_get_uint64(kf, "training", "seed", FALSE, 0, G_MAXUINT64, &seed, error) ||
@@ -471,6 +476,8 @@ apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError 
     t->buckets.static_graph = TRUE;
   if (cli->no_broadcast_buffers)
     t->broadcast_buffers = FALSE;
+  if (cli->channels_last)
+    t->channels_last = TRUE;
   return TRUE;
 }
 

@@ -86,6 +86,8 @@ typedef struct {
   DdpCommHook comm_hook;
   DdpOptimizer optimizer;
   gboolean broadcast_buffers;
+  gboolean channels_last;           /* model.to(memory_format=torch.channels_last): no NCHW transposes
+                                       around half-precision convolutions (compute.c) */
   guint iterations;                 /* steady-state iterations simulated after iteration 0 */
   guint64 seed;
   char *stragglers;                 /* the spec text */
@@ -120,6 +122,7 @@ typedef struct {
   gboolean forward_prefetch, no_limit_all_gathers, overlap_with_ddp;
   char *overlap_slowdown, *host_iteration_us, *host_layer_us, *input_rate, *jitter, *seq_len, *image_size;
   gboolean gradient_as_bucket_view, find_unused_parameters, static_graph, no_broadcast_buffers, allow_oom;
+  gboolean channels_last;
 } DdpCliOptions;
 
 #define DDP_SCENARIO_ERROR (ddp_scenario_error_quark())

@@ -234,6 +234,7 @@ typedef struct {
   const char *torch_version;              /* NULL: the default release (2.x) */
   const char *comm_hook;                  /* NULL: none */
   const char *seq_len;                    /* NULL: the model file's */
+  gboolean channels_last;                 /* --channels-last */
   guint64 gpus;
   double batch, step_ms, bucket_cap_mb;   /* step_ms 0: defaults; bucket_cap_mb 0: PyTorch's 25 */
   gboolean ddp;
@@ -264,6 +265,7 @@ predict(const Config *config, DdpValidatePrediction *out, guint64 *nodes, GError
     .torch_version = (char *)config->torch_version,
     .comm_hook = (char *)config->comm_hook,
     .seq_len = (char *)config->seq_len,
+    .channels_last = config->channels_last,
   };
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(NULL, &cli, TRUE, error);
   if (!scenario)
@@ -447,17 +449,25 @@ field_out_of_range(const Table *t, guint record, const char *column, const char 
   return field_error(t, record, column, what, error);
 }
 
-/* The optional bucket_cap_mb, comm_hook and seq_len columns of record @r (@col < 0: no such column;
- * an empty cell: PyTorch's 25 MiB, no hook, the model file's sequence length): what a run set that
- * the defaults do not say — one bucket for apex's DistributedDataParallel(message_size=250e6), fp16
- * gradients for apex AMP O2, BERT's phase-1 128 tokens. */
+/* The optional bucket_cap_mb, comm_hook, seq_len and channels_last columns of record @r (@col < 0:
+ * no such column; an empty cell: PyTorch's 25 MiB, no hook, the model file's sequence length, NCHW):
+ * what a run set that the defaults do not say — one bucket for apex's
+ * DistributedDataParallel(message_size=250e6), fp16 gradients for apex AMP O2, BERT's phase-1 128
+ * tokens, NVIDIA's ConvNets in channels_last (memory_format nhwc). */
 static gboolean
-field_ddp_options(const Table *t, guint r, const int cols[3], double *cap, const char **hook, const char **seq_len,
-                  GError **error)
+field_ddp_options(const Table *t, guint r, const int cols[4], double *cap, const char **hook, const char **seq_len,
+                  gboolean *channels_last, GError **error)
 {
-  int cap_col = cols[0], hook_col = cols[1], seq_col = cols[2];
+  int cap_col = cols[0], hook_col = cols[1], seq_col = cols[2], layout_col = cols[3];
   *cap = 0;
   *hook = *seq_len = NULL;
+  *channels_last = FALSE;
+  if (layout_col >= 0 && *field(t, r, layout_col)) {
+    const char *text = field(t, r, layout_col);
+    if (strcmp(text, "yes") != 0 && strcmp(text, "no") != 0)
+      return field_error(t, r, "channels_last", "expected yes or no", error);
+    *channels_last = strcmp(text, "yes") == 0;
+  }
   if (seq_col >= 0 && *field(t, r, seq_col)) {
     *seq_len = field(t, r, seq_col);
     double tokens;
@@ -497,8 +507,9 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
 
   int torch_col = table_column(&t, "torch_version");   /* optional: --torch-version */
   int run_col = table_column(&t, "run");               /* optional: which rows share a 1-GPU input */
-  const int option_cols[3] = { table_column(&t, "bucket_cap_mb"), table_column(&t, "comm_hook"),
-                                table_column(&t, "seq_len") };   /* optional: --bucket-cap-mb, --comm-hook, --seq-len */
+  const int option_cols[4] = { table_column(&t, "bucket_cap_mb"), table_column(&t, "comm_hook"),
+                                table_column(&t, "seq_len"), table_column(&t, "channels_last") };
+                                /* optional: --bucket-cap-mb, --comm-hook, --seq-len, --channels-last */
   g_autoptr(GHashTable) references = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GHashTable) solved_steps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(DdpValidateTrainingRow));
@@ -556,10 +567,11 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
     g_autofree char *model = resolve(path, w->model), *cluster = resolve(path, w->cluster);
     const char *torch, *hook, *seq_len;
     double cap;
+    gboolean channels_last;
     if (!field_torch_version(&t, r, torch_col, &torch, error) ||
-        !field_ddp_options(&t, r, option_cols, &cap, &hook, &seq_len, error))
+        !field_ddp_options(&t, r, option_cols, &cap, &hook, &seq_len, &channels_last, error))
       return NULL;
-    Config config = { model, cluster, precision, torch, hook, seq_len, w->gpus, w->batch, 0, cap,
+    Config config = { model, cluster, precision, torch, hook, seq_len, channels_last, w->gpus, w->batch, 0, cap,
                       w->ddp || w->reference, reference != NULL };
     GError *cause = NULL;
     guint64 nodes;
@@ -682,7 +694,7 @@ bucketcap_read(const char *path, GHashTable *step_ms, GError **error)
     const char *torch;
     if (!field_torch_version(&t, r, torch_col, &torch, error))
       return NULL;
-    Config small = { model, cluster, precision, torch, NULL, NULL, w->gpus, w->batch, w->step_ms_flag, 1, TRUE, FALSE };
+    Config small = { model, cluster, precision, torch, NULL, NULL, FALSE, w->gpus, w->batch, w->step_ms_flag, 1, TRUE, FALSE };
     Config large = small;
     large.bucket_cap_mb = 25;
     DdpValidatePrediction at_small = { 0 }, at_large = { 0 };

@@ -2,6 +2,7 @@
  * the kernel floor, --step-ms rescaling, optimizer and memory. */
 #include "compute.h"
 
+#include <math.h>
 #include <string.h>
 
 static DdpModel *
@@ -61,6 +62,55 @@ test_roofline(void)
   g_assert_cmpfloat(ddp_compute_host_bound_ns(c), ==, 0);
 }
 
+/* NCHW half-precision convolutions: cuDNN transposes every activation tensor a tensor-core conv
+ * kernel reads or writes (compute.c).  V100, fp16, one conv moving 1e8 bytes forward and 2e8
+ * backward a sample (fp32 figures; autocast halves them).  HBM 900 GB/s × 0.75 = 675 B/ns, ramp
+ * 1 µs = 675 000 B.  Forward: 2 passes × 0.5e8 = 1e8 bytes over 2 kernels, each
+ * (5e7 + 675 000) / 675 = 75 074.07 ns: 150 148.1 ns more than channels_last.  Backward (dX, dW):
+ * 2e8 bytes over 4 kernels: 300 296.3 ns more.  FP32 and TF32 (no autocast) pay nothing. */
+static void
+test_nchw_transposes(void)
+{
+  DdpGpuSpec v100, a100;
+  g_assert_true(ddp_gpu_lookup("v100", &v100, NULL));
+  g_assert_true(ddp_gpu_lookup("a100", &a100, NULL));
+  g_autoptr(DdpModel) m = load_text("[model]\nname = t\n"
+                                    "[layer c]\nkind = conv\nforward_flops = 1e9\nbackward_flops = 2e9\n"
+                                    "forward_bytes = 1e8\nbackward_bytes = 2e8\nparams = c.w:64,64,3,3\n");
+  DdpComputeOptions nchw, last;
+  ddp_compute_options_init_gpu(&nchw, &v100);
+  g_assert_cmpfloat(nchw.conv_nchw_transposes, ==, 1.0);
+  nchw.kernel_floor_us = 1;
+  last = nchw;
+  last.conv_nchw_transposes = 0;
+  g_autoptr(DdpCompute) a = ddp_compute_new(m, &v100, DDP_PRECISION_FP16, 1, DDP_OPTIMIZER_SGD, &nchw);
+  g_autoptr(DdpCompute) b = ddp_compute_new(m, &v100, DDP_PRECISION_FP16, 1, DDP_OPTIMIZER_SGD, &last);
+  g_assert_cmpfloat(fabs((double)(ddp_compute_forward_ns(a, 0) - ddp_compute_forward_ns(b, 0)) - 150148.1), <=, 1.0);
+  g_assert_cmpfloat(fabs((double)(ddp_compute_backward_ns(a, 0) - ddp_compute_backward_ns(b, 0)) - 300296.3), <=, 1.0);
+  /* batch scales the bytes: at batch 4 the forward difference is 2 × (2e8 + 675 000) / 675 */
+  g_autoptr(DdpCompute) a4 = ddp_compute_new(m, &v100, DDP_PRECISION_FP16, 4, DDP_OPTIMIZER_SGD, &nchw);
+  g_autoptr(DdpCompute) b4 = ddp_compute_new(m, &v100, DDP_PRECISION_FP16, 4, DDP_OPTIMIZER_SGD, &last);
+  g_assert_cmpfloat(fabs((double)(ddp_compute_forward_ns(a4, 0) - ddp_compute_forward_ns(b4, 0)) - 594592.6), <=, 1.0);
+  /* no autocast, no transposes: FP32 on the V100, TF32 on an A100 */
+  g_autoptr(DdpCompute) f = ddp_compute_new(m, &v100, DDP_PRECISION_FP32, 1, DDP_OPTIMIZER_SGD, &nchw);
+  g_autoptr(DdpCompute) g = ddp_compute_new(m, &v100, DDP_PRECISION_FP32, 1, DDP_OPTIMIZER_SGD, &last);
+  g_assert_cmpint(ddp_compute_forward_ns(f, 0), ==, ddp_compute_forward_ns(g, 0));
+  DdpComputeOptions a_nchw, a_last;
+  ddp_compute_options_init_gpu(&a_nchw, &a100);
+  a_last = a_nchw;
+  a_last.conv_nchw_transposes = 0;
+  g_autoptr(DdpCompute) t1 = ddp_compute_new(m, &a100, DDP_PRECISION_TF32, 1, DDP_OPTIMIZER_SGD, &a_nchw);
+  g_autoptr(DdpCompute) t2 = ddp_compute_new(m, &a100, DDP_PRECISION_TF32, 1, DDP_OPTIMIZER_SGD, &a_last);
+  g_assert_cmpint(ddp_compute_backward_ns(t1, 0), ==, ddp_compute_backward_ns(t2, 0));
+  /* the A100 (its own HBM; its generation floor, the V100, built in the same memory format, is
+   * slower and does not bind): the same two forward kernels at its bandwidth */
+  g_autoptr(DdpCompute) h1 = ddp_compute_new(m, &a100, DDP_PRECISION_FP16, 1, DDP_OPTIMIZER_SGD, &a_nchw);
+  g_autoptr(DdpCompute) h2 = ddp_compute_new(m, &a100, DDP_PRECISION_FP16, 1, DDP_OPTIMIZER_SGD, &a_last);
+  double rate = a100.hbm_GBs * 0.75;   /* B/ns */
+  double expected = 2 * (5e7 + rate * 1e3) / rate;
+  g_assert_cmpfloat(fabs((double)(ddp_compute_forward_ns(h1, 0) - ddp_compute_forward_ns(h2, 0)) - expected), <=, 1.0);
+}
+
 /* Size dependence, kinds and generations, one closed form each. */
 static void
 test_efficiency(void)
@@ -95,9 +145,10 @@ test_efficiency(void)
   g_assert_cmpint(ddp_compute_forward_ns(c, 2), ==, 132675);
   /* conv on tensor cores at FP16 uses 0.6 instead of 0.9: 125e3 · 0.85 · 0.6 = 63 750 FLOP/ns;
    * 1e9 / 63 750 + 2000 = 17 686.3 ns; + autocast's casts: the model has attention (an fp32
-   * stream), so two cast kernels (weight, input), each (bytes + 1 µs ramp) ≈ 1 000.1 ns: 19 686.5 */
+   * stream), so two cast kernels (weight, input), each (bytes + 1 µs ramp) ≈ 1 000.1 ns: 19 686.5;
+   * + the NCHW transposes around it, two kernels of no bytes at the 1 µs floor: 21 686.5 */
   g_autoptr(DdpCompute) h = ddp_compute_new(m, &v100, DDP_PRECISION_FP16, 1, DDP_OPTIMIZER_SGD, &o);
-  g_assert_cmpint(ddp_compute_forward_ns(h, 1), ==, 19686);
+  g_assert_cmpint(ddp_compute_forward_ns(h, 1), ==, 21686);
 
   /* A host issuing one pass per 10 µs, the GPU running each pass once issued and once free.
    * Issue order: forward g, c, s; backward s, c, g (reverse); optimizer.  GPU times: g 4 000 /
@@ -282,6 +333,7 @@ main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/compute/roofline", test_roofline);
   g_test_add_func("/compute/efficiency", test_efficiency);
+  g_test_add_func("/compute/nchw-transposes", test_nchw_transposes);
   g_test_add_func("/compute/measured-and-step-ms", test_measured_and_scale);
   g_test_add_func("/compute/memory", test_memory);
   g_test_add_func("/compute/memory/what-would-fit", test_memory_advice);

@@ -21,6 +21,7 @@ test_defaults(void)
   g_assert_cmpuint(s.buckets.first_bucket_bytes, ==, 1024 * 1024); /* _DEFAULT_FIRST_BUCKET_BYTES */
   g_assert_cmpuint(s.accumulate, ==, 1);
   g_assert_true(s.broadcast_buffers);
+  g_assert_false(s.channels_last);                                 /* PyTorch's contiguous NCHW */
   g_free(s.stragglers);
 }
 
@@ -156,11 +157,42 @@ test_first_bucket(void)
   g_rmdir(dir);
 }
 
+/* [training] channels_last (model.to(memory_format=torch.channels_last)) and --channels-last: off
+ * by default, on from the file or the flag; a value that is not a boolean is refused on its line. */
+static void
+test_channels_last(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-scenario-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "s.scenario", NULL);
+  g_autofree char *model = fixture("tiny.model");
+  DdpCliOptions cli = { 0 };
+  cli.model = model;
+  g_assert_true(g_file_set_contents(path, "[scenario]\ngpus = 8\n[training]\nchannels_last = true\n", -1, NULL));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpScenario) from_file = ddp_scenario_load(path, &cli, TRUE, &error);
+  g_assert_no_error(error);
+  g_assert_true(from_file->setup.channels_last);
+  g_autoptr(DdpScenario) plain = ddp_scenario_load(NULL, &cli, TRUE, &error);
+  g_assert_no_error(error);
+  g_assert_false(plain->setup.channels_last);
+  cli.channels_last = TRUE;
+  g_autoptr(DdpScenario) from_flag = ddp_scenario_load(NULL, &cli, TRUE, &error);
+  g_assert_no_error(error);
+  g_assert_true(from_flag->setup.channels_last);
+  g_assert_true(g_file_set_contents(path, "[scenario]\ngpus = 8\n[training]\nchannels_last = nhwc\n", -1, NULL));
+  g_autoptr(DdpScenario) bad = ddp_scenario_load(path, &cli, TRUE, &error);
+  g_assert_null(bad);
+  g_assert_nonnull(strstr(error->message, "s.scenario:4: training.channels_last:"));
+  g_unlink(path);
+  g_rmdir(dir);
+}
+
 int
 main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/scenario/defaults", test_defaults);
+  g_test_add_func("/scenario/channels-last", test_channels_last);
   g_test_add_func("/scenario/file-then-flags", test_file_then_flags);
   g_test_add_func("/scenario/errors/flags", test_flag_errors);
   g_test_add_func("/scenario/errors/file", test_file_errors);
