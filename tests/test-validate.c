@@ -856,9 +856,10 @@ test_shipped_dlperf(void)
 /* Issue 17 on every public training table pooled (training-2.csv: DGX-1 V100, PyTorch 1.4;
  * training-3.csv: CSC Puhti V100, 1.11–2.3; training-h100.csv): the median |step-time error| with
  * built-in defaults ≤ 8 % (today 3.5 %; training-2 alone is 10.4 %, its ResNeXt rows 17–28 % fast),
- * and the median |efficiency error| ≤ ¼ of the "always 100 %" baseline's — a TODO: 5.5 % against
+ * and the median |efficiency error| ≤ ¼ of the "always 100 %" baseline's — a TODO: 5.7 % against
  * 6.9 %, the constant multi-GPU loss both V100 benchmarks show from 2 GPUs on is not modelled
- * (docs/validation.md). */
+ * (docs/validation.md).  Then every public row, with the out-of-sample training-4.csv: the defaults
+ * at 8.8 %, over the 8 % of the issue — a TODO too, guarded below 9.2 %. */
 static void
 test_acceptance_training_pooled(void)
 {
@@ -883,12 +884,31 @@ test_acceptance_training_pooled(void)
                  "baseline's %.2f %%: %.2f %%)", 100.0 * pool->efficiency_error.median_abs_error,
                  100.0 * pool->baseline_efficiency_error.median_abs_error, 100.0 * limit);
   g_assert_cmpfloat(pool->efficiency_error.median_abs_error, <, pool->baseline_efficiency_error.median_abs_error);
-  if (!(pool->efficiency_error.median_abs_error <= limit)) {
-    g_autofree char *todo = g_strdup_printf("pooled median |efficiency error| %.2f %% > a quarter of the baseline's, %.2f %%: "
-                                            "the multi-GPU loss from 2 GPUs on one node is not modelled",
-                                            100.0 * pool->efficiency_error.median_abs_error, 100.0 * limit);
-    g_test_incomplete(todo);
-  }
+  /* The same with the out-of-sample rows (training-4.csv, gathered after the constants were set):
+   * every public row.  Today 8.8 % (defaults) and 4.0 % against 5.2 % (efficiency). */
+  g_autofree char *p3 = g_test_build_filename(G_TEST_DIST, "data", "training-4.csv", NULL);
+  const char *every[] = { p0, p1, p2, p3, NULL };
+  g_autoptr(DdpValidation) all = ddp_validation_run_files(every, NULL, &error);
+  g_assert_no_error(error);
+  const DdpValidateTraining *public = &all->training_pooled;
+  g_test_message("every public training row (with training-4.csv): median |step-time error| with built-in defaults %.2f %% "
+                 "(threshold 8.00 %%), median |efficiency error| %.2f %% (baseline %.2f %%)",
+                 100.0 * public->default_step_error.median_abs_error, 100.0 * public->efficiency_error.median_abs_error,
+                 100.0 * public->baseline_efficiency_error.median_abs_error);
+  g_assert_cmpfloat(public->efficiency_error.median_abs_error, <, public->baseline_efficiency_error.median_abs_error);
+  g_assert_cmpfloat(public->default_step_error.median_abs_error, <, 0.092);
+  GString *todo = g_string_new(NULL);
+  if (!(pool->efficiency_error.median_abs_error <= limit))
+    g_string_append_printf(todo, "pooled median |efficiency error| %.2f %% > a quarter of the baseline's, %.2f %%: "
+                                 "the multi-GPU loss from 2 GPUs on one node is not modelled",
+                           100.0 * pool->efficiency_error.median_abs_error, 100.0 * limit);
+  if (!(public->default_step_error.median_abs_error <= 0.08))
+    g_string_append_printf(todo, "%swith the out-of-sample rows the built-in defaults' median |step-time error| is %.2f %% "
+                                 "> 8 %% (Lambda's H100s 8-9 %% fast, V100s 8-16 %% slow)",
+                           todo->len ? "; " : "", 100.0 * public->default_step_error.median_abs_error);
+  g_autofree char *why = g_string_free(todo, FALSE);
+  if (*why)
+    g_test_incomplete(why);
 }
 
 /* The out-of-sample files (allreduce-4.csv, training-4.csv: gathered after the constants were set,

@@ -16,6 +16,7 @@ TF32 on for matmul and cuDNN, fp16/bf16 mean torch.autocast with fp32 master wei
 
     python3 tools/measure-torch.py --out measurements.jsonl --traces DIR
     python3 tools/measure-torch.py --models resnet50 --precisions fp32,fp16 --batches 32,64
+    python3 tools/measure-torch.py --models resnet50 --channels-last   # NHWC (ddpsim --channels-last)
 """
 import argparse
 import gzip
@@ -192,6 +193,8 @@ def main():
     ap.add_argument("--ddp", default="resnet50,bert-base", help="models also timed under DDP, world_size 1")
     ap.add_argument("--out", default="-")
     ap.add_argument("--traces", default="", help="directory for gzipped torch.profiler Chrome traces")
+    ap.add_argument("--channels-last", action="store_true",
+                    help="model and image inputs in torch.channels_last (NHWC) instead of PyTorch's NCHW")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         print("measure-torch.py: no GPU visible", file=sys.stderr)
@@ -211,11 +214,16 @@ def main():
         for precision in args.precisions.split(","):
             for i, batch in enumerate(batches):
                 row = dict(prov, model=name, precision=precision, batch=batch, seq_len=args.seq_len or None,
-                           optimizer="sgd-momentum", ddp=False)
+                           optimizer="sgd-momentum", ddp=False, channels_last=args.channels_last)
                 try:
                     torch.manual_seed(0)
                     module, make, loss_fn = build(name, args.seq_len)
                     module = module.cuda().train()
+                    if args.channels_last:
+                        module = module.to(memory_format=torch.channels_last)
+                        plain = make
+                        make = lambda b, plain=plain: tuple(
+                            x.contiguous(memory_format=torch.channels_last) if x.dim() == 4 else x for x in plain(b))
                     opt = torch.optim.SGD(module.parameters(), lr=1e-3, momentum=0.9)
                     row.update(time_steps(module, make, loss_fn, batch, precision, opt, args.warmup, args.iters))
                     row["max_memory_bytes"] = torch.cuda.max_memory_allocated()
