@@ -66,12 +66,14 @@
  *    conv_nchw_transposes (1) extra read+write passes over every activation byte a convolution
  *    pass moves, two memory-bound kernels per conv kernel; 0 under `channels_last`
  *    (model.to(memory_format=torch.channels_last)).  Not fitted: the byte counts are the model
- *    file's.  TF32/FP32 convolutions are left alone (cuDNN runs NCHW kernels for them; ResNet-50 in
- *    TF32 on an A100/H100 in NCHW is not slowed the way FP16 is, Lambda's benchmark: 600 and 338–365
- *    ms at batch 640).  Checked after it was written, on data not used for any constant: ResNet-50
- *    AMP in NCHW at batch 1 280 (Lambda's benchmark, tests/data/training-4.csv) 809 ms on an A100 and
- *    459–489 on H100s, where ddpsim gave 537 and 317 without the term and gives 752 and 448 with it;
- *    CSC's V100 AMP runs at batch 32 (training-3.csv) 47.5–48.7 ms, 35.3 without, 47.6 with it.
+ *    file's.  TF32/FP32 convolutions pay none: Lambda's TF32 ResNet-50 in NCHW at batch 640
+ *    (tests/data/training-4.csv) is predicted −9 % (H100) and +12 % (A100) without the term, where
+ *    adding it would make it 30–40 % slow — a choice made looking at those rows, and PyTorch's
+ *    channels_last tutorial claims its gains for AMP.  Written after looking at Lambda's AMP rows
+ *    (NCHW, batch 1 280: 809 ms on an A100, 459–489 on H100s, where ddpsim gave 537 and 317 without
+ *    the term and gives 753 and 421 with it, after the H100 refit below); checked on rows nothing
+ *    was fitted to: CSC's V100 AMP runs at batch 32 (training-3.csv, NCHW) 47.5–48.7 ms, 35.3
+ *    without, 47.6 with it.
  *    The A100/V100 FP16 conv factors were set on NVIDIA's published ResNet-50 numbers, which ran
  *    channels_last (DeepLearningExamples' configs: memory_format nhwc), so they stand.
  *  - Autocast (FP16/BF16): activations are 2 bytes where autocast runs the op in half precision
