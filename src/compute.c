@@ -73,7 +73,7 @@
  *    (NCHW, batch 1 280: 809 ms on an A100, 459–489 on H100s, where ddpsim gave 537 and 317 without
  *    the term and gives 753 and 421 with it, after the H100 refit below); checked on rows nothing
  *    was fitted to: CSC's V100 AMP runs at batch 32 (training-3.csv, NCHW) 47.5–48.7 ms, 35.3
- *    without, 47.6 with it.
+ *    without, 47.8 with it (validate's 1-GPU DDP reference rows).
  *    The A100/V100 FP16 conv factors were set on NVIDIA's published ResNet-50 numbers, which ran
  *    channels_last (DeepLearningExamples' configs: memory_format nhwc), so they stand.
  *  - Autocast (FP16/BF16): activations are 2 bytes where autocast runs the op in half precision
