@@ -121,6 +121,12 @@ text_allreduce(GString *out, const DdpValidation *v)
     g_string_append_printf(out, "\n## AllReduce curves: every file pooled but the behaviour checks\n%s", regime_header);
     text_regimes(out, "(all files)", 0, 0, v->allreduce_model, v->allreduce_baseline);
   }
+  if (v->split) {
+    g_string_append_printf(out, "\n## AllReduce curves: in-sample and out-of-sample files pooled apart (out-of-sample: "
+                                "gathered after the constants were set)\n%s", regime_header);
+    text_regimes(out, "(in-sample)", 0, 0, v->allreduce_in_sample_model, v->allreduce_in_sample_baseline);
+    text_regimes(out, "(out-of-sample)", 0, 0, v->allreduce_out_of_sample_model, v->allreduce_out_of_sample_baseline);
+  }
 }
 
 static void
@@ -209,6 +215,12 @@ text_training(GString *out, const DdpValidation *v)
     g_string_append_printf(out, "\n## DDP training steps: all files pooled%s\n",
                            any_training_check(v) ? " but the behaviour checks" : "");
     text_training_stats(out, &v->training_pooled);
+  }
+  if (v->split) {
+    g_string_append(out, "\n## DDP training steps: in-sample files pooled\n");
+    text_training_stats(out, &v->training_in_sample);
+    g_string_append(out, "\n## DDP training steps: out-of-sample files pooled (gathered after the constants were set)\n");
+    text_training_stats(out, &v->training_out_of_sample);
   }
 }
 
@@ -364,6 +376,7 @@ report_json(const DdpValidation *v)
     ddp_json_begin_object(j, NULL);
     ddp_json_string(j, "file", base_name(a->path));
     ddp_json_bool(j, "behaviour_check", a->behaviour_check);
+    ddp_json_bool(j, "out_of_sample", a->out_of_sample);
     ddp_json_begin_array(j, "curves");
     for (guint c = 0; c < a->curves->len; c++) {
       const DdpValidateCurve *cv = &g_array_index(a->curves, DdpValidateCurve, c);
@@ -384,6 +397,14 @@ report_json(const DdpValidation *v)
   ddp_json_begin_object(j, "allreduce_pooled");
   json_regimes(j, v->allreduce_model, v->allreduce_baseline);
   ddp_json_end_object(j);
+  if (v->split) {
+    ddp_json_begin_object(j, "allreduce_in_sample");
+    json_regimes(j, v->allreduce_in_sample_model, v->allreduce_in_sample_baseline);
+    ddp_json_end_object(j);
+    ddp_json_begin_object(j, "allreduce_out_of_sample");
+    json_regimes(j, v->allreduce_out_of_sample_model, v->allreduce_out_of_sample_baseline);
+    ddp_json_end_object(j);
+  }
 
   ddp_json_begin_array(j, "training");
   for (guint f = 0; f < v->training->len; f++) {
@@ -391,6 +412,7 @@ report_json(const DdpValidation *v)
     ddp_json_begin_object(j, NULL);
     ddp_json_string(j, "file", base_name(t->path));
     ddp_json_bool(j, "behaviour_check", t->behaviour_check);
+    ddp_json_bool(j, "out_of_sample", t->out_of_sample);
     ddp_json_begin_array(j, "rows");
     for (guint r = 0; r < t->rows->len; r++) {
       const DdpValidateTrainingRow *row = &g_array_index(t->rows, DdpValidateTrainingRow, r);
@@ -421,6 +443,14 @@ report_json(const DdpValidation *v)
   ddp_json_begin_object(j, "training_pooled");
   json_training_stats(j, &v->training_pooled);
   ddp_json_end_object(j);
+  if (v->split) {
+    ddp_json_begin_object(j, "training_in_sample");
+    json_training_stats(j, &v->training_in_sample);
+    ddp_json_end_object(j);
+    ddp_json_begin_object(j, "training_out_of_sample");
+    json_training_stats(j, &v->training_out_of_sample);
+    ddp_json_end_object(j);
+  }
 
   ddp_json_begin_array(j, "bucketcap");
   for (guint f = 0; f < v->bucketcap->len; f++) {
@@ -565,6 +595,12 @@ report_csv(const DdpValidation *v)
   for (int k = 0; k < DDP_REGIME_COUNT; k++)
     csv_stats(out, "allreduce", "", "(all files)", 0, ddp_size_regime_name(k), &v->allreduce_model[k],
               &v->allreduce_baseline[k]);
+  for (int k = 0; v->split && k < DDP_REGIME_COUNT; k++) {
+    csv_stats(out, "allreduce", "", "(in-sample)", 0, ddp_size_regime_name(k), &v->allreduce_in_sample_model[k],
+              &v->allreduce_in_sample_baseline[k]);
+    csv_stats(out, "allreduce", "", "(out-of-sample)", 0, ddp_size_regime_name(k), &v->allreduce_out_of_sample_model[k],
+              &v->allreduce_out_of_sample_baseline[k]);
+  }
   for (guint f = 0; f < v->training->len; f++) {
     const DdpValidateTraining *t = v->training->pdata[f];
     const char *file = base_name(t->path);
@@ -590,6 +626,10 @@ report_csv(const DdpValidation *v)
   }
   if (v->training->len > 0)
     csv_training_stats(out, "", "(all files)", &v->training_pooled);
+  if (v->split) {
+    csv_training_stats(out, "", "(in-sample)", &v->training_in_sample);
+    csv_training_stats(out, "", "(out-of-sample)", &v->training_out_of_sample);
+  }
   for (guint f = 0; f < v->bucketcap->len; f++) {
     const DdpValidateBucketcap *b = v->bucketcap->pdata[f];
     for (guint r = 0; r < b->rows->len; r++) {
@@ -714,6 +754,11 @@ report_markdown(const DdpValidation *v)
     if (v->allreduce->len > 1)
       md_regimes_row(out, "all files pooled (behaviour checks excluded)", 0, 0, v->allreduce_model,
                      v->allreduce_baseline);
+    if (v->split) {
+      md_regimes_row(out, "in-sample files pooled", 0, 0, v->allreduce_in_sample_model, v->allreduce_in_sample_baseline);
+      md_regimes_row(out, "out-of-sample files pooled (gathered after the constants were set)", 0, 0,
+                     v->allreduce_out_of_sample_model, v->allreduce_out_of_sample_baseline);
+    }
   }
   for (guint f = 0; f < v->training->len; f++) {
     const DdpValidateTraining *t = v->training->pdata[f];
@@ -760,6 +805,12 @@ report_markdown(const DdpValidation *v)
     g_string_append_printf(out, "\n### Training steps, all files pooled%s\n\n",
                            any_training_check(v) ? " (behaviour checks excluded)" : "");
     md_training_stats(out, &v->training_pooled);
+  }
+  if (v->split) {
+    g_string_append(out, "\n### Training steps, in-sample files pooled\n\n");
+    md_training_stats(out, &v->training_in_sample);
+    g_string_append(out, "\n### Training steps, out-of-sample files pooled (gathered after the constants were set)\n\n");
+    md_training_stats(out, &v->training_out_of_sample);
   }
   for (guint f = 0; f < v->bucketcap->len; f++) {
     const DdpValidateBucketcap *b = v->bucketcap->pdata[f];

@@ -777,10 +777,11 @@ baseline_collective(const char *csv_path, const DdpCompareCurve *curve, DdpClust
 }
 
 /* Statistics of the model's errors come from collective (ddp_compare_curve_stats, ddp_compare_stats);
- * the baseline's are collected here per regime, for the curve, the file's pool, and @all_baseline
- * (every file's; NULL for a behaviour check, kept out of the pool). */
+ * the baseline's are collected here per regime, for the curve, the file's pool, @all_baseline
+ * (every file's; NULL for a behaviour check, kept out of the pool) and @part_baseline (the in- or
+ * out-of-sample pool's, or NULL). */
 static DdpValidateAllreduce *
-allreduce_read(const char *path, RegimeErrors *all_baseline, GError **error)
+allreduce_read(const char *path, RegimeErrors *all_baseline, RegimeErrors *part_baseline, GError **error)
 {
   GPtrArray *compare = ddp_collective_compare_csv(path, error);
   if (!compare)
@@ -812,7 +813,7 @@ allreduce_read(const char *path, RegimeErrors *all_baseline, GError **error)
       ddp_collective_allreduce(baseline_model, p->bytes, &cost);
       /* busbw ∝ 1/time: predicted / measured busbw = measured / predicted time, as collective's */
       double base = p->measured_us / cost.time_us - 1.0;
-      RegimeErrors *b[] = { &baseline, &file_baseline, all_baseline };
+      RegimeErrors *b[] = { &baseline, &file_baseline, all_baseline, part_baseline };
       for (gsize k = 0; k < G_N_ELEMENTS(b); k++)
         if (b[k])
           regime_errors_add(b[k], p->bytes, base);
@@ -1026,6 +1027,18 @@ ddp_validation_free(DdpValidation *v)
 DdpValidation *
 ddp_validation_run_files(const char *const *paths, const char *const *behaviour_checks, GError **error)
 {
+  return ddp_validation_run_files_split(paths, behaviour_checks, NULL, error);
+}
+
+/**
+ * ddp_validation_run_files_split:
+ * ddp_validation_run_files, with the files named in @out_of_sample also pooled apart from the others
+ * (see validate.h).
+ */
+DdpValidation *
+ddp_validation_run_files_split(const char *const *paths, const char *const *behaviour_checks,
+                               const char *const *out_of_sample, GError **error)
+{
   g_autoptr(DdpValidation) v = g_new0(DdpValidation, 1);
   v->allreduce = g_ptr_array_new_with_free_func(allreduce_free);
   v->training = g_ptr_array_new_with_free_func(training_free);
@@ -1033,9 +1046,13 @@ ddp_validation_run_files(const char *const *paths, const char *const *behaviour_
   v->sharded = g_ptr_array_new_with_free_func(sharded_free);
   v->unmapped = g_ptr_array_new_with_free_func(g_free);
   g_autoptr(GHashTable) step_ms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-  RegimeErrors all_baseline;
+  RegimeErrors all_baseline, part_baseline[2];   /* [0] in-sample, [1] out-of-sample */
   regime_errors_init(&all_baseline);
+  regime_errors_init(&part_baseline[0]);
+  regime_errors_init(&part_baseline[1]);
   g_autoptr(GPtrArray) pooled = g_ptr_array_new();   /* borrowed DdpCompareCurve of the pooled files */
+  g_autoptr(GPtrArray) in_pooled = g_ptr_array_new(), out_pooled = g_ptr_array_new();
+  GPtrArray *part_pooled[2] = { in_pooled, out_pooled };   /* [0] in-sample, [1] out-of-sample */
   gboolean ok = TRUE;
   /* pass 0: kinds, AllReduce and training; pass 1: bucket_cap_mb */
   g_autoptr(GArray) kinds = g_array_new(FALSE, FALSE, sizeof(TableKind));
@@ -1047,12 +1064,18 @@ ddp_validation_run_files(const char *const *paths, const char *const *behaviour_
     if (kind == TABLE_ALLREDUCE) {
       g_autofree char *name = g_path_get_basename(paths[i]);
       gboolean check = behaviour_checks && g_strv_contains(behaviour_checks, name);
-      DdpValidateAllreduce *a = allreduce_read(paths[i], check ? NULL : &all_baseline, error);
+      gboolean outside = out_of_sample && g_strv_contains(out_of_sample, name);
+      DdpValidateAllreduce *a = allreduce_read(paths[i], check ? NULL : &all_baseline,
+                                               check ? NULL : &part_baseline[outside], error);
       if (!(ok = a != NULL))
         break;
       a->behaviour_check = check;
-      for (guint c = 0; !check && c < a->compare->len; c++)
+      a->out_of_sample = outside;
+      for (guint c = 0; !check && c < a->compare->len; c++) {
         g_ptr_array_add(pooled, a->compare->pdata[c]);
+        g_ptr_array_add(part_pooled[outside], a->compare->pdata[c]);
+        v->split = v->split || outside;
+      }
       g_ptr_array_add(v->allreduce, a);
     } else if (kind == TABLE_TRAINING) {
       DdpValidateTraining *t = training_read(paths[i], step_ms, error);
@@ -1060,6 +1083,8 @@ ddp_validation_run_files(const char *const *paths, const char *const *behaviour_
         break;
       g_autofree char *name = g_path_get_basename(paths[i]);
       t->behaviour_check = behaviour_checks && g_strv_contains(behaviour_checks, name);
+      t->out_of_sample = out_of_sample && g_strv_contains(out_of_sample, name);
+      v->split = v->split || (t->out_of_sample && !t->behaviour_check);
       g_ptr_array_add(v->training, t);
     } else if (kind == TABLE_SHARDED) {
       DdpValidateSharded *sh = sharded_read(paths[i], error);
@@ -1079,12 +1104,25 @@ ddp_validation_run_files(const char *const *paths, const char *const *behaviour_
     }
   ddp_compare_stats(pooled, v->allreduce_model);
   regime_errors_finish(&all_baseline, v->allreduce_baseline);
+  ddp_compare_stats(part_pooled[0], v->allreduce_in_sample_model);
+  regime_errors_finish(&part_baseline[0], v->allreduce_in_sample_baseline);
+  ddp_compare_stats(part_pooled[1], v->allreduce_out_of_sample_model);
+  regime_errors_finish(&part_baseline[1], v->allreduce_out_of_sample_baseline);
   if (ok) {
     g_autoptr(GPtrArray) pooled_training = g_ptr_array_new();   /* borrowed */
-    for (guint i = 0; i < v->training->len; i++)
-      if (!((DdpValidateTraining *)v->training->pdata[i])->behaviour_check)
-        g_ptr_array_add(pooled_training, v->training->pdata[i]);
+    g_autoptr(GPtrArray) in_training = g_ptr_array_new(), out_training = g_ptr_array_new();
+    GPtrArray *part_training[2] = { in_training, out_training };
+    for (guint i = 0; i < v->training->len; i++) {
+      DdpValidateTraining *t = v->training->pdata[i];
+      if (!t->behaviour_check) {
+        g_ptr_array_add(pooled_training, t);
+        g_ptr_array_add(part_training[t->out_of_sample], t);
+      }
+    }
     training_stats((DdpValidateTraining *const *)pooled_training->pdata, pooled_training->len, &v->training_pooled);
+    training_stats((DdpValidateTraining *const *)part_training[0]->pdata, part_training[0]->len, &v->training_in_sample);
+    training_stats((DdpValidateTraining *const *)part_training[1]->pdata, part_training[1]->len,
+                   &v->training_out_of_sample);
   }
   return ok ? g_steal_pointer(&v) : NULL;
 }
@@ -1095,30 +1133,14 @@ compare_strings(gconstpointer a, gconstpointer b)
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The folder's optional validate.ini: [validate] behaviour_checks = CSV names (separated by ';',
- * ',' or spaces) reported on their own, outside the pooled figures.  Every name must be a CSV of
- * the folder; no other group or key is allowed. */
-static gboolean
-read_manifest(const char *dir, char ***behaviour_checks, GError **error)
+/* One list key of validate.ini: CSV names separated by ';', ',' or spaces, each a CSV of @dir.
+ * Returns: NULL-terminated names (an empty list without the key), or NULL with @error. */
+static char **
+manifest_list(const DdpKeyFile *kf, const char *dir, const char *key, GError **error)
 {
-  g_autofree char *path = g_build_filename(dir, "validate.ini", NULL);
-  if (!g_file_test(path, G_FILE_TEST_EXISTS))
-    return TRUE;
-  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load(path, error);
-  if (!kf)
-    return FALSE;
-  static const char *const keys[] = { "behaviour_checks", NULL };
-  gsize n_groups;
-  const char *const *groups = ddp_keyfile_groups(kf, &n_groups);
-  for (gsize i = 0; i < n_groups; i++)
-    if (strcmp(groups[i], "validate") != 0) {
-      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_UNKNOWN, groups[i], NULL, "unknown group (only [validate])");
-      return FALSE;
-    }
   g_autofree char *list = NULL;
-  if (!ddp_keyfile_check_keys(kf, "validate", keys, error) ||
-      !ddp_keyfile_get_string(kf, "validate", "behaviour_checks", FALSE, &list, error))
-    return FALSE;
+  if (!ddp_keyfile_get_string(kf, "validate", key, FALSE, &list, error))
+    return NULL;
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
   g_auto(GStrv) parts = list ? g_strsplit_set(list, ";, \t", -1) : NULL;
   for (guint i = 0; parts && parts[i]; i++) {
@@ -1126,21 +1148,49 @@ read_manifest(const char *dir, char ***behaviour_checks, GError **error)
       continue;
     g_autofree char *csv = g_build_filename(dir, parts[i], NULL);
     if (!g_str_has_suffix(parts[i], ".csv") || strchr(parts[i], '/') || !g_file_test(csv, G_FILE_TEST_IS_REGULAR)) {
-      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "validate", "behaviour_checks",
-                            "\"%s\" is not a CSV of this folder", parts[i]);
-      return FALSE;
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "validate", key, "\"%s\" is not a CSV of this folder",
+                            parts[i]);
+      return NULL;
     }
     g_ptr_array_add(names, g_strdup(parts[i]));
   }
   g_ptr_array_add(names, NULL);
-  *behaviour_checks = (char **)g_ptr_array_free(g_steal_pointer(&names), FALSE);
-  return TRUE;
+  return (char **)g_ptr_array_free(g_steal_pointer(&names), FALSE);
+}
+
+/* The folder's optional validate.ini: [validate] behaviour_checks = CSV names reported on their own,
+ * outside the pooled figures; out_of_sample = CSV names gathered after the model's constants were
+ * set, pooled apart as well.  No other group or key is allowed. */
+static gboolean
+read_manifest(const char *dir, char ***behaviour_checks, char ***out_of_sample, GError **error)
+{
+  g_autofree char *path = g_build_filename(dir, "validate.ini", NULL);
+  if (!g_file_test(path, G_FILE_TEST_EXISTS))
+    return TRUE;
+  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load(path, error);
+  if (!kf)
+    return FALSE;
+  static const char *const keys[] = { "behaviour_checks", "out_of_sample", NULL };
+  gsize n_groups;
+  const char *const *groups = ddp_keyfile_groups(kf, &n_groups);
+  for (gsize i = 0; i < n_groups; i++)
+    if (strcmp(groups[i], "validate") != 0) {
+      ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_UNKNOWN, groups[i], NULL, "unknown group (only [validate])");
+      return FALSE;
+    }
+  if (!ddp_keyfile_check_keys(kf, "validate", keys, error))
+    return FALSE;
+  *behaviour_checks = manifest_list(kf, dir, "behaviour_checks", error);
+  if (!*behaviour_checks)
+    return FALSE;
+  *out_of_sample = manifest_list(kf, dir, "out_of_sample", error);
+  return *out_of_sample != NULL;
 }
 
 /**
  * ddp_validation_run_dir:
- * Validates every *.csv directly in @dir, in name order, with the behaviour checks its optional
- * validate.ini names (see read_manifest).  Returns: (transfer full) or NULL with
+ * Validates every *.csv directly in @dir, in name order, with the behaviour checks and out-of-sample
+ * files its optional validate.ini names (see read_manifest).  Returns: (transfer full) or NULL with
  * @error (a folder that cannot be read or holds no CSV is an input error too).
  */
 DdpValidation *
@@ -1164,10 +1214,12 @@ ddp_validation_run_dir(const char *dir, GError **error)
   g_ptr_array_sort(paths, compare_strings);
   g_ptr_array_add(paths, NULL);
   g_auto(GStrv) behaviour_checks = NULL;
-  if (!read_manifest(dir, &behaviour_checks, error))
+  g_auto(GStrv) out_of_sample = NULL;
+  if (!read_manifest(dir, &behaviour_checks, &out_of_sample, error))
     return NULL;
-  DdpValidation *v = ddp_validation_run_files((const char *const *)paths->pdata,
-                                              (const char *const *)behaviour_checks, error);
+  DdpValidation *v = ddp_validation_run_files_split((const char *const *)paths->pdata,
+                                                    (const char *const *)behaviour_checks,
+                                                    (const char *const *)out_of_sample, error);
   if (v)
     v->dir = g_strdup(dir);
   return v;

@@ -42,6 +42,7 @@ typedef struct {
 typedef struct {
   char *path;
   gboolean behaviour_check;         /* reported on its own, outside the pooled figures */
+  gboolean out_of_sample;           /* gathered after the constants were set (validate.ini) */
   GPtrArray *compare;               /* of DdpCompareCurve, from ddp_collective_compare_csv() */
   GArray *curves;                   /* of DdpValidateCurve, one per compare curve */
   DdpCompareStats model[DDP_REGIME_COUNT];     /* every point of the file pooled */
@@ -88,6 +89,7 @@ typedef struct {
   /* Over the 1-GPU rows without DDP: the built-in defaults' step time (the compute model alone) */
   DdpCompareStats one_gpu_default_step_error;
   gboolean behaviour_check;         /* reported on its own, outside training_pooled */
+  gboolean out_of_sample;           /* gathered after the constants were set (validate.ini) */
 } DdpValidateTraining;
 
 /* ---- bucket_cap_mb comparisons ---- */
@@ -147,6 +149,12 @@ typedef struct {
   DdpCompareStats allreduce_baseline[DDP_REGIME_COUNT];
   DdpValidateTraining training_pooled;   /* every training table's rows pooled but the behaviour
                                           * checks' (path, rows NULL) */
+  /* Where some files are out-of-sample (validate.ini out_of_sample: gathered after the constants
+   * were set), the pools split in two, behaviour checks still left out; unset otherwise. */
+  gboolean split;
+  DdpCompareStats allreduce_in_sample_model[DDP_REGIME_COUNT], allreduce_in_sample_baseline[DDP_REGIME_COUNT];
+  DdpCompareStats allreduce_out_of_sample_model[DDP_REGIME_COUNT], allreduce_out_of_sample_baseline[DDP_REGIME_COUNT];
+  DdpValidateTraining training_in_sample, training_out_of_sample;
 } DdpValidation;
 
 /* The shipped validation folder: $(pkgdatadir)/validation installed, tests/data uninstalled.
@@ -157,7 +165,8 @@ char *ddp_validation_default_dir(void);
  * `iteration_ms` training rows, `bucket_cap_mb` comparisons; one with neither a `cluster` nor a
  * `ddpsim_model` column is listed in unmapped.  An optional @dir/validate.ini ([validate]
  * behaviour_checks = CSV names) marks AllReduce and training files reported outside the pooled
- * figures (a cluster known to under-perform, a run that is not PyTorch's DDP).  Returns: (transfer full) or NULL with
+ * figures (a cluster known to under-perform, a run that is not PyTorch's DDP), and out_of_sample =
+ * CSV names those gathered after the model's constants were set, pooled apart as well as together.  Returns: (transfer full) or NULL with
  * @error (domain DDP_VALIDATE_ERROR, or DDP_COLLECTIVE_ERROR from an AllReduce file) saying
  * file:line: column: what. */
 DdpValidation *ddp_validation_run_dir(const char *dir, GError **error);
@@ -166,6 +175,10 @@ DdpValidation *ddp_validation_run_dir(const char *dir, GError **error);
  * pooled figures. */
 DdpValidation *ddp_validation_run_files(const char *const *paths, const char *const *behaviour_checks,
                                         GError **error);
+/* The same, with @out_of_sample (NULL-terminated, or NULL) the base names of files gathered after the
+ * constants were set: they stay in the pools and are also pooled apart (DdpValidation.split). */
+DdpValidation *ddp_validation_run_files_split(const char *const *paths, const char *const *behaviour_checks,
+                                              const char *const *out_of_sample, GError **error);
 void ddp_validation_free(DdpValidation *v);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpValidation, ddp_validation_free)
 

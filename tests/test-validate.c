@@ -190,6 +190,58 @@ test_manifest(Folder *f, gconstpointer data)
   g_assert_cmpuint(v->bucketcap->len, ==, 0);
 }
 
+/* validate.ini's out_of_sample files stay in the pool and are pooled apart too: three copies of the
+ * six-point curve, one a behaviour check, one out-of-sample — all files pool 12 points (the check
+ * left out), in-sample 6, out-of-sample 6, each with the curve's own statistics; the text, JSON
+ * and Markdown say so.  Without the key nothing splits. */
+static void
+test_manifest_out_of_sample(Folder *f, gconstpointer data)
+{
+  (void)data;
+  g_free(write_file(f, "tree4.cluster", tree4_cluster));
+  g_free(write_file(f, "allreduce-a.csv", allreduce_fixture));
+  g_free(write_file(f, "allreduce-b.csv", allreduce_fixture));
+  g_free(write_file(f, "allreduce-c.csv", allreduce_fixture));
+  g_free(write_file(f, "validate.ini", "[validate]\nbehaviour_checks = allreduce-b.csv\nout_of_sample = allreduce-c.csv\n"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpValidation) v = ddp_validation_run_dir(f->dir, &error);
+  g_assert_no_error(error);
+  g_assert_true(v->split);
+  const DdpValidateAllreduce *a = v->allreduce->pdata[0], *c = v->allreduce->pdata[2];
+  g_assert_false(a->out_of_sample);
+  g_assert_true(c->out_of_sample);
+  assert_stats(&v->allreduce_model[DDP_REGIME_ALL], 12, 0.1, 0.3);
+  assert_stats(&v->allreduce_in_sample_model[DDP_REGIME_ALL], 6, 0.1, 0.3);
+  assert_stats(&v->allreduce_out_of_sample_model[DDP_REGIME_ALL], 6, 0.1, 0.3);
+  g_assert_cmpfloat(v->allreduce_out_of_sample_baseline[DDP_REGIME_ALL].median_abs_error, ==,
+                    a->baseline[DDP_REGIME_ALL].median_abs_error);
+  g_assert_cmpuint(v->allreduce_out_of_sample_baseline[DDP_REGIME_ALL].points, ==, 6);
+  g_auto(Run) text = { 0 }, json = { 0 }, markdown = { 0 };
+  run(&text, "validate", f->dir, NULL);
+  run(&json, "validate", "--json", f->dir, NULL);
+  run(&markdown, "validate", "--markdown", f->dir, NULL);
+  g_assert_cmpint(text.status, ==, 0);
+  g_assert_nonnull(strstr(text.out, "## AllReduce curves: in-sample and out-of-sample files pooled apart"));
+  g_assert_nonnull(strstr(text.out, "(out-of-sample)"));
+  g_assert_nonnull(strstr(markdown.out, "| **out-of-sample files pooled (gathered after the constants were set)** |"));
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_assert_true(json_parser_load_from_data(parser, json.out, -1, NULL));
+  JsonObject *root = json_node_get_object(json_parser_get_root(parser));
+  g_assert_true(json_object_has_member(root, "allreduce_out_of_sample"));
+  g_assert_true(json_object_has_member(root, "allreduce_in_sample"));
+  JsonArray *files = json_object_get_array_member(root, "allreduce");
+  g_assert_true(json_object_get_boolean_member(json_array_get_object_element(files, 2), "out_of_sample"));
+  g_assert_false(json_object_get_boolean_member(json_array_get_object_element(files, 0), "out_of_sample"));
+  /* without the key: no split, no extra blocks */
+  g_free(write_file(f, "validate.ini", "[validate]\nbehaviour_checks = allreduce-b.csv\n"));
+  g_autoptr(DdpValidation) plain = ddp_validation_run_dir(f->dir, &error);
+  g_assert_no_error(error);
+  g_assert_false(plain->split);
+  g_auto(Run) plain_text = { 0 };
+  run(&plain_text, "validate", f->dir, NULL);
+  g_assert_null(strstr(plain_text.out, "pooled apart"));
+}
+
 static void
 test_manifest_bad(Folder *f, gconstpointer data)
 {
@@ -201,6 +253,8 @@ test_manifest_bad(Folder *f, gconstpointer data)
   } cases[] = {
     { "[validate]\nbehaviour_checks = nowhere.csv\n",
       "validate.ini:2: validate.behaviour_checks: \"nowhere.csv\" is not a CSV of this folder" },
+    { "[validate]\nout_of_sample = allreduce-a.csv, later.csv\n",
+      "validate.ini:2: validate.out_of_sample: \"later.csv\" is not a CSV of this folder" },
     { "[validate]\npooled = no\n", "validate.ini:2: validate.pooled: " },
     { "[other]\n", "validate.ini:1: [other]: unknown group (only [validate])" },
   };
@@ -531,6 +585,11 @@ test_shipped_shape(void)
   /* training-2.csv, training-3.csv, training-4.csv (out-of-sample), training-h100.csv (test-h100.c),
    * training-dlperf.csv (a behaviour check) */
   g_assert_cmpuint(v->training->len, ==, 5);
+  /* validate.ini's out_of_sample: allreduce-4.csv and training-4.csv pooled apart as well */
+  g_assert_true(v->split);
+  g_assert_cmpuint(v->allreduce_out_of_sample_model[DDP_REGIME_ALL].points, ==, 198);
+  g_assert_cmpuint(v->allreduce_in_sample_model[DDP_REGIME_ALL].points + 198, ==, v->allreduce_model[DDP_REGIME_ALL].points);
+  g_assert_cmpuint(v->training_out_of_sample.efficiency_error.points, ==, 62);
   g_assert_cmpuint(v->bucketcap->len, ==, 1);
   const DdpValidateAllreduce *pub = NULL;
   for (guint f = 0; f < v->allreduce->len; f++) {
@@ -995,6 +1054,8 @@ main(int argc, char **argv)
   g_test_add("/validate/allreduce/fixture", Folder, NULL, folder_setup, test_allreduce_fixture, folder_teardown);
   g_test_add("/validate/manifest", Folder, NULL, folder_setup, test_manifest, folder_teardown);
   g_test_add("/validate/nothing-predicted", Folder, NULL, folder_setup, test_nothing_predicted, folder_teardown);
+  g_test_add("/validate/manifest-out-of-sample", Folder, NULL, folder_setup, test_manifest_out_of_sample,
+             folder_teardown);
   g_test_add("/validate/bad-input/manifest", Folder, NULL, folder_setup, test_manifest_bad, folder_teardown);
   g_test_add("/validate/training/fixture", Folder, NULL, folder_setup, test_training_fixture, folder_teardown);
   g_test_add("/validate/training/channels-last", Folder, NULL, folder_setup, test_training_channels_last,
