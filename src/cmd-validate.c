@@ -728,11 +728,24 @@ report_markdown(const DdpValidation *v)
                               "and DGX-1 V100 rows are predictions: their constants come from specs and sources, none "
                               "is fitted to them. The H100 rows (training-h100.csv) are not: the H100 compute terms "
                               "were fitted to them (docs/validation-h100.md), so they show how well the model can "
-                              "describe that GPU, not how well it predicts an unseen one. allreduce-4.csv and "
-                              "training-4.csv are out-of-sample: gathered after the constants were set; one term was "
-                              "written after looking at them, the NCHW transposes of half-precision convolutions, "
-                              "with no fitted constant (docs/validation.md, \"Out-of-sample\"). On measurements "
-                              "like them expect the larger errors they show.\n");
+                              "describe that GPU, not how well it predicts an unseen one.");
+  if (v->split) {
+    g_string_append(out, " Out-of-sample, gathered after the constants were set and pooled apart below:");
+    const char *sep = " ";
+    for (guint f = 0; f < v->allreduce->len; f++)
+      if (((const DdpValidateAllreduce *)v->allreduce->pdata[f])->out_of_sample) {
+        g_string_append_printf(out, "%s%s", sep, base_name(((const DdpValidateAllreduce *)v->allreduce->pdata[f])->path));
+        sep = ", ";
+      }
+    for (guint f = 0; f < v->training->len; f++)
+      if (((const DdpValidateTraining *)v->training->pdata[f])->out_of_sample) {
+        g_string_append_printf(out, "%s%s", sep, base_name(((const DdpValidateTraining *)v->training->pdata[f])->path));
+        sep = ", ";
+      }
+    g_string_append(out, " (docs/validation.md, \"Out-of-sample\", says what was changed after looking at them). "
+                         "On measurements like them expect the larger errors they show.");
+  }
+  g_string_append_c(out, '\n');
   if (v->allreduce->len) {
     g_string_append(out, "\n### AllReduce (nccl-tests all_reduce_perf busbw)\n\n"
                          "Baseline: the textbook ring formula *t* = 2(*n*−1)·α + 2(*n*−1)/*n* · *S*/*B* with the "
