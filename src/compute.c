@@ -312,6 +312,19 @@ layer_param_bytes(const DdpModel *model, const DdpLayer *layer)
 
 /* Time of one pass of @kernels kernels sharing @flops and @bytes: each kernel at its size-dependent
  * efficiency (see the file header), the slower of compute and memory, floored. */
+/* A convolution's factor at @precision: conv_factor, slowed for a grouped convolution (c input
+ * channels per group: c / (c + grouped_conv_channels)). */
+static double
+conv_kind(const DdpModel *model, const DdpLayer *layer, const DdpComputeOptions *options, DdpPrecision precision)
+{
+  double kind = options->conv_factor[precision];
+  if (layer->groups > 1 && layer->n_params > 0 && options->grouped_conv_channels[precision] > 0) {
+    double per_group = (double)model->params[layer->first_param].shape[1]; /* weight: out, in/groups, kh, kw */
+    kind *= per_group / (per_group + options->grouped_conv_channels[precision]);
+  }
+  return kind;
+}
+
 static double
 pass_ns(double flops, double bytes, double kernels, double flops_per_ns, double flops_ramp,
         double bytes_per_ns, double bytes_ramp, double floor_ns)
@@ -411,12 +424,8 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
         kind = options->attention_fp32_factor;
     }
     if (layer->kind == DDP_LAYER_CONV) {
-      kind = options->conv_factor[precision];
+      kind = conv_kind(model, layer, options, precision);
       ramp_us = options->conv_ramp_us[precision];
-      if (layer->groups > 1 && layer->n_params > 0 && options->grouped_conv_channels[precision] > 0) {
-        double per_group = (double)model->params[layer->first_param].shape[1]; /* weight: out, in/groups, kh, kw */
-        kind *= per_group / (per_group + options->grouped_conv_channels[precision]);
-      }
     }
     /* A GEMM with a dimension that is not a multiple of 16 bytes (8 fp16/bf16 or 4 tf32 elements)
      * cannot use the aligned tensor-core kernels: cuBLAS falls back to alignment-1 kernels (the
@@ -427,6 +436,21 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
         options->unaligned_gemm_factor > 0 &&
         linear_unaligned(model, layer, precision == DDP_PRECISION_TF32 ? 4 : 8))
       kind *= options->unaligned_gemm_factor;
+    /* allow_tf32 lets cuDNN and cuBLAS run TF32 tensor-core kernels; it does not force them.  On a
+     * GPU whose TF32 peak is no higher than its FP32 one (GeForce Ada: 82.6 TFLOP/s both) the FP32
+     * kernels are in the running too, and the faster path is taken: a GEMM or convolution there
+     * runs at the better of its TF32 and FP32 rates (FP32's factors and ramp). */
+    if (precision == DDP_PRECISION_TF32 && (layer->kind == DDP_LAYER_CONV || layer->kind == DDP_LAYER_LINEAR) &&
+        gpu->peak_tflops[DDP_PRECISION_TF32] <= gpu->peak_tflops[DDP_PRECISION_FP32]) {
+      double fp32_rate = gpu->peak_tflops[DDP_PRECISION_FP32] * 1e3 * options->matmul_efficiency[DDP_PRECISION_FP32];
+      double fp32_kind = layer->kind == DDP_LAYER_CONV ? conv_kind(model, layer, options, DDP_PRECISION_FP32)
+                                                       : options->kind_factor[layer->kind];
+      if (fp32_rate * fp32_kind > matmul_rate * kind) {
+        matmul_rate = fp32_rate;
+        kind = fp32_kind;
+        ramp_us = layer->kind == DDP_LAYER_CONV ? options->conv_ramp_us[DDP_PRECISION_FP32] : options->matmul_ramp_us;
+      }
+    }
     double activation_scale = 1.0;
     if (autocast) {
       if (is_matmul(layer->kind) || layer->kind == DDP_LAYER_POOL || layer->kind == DDP_LAYER_EMBEDDING ||

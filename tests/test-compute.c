@@ -111,6 +111,39 @@ test_nchw_transposes(void)
   g_assert_cmpfloat(fabs((double)(ddp_compute_forward_ns(h1, 0) - ddp_compute_forward_ns(h2, 0)) - expected), <=, 1.0);
 }
 
+/* TF32 on a GPU without a TF32 advantage (the RTX 4090: 82.6 TFLOP/s at FP32 and TF32, the A100's
+ * generation row): allow_tf32 does not force tensor-core kernels, and the FP32 ones are faster
+ * there, so GEMMs and convolutions run at FP32's rate.  Linear, 1e9 FLOPs: FP32 82.6e3 · 0.90 =
+ * 74 340 FLOP/ns, ramp 2 µs: 1e9 / 74 340 + 2 000 = 15 451.7 ns (the A100 row's TF32, 82.6e3 ·
+ * 0.70 = 57 820, would give 19 295.1).  Conv: 74 340 · 0.90 = 66 906: 14 946.3 + 2 000 = 16 946.3
+ * (TF32's factor 0.40 would give 45 238.7).  The same layers at TF32 on an A100, whose TF32 peak is
+ * 8× its FP32 one, keep the TF32 path: 1e9 / (156e3 · 0.70) + 2 000 = 11 157.5 ns. */
+static void
+test_tf32_without_advantage(void)
+{
+  DdpGpuSpec rtx, a100;
+  g_assert_true(ddp_gpu_lookup("rtx4090", &rtx, NULL));
+  g_assert_true(ddp_gpu_lookup("a100", &a100, NULL));
+  g_assert_cmpfloat(rtx.peak_tflops[DDP_PRECISION_TF32], ==, rtx.peak_tflops[DDP_PRECISION_FP32]);
+  g_autoptr(DdpModel) m = load_text("[model]\nname = t\n"
+                                    "[layer g]\nkind = linear\nforward_flops = 1e9\nbackward_flops = 2e9\nparams = g.w:64,64\n"
+                                    "[layer c]\nkind = conv\nforward_flops = 1e9\nbackward_flops = 2e9\nparams = c.w:64,64,3,3\n");
+  DdpComputeOptions o;
+  ddp_compute_options_init_gpu(&o, &rtx);
+  o.kernel_floor_us = 1;
+  g_autoptr(DdpCompute) t = ddp_compute_new(m, &rtx, DDP_PRECISION_TF32, 1, DDP_OPTIMIZER_SGD, &o);
+  g_autoptr(DdpCompute) f = ddp_compute_new(m, &rtx, DDP_PRECISION_FP32, 1, DDP_OPTIMIZER_SGD, &o);
+  g_assert_cmpint(ddp_compute_forward_ns(t, 0), ==, 15452);
+  g_assert_cmpint(ddp_compute_forward_ns(t, 1), ==, 16946);
+  g_assert_cmpint(ddp_compute_forward_ns(t, 0), ==, ddp_compute_forward_ns(f, 0));
+  g_assert_cmpint(ddp_compute_backward_ns(t, 1), ==, ddp_compute_backward_ns(f, 1));
+  DdpComputeOptions a;
+  ddp_compute_options_init_gpu(&a, &a100);
+  a.kernel_floor_us = 1;
+  g_autoptr(DdpCompute) at = ddp_compute_new(m, &a100, DDP_PRECISION_TF32, 1, DDP_OPTIMIZER_SGD, &a);
+  g_assert_cmpint(ddp_compute_forward_ns(at, 0), ==, 11158);
+}
+
 /* Size dependence, kinds and generations, one closed form each. */
 static void
 test_efficiency(void)
@@ -334,6 +367,7 @@ main(int argc, char **argv)
   g_test_add_func("/compute/roofline", test_roofline);
   g_test_add_func("/compute/efficiency", test_efficiency);
   g_test_add_func("/compute/nchw-transposes", test_nchw_transposes);
+  g_test_add_func("/compute/tf32-without-advantage", test_tf32_without_advantage);
   g_test_add_func("/compute/measured-and-step-ms", test_measured_and_scale);
   g_test_add_func("/compute/memory", test_memory);
   g_test_add_func("/compute/memory/what-would-fit", test_memory_advice);
