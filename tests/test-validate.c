@@ -971,9 +971,9 @@ test_acceptance_training_pooled(void)
     g_test_incomplete(why);
 }
 
-/* The out-of-sample files (allreduce-4.csv, training-4.csv: gathered after the constants were set,
- * nothing changed for them; their .SOURCE files), asserted where they stand so that any change
- * shows, not as acceptance: AllReduce 20.0 % median over 198 points (< 64 KiB 29.3 %, > 16 MiB
+/* The out-of-sample files (allreduce-4.csv, training-4.csv: gathered after the constants were set;
+ * their .SOURCE files say what was changed after looking at them), asserted where they stand so
+ * that any change shows, not as acceptance: AllReduce 20.0 % median over 198 points (< 64 KiB 29.3 %, > 16 MiB
  * 12.8 %) where the curves the constants were chosen beside give 7.9 %; training, with --step-ms,
  * 0.7 % efficiency error against "always 100 %"'s 1.2 %, and the compute defaults 8.7 % on the
  * 1-GPU rows (11.8 % before the NCHW transposes of compute.c). */
