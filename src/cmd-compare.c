@@ -81,6 +81,8 @@ predict_command(const DdpScenario *s, const Row *r)
                               "--optimizer %s --mode %s", s->model->name, s->cluster->name, s->setup.gpus, s->setup.batch,
                          ddp_precision_name(s->setup.precision), ddp_optimizer_name(s->setup.optimizer),
                          ddp_mode_name(r->mode));
+  if (s->setup.channels_last)
+    g_string_append(out, " --channels-last");
   if (r->mode == DDP_MODE_FSDP)
     g_string_append_printf(out, " --sharding %s", ddp_sharding_name(r->sharding));
   if (r->mode == DDP_MODE_ZERO1 && s->setup.shard.overlap_with_ddp)
@@ -100,7 +102,7 @@ compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const cha
   g_autofree char *micro = s->setup.accumulate > 1 ? g_strdup_printf(" x %u micro-steps", s->setup.accumulate) : g_strdup("");
   g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPU%s, batch %.15g/GPU%s, %s, %s; %.2f GB per GPU\n",
                          s->model->name, s->cluster->name, s->setup.gpus, s->setup.gpus == 1 ? "" : "s", s->setup.batch, micro,
-                         ddp_precision_name(s->setup.precision), ddp_optimizer_name(s->setup.optimizer),
+                         ddp_setup_precision_label(&s->setup), ddp_optimizer_name(s->setup.optimizer),
                          s->cluster->gpu.memory_GB);
   if (s->setup.batch != default_batch)
     g_string_append_printf(out, "(the default batch %.15g halved until a strategy fits; --batch sets it)\n", default_batch);

@@ -84,7 +84,7 @@ scale_text(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guin
   else
     g_string_append_printf(out, "weak scaling at batch %.15g/GPU", s->setup.batch);
   g_string_append_printf(out, ", %s, bucket_cap_mb %g, stragglers %s\nefficiency = %s\n\n",
-                         ddp_precision_name(s->setup.precision), s->setup.buckets.bucket_cap_mb, stragglers,
+                         ddp_setup_precision_label(&s->setup), s->setup.buckets.bucket_cap_mb, stragglers,
                          strong ? strong_definition : weak_definition);
   g_string_append_printf(out, "%8s %6s", "gpus", "nodes");
   if (strong)
@@ -247,10 +247,10 @@ draw(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guint n, d
   g_autofree char *title = NULL;
   if (global_batch > 0)
     title = g_strdup_printf("%s on %s: strong scaling, global batch %.15g, %s\nefficiency = %s", s->model->name,
-                            s->cluster->name, global_batch, ddp_precision_name(s->setup.precision), strong_definition);
+                            s->cluster->name, global_batch, ddp_setup_precision_label(&s->setup), strong_definition);
   else
     title = g_strdup_printf("%s on %s: weak scaling, batch %.15g/GPU, %s\nefficiency = %s", s->model->name, s->cluster->name,
-                            s->setup.batch, ddp_precision_name(s->setup.precision), weak_definition);
+                            s->setup.batch, ddp_setup_precision_label(&s->setup), weak_definition);
   g_autoptr(DdpPlot) plot = ddp_plot_new("scaling");
   ddp_plot_set_string(plot, "plot_title", title);
   ddp_plot_set_string(plot, "efficiency_label", global_batch > 0 ? "strong-scaling efficiency T(1)/(N·T(N)) (%)"

@@ -130,7 +130,7 @@ solve_text(const DdpScenario *s, const DdpSolveResult *r)
   if (s->setup.accumulate > 1)
     g_string_append_printf(out, " x %u micro-steps", s->setup.accumulate);
   g_string_append_printf(out, ", %s, bucket_cap_mb %g, %d x %g Gb/s NICs per node, stragglers %s\n",
-                         ddp_precision_name(s->setup.precision), s->setup.buckets.bucket_cap_mb,
+                         ddp_setup_precision_label(&s->setup), s->setup.buckets.bucket_cap_mb,
                          s->cluster->inter.nics_per_node, s->cluster->inter.nic_bandwidth_Gbps, stragglers);
   g_autofree char *lo = format_value(q, r->min, FALSE), *hi = format_value(q, r->max, FALSE);
   if (q == DDP_SOLVE_BUCKET_CAP)
@@ -341,7 +341,7 @@ deadline_text(const DdpScenario *s, const DdpCost *cost, const DdpDeadlineOption
     g_string_append_printf(out, "global batch %.15g", o->global_batch);
   else
     g_string_append_printf(out, "batch %.15g/GPU", s->setup.batch);
-  g_string_append_printf(out, ", %s, training %.6g samples", ddp_precision_name(s->setup.precision), cost->train_samples);
+  g_string_append_printf(out, ", %s, training %.6g samples", ddp_setup_precision_label(&s->setup), cost->train_samples);
   if (priced)
     g_string_append_printf(out, " at %g per GPU-hour\n", cost->price_per_gpu_hour);
   else

@@ -149,7 +149,7 @@ describe(const DdpScenario *s, const DdpResult *r)
                          r->nodes == 1 ? "" : "s", t->batch);
   if (t->accumulate > 1)
     g_string_append_printf(out, " x %u micro-steps", t->accumulate);
-  g_string_append_printf(out, ", %s, bucket_cap_mb %g", ddp_precision_name(t->precision), t->buckets.bucket_cap_mb);
+  g_string_append_printf(out, ", %s, bucket_cap_mb %g", ddp_setup_precision_label(t), t->buckets.bucket_cap_mb);
   if (t->comm_hook != DDP_HOOK_NONE)
     g_string_append_printf(out, ", %s hook", ddp_comm_hook_name(t->comm_hook));
   if (!ddp_stragglers_is_none(s->stragglers)) {

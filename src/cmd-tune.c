@@ -152,7 +152,7 @@ tune_text(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict 
   g_autofree char *stragglers = ddp_stragglers_to_string(s->stragglers);
   g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPU%s, batch %.15g/GPU, %s, stragglers %s\n", s->model->name,
                          s->cluster->name, s->setup.gpus, s->setup.gpus == 1 ? "" : "s", s->setup.batch,
-                         ddp_precision_name(s->setup.precision), stragglers);
+                         ddp_setup_precision_label(&s->setup), stragglers);
   /* the per-call cost across NVL72 racks sets which cap wins (docs/collective.md §11.8) */
   g_autofree char *caveat = ddp_report_domains_caveat(s, rows[0].result, "");
   if (caveat)
@@ -329,7 +329,7 @@ joint_text(const DdpScenario *s, const DdpJointSpace *space, const DdpJointResul
   g_autofree char *stragglers = ddp_stragglers_to_string(s->stragglers);
   g_string_append_printf(out, "%s on %s: %" G_GUINT64_FORMAT " GPU%s, batch %.15g/GPU, %s, stragglers %s\n", s->model->name,
                          s->cluster->name, s->setup.gpus, s->setup.gpus == 1 ? "" : "s", s->setup.batch,
-                         ddp_precision_name(s->setup.precision), stragglers);
+                         ddp_setup_precision_label(&s->setup), stragglers);
   g_string_append_printf(out, "knobs tuned together: %" G_GUINT64_FORMAT " combinations, %u simulated (%s)\n", r->space,
                          r->points->len, r->exhaustive ? "exhaustive" : "every one- and two-knob change, then coordinate descent");
   g_string_append(out, "objective: time per sample (iteration time / samples per GPU per step); out-of-memory points excluded\n\n");

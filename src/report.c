@@ -41,11 +41,9 @@ describe_setup(const DdpScenario *s, const DdpResult *r)
                          r->nodes == 1 ? "" : "s", t->batch);
   if (t->accumulate > 1)
     g_string_append_printf(out, " x %u micro-steps", t->accumulate);
-  g_string_append_printf(out, ", %s, bucket_cap_mb %g", ddp_precision_name(t->precision), t->buckets.bucket_cap_mb);
+  g_string_append_printf(out, ", %s, bucket_cap_mb %g", ddp_setup_precision_label(t), t->buckets.bucket_cap_mb);
   if (t->seq_len || t->image_size)
     g_string_append_printf(out, ", input %s", s->model->input);
-  if (t->channels_last)
-    g_string_append(out, ", channels_last");
   if (t->comm_hook != DDP_HOOK_NONE)
     g_string_append_printf(out, ", %s compression hook", ddp_comm_hook_name(t->comm_hook));
   g_autofree char *stragglers = ddp_stragglers_to_string(s->stragglers);

@@ -223,6 +223,18 @@ ddp_overheads_overlap_slowdown(const DdpOverheads *o, const DdpCluster *cluster,
   return DDP_DEFAULT_OVERLAP_SLOWDOWN;
 }
 
+/**
+ * ddp_setup_precision_label:
+ * See scenario.h.
+ */
+const char *
+ddp_setup_precision_label(const DdpSetup *s)
+{
+  static const char *const nhwc[DDP_PRECISION_COUNT] = { "fp32 channels_last", "tf32 channels_last",
+                                                         "fp16 channels_last", "bf16 channels_last" };
+  return s->channels_last ? nhwc[s->precision] : ddp_precision_name(s->precision);
+}
+
 /* Built-in defaults: 8 GPUs, batch 32, fp32, PyTorch's bucket defaults, SGD with momentum,
  * broadcast_buffers on, contiguous NCHW (no channels_last), 100 steady iterations, seed 1, no
  * stragglers.  s->stragglers is allocated. */

@@ -130,6 +130,9 @@ GQuark ddp_scenario_error_quark(void);
 typedef enum { DDP_SCENARIO_ERROR_INVALID } DdpScenarioError;
 
 void ddp_setup_init(DdpSetup *setup);
+/* The precision as the reports print it: its name, with " channels_last" when the setup is NHWC
+ * (static string). */
+const char *ddp_setup_precision_label(const DdpSetup *setup);
 
 /* The common option entries, storing into @cli (static array of GOptionEntry; NULL-terminated). */
 GOptionEntry *ddp_cli_option_entries(DdpCliOptions *cli);

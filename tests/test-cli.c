@@ -194,6 +194,32 @@ test_tune_plot_title_default_fastest(void)
   g_rmdir(dir);
 }
 
+/* --channels-last shows wherever the setup is printed (predict, scale, tune, compare headers: "fp16
+ * channels_last"), and compare's suggested command carries the flag so that it runs as compared. */
+static void
+test_channels_last_reported(void)
+{
+  g_auto(Run) p = { 0 }, sc = { 0 }, t = { 0 }, c = { 0 }, plain = { 0 };
+  run(&p, "predict", "--model", "resnet50", "--gpus", "16", "--precision", "fp16", "--channels-last", "--iterations", "2",
+      NULL);
+  run(&sc, "scale", "--model", "resnet50", "--gpus", "8,16", "--precision", "fp16", "--channels-last", "--iterations", "2",
+      NULL);
+  run(&t, "tune", "--model", "resnet50", "--gpus", "16", "--precision", "fp16", "--channels-last", "--points", "1",
+      "--iterations", "2", NULL);
+  run(&c, "compare", "--model", "resnet50", "--gpus", "16", "--precision", "fp16", "--channels-last", "--iterations", "2",
+      NULL);
+  run(&plain, "predict", "--model", "resnet50", "--gpus", "16", "--precision", "fp16", "--iterations", "2", NULL);
+  const Run *runs[] = { &p, &sc, &t, &c };
+  for (gsize i = 0; i < G_N_ELEMENTS(runs); i++) {
+    g_assert_cmpint(runs[i]->status, ==, 0);
+    g_assert_nonnull(strstr(runs[i]->out, "fp16 channels_last"));
+  }
+  g_assert_nonnull(strstr(c.out, "--precision fp16 --optimizer"));
+  g_assert_nonnull(strstr(c.out, "--channels-last"));
+  g_assert_cmpint(plain.status, ==, 0);
+  g_assert_null(strstr(plain.out, "channels_last"));
+}
+
 /* The real PyTorch figure (issue text): ResNet-50 at the default cap (bucket_cap_mb not passed)
  * rebuilds into these five buckets, the first the 1 MiB one; passing bucket_cap_mb=25 makes it the
  * first bucket too from PyTorch 2.4 (distributed.py bucket_bytes_cap_default): four buckets, the
@@ -1101,6 +1127,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/buckets/resnet50-pytorch", test_resnet50_buckets);
   g_test_add_func("/cli/cap-searches-default-point", test_cap_searches_default_point);
   g_test_add_func("/cli/tune-plot-title-default-fastest", test_tune_plot_title_default_fastest);
+  g_test_add_func("/cli/channels-last-reported", test_channels_last_reported);
   g_test_add_func("/cli/predict/resnet50-dgx-a100", test_predict_default_runs);
   g_test_add_func("/cli/seeds", test_seeds);
   g_test_add_func("/cli/forced-tree-one-node", test_forced_tree_one_node);
