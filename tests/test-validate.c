@@ -216,11 +216,14 @@ test_manifest_out_of_sample(Folder *f, gconstpointer data)
   g_assert_cmpfloat(v->allreduce_out_of_sample_baseline[DDP_REGIME_ALL].median_abs_error, ==,
                     a->baseline[DDP_REGIME_ALL].median_abs_error);
   g_assert_cmpuint(v->allreduce_out_of_sample_baseline[DDP_REGIME_ALL].points, ==, 6);
-  g_auto(Run) text = { 0 }, json = { 0 }, markdown = { 0 };
+  g_auto(Run) text = { 0 }, json = { 0 }, markdown = { 0 }, csv = { 0 };
   run(&text, "validate", f->dir, NULL);
   run(&json, "validate", "--json", f->dir, NULL);
   run(&markdown, "validate", "--markdown", f->dir, NULL);
+  run(&csv, "validate", "--csv", f->dir, NULL);
   g_assert_cmpint(text.status, ==, 0);
+  g_assert_nonnull(strstr(csv.out, ",\"(in-sample)\","));
+  g_assert_nonnull(strstr(csv.out, ",\"(out-of-sample)\","));
   g_assert_nonnull(strstr(text.out, "## AllReduce curves: in-sample and out-of-sample files pooled apart"));
   g_assert_nonnull(strstr(text.out, "(out-of-sample)"));
   g_assert_nonnull(strstr(markdown.out, "| **out-of-sample files pooled (gathered after the constants were set)** |"));
