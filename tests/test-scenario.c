@@ -128,33 +128,44 @@ test_file_errors(void)
   g_rmdir(dir);
 }
 
+/* Loads a scenario file of 8 GPUs on the tiny model whose [training] group is @training (one
+ * "key = value" line: line 4 of the file), written to a fresh temporary folder that is removed
+ * again.  Returns NULL with @error where it does not load. */
+static DdpScenario *
+load_training(const char *training, gboolean channels_last_flag, GError **error)
+{
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-scenario-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "s.scenario", NULL);
+  g_autofree char *model = fixture("tiny.model");
+  g_autofree char *text = g_strdup_printf("[scenario]\ngpus = 8\n[training]\n%s\n", training);
+  g_assert_true(g_file_set_contents(path, text, -1, NULL));
+  DdpCliOptions cli = { 0 };
+  cli.model = model;
+  cli.channels_last = channels_last_flag;
+  DdpScenario *s = ddp_scenario_load(path, &cli, TRUE, error);
+  g_unlink(path);
+  g_rmdir(dir);
+  return s;
+}
+
 /* [training] first_bucket_mb sets dist._DEFAULT_FIRST_BUCKET_BYTES (tune --first-bucket-mb and
  * --knobs first-bucket recommend one): 16 MiB → 16 777 216 bytes, and 0.25 → 262 144; a value out
  * of bucket_cap_mb's range is refused on its line. */
 static void
 test_first_bucket(void)
 {
-  g_autofree char *dir = g_dir_make_tmp("ddpsim-scenario-XXXXXX", NULL);
-  g_autofree char *path = g_build_filename(dir, "s.scenario", NULL);
-  g_autofree char *model = fixture("tiny.model");
-  DdpCliOptions cli = { 0 };
-  cli.model = model;
   const struct { const char *value; guint64 bytes; } cases[] = { { "16", 16777216 }, { "0.25", 262144 } };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
-    g_autofree char *text = g_strdup_printf("[scenario]\ngpus = 8\n[training]\nfirst_bucket_mb = %s\n", cases[i].value);
-    g_assert_true(g_file_set_contents(path, text, -1, NULL));
+    g_autofree char *line = g_strdup_printf("first_bucket_mb = %s", cases[i].value);
     g_autoptr(GError) error = NULL;
-    g_autoptr(DdpScenario) s = ddp_scenario_load(path, &cli, TRUE, &error);
+    g_autoptr(DdpScenario) s = load_training(line, FALSE, &error);
     g_assert_no_error(error);
     g_assert_cmpuint(s->setup.buckets.first_bucket_bytes, ==, cases[i].bytes);
   }
-  g_assert_true(g_file_set_contents(path, "[scenario]\ngpus = 8\n[training]\nfirst_bucket_mb = 0\n", -1, NULL));
   g_autoptr(GError) error = NULL;
-  g_autoptr(DdpScenario) bad = ddp_scenario_load(path, &cli, TRUE, &error);
+  g_autoptr(DdpScenario) bad = load_training("first_bucket_mb = 0", FALSE, &error);
   g_assert_null(bad);
   g_assert_nonnull(strstr(error->message, "s.scenario:4: training.first_bucket_mb:"));
-  g_unlink(path);
-  g_rmdir(dir);
 }
 
 /* [training] channels_last (model.to(memory_format=torch.channels_last)) and --channels-last: off
@@ -162,29 +173,19 @@ test_first_bucket(void)
 static void
 test_channels_last(void)
 {
-  g_autofree char *dir = g_dir_make_tmp("ddpsim-scenario-XXXXXX", NULL);
-  g_autofree char *path = g_build_filename(dir, "s.scenario", NULL);
-  g_autofree char *model = fixture("tiny.model");
-  DdpCliOptions cli = { 0 };
-  cli.model = model;
-  g_assert_true(g_file_set_contents(path, "[scenario]\ngpus = 8\n[training]\nchannels_last = true\n", -1, NULL));
   g_autoptr(GError) error = NULL;
-  g_autoptr(DdpScenario) from_file = ddp_scenario_load(path, &cli, TRUE, &error);
+  g_autoptr(DdpScenario) from_file = load_training("channels_last = true", FALSE, &error);
   g_assert_no_error(error);
   g_assert_true(from_file->setup.channels_last);
-  g_autoptr(DdpScenario) plain = ddp_scenario_load(NULL, &cli, TRUE, &error);
+  g_autoptr(DdpScenario) plain = load_training("batch = 8", FALSE, &error);
   g_assert_no_error(error);
   g_assert_false(plain->setup.channels_last);
-  cli.channels_last = TRUE;
-  g_autoptr(DdpScenario) from_flag = ddp_scenario_load(NULL, &cli, TRUE, &error);
+  g_autoptr(DdpScenario) from_flag = load_training("batch = 8", TRUE, &error);
   g_assert_no_error(error);
   g_assert_true(from_flag->setup.channels_last);
-  g_assert_true(g_file_set_contents(path, "[scenario]\ngpus = 8\n[training]\nchannels_last = nhwc\n", -1, NULL));
-  g_autoptr(DdpScenario) bad = ddp_scenario_load(path, &cli, TRUE, &error);
+  g_autoptr(DdpScenario) bad = load_training("channels_last = nhwc", TRUE, &error);
   g_assert_null(bad);
   g_assert_nonnull(strstr(error->message, "s.scenario:4: training.channels_last:"));
-  g_unlink(path);
-  g_rmdir(dir);
 }
 
 int

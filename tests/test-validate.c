@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "collective.h"
@@ -104,6 +105,24 @@ run_one(const char *path)
   const char *paths[] = { path, NULL };
   g_autoptr(GError) error = NULL;
   DdpValidation *v = ddp_validation_run_files(paths, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(v);
+  return v;
+}
+
+/* Validates the shipped tests/data CSVs named (NULL-terminated), with no behaviour checks. */
+static DdpValidation *
+run_shipped_files(const char *first, ...)
+{
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+  va_list args;
+  va_start(args, first);
+  for (const char *name = first; name; name = va_arg(args, const char *))
+    g_ptr_array_add(paths, g_test_build_filename(G_TEST_DIST, "data", name, NULL));
+  va_end(args);
+  g_ptr_array_add(paths, NULL);
+  g_autoptr(GError) error = NULL;
+  DdpValidation *v = ddp_validation_run_files((const char *const *)paths->pdata, NULL, &error);
   g_assert_no_error(error);
   g_assert_nonnull(v);
   return v;
@@ -763,14 +782,9 @@ check_acceptance(const DdpValidation *v, const char *set)
 static void
 test_acceptance_allreduce(void)
 {
-  g_autofree char *pub = g_test_build_filename(G_TEST_DIST, "data", "allreduce-public.csv", NULL);
-  g_autofree char *more = g_test_build_filename(G_TEST_DIST, "data", "allreduce-2.csv", NULL);
-  g_autoptr(DdpValidation) v = run_one(pub);
+  g_autoptr(DdpValidation) v = run_shipped_files("allreduce-public.csv", NULL);
   check_acceptance(v, "allreduce-public.csv");
-  const char *paths[] = { pub, more, NULL };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(DdpValidation) both = ddp_validation_run_files(paths, NULL, &error);
-  g_assert_no_error(error);
+  g_autoptr(DdpValidation) both = run_shipped_files("allreduce-public.csv", "allreduce-2.csv", NULL);
   g_assert_cmpuint(both->allreduce_model[DDP_REGIME_ALL].points, ==, 199);
   check_acceptance(both, "all seven public curves");
 }
@@ -806,12 +820,7 @@ test_acceptance_training(void)
 static void
 test_acceptance_bucketcap(void)
 {
-  g_autofree char *bucketcap = g_test_build_filename(G_TEST_DIST, "data", "bucketcap.csv", NULL);
-  g_autofree char *training = g_test_build_filename(G_TEST_DIST, "data", "training-2.csv", NULL);
-  const char *paths[] = { bucketcap, training, NULL };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(DdpValidation) v = ddp_validation_run_files(paths, NULL, &error);
-  g_assert_no_error(error);
+  g_autoptr(DdpValidation) v = run_shipped_files("bucketcap.csv", "training-2.csv", NULL);
   g_assert_cmpuint(v->bucketcap->len, ==, 1);
   const DdpValidateBucketcap *b = v->bucketcap->pdata[0];
   g_assert_cmpuint(b->rows->len, ==, 20);
@@ -925,14 +934,7 @@ test_shipped_dlperf(void)
 static void
 test_acceptance_training_pooled(void)
 {
-  const char *names[] = { "training-2.csv", "training-3.csv", "training-h100.csv" };
-  g_autofree char *p0 = g_test_build_filename(G_TEST_DIST, "data", names[0], NULL);
-  g_autofree char *p1 = g_test_build_filename(G_TEST_DIST, "data", names[1], NULL);
-  g_autofree char *p2 = g_test_build_filename(G_TEST_DIST, "data", names[2], NULL);
-  const char *paths[] = { p0, p1, p2, NULL };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(DdpValidation) v = ddp_validation_run_files(paths, NULL, &error);
-  g_assert_no_error(error);
+  g_autoptr(DdpValidation) v = run_shipped_files("training-2.csv", "training-3.csv", "training-h100.csv", NULL);
   g_assert_cmpuint(v->training->len, ==, 3);
   const DdpValidateTraining *pool = &v->training_pooled;
   guint rows = 0;
@@ -948,11 +950,8 @@ test_acceptance_training_pooled(void)
   g_assert_cmpfloat(pool->efficiency_error.median_abs_error, <, pool->baseline_efficiency_error.median_abs_error);
   /* The same with the out-of-sample rows (training-4.csv, gathered after the constants were set):
    * every public row.  Today 8.9 % (defaults) and 3.3 % against 4.1 % (efficiency). */
-  g_autofree char *p3 = g_test_build_filename(G_TEST_DIST, "data", "training-4.csv", NULL);
-  g_autofree char *p4 = g_test_build_filename(G_TEST_DIST, "data", "training-5.csv", NULL);
-  const char *every[] = { p0, p1, p2, p3, p4, NULL };
-  g_autoptr(DdpValidation) all = ddp_validation_run_files(every, NULL, &error);
-  g_assert_no_error(error);
+  g_autoptr(DdpValidation) all = run_shipped_files("training-2.csv", "training-3.csv", "training-h100.csv",
+                                                   "training-4.csv", "training-5.csv", NULL);
   const DdpValidateTraining *public = &all->training_pooled;
   g_test_message("every public training row (with training-4.csv and training-5.csv): median |step-time error| with built-in defaults %.2f %% "
                  "(threshold 8.00 %%), median |efficiency error| %.2f %% (baseline %.2f %%)",
@@ -983,12 +982,7 @@ test_acceptance_training_pooled(void)
 static void
 test_out_of_sample(void)
 {
-  g_autofree char *ar = g_test_build_filename(G_TEST_DIST, "data", "allreduce-4.csv", NULL);
-  g_autofree char *tr = g_test_build_filename(G_TEST_DIST, "data", "training-4.csv", NULL);
-  const char *paths[] = { ar, tr, NULL };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(DdpValidation) v = ddp_validation_run_files(paths, NULL, &error);
-  g_assert_no_error(error);
+  g_autoptr(DdpValidation) v = run_shipped_files("allreduce-4.csv", "training-4.csv", NULL);
   g_assert_cmpuint(v->allreduce->len, ==, 1);
   const DdpValidateAllreduce *a = v->allreduce->pdata[0];
   g_assert_cmpuint(a->model[DDP_REGIME_ALL].points, ==, 198);
