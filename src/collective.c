@@ -96,9 +96,10 @@ static const double nvls_tree_max_bw[ARCH_COUNT][SCALE_COUNT] = {
 /* nvlsEfficiency: the share of the NVLS graph's bwIntra an NVLS channel reaches (0: no NVLS). */
 static const double nvls_efficiency[ARCH_COUNT] = { 0.0, 0.0, 0.85, 0.74 };
 
-/* treeCorrectionFactor[p][log2(S/64)], S = 64 B … 512 MiB: Tree bandwidth measured below the
- * model at medium sizes ("Trees are not perfectly sticking to the model"). */
-enum { TREE_CORRECTION_SIZES = 24 };
+/* treeCorrectionFactor[p][log2(S/64)], S = 64 B … 1 GiB: Tree bandwidth measured below the
+ * model at medium sizes ("Trees are not perfectly sticking to the model").  NCCL reads it for Tree
+ * below 512 MiB (log2(S/64) < 23) and for NVLSTree below 1 GiB (< 24). */
+enum { TREE_CORRECTION_SIZES = 24, TREE_CORRECTION_TREE_SIZES = 23 };
 static const double tree_correction[DDP_PROTO_COUNT][TREE_CORRECTION_SIZES] = {
   [DDP_PROTO_LL] = { 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0 },
   [DDP_PROTO_LL128] = { 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0 },
@@ -894,14 +895,18 @@ allreduce_bus_factor(const DdpCollective *c)
   return 2.0 * (double)(c->gpus - 1) / (double)c->gpus;
 }
 
-/* NCCL 2.30's correction of NVLSTree on Blackwell with an x86 host (tuning.cc ncclTopoGetAlgoTime:
- * AllReduce, minCompCap >= 100, cpuArch x86): its bandwidth × treeCorrectionFactor[p][log2(S/64)]
- * for S from 64 B to 1 GiB — NVIDIA's own measurement that those systems run NVLSTree below its
- * model at medium sizes, as the two-node HGX B200 curve does (docs/collective.md §11.10).  1 elsewhere. */
+/* NCCL's correction of NVLSTree (tuning.cc ncclTopoGetAlgoTime, from 2.29: AllReduce on an x86
+ * host): its bandwidth × treeCorrectionFactor[p][log2(S/64)] for S from 64 B to 1 GiB — NVIDIA's
+ * own measurement that trees run below their model at medium sizes.  NCCL's tuner applies it to
+ * NVLSTree on Blackwell only (minCompCap >= 100), and so does the nccl-tuner cost model
+ * (nccl_allreduce); the nccl model applies it on Hopper too: the kernel and its pipeline are the
+ * same, and every multi-node Hopper NVLSTree curve of the public data runs below the uncorrected
+ * model as the factor says (docs/collective.md §11.10, chosen after looking at those curves).  1 on
+ * a Grace (Arm) host, as in NCCL. */
 static double
 nvls_tree_correction(const DdpCollective *c, DdpAlgorithm a, double S)
 {
-  if (a != DDP_ALGO_NVLS_TREE || c->sm_arch < 100 || c->arm_host || S < 64)
+  if (a != DDP_ALGO_NVLS_TREE || c->arm_host || S < 64)
     return 1.0;
   int log_size = log2_floor((guint64)S >> 6);
   return log_size < TREE_CORRECTION_SIZES ? tree_correction[DDP_PROTO_SIMPLE][log_size] : 1.0;
@@ -922,9 +927,10 @@ nccl_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtoco
   const Tuning *t = &c->allreduce[a][p];
   double bw = t->algbw_GBs, lat = t->latency_us;
   int log_size = log2_floor(bytes >> 6);
-  if (a == DDP_ALGO_TREE && log_size >= 0 && log_size < TREE_CORRECTION_SIZES)
+  if (a == DDP_ALGO_TREE && log_size >= 0 && log_size < TREE_CORRECTION_TREE_SIZES)
     bw *= tree_correction[p][log_size];
-  bw *= nvls_tree_correction(c, a, (double)bytes);
+  if (c->sm_arch >= 100)   /* NCCL's tuner: NVLSTree's correction on Blackwell only */
+    bw *= nvls_tree_correction(c, a, (double)bytes);
   if (a == DDP_ALGO_RING && p == DDP_PROTO_SIMPLE && c->nodes > 1 &&
       bytes / ((guint64)c->comm_channels * c->gpus) >= 64)
     lat *= c->sm_arch < 80 ? 1.9 : 1.4;
@@ -1107,7 +1113,7 @@ physics_time(const DdpCollective *c, double S, DdpAlgorithm a, DdpProtocol p, Dd
   out->latency_us = c->launch_us + lat;
   out->transfer_us = S / (1000.0 * algbw);
   /* NVLSTree pipelines NVLS inside the node with the tree across nodes: the slower stage sets the
-   * pace; on Blackwell with an x86 host at NCCL's own correction (nvls_tree_correction) */
+   * pace; on an x86 host at NCCL's own correction (nvls_tree_correction) */
   if (nvls)
     out->transfer_us = MAX(out->transfer_us, nvls_stage_us(c, a, S)) / nvls_tree_correction(c, a, S);
   out->fill_us = fill;

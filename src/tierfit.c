@@ -1,7 +1,7 @@
 /* tierfit — the nccl collective model's per-tier parameters fitted to measured curves (tierfit.h).
  *
  * The estimator.  For a tier with parameters (e, λ) — a bandwidth share and a size-independent
- * cost — the model's time at each measured point is t̂(e, λ); we minimise Σ ln²(t̂/t), so that an 8 B
+ * cost — the model's time at each measured point is t̂(e, λ); we minimise Σ |ln(t̂/t)|, so that an 8 B
  * point and an 8 GiB one weigh alike (fit.c makes the same choice for its lines).  The model is not
  * linear in e (protocol and algorithm choices switch as e moves), so the search is a grid (20 shares
  * from 0.02 to 1, log-spaced; 16 costs) followed by three rounds of golden-section refinement on each
@@ -47,7 +47,7 @@ set_tier(DdpCluster *c, gboolean inter, double share, double cost_us)
   }
 }
 
-/* Σ ln²(predicted / measured) at (share, cost); G_MAXDOUBLE when the model refuses a point's GPUs. */
+/* Σ |ln(predicted / measured)| at (share, cost); G_MAXDOUBLE when the model refuses a point's GPUs. */
 static double
 objective(const Problem *p, double share, double cost_us)
 {
@@ -70,7 +70,7 @@ objective(const Problem *p, double share, double cost_us)
         !ddp_collective_allreduce_with(coll, pt->bytes, pt->algorithm, pt->protocol, &cost))
       ddp_collective_allreduce(coll, pt->bytes, &cost);
     double r = log(cost.time_us / pt->time_us);
-    sum += r * r;
+    sum += fabs(r);
   }
   g_clear_pointer(&coll, ddp_collective_free);
   return sum;
@@ -157,7 +157,7 @@ fit_tier(Problem *p, DdpTierParams *out)
       best = f, cost = c;
   }
   /* Identifiability: a parameter held at the cluster's own value, the other refitted, that fits
-   * within TIER_HOLD_RMS (1 % in rms, under nccl-tests' run-to-run spread) is not measured by these
+   * within TIER_HOLD (1 % in mean |log error|, under nccl-tests' run-to-run spread) is not measured by these
    * points (a curve of large sizes says nothing of the per-call cost: the grid's edge, 60 or 200 us,
    * would otherwise stand in for it at every small size), so the cluster's value stays.  The cost
    * first: it is the one large-size curves leave free. */
@@ -166,14 +166,14 @@ fit_tier(Problem *p, DdpTierParams *out)
     double spec_cost = p->inter ? p->base->inter.latency_us : p->base->nccl.launch_us;
     double spec_share = p->inter ? ddp_cluster_inter_efficiency(p->base) : ddp_cluster_intra_efficiency(p->base);
     double f, s = best_share_at(p, spec_cost, &f);
-    if (f < G_MAXDOUBLE && sqrt(f / n) <= sqrt(best / n) + TIER_HOLD_RMS)
+    if (f < G_MAXDOUBLE && f / n <= best / n + TIER_HOLD)
       best = f, share = s, cost = spec_cost, out->latency_held = TRUE;
     double c = cost;
     if (out->latency_held)
       f = objective(p, spec_share, cost);
     else
       c = golden(p, FALSE, spec_share, 0.0, max_cost, &f);
-    if (f < G_MAXDOUBLE && sqrt(f / n) <= sqrt(best / n) + TIER_HOLD_RMS)
+    if (f < G_MAXDOUBLE && f / n <= best / n + TIER_HOLD)
       best = f, share = spec_share, cost = c, out->efficiency_held = TRUE;
   }
   /* A fit that ends on the edge of its search — the largest per-call cost the grid allows, or a
@@ -195,7 +195,7 @@ fit_tier(Problem *p, DdpTierParams *out)
   out->efficiency = share;
   out->latency_us = cost;
   out->points = p->use->len;
-  out->rms_log_error = sqrt(best / p->use->len);
+  out->mean_log_error = best / p->use->len;
   out->min_nodes = out->min_gpus = G_MAXUINT64;
   for (guint k = 0; k < p->use->len; k++) {
     const DdpTierPoint *pt = &p->points[g_array_index(p->use, guint, k)];
@@ -340,8 +340,8 @@ ddp_tier_fit_report(const DdpTierFit *fit, const char *calibration_name, guint64
     g_autofree char *g = range_text(in->min_gpus, in->max_gpus, "GPUs");
     g_autofree char *what = tier_values_text(in, "efficiency %.3f", "launch %.1f us per call");
     g_ptr_array_add(lines, g_strdup_printf("note: calibration %s: inside a node, [intra] %s %u one-node points (%s; "
-                                           "rms error %.1f %%), used at every node count",
-                                           calibration_name, what, in->points, g, 100 * (exp(in->rms_log_error) - 1)));
+                                           "mean error %.1f %%), used at every node count",
+                                           calibration_name, what, in->points, g, 100 * (exp(in->mean_log_error) - 1)));
   } else {
     g_ptr_array_add(lines, g_strdup_printf("note: calibration %s has no one-node AllReduce curve: the intra-node "
                                            "tier comes from the cluster's specs", calibration_name));
@@ -360,10 +360,10 @@ ddp_tier_fit_report(const DdpTierFit *fit, const char *calibration_name, guint64
     return lines;
   }
   g_autofree char *what = tier_values_text(out, "efficiency %.3f", "latency %.1f us per network hop");
-  g_ptr_array_add(lines, g_strdup_printf("note: calibration %s: across nodes, [inter] %s %u points at %s (rms error "
+  g_ptr_array_add(lines, g_strdup_printf("note: calibration %s: across nodes, [inter] %s %u points at %s (mean error "
                                          "%.1f %%)",
                                          calibration_name, what, out->points, measured,
-                                         100 * (exp(out->rms_log_error) - 1)));
+                                         100 * (exp(out->mean_log_error) - 1)));
   if (nodes > out->max_nodes)
     g_ptr_array_add(lines, g_strdup_printf(
       "warning: %" G_GUINT64_FORMAT " nodes is %.1fx the largest calibrated (%" G_GUINT64_FORMAT " nodes, %" G_GUINT64_FORMAT

@@ -33,7 +33,7 @@ typedef struct {
   double efficiency;            /* [intra] or [inter] efficiency */
   double latency_us;            /* [nccl] launch_us (intra) or [inter] latency_us (inter) */
   guint points;                 /* measurements used */
-  double rms_log_error;         /* sqrt(mean(ln(predicted/measured)²)) at the fitted values */
+  double mean_log_error;        /* mean |ln(predicted/measured)| at the fitted values */
   guint64 min_nodes, max_nodes; /* servers of the measurements used */
   guint64 min_gpus, max_gpus;
   gboolean efficiency_held;     /* the points do not pin it: the cluster's own value (ddp_tier_fit) */
@@ -49,11 +49,11 @@ typedef struct {
 /* Fits both tiers of @cluster to @points (any order).  Points of a tier the cluster cannot describe
  * (a GPU count that does not fit it, multi-node points on a cluster without a network) are skipped.
  * A parameter the points do not pin — holding it at the cluster's own value costs less than
- * TIER_HOLD_RMS of rms log error (large sizes only say nothing of a per-call cost, small ones nothing
+ * TIER_HOLD of mean |log error| (large sizes only say nothing of a per-call cost, small ones nothing
  * of a bandwidth) — keeps that value and is marked held.  A tier whose fit ends on the search
  * range's edge (the largest per-call cost, the smallest bandwidth share) keeps both values, marked
  * at_edge.  Never fails; @out's tiers say what was fitted. */
-#define TIER_HOLD_RMS 0.01
+#define TIER_HOLD 0.01
 void ddp_tier_fit(const DdpCluster *cluster, const DdpTierPoint *points, guint n, DdpTierFit *out);
 
 /* The measured curves of a calibration (ddp_fit_curve_points) as tier points; gpus_per_process 1

@@ -346,6 +346,8 @@ test_nccl_latency_scaling(void)
  * Tree bandwidth × treeCorrectionFactor[log2(S/64)]: A100 node, Tree Simple algBw =
  *   0.5·min(0.92·240, 12·24.0) = 110.4; at S = 131 072, log2(2048) = 11 → factor 0.5:
  *   t = 64.4 + 131 072/(1000·55.2) µs.  Below 64 B no factor applies: t(63) = 64.4 + 63/110 400.
+ *   NCCL reads the table for Tree below index 23 only: 256 MiB (index 22) takes 0.9, 512 MiB
+ *   (index 23, whose Simple entry is 0.9 too) none: 64.4 + 2^29/110 400.
  * Ring plateau: two A100 nodes, comm channels = 2·min(8, 8) = 16, n = 16; Ring Simple latency
  *   ×1.4 once S/(16·16) ≥ 64, i.e. S ≥ 16 384: 131.6 → 184.24.  algBw = 8·24·16/30 = 102.4. */
 static void
@@ -356,6 +358,10 @@ test_nccl_size_corrections(void)
   g_assert_cmpfloat_with_epsilon(time_with(one, 131072, DDP_ALGO_TREE, DDP_PROTO_SIMPLE),
                                  64.4 + 131072 / (1000 * 55.2), 1e-9);
   g_assert_cmpfloat_with_epsilon(time_with(one, 63, DDP_ALGO_TREE, DDP_PROTO_SIMPLE), 64.4 + 63 / 110400.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon(time_with(one, (guint64)256 << 20, DDP_ALGO_TREE, DDP_PROTO_SIMPLE),
+                                 64.4 + 268435456 / (1000 * 110.4 * 0.9), 1e-6);
+  g_assert_cmpfloat_with_epsilon(time_with(one, (guint64)512 << 20, DDP_ALGO_TREE, DDP_PROTO_SIMPLE),
+                                 64.4 + 536870912 / (1000 * 110.4), 1e-6);
   g_autoptr(DdpCollective) two = model(cluster, 16);
   g_assert_cmpfloat_with_epsilon(time_with(two, 16383, DDP_ALGO_RING, DDP_PROTO_SIMPLE),
                                  131.6 + 16383 / (1000 * 102.4), 1e-9);
@@ -592,7 +598,8 @@ test_nvls_part_of_node(void)
   assert_disabled(two, DDP_ALGO_NVLS, DDP_PROTO_SIMPLE);
 }
 
-/* NVLSTree across DGX H100 nodes (8 × 400 Gb/s NICs; NIC path min(50, PCIe Gen5 48) = 48):
+/* NVLSTree across DGX H100 nodes (8 × 400 Gb/s NICs; NIC path min(50, PCIe Gen5 48) = 48; NCCL's
+ * tuner table, the nccl-tuner cost model):
  * graph — each head is the local GPU of its own NIC: at most min(8 NICs, 8 GPUs) = 8 channels,
  *   minChannels 1; inter speeds from 48; a head needs (k+1)·s <= 370.8:
  *   48 → k = 6; 45 → k = 7 (more channels: kept); 42 → 7, 7·42 < 7·45 (not kept); 40 → k = 8 =
@@ -1195,12 +1202,14 @@ test_nvls_chunks(void)
   }
 }
 
-/* NCCL 2.30's correction of NVLSTree on Blackwell with an x86 host (docs/collective.md §11.10):
+/* NCCL's correction of NVLSTree on Blackwell with an x86 host (2.29 on; docs/collective.md §11.10):
  * two B200 nodes, NVLSTree forced.  NCCL multiplies the bandwidth by treeCorrectionFactor[Simple]
- * [log2(S/64)]: 16 MiB is index 18, 0.7; 1 GiB is past the table, 1.0.  So on an x86 host the
- * transfer is 1/0.7 of an Arm host's at 16 MiB and the same at 1 GiB.  Where the factor rises (0.8
- * at index 20 to 0.9 at 21: 128 MiB) a byte below costs what 128 MiB costs when that is less.  The
- * nccl-tuner model applies it the same way (NCCL's own table). */
+ * [log2(S/64)]: 16 MiB is index 18, 0.7; 512 MiB index 23, 0.9; 1 GiB is past the table, 1.0.  So
+ * on an x86 host the transfer is 1/0.7 of an Arm host's at 16 MiB and the same at 1 GiB.  Where the
+ * factor rises (0.8 at index 20 to 0.9 at 21: 128 MiB) a byte below costs what 128 MiB costs when
+ * that is less.  The nccl-tuner model applies it the same way (NCCL's own table).  On Hopper (two
+ * H100 nodes) the nccl model applies it too (x86: 1/0.7 at 16 MiB, 1/0.9 at 512 MiB, the same at
+ * 1 GiB), and the nccl-tuner model does not, as NCCL's tuner (minCompCap >= 100). */
 static void
 test_nvls_tree_correction(void)
 {
@@ -1230,6 +1239,23 @@ test_nvls_tree_correction(void)
   g_assert_true(ddp_collective_allreduce_with(nx, 16 << 20, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &tx));
   g_assert_true(ddp_collective_allreduce_with(na, 16 << 20, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &ta));
   g_assert_cmpfloat_with_epsilon(tx.time_us - tx.latency_us, (ta.time_us - ta.latency_us) / 0.7, 1e-6);
+
+  g_autoptr(DdpCluster) hx = physics(with_nvls(h100())), ha = physics(with_nvls(h100()));
+  ha->nccl.arm_cpu = TRUE;
+  g_autoptr(DdpCollective) hcx = model(hx, 16), hca = model(ha, 16);
+  const struct { guint64 bytes; double factor; } hopper[] = {
+    { 16 << 20, 0.7 }, { (guint64)512 << 20, 0.9 }, { (guint64)1 << 30, 1.0 } };
+  for (gsize i = 0; i < G_N_ELEMENTS(hopper); i++) {
+    g_assert_true(ddp_collective_allreduce_with(hcx, hopper[i].bytes, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &tx));
+    g_assert_true(ddp_collective_allreduce_with(hca, hopper[i].bytes, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &ta));
+    g_assert_cmpfloat_with_epsilon(tx.transfer_us, ta.transfer_us / hopper[i].factor, 1e-9);
+    g_assert_cmpfloat(tx.latency_us, ==, ta.latency_us);
+  }
+  hx->nccl.cost_model = ha->nccl.cost_model = DDP_COST_NCCL_TUNER;
+  g_autoptr(DdpCollective) hnx = model(hx, 16), hna = model(ha, 16);
+  g_assert_true(ddp_collective_allreduce_with(hnx, 16 << 20, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &tx));
+  g_assert_true(ddp_collective_allreduce_with(hna, 16 << 20, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &ta));
+  g_assert_cmpfloat(tx.time_us, ==, ta.time_us);
 }
 
 /* An NVLink mesh without a switch (DGX-1V: 6 NVLink2 links per GPU, 150 GB/s): a communicator of
@@ -1379,7 +1405,7 @@ curve_median(const GPtrArray *curves, guint i)
  * (docs/collective.md "Validation"): 4.5 % over 92 points; < 64 KiB 5.6 %, 64 KiB–16 MiB 9.8 %,
  * > 16 MiB 2.3 %; per curve A100 2.3 %, one B200 node 5.1 %, two 5.4 % (NCCL's tuner model, the
  * previous default: 28.5 %).  NVLS's chunk sizes, traffic bound and per-chunk cost (§11.9) took
- * the one-node curve from 13.1 to 5.1 %; NCCL 2.30's correction of NVLSTree on Blackwell with an
+ * the one-node curve from 13.1 to 5.1 %; NCCL's correction of NVLSTree on Blackwell with an
  * x86 host (§11.10) the two-node one from 6.6 % (8.1 % with §11.9 alone) to 5.4 %.  The measured
  * values are asserted with half a point of room, so a change that makes them worse fails. */
 static void

@@ -975,8 +975,10 @@ test_acceptance_training_pooled(void)
 
 /* The out-of-sample files (allreduce-4.csv, training-4.csv: gathered after the constants were set;
  * their .SOURCE files say what was changed after looking at them), asserted where they stand so
- * that any change shows, not as acceptance: AllReduce 20.0 % median over 198 points (< 64 KiB 29.3 %, > 16 MiB
- * 12.8 %) where the curves the constants were chosen beside give 7.9 %; training, with --step-ms,
+ * that any change shows, not as acceptance: AllReduce 16.4 % median over 198 points (< 64 KiB 29.3 %,
+ * 64 KiB–16 MiB 21.9 %, > 16 MiB 8.1 %) where the curves the constants were chosen beside give 7.9 %
+ * — 20.0 % (mid 26.7, large 12.8 %) on first contact, before NVLSTree's tree correction was extended
+ * to Hopper after looking at these curves (docs/collective.md §11.10); training, with --step-ms,
  * 0.7 % efficiency error against "always 100 %"'s 1.2 %, and the compute defaults 8.7 % on the
  * 1-GPU rows (11.8 % before the NCHW transposes of compute.c). */
 static void
@@ -988,8 +990,8 @@ test_out_of_sample(void)
   g_assert_cmpuint(a->model[DDP_REGIME_ALL].points, ==, 198);
   g_test_message("allreduce-4: median |busbw error| %.1f %% (baseline %.1f %%)", 100 * a->model[DDP_REGIME_ALL].median_abs_error,
                  100 * a->baseline[DDP_REGIME_ALL].median_abs_error);
-  g_assert_cmpfloat(a->model[DDP_REGIME_ALL].median_abs_error, <, 0.205);
-  g_assert_cmpfloat(a->model[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.133);
+  g_assert_cmpfloat(a->model[DDP_REGIME_ALL].median_abs_error, <, 0.169);
+  g_assert_cmpfloat(a->model[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.086);
   g_assert_cmpfloat(a->model[DDP_REGIME_ALL].median_abs_error, <, a->baseline[DDP_REGIME_ALL].median_abs_error);
   g_assert_cmpuint(v->training->len, ==, 1);
   const DdpValidateTraining *t = v->training->pdata[0];
