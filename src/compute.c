@@ -37,10 +37,15 @@
  *    run at 17–30 TFLOP/s in the db's cuDNN measurements and the trace of a ResNet-50 step spends
  *    30 ms in conv kernels, most in the legacy FFMA kernels (dgrad_engine, wgrad_alg0_engine) that
  *    cuDNN's heuristics pick without autotuning, while VGG-16's 100-GFLOP convs run near peak.
- *    TF32 0.60 (of 0.55) with a 60 µs ramp, FP16/BF16 0.75 (of 0.60) with 60 µs: least-squares
- *    over the GPU-bound ResNet-50/ResNeXt/VGG-16 rows (tf32, and VGG-16 fp16/bf16 — the only
- *    GPU-bound AMP conv rows; 0.50 before the NCHW transposes below were modelled, which that fit
- *    had absorbed: refitted on the same two rows, 18.7 ms against 18.8–18.9).  B200 takes the H100 values (no measurement).
+ *    TF32 0.96 (of 0.55) with a 25 µs ramp, FP16/BF16 1.16 (of 0.60) with 15 µs: least squares on
+ *    ln(time) over the convolution kernels alone (transposes apart) of ResNet-50 and VGG-16, NCHW,
+ *    batch 32–256 (calibrate/data/fc-vm-H100x1-20261127-kernel-classes.csv, from torch.profiler
+ *    traces), within 13 %.  Before these traces the factors (0.60 / 0.75, 60 µs) were fitted to
+ *    whole steps and had absorbed batch norm and the transposes below, which made the model's
+ *    step grow too little with the batch (Lambda's ResNet-50 at batch 640–1 280 was 8–14 % fast).
+ *    FP32 is unchanged: its pointwise convolutions run at ≈21 TFLOP/s at every batch and its 3×3
+ *    ones at 33–59, which one factor and ramp do not follow (ResNet-50 at batch 64–128 stays
+ *    15–27 % fast on its GPU time).  B200 takes the H100 values (no measurement).
  *  - Grouped convolutions (the model file's `groups`, ResNeXt) with c input channels per group run
  *    at c / (c + grouped_conv_channels) of a dense one: on the H100 at FP32 cuDNN loops over the
  *    groups with one small legacy kernel each on several streams (the ResNeXt-50 trace: 2 161 conv
@@ -62,20 +67,46 @@
  *    cuDNN's tensor-core convolution kernels work on NHWC: for FP16/BF16 it transposes each
  *    activation tensor a kernel reads to NHWC and each it writes back to NCHW ("NCHW-to-NHWC
  *    transformations" to call the Tensor Core operations, cuDNN developer guide, legacy API "Data
- *    and Filter Formats"; the channels_last tutorial in PyTorch's documentation).  Modelled as
- *    conv_nchw_transposes (1) extra read+write passes over every activation byte a convolution
- *    pass moves, two memory-bound kernels per conv kernel; 0 under `channels_last`
- *    (model.to(memory_format=torch.channels_last)).  Not fitted: the byte counts are the model
- *    file's.  TF32/FP32 convolutions pay none: Lambda's TF32 ResNet-50 in NCHW at batch 640
- *    (tests/data/training-4.csv) is predicted −9 % (H100) and +12 % (A100) without the term, where
- *    adding it would make it 30–40 % slow — a choice made looking at those rows, and PyTorch's
- *    channels_last tutorial claims its gains for AMP.  Written after looking at Lambda's AMP rows
- *    (NCHW, batch 1 280: 809 ms on an A100, 459–489 on H100s, where ddpsim gave 537 and 317 without
- *    the term and gives 753 and 421 with it, after the H100 refit below); checked on rows nothing
- *    was fitted to: CSC's V100 AMP runs at batch 32 (training-3.csv, NCHW) 47.5–48.7 ms, 35.3
- *    without, 47.8 with it (validate's 1-GPU DDP reference rows).
- *    The A100/V100 FP16 conv factors were set on NVIDIA's published ResNet-50 numbers, which ran
+ *    and Filter Formats"; the channels_last tutorial in PyTorch's documentation).  On V100 and A100
+ *    modelled as one extra read+write pass over every activation byte a convolution pass moves,
+ *    two memory-bound kernels per conv kernel; none under `channels_last`.  Not fitted: the byte
+ *    counts are the model file's.  TF32/FP32 convolutions pay none there: Lambda's TF32 ResNet-50
+ *    in NCHW at batch 640 (tests/data/training-4.csv) is predicted +12 % (A100) without the term —
+ *    a choice made looking at those rows; the A100's TF32 conv factor absorbs whatever they pay.
+ *    Written after looking at Lambda's AMP rows; checked on rows nothing was fitted to: CSC's V100
+ *    AMP runs at batch 32 (training-3.csv, NCHW) 47.5–48.7 ms, 35.3 without, 47.8 with it.  The
+ *    A100/V100 FP16 conv factors were set on NVIDIA's published ResNet-50 numbers, which ran
  *    channels_last (DeepLearningExamples' configs: memory_format nhwc), so they stand.
+ *  - Memory format on the H100 (and the B200, which takes its values), measured: torch.profiler
+ *    traces of ResNet-50 and VGG-16 steps at batch 32–256, fp32/tf32/fp16/bf16, NCHW and
+ *    channels_last, split into kernel classes (tools/kernel-summary.py;
+ *    calibrate/data/fc-vm-H100x1-20261127-kernel-classes.csv, -conv-transposes.csv, README there).
+ *    Four kinds of kernel do not follow the byte model, and take rates per SM (they scale with SMs,
+ *    not HBM: a kernel that takes as long on 2-byte as on 4-byte data is not bound by bytes), in
+ *    elements (the model file's fp32 bytes / 4) per µs per SM:
+ *      transposes  NCHW tensor-core convolutions, TF32 too (float nchwToNhwc kernels in the TF32
+ *                  traces): 4 190 for 2-byte, 3 120 for 4-byte elements (VGG-16, batch 256; within
+ *                  5 % from batch 64), launched inside cuDNN's call (no dispatch floor).  A stride-1
+ *                  1×1 convolution over ≥ 784 output positions is a GEMM on NCHW and cuDNN runs it
+ *                  without transposes: ResNet-50's 56×56 and 28×28 pointwise convolutions have none,
+ *                  its 14×14 and 7×7 ones have them (the per-conv traces); with that rule its
+ *                  transposes come out within 12 % at batch 32–256, fp16 and TF32.
+ *      batch norm  (a norm layer in a network without attention) on NCHW fp16 tensors: cuDNN's
+ *                  "1C11" kernels take 0.86 of the fp32 time for half the bytes: 5 100 (ResNet-50,
+ *                  batch 256; 15 % faster at batch 32); bf16 runs PyTorch's own kernels: 3 450 NCHW,
+ *                  7 800 channels_last; channels_last fp16/fp32 stays bound by bytes but makes
+ *                  fewer passes: × 0.67 (cuDNN's semi-persistent NHWC kernels; 0.64–0.72 measured).
+ *                  FP32 NCHW follows the byte model (0.95–0.98).
+ *      pooling     2 000 NCHW, 2 600 channels_last (VGG-16 and ResNet-50; the same for fp16 and
+ *                  fp32: PyTorch's max_pool kernels are bound by elements).
+ *    Each pass takes the longer of its byte time and its element time.  The generation floor runs
+ *    the predecessor with the same kernels at its own SM count.  Modelled GPU time against the
+ *    traces' kernel time: median 5 % over the 48 traces, ResNet-50 fp16/tf32 within 8 %, VGG-16
+ *    5–12 % fast (its conv-bias add and reduction run as slow broadcast kernels, not modelled),
+ *    FP32 ResNet-50 at batch 64–128 15–31 % fast (the FP32 ramp, above).  Not modelled: FP32
+ *    convolutions in channels_last are transposed the other way (4–16 ms at batch 32–128).
+ *    What it did to the public rows nothing was fitted to (training-4/-5, NCHW, batch 640–3 328):
+ *    H100 −8.2…−15.5 % → −3.0…−10.4 %, H200 −16/−26 % → −9.3/−4.5 %, B200 −38/−57 % → −24/−23 %.
  *  - Autocast (FP16/BF16): activations are 2 bytes where autocast runs the op in half precision
  *    (matmul outputs; in a BatchNorm network, everything); in a network with attention, layer_norm
  *    and softmax are on autocast's fp32 list and the residual stream they feed is fp32 by type
@@ -121,6 +152,7 @@
 #include "ranges.h"
 
 #include <math.h>
+#include <string.h>
 
 struct _DdpCompute {
   guint n_layers;
@@ -142,11 +174,24 @@ struct _DdpCompute {
 
 /* H100 convolutions (see the file header): fitted to the H100 measurements in calibrate/data. */
 #define H100_CONV_FP32 1.30
-#define H100_CONV_TF32 0.60
-#define H100_CONV_HALF 0.75
+#define H100_CONV_TF32 0.96
+#define H100_CONV_HALF 1.16
 #define H100_CONV_RAMP_FP32 140.0
-#define H100_CONV_RAMP_TF32 60.0
-#define H100_CONV_RAMP_HALF 60.0
+#define H100_CONV_RAMP_TF32 25.0
+#define H100_CONV_RAMP_HALF 15.0
+/* Memory-format kernels measured on an H100 (file header, "Memory format"): elements per µs per SM */
+#define H100_TRANSPOSE_RATE_2B 4190.0
+#define H100_TRANSPOSE_RATE_4B 3120.0
+#define H100_BATCHNORM_NCHW_RATE 5100.0
+#define H100_BATCHNORM_NHWC_PASSES 0.67
+#define H100_BATCHNORM_BF16_RATE_NCHW 3450.0
+#define H100_BATCHNORM_BF16_RATE_NHWC 7800.0
+#define H100_POOL_RATE_NCHW 2000.0
+#define H100_POOL_RATE_NHWC 2600.0
+/* A stride-1 1×1 convolution with at least this many output positions per image runs as a GEMM on
+ * NCHW tensors, without transposes (cuDNN's choice on the H100: ResNet-50's 56×56 and 28×28 stages
+ * do, its 14×14 and 7×7 stages do not). */
+#define POINTWISE_GEMM_MIN_POSITIONS 784.0
 #define H100_GROUPED_FP32 256.0
 #define H100_GROUPED_TC 8.0
 #define ATTENTION_FP32_FACTOR 0.55
@@ -183,22 +228,23 @@ static const struct {
   double conv[DDP_PRECISION_COUNT];
   double conv_ramp_us[DDP_PRECISION_COUNT];
   double grouped_conv_channels[DDP_PRECISION_COUNT];
+  gboolean measured_kernels;   /* the H100's memory-format kernels (file header); FALSE: the byte model */
 } generation_efficiency[] = {
   /* V100: SGEMM ≈14 of 15.7, HGEMM ≈105 of 125 TFLOP/s; conv factors fitted to ResNet-50's
    * published throughput (tests/test-cli.c, training-2.csv), ramp as GEMMs */
-  { 70, NULL, { 0.90, 0.90, 0.85, 0.90 }, { 0.90, 0.90, 0.60, 0.90 }, { 2, 2, 2, 2 }, { 0, 0, 0, 0 } },
+  { 70, NULL, { 0.90, 0.90, 0.85, 0.90 }, { 0.90, 0.90, 0.60, 0.90 }, { 2, 2, 2, 2 }, { 0, 0, 0, 0 }, FALSE },
   /* A100: TF32 ≈110 of 156, FP16 ≈250 of 312; conv as V100 (DeepLearningExamples, test-cli.c) */
-  { 80, "v100", { 0.90, 0.70, 0.80, 0.80 }, { 0.90, 0.40, 0.60, 0.60 }, { 2, 2, 2, 2 }, { 0, 0, 0, 0 } },
+  { 80, "v100", { 0.90, 0.70, 0.80, 0.80 }, { 0.90, 0.40, 0.60, 0.60 }, { 2, 2, 2, 2 }, { 0, 0, 0, 0 }, FALSE },
   /* H100/H200: GEMMs below the GEMM benchmarks (FP16 ≈700 of 989): what PyTorch 2.11 steps reach on
    * a real H100.  Convolutions: fitted to the H100 measurements in calibrate/data (file header,
    * "H100 convolutions"): PyTorch's defaults (NCHW, cudnn.benchmark off) */
   { 90, "a100", { 0.70, 0.55, 0.60, 0.60 }, { H100_CONV_FP32, H100_CONV_TF32, H100_CONV_HALF, H100_CONV_HALF },
     { H100_CONV_RAMP_FP32, H100_CONV_RAMP_TF32, H100_CONV_RAMP_HALF, H100_CONV_RAMP_HALF },
-    { H100_GROUPED_FP32, H100_GROUPED_TC, H100_GROUPED_TC, H100_GROUPED_TC } },
+    { H100_GROUPED_FP32, H100_GROUPED_TC, H100_GROUPED_TC, H100_GROUPED_TC }, TRUE },
   /* B200: least certain, scaled like H100; convolutions as H100 (no measurement) */
   { 100, "h100", { 0.65, 0.50, 0.55, 0.55 }, { H100_CONV_FP32, H100_CONV_TF32, H100_CONV_HALF, H100_CONV_HALF },
     { H100_CONV_RAMP_FP32, H100_CONV_RAMP_TF32, H100_CONV_RAMP_HALF, H100_CONV_RAMP_HALF },
-    { H100_GROUPED_FP32, H100_GROUPED_TC, H100_GROUPED_TC, H100_GROUPED_TC } },
+    { H100_GROUPED_FP32, H100_GROUPED_TC, H100_GROUPED_TC, H100_GROUPED_TC }, TRUE },
 };
 
 /**
@@ -225,7 +271,18 @@ ddp_compute_options_init_gpu(DdpComputeOptions *o, const DdpGpuSpec *gpu)
   o->attention_fp32_factor = ATTENTION_FP32_FACTOR;
   o->attention_layout_copies = ATTENTION_LAYOUT_COPIES;
   o->unaligned_gemm_factor = UNALIGNED_GEMM_FACTOR;
-  o->conv_nchw_transposes = 1.0;
+  o->channels_last = FALSE;
+  gboolean measured = generation_efficiency[row].measured_kernels;
+  o->transpose_rate[0] = measured ? H100_TRANSPOSE_RATE_2B : 0;
+  o->transpose_rate[1] = measured ? H100_TRANSPOSE_RATE_4B : 0;
+  o->transpose_tf32 = measured;
+  o->pointwise_gemm = measured;
+  o->batchnorm_nchw_rate = measured ? H100_BATCHNORM_NCHW_RATE : 0;
+  o->batchnorm_nhwc_passes = measured ? H100_BATCHNORM_NHWC_PASSES : 0;
+  o->batchnorm_bf16_rate[0] = measured ? H100_BATCHNORM_BF16_RATE_NCHW : 0;
+  o->batchnorm_bf16_rate[1] = measured ? H100_BATCHNORM_BF16_RATE_NHWC : 0;
+  o->pool_rate[0] = measured ? H100_POOL_RATE_NCHW : 0;
+  o->pool_rate[1] = measured ? H100_POOL_RATE_NHWC : 0;
   o->kind_factor[DDP_LAYER_NORM] = 0.9;
   o->kind_factor[DDP_LAYER_POOL] = 0.9;
   o->kind_factor[DDP_LAYER_EMBEDDING] = 0.7;
@@ -243,7 +300,7 @@ ddp_compute_options_init_gpu(DdpComputeOptions *o, const DdpGpuSpec *gpu)
  * @gpu's generation has none. */
 static DdpCompute *
 predecessor_compute(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision precision, double batch,
-                    DdpOptimizer optimizer, double conv_nchw_transposes)
+                    DdpOptimizer optimizer, const DdpComputeOptions *current)
 {
   const char *name = NULL;
   for (guint i = 0; i < G_N_ELEMENTS(generation_efficiency); i++)
@@ -254,7 +311,16 @@ predecessor_compute(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision p
     return NULL;
   DdpComputeOptions o;
   ddp_compute_options_init_gpu(&o, &previous);
-  o.conv_nchw_transposes = conv_nchw_transposes;   /* the same memory format on both */
+  /* the same memory format, and the same measured kernels at the predecessor's own SM count: the
+   * older GPU runs the same cuDNN and PyTorch kernels */
+  o.channels_last = current->channels_last;
+  memcpy(o.transpose_rate, current->transpose_rate, sizeof o.transpose_rate);
+  o.transpose_tf32 = current->transpose_tf32;
+  o.pointwise_gemm = current->pointwise_gemm;
+  o.batchnorm_nchw_rate = current->batchnorm_nchw_rate;
+  o.batchnorm_nhwc_passes = current->batchnorm_nhwc_passes;
+  memcpy(o.batchnorm_bf16_rate, current->batchnorm_bf16_rate, sizeof o.batchnorm_bf16_rate);
+  memcpy(o.pool_rate, current->pool_rate, sizeof o.pool_rate);
   return ddp_compute_new(model, &previous, precision, batch, optimizer, &o);
 }
 
@@ -323,6 +389,53 @@ conv_kind(const DdpModel *model, const DdpLayer *layer, const DdpComputeOptions 
     kind *= per_group / (per_group + options->grouped_conv_channels[precision]);
   }
   return kind;
+}
+
+/* A stride-1 1×1 convolution over at least POINTWISE_GEMM_MIN_POSITIONS output positions: cuDNN runs
+ * it as a GEMM on NCHW tensors, without transposes (file header, "Memory format").  Input and output
+ * sizes per image come from the model file's counts: forward FLOPs = 2 · out elements · (in
+ * channels per group) · kh · kw, forward bytes = 4 · (in + out elements). */
+static gboolean
+conv_pointwise_gemm(const DdpModel *model, const DdpLayer *layer)
+{
+  if (layer->n_params == 0)
+    return FALSE;
+  const DdpParam *w = &model->params[layer->first_param];   /* out, in/groups, kh, kw */
+  if (w->ndim != 4 || w->shape[2] != 1 || w->shape[3] != 1 || w->shape[0] <= 0 || w->shape[1] <= 0)
+    return FALSE;
+  double in_channels = (double)w->shape[1] * MAX(layer->groups, 1);
+  double out_elements = layer->forward_flops / (2.0 * (double)w->shape[1]);
+  double in_elements = layer->forward_bytes / 4 - out_elements;
+  double out_positions = out_elements / (double)w->shape[0];
+  double in_positions = in_elements / in_channels;
+  return fabs(in_positions - out_positions) <= 0.01 * out_positions && out_positions >= POINTWISE_GEMM_MIN_POSITIONS;
+}
+
+/* Batch norm and pooling as the H100 runs them (file header, "Memory format"), for one pass of
+ * @layer moving @bytes per sample (the model file's fp32 bytes): batch norm — a norm layer in a
+ * network without attention — in channels_last makes fewer passes (× batchnorm_nhwc_passes of
+ * *@base_ns); on NCHW fp16 tensors it is bound by elements, not bytes (batchnorm_nchw_rate); bf16
+ * runs PyTorch's own kernels, bound by elements in either format (batchnorm_bf16_rate).  Pooling is
+ * bound by elements in either format (pool_rate): *@pass_ns, the byte model's time, becomes the
+ * longer of the two. */
+static void
+memory_format_kernels(const DdpLayer *layer, const DdpComputeOptions *options, const DdpGpuSpec *gpu,
+                      DdpPrecision precision, double batch, gboolean fp32_stream, double bytes, double *pass_ns)
+{
+  int format = options->channels_last ? 1 : 0;
+  double element_rate = 0;
+  if (layer->kind == DDP_LAYER_NORM && !fp32_stream) {
+    if (options->channels_last && options->batchnorm_nhwc_passes > 0)
+      *pass_ns *= options->batchnorm_nhwc_passes;
+    if (precision == DDP_PRECISION_BF16 && options->batchnorm_bf16_rate[format] > 0)
+      element_rate = options->batchnorm_bf16_rate[format];
+    else if (!options->channels_last && (precision == DDP_PRECISION_FP16 || precision == DDP_PRECISION_BF16))
+      element_rate = options->batchnorm_nchw_rate;
+  } else if (layer->kind == DDP_LAYER_POOL) {
+    element_rate = options->pool_rate[format];
+  }
+  if (element_rate > 0)
+    *pass_ns = MAX(*pass_ns, bytes / 4 * batch / (element_rate * gpu->sms * 1e-3));
 }
 
 static double
@@ -483,15 +596,25 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
       layout_bwd_ns = pass_ns(0, options->attention_layout_copies * layer->backward_bytes * batch * activation_scale, 2, 1, 0,
                               c->hbm_bytes_per_ns, bytes_ramp_plain, c->kernel_floor_ns);
     }
-    /* NCHW half-precision convolutions (file header): each activation byte the conv kernels move
-     * is transposed to or from NHWC once more, read and written, two kernels per conv kernel. */
+    /* NCHW tensor-core convolutions (file header, "Memory format"): cuDNN transposes the tensors
+     * its kernels read and write to NHWC and back.  Measured kernels (the H100): the elements a
+     * pass moves at a measured rate per SM, TF32 too, stride-1 pointwise convolutions with large
+     * images excepted; otherwise each activation byte once more, read and written, FP16/BF16. */
     double transpose_fwd_ns = 0, transpose_bwd_ns = 0;
-    if (layer->kind == DDP_LAYER_CONV && autocast && tensor_cores && options->conv_nchw_transposes > 0) {
+    int element_size = autocast ? 0 : 1;
+    gboolean transposed = layer->kind == DDP_LAYER_CONV && !options->channels_last && tensor_cores &&
+                          (autocast || (precision == DDP_PRECISION_TF32 && options->transpose_tf32)) &&
+                          !(options->pointwise_gemm && conv_pointwise_gemm(model, layer));
+    if (transposed && options->transpose_rate[element_size] > 0) {
+      /* elements per ns; launched inside cuDNN's call: no dispatch floor of their own */
+      double rate = options->transpose_rate[element_size] * gpu->sms * 1e-3;
+      transpose_fwd_ns = layer->forward_bytes / 4 * batch / rate;
+      transpose_bwd_ns = layer->backward_bytes / 4 * batch / rate;
+    } else if (transposed && autocast) {
       double bytes_ramp_plain = c->hbm_bytes_per_ns * options->memory_ramp_us * 1e3;
-      double passes = 2 * options->conv_nchw_transposes;
-      transpose_fwd_ns = pass_ns(0, passes * layer->forward_bytes * batch * activation_scale, 2, 1, 0,
+      transpose_fwd_ns = pass_ns(0, 2 * layer->forward_bytes * batch * activation_scale, 2, 1, 0,
                                  c->hbm_bytes_per_ns, bytes_ramp_plain, c->kernel_floor_ns);
-      transpose_bwd_ns = pass_ns(0, passes * layer->backward_bytes * batch * activation_scale, 2 * backward_kernels, 1,
+      transpose_bwd_ns = pass_ns(0, 2 * layer->backward_bytes * batch * activation_scale, 2 * backward_kernels, 1,
                                  0, c->hbm_bytes_per_ns, bytes_ramp_plain, c->kernel_floor_ns);
     }
     double cast_ns = cast_bytes > 0 ? pass_ns(0, cast_bytes, weights > 0 && fp32_stream ? 2 : 1, 1, 0,
@@ -505,6 +628,8 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
       c->forward_ns[i] = pass_ns(layer->forward_flops * batch, layer->forward_bytes * batch * activation_scale + weights,
                                  1, flops_per_ns, flops_ramp, bytes_per_ns, bytes_ramp, c->kernel_floor_ns) +
                          cast_ns + layout_fwd_ns + transpose_fwd_ns;
+      memory_format_kernels(layer, options, gpu, precision, batch, fp32_stream, layer->forward_bytes,
+                            &c->forward_ns[i]);
     }
     if (layer->backward_us >= 0) {
       c->backward_ns[i] = layer->backward_us * 1e3 * batch / model->measured_batch;
@@ -513,6 +638,8 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
                                   layer->backward_bytes * batch * activation_scale + 2 * weights, backward_kernels,
                                   flops_per_ns, flops_ramp, bytes_per_ns, bytes_ramp, c->kernel_floor_ns) +
                           cast_ns + layout_bwd_ns + transpose_bwd_ns;
+      memory_format_kernels(layer, options, gpu, precision, batch, fp32_stream, layer->backward_bytes,
+                            &c->backward_ns[i]);
     }
   }
   double param_bytes = (double)ddp_model_param_bytes(model);
@@ -521,8 +648,7 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
   /* The generation floor, except for grouped convolutions: the one kind measured slower on an H100
    * than the older generations' defaults say (file header). */
   g_autoptr(DdpCompute) previous = options->generation_floor
-                                     ? predecessor_compute(model, gpu, precision, batch, optimizer,
-                                                           options->conv_nchw_transposes)
+                                     ? predecessor_compute(model, gpu, precision, batch, optimizer, options)
                                      : NULL;
   for (guint i = 0; previous && i < model->n_layers; i++) {
     if (model->layers[i].kind == DDP_LAYER_CONV && model->layers[i].groups > 1)
@@ -532,6 +658,7 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
   }
   if (previous)
     c->optimizer_ns = MIN(c->optimizer_ns, previous->gpu_optimizer_ns);
+
   c->gpu_forward_ns = g_memdup2(c->forward_ns, model->n_layers * sizeof(double));
   c->gpu_backward_ns = g_memdup2(c->backward_ns, model->n_layers * sizeof(double));
   c->gpu_optimizer_ns = c->optimizer_ns;

@@ -25,10 +25,22 @@ typedef struct {
   double attention_layout_copies; /* head-layout copies around attention, × its own bytes (0: off) */
   double unaligned_gemm_factor;   /* a tensor-core GEMM with a dimension not a multiple of 16 bytes:
                                     × this (0: off) */
-  double conv_nchw_transposes;    /* a half-precision tensor-core convolution on NCHW tensors: cuDNN
-                                    transposes every activation tensor it reads or writes to NHWC and
-                                    back, × this many read+write passes (1: PyTorch's default
-                                    contiguous NCHW; 0: channels_last) */
+  gboolean channels_last;         /* model.to(memory_format=torch.channels_last): no NCHW<->NHWC
+                                    transposes around tensor-core convolutions, and cuDNN's NHWC
+                                    batch-norm and pooling kernels (FALSE: PyTorch's default NCHW) */
+  /* Kernels measured on an H100 (compute.c, "Memory format"); 0 / FALSE: the byte model. */
+  double transpose_rate[2];       /* cuDNN's NCHW<->NHWC transposes, elements per µs per SM, for
+                                    2-byte and 4-byte elements (0: read+write of the bytes at
+                                    memory_efficiency, FP16/BF16 only) */
+  gboolean transpose_tf32;        /* TF32 tensor-core convolutions are transposed too */
+  gboolean pointwise_gemm;        /* stride-1 1×1 convolutions run as GEMMs on NCHW: no transposes */
+  double batchnorm_nchw_rate;     /* batch norm on NCHW fp16/bf16 tensors, elements per µs per SM,
+                                    whatever the element size (0: bytes only) */
+  double batchnorm_nhwc_passes;   /* batch norm in channels_last: × its bytes (0: 1) */
+  double batchnorm_bf16_rate[2];  /* bf16 batch norm (PyTorch's own kernels, not cuDNN's), elements per
+                                    µs per SM, NCHW and channels_last (0: as fp16) */
+  double pool_rate[2];            /* pooling, elements per µs per SM, NCHW and channels_last (0:
+                                    bytes only) */
   double conv_factor[DDP_PRECISION_COUNT];       /* convolution: × matmul_efficiency, by precision */
   double conv_ramp_us[DDP_PRECISION_COUNT];      /* convolution's size ramp (as matmul_ramp_us) */
   double grouped_conv_channels[DDP_PRECISION_COUNT];  /* a grouped convolution with c input channels per group runs at

@@ -105,7 +105,7 @@ ddp_cli_option_entries(DdpCliOptions *o)
     { "static-graph", 0, 0, G_OPTION_ARG_NONE, &o->static_graph, "DDP static_graph=True", NULL },
     { "no-broadcast-buffers", 0, 0, G_OPTION_ARG_NONE, &o->no_broadcast_buffers, "DDP broadcast_buffers=False", NULL },
     { "channels-last", 0, 0, G_OPTION_ARG_NONE, &o->channels_last,
-      "model.to(memory_format=torch.channels_last): fp16/bf16 convolutions without cuDNN's NCHW transposes", NULL },
+      "model.to(memory_format=torch.channels_last): no NCHW transposes around tensor-core convolutions, NHWC batch norm and pooling kernels", NULL },
     { "mode", 0, 0, G_OPTION_ARG_STRING, &o->mode, "ddp (DistributedDataParallel, default), dp (torch.nn.DataParallel, one node), zero1 (ZeroRedundancyOptimizer + DDP) or fsdp", "M" },
     { "sharding", 0, 0, G_OPTION_ARG_STRING, &o->sharding, "fsdp: full (FULL_SHARD, default), grad-op (SHARD_GRAD_OP), hybrid (HYBRID_SHARD) or none (NO_SHARD)", "S" },
     { "backward-prefetch", 0, 0, G_OPTION_ARG_STRING, &o->backward_prefetch, "fsdp: pre (BACKWARD_PRE, default), post or none", "P" },

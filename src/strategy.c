@@ -104,8 +104,7 @@ ddp_strategy_compute_unscaled(const DdpScenario *scenario, const DdpComputeOptio
   else
     ddp_compute_options_init_gpu(&o, &scenario->cluster->gpu);
   o.host_layer_us = setup->overheads.host_layer_us * host_factor;
-  if (setup->channels_last)
-    o.conv_nchw_transposes = 0;
+  o.channels_last = setup->channels_last;
   if (scenario->calibration) {
     ddp_fit_apply_compute_options(scenario->calibration, &o);
     o.generation_floor = FALSE;   /* the measured machine, not a healthy default */

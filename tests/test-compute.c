@@ -79,10 +79,10 @@ test_nchw_transposes(void)
                                     "forward_bytes = 1e8\nbackward_bytes = 2e8\nparams = c.w:64,64,3,3\n");
   DdpComputeOptions nchw, last;
   ddp_compute_options_init_gpu(&nchw, &v100);
-  g_assert_cmpfloat(nchw.conv_nchw_transposes, ==, 1.0);
+  g_assert_false(nchw.channels_last);
   nchw.kernel_floor_us = 1;
   last = nchw;
-  last.conv_nchw_transposes = 0;
+  last.channels_last = TRUE;
   g_autoptr(DdpCompute) a = ddp_compute_new(m, &v100, DDP_PRECISION_FP16, 1, DDP_OPTIMIZER_SGD, &nchw);
   g_autoptr(DdpCompute) b = ddp_compute_new(m, &v100, DDP_PRECISION_FP16, 1, DDP_OPTIMIZER_SGD, &last);
   g_assert_cmpfloat(fabs((double)(ddp_compute_forward_ns(a, 0) - ddp_compute_forward_ns(b, 0)) - 150148.1), <=, 1.0);
@@ -98,7 +98,7 @@ test_nchw_transposes(void)
   DdpComputeOptions a_nchw, a_last;
   ddp_compute_options_init_gpu(&a_nchw, &a100);
   a_last = a_nchw;
-  a_last.conv_nchw_transposes = 0;
+  a_last.channels_last = TRUE;
   g_autoptr(DdpCompute) t1 = ddp_compute_new(m, &a100, DDP_PRECISION_TF32, 1, DDP_OPTIMIZER_SGD, &a_nchw);
   g_autoptr(DdpCompute) t2 = ddp_compute_new(m, &a100, DDP_PRECISION_TF32, 1, DDP_OPTIMIZER_SGD, &a_last);
   g_assert_cmpint(ddp_compute_backward_ns(t1, 0), ==, ddp_compute_backward_ns(t2, 0));
