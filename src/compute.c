@@ -107,6 +107,9 @@
  *    convolutions in channels_last are transposed the other way (4–16 ms at batch 32–128).
  *    What it did to the public rows nothing was fitted to (training-4/-5, NCHW, batch 640–3 328):
  *    H100 −8.2…−15.5 % → −3.0…−10.4 %, H200 −16/−26 % → −9.3/−4.5 %, B200 −38/−57 % → −24/−23 %.
+ *    Checked on an H200 of our own (same SMs, 1.43× the bandwidth; calibrate/data/README.md):
+ *    pooling and NCHW fp16 batch norm take 0.94–1.00 of the H100's time, the byte-bound kernels
+ *    0.71–0.87, as the rates per SM say; its 8 steps predicted within 11 % (median 6.9 %).
  *  - Autocast (FP16/BF16): activations are 2 bytes where autocast runs the op in half precision
  *    (matmul outputs; in a BatchNorm network, everything); in a network with attention, layer_norm
  *    and softmax are on autocast's fp32 list and the residual stream they feed is fp32 by type

@@ -87,7 +87,8 @@ typedef struct {
   DdpOptimizer optimizer;
   gboolean broadcast_buffers;
   gboolean channels_last;           /* model.to(memory_format=torch.channels_last): no NCHW transposes
-                                       around half-precision convolutions (compute.c) */
+                                       around tensor-core convolutions, NHWC batch norm and pooling
+                                       (compute.c) */
   guint iterations;                 /* steady-state iterations simulated after iteration 0 */
   guint64 seed;
   char *stragglers;                 /* the spec text */
