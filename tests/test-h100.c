@@ -88,6 +88,18 @@ predict_ms(const char *model, const char *precision, const char *batch, gboolean
   return predict_on_ms("dgx-h100", model, precision, batch, ddp, FALSE);
 }
 
+/* A model from a model file's text (the closed-form tests below). */
+static DdpModel *
+model_from_text(const char *name, const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data(name, text, &error);
+  g_assert_no_error(error);
+  DdpModel *m = ddp_model_from_keyfile(kf, &error);
+  g_assert_no_error(error);
+  return m;
+}
+
 /* Every GPU-bound row of the H100 measurements.  With the defaults of src/compute.c (fitted to these
  * measurements where its comments say so) the errors are, per row (docs/validation-h100.md):
  * median 5.0 %, max 21.0 % (BERT-base TF32 batch 8: host issue 0.78 × the step, step times
@@ -162,16 +174,12 @@ test_h100_conv(void)
   g_assert_cmpfloat(a.conv_ramp_us[DDP_PRECISION_FP16], ==, 2);
   g_assert_cmpfloat(a.grouped_conv_channels[DDP_PRECISION_FP32], ==, 0);
 
-  g_autoptr(GError) error = NULL;
-  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("g.model",
+  g_autoptr(DdpModel) m = model_from_text("g.model",
     "[model]\nname = g\n"
     "[layer dense]\nkind = conv\nforward_flops = 1e10\nbackward_flops = 2e10\nparams = dense.weight:64,64,3,3\n"
     "[layer grouped]\nkind = conv\ngroups = 32\nforward_flops = 1e10\nbackward_flops = 2e10\n"
     "params = grouped.weight:128,4,3,3\n"
-    "[layer attn]\nkind = attention\nforward_flops = 1e10\nbackward_flops = 2.5e10\n", &error);
-  g_assert_no_error(error);
-  g_autoptr(DdpModel) m = ddp_model_from_keyfile(kf, &error);
-  g_assert_no_error(error);
+    "[layer attn]\nkind = attention\nforward_flops = 1e10\nbackward_flops = 2.5e10\n");
   g_assert_cmpuint(m->layers[0].groups, ==, 1);
   g_assert_cmpuint(m->layers[1].groups, ==, 32);
   /* the generation floor: the dense conv keeps the H100's 304 015 ns (below the A100's
@@ -211,15 +219,11 @@ test_unaligned_gemm(void)
 {
   DdpGpuSpec h100;
   g_assert_true(ddp_gpu_lookup("h100", &h100, NULL));
-  g_autoptr(GError) error = NULL;
-  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("u.model",
+  g_autoptr(DdpModel) m = model_from_text("u.model",
     "[model]\nname = u\nseq_len = 1024\n"
     "[layer lm_head]\nkind = linear\nforward_flops = 79047426048\nbackward_flops = 158094852096\n"
     "forward_bytes = 208998400\nbackward_bytes = 417996800\n"
-    "[layer norm]\nkind = norm\nforward_flops = 1\nbackward_flops = 1\nparams = norm.weight:768\n", &error);
-  g_assert_no_error(error);
-  g_autoptr(DdpModel) m = ddp_model_from_keyfile(kf, &error);
-  g_assert_no_error(error);
+    "[layer norm]\nkind = norm\nforward_flops = 1\nbackward_flops = 1\nparams = norm.weight:768\n");
   g_autoptr(DdpCompute) b = ddp_compute_new(m, &h100, DDP_PRECISION_BF16, 1, DDP_OPTIMIZER_SGD, NULL);
   g_assert_cmpint(ddp_compute_forward_ns(b, 0), ==, 636082);
   g_autoptr(DdpCompute) f = ddp_compute_new(m, &h100, DDP_PRECISION_FP32, 1, DDP_OPTIMIZER_SGD, NULL);
@@ -255,8 +259,7 @@ test_memory_format(void)
 {
   DdpGpuSpec h100;
   g_assert_true(ddp_gpu_lookup("h100", &h100, NULL));
-  g_autoptr(GError) error = NULL;
-  g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("f.model",
+  g_autoptr(DdpModel) m = model_from_text("f.model",
     "[model]\nname = f\n"
     "[layer pw56]\nkind = conv\nforward_flops = 102760448\nbackward_flops = 205520896\n"
     "forward_bytes = 4014080\nbackward_bytes = 8028160\nparams = pw56.weight:256,64,1,1\n"
@@ -267,10 +270,7 @@ test_memory_format(void)
     "[layer bn]\nkind = norm\nforward_flops = 1\nbackward_flops = 1\nforward_bytes = 1.6e7\n"
     "backward_bytes = 3.2e7\nparams = bn.weight:512;bn.bias:512\n"
     "[layer pool]\nkind = pool\nforward_flops = 1\nbackward_flops = 1\nforward_bytes = 1e7\n"
-    "backward_bytes = 1.5e7\n", &error);
-  g_assert_no_error(error);
-  g_autoptr(DdpModel) m = ddp_model_from_keyfile(kf, &error);
-  g_assert_no_error(error);
+    "backward_bytes = 1.5e7\n");
   DdpComputeOptions nchw, last;
   ddp_compute_options_init_gpu(&nchw, &h100);
   nchw.generation_floor = FALSE;
