@@ -525,9 +525,7 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
    * follows them.  In a network with attention (a transformer), layer_norm and softmax are on
    * autocast's fp32 list: LayerNorm reads and writes 4 bytes, and its fp32 output makes the
    * residual stream, and the elementwise ops on it, fp32 (type promotion: fp32 + half = fp32). */
-  gboolean fp32_stream = FALSE;
-  for (guint i = 0; i < model->n_layers; i++)
-    fp32_stream = fp32_stream || model->layers[i].kind == DDP_LAYER_ATTENTION;
+  gboolean fp32_stream = ddp_model_has_kind(model, DDP_LAYER_ATTENTION);
 
   for (guint i = 0; i < model->n_layers; i++) {
     const DdpLayer *layer = &model->layers[i];

@@ -229,6 +229,19 @@ parse_layer(const DdpKeyFile *kf, const char *group, DdpModel *model, GArray *la
  * See model.h.  A layer name is a module path, a pseudo-layer under one (a last component that is
  * not a submodule), or PATH#k for the k-th call of module PATH.
  */
+/**
+ * ddp_model_has_kind:
+ * See model.h.
+ */
+gboolean
+ddp_model_has_kind(const DdpModel *model, DdpLayerKind kind)
+{
+  for (guint i = 0; i < model->n_layers; i++)
+    if (model->layers[i].kind == kind)
+      return TRUE;
+  return FALSE;
+}
+
 gboolean
 ddp_model_module_contains(const char *module, const char *layer)
 {

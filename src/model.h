@@ -94,6 +94,9 @@ gboolean ddp_model_scale_input(DdpModel *model, guint seq_len, guint image_size,
  * further call of it ("encoder.layer.0.attention#2"; models/README.md, layer names). */
 gboolean ddp_model_module_contains(const char *module, const char *layer);
 
+/* Whether any layer of @model is of @kind. */
+gboolean ddp_model_has_kind(const DdpModel *model, DdpLayerKind kind);
+
 gint64 ddp_model_param_count(const DdpModel *model);
 gint64 ddp_model_param_bytes(const DdpModel *model);
 double ddp_model_forward_flops(const DdpModel *model);  /* per sample */

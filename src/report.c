@@ -100,6 +100,13 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
                            g_str_has_prefix(t->batch_from, "-") ? "" : "the ", t->batch_from,
                            ddp_precision_name(t->precision),
                            g_str_has_prefix(t->precision_from, "-") ? "" : "the ", t->precision_from);
+  /* PyTorch's own default runs cuDNN convolutions in TF32 where the GPU has it
+   * (torch.backends.cudnn.allow_tf32 = True); ddpsim's fp32 is TF32 off everywhere */
+  if (t->precision == DDP_PRECISION_FP32 && g_str_equal(t->precision_from, "built-in default") &&
+      s->cluster->gpu.peak_tflops[DDP_PRECISION_TF32] > s->cluster->gpu.peak_tflops[DDP_PRECISION_FP32] &&
+      ddp_model_has_kind(s->model, DDP_LAYER_CONV))
+    g_string_append(out, "  (fp32 is TF32 off everywhere; PyTorch's own defaults run convolutions in TF32 on this GPU, "
+                         "torch.backends.cudnn.allow_tf32 = True: --precision tf32 for that)\n");
   g_string_append_c(out, '\n');
   double slower = (r->first_iteration_ms / r->mean_ms - 1.0) * 100.0;
   g_string_append_printf(out, "  iteration time       mean %.3f ms   p50 %.3f ms   p99 %.3f ms   (%u steady iterations)\n",

@@ -82,7 +82,7 @@ ddp_cli_option_entries(DdpCliOptions *o)
     { "gpus", 0, 0, G_OPTION_ARG_STRING, &o->gpus, "Number of GPUs (default 8)", "N" },
     { "bucket-cap-mb", 0, 0, G_OPTION_ARG_STRING, &o->bucket_cap_mb, "DDP bucket_cap_mb, in MiB as PyTorch (default 25)", "X" },
     { "batch", 0, 0, G_OPTION_ARG_STRING, &o->batch, "Samples per GPU per micro-step (default 32)", "B" },
-    { "precision", 0, 0, G_OPTION_ARG_STRING, &o->precision, "fp32|tf32|fp16|bf16 (fp16/bf16: autocast, fp32 params)", "P" },
+    { "precision", 0, 0, G_OPTION_ARG_STRING, &o->precision, "fp32|tf32|fp16|bf16 (fp32: no TF32, cudnn.allow_tf32 off; tf32: TF32 for cuDNN and matmuls, a conv net at PyTorch's defaults on Ampere+; fp16/bf16: autocast, fp32 params)", "P" },
     { "accumulate", 0, 0, G_OPTION_ARG_STRING, &o->accumulate, "Gradient accumulation micro-steps; first K-1 under no_sync (default 1)", "K" },
     { "iterations", 0, 0, G_OPTION_ARG_STRING, &o->iterations, "Steady-state iterations to simulate (default 100)", "K" },
     { "seed", 0, 0, G_OPTION_ARG_STRING, &o->seed, "Random seed for stragglers (default 1)", "S" },
