@@ -81,7 +81,7 @@
  *    traces of ResNet-50 and VGG-16 steps at batch 32–256, fp32/tf32/fp16/bf16, NCHW and
  *    channels_last, split into kernel classes (tools/kernel-summary.py;
  *    calibrate/data/fc-vm-H100x1-20261127-kernel-classes.csv, -conv-transposes.csv, README there).
- *    Four kinds of kernel do not follow the byte model, and take rates per SM (they scale with SMs,
+ *    Three kinds of kernel do not follow the byte model, and take rates per SM (they scale with SMs,
  *    not HBM: a kernel that takes as long on 2-byte as on 4-byte data is not bound by bytes), in
  *    elements (the model file's fp32 bytes / 4) per µs per SM:
  *      transposes  NCHW tensor-core convolutions, TF32 too (float nchwToNhwc kernels in the TF32
@@ -417,7 +417,7 @@ conv_pointwise_gemm(const DdpModel *model, const DdpLayer *layer)
 /* Batch norm and pooling as the H100 runs them (file header, "Memory format"), for one pass of
  * @layer moving @bytes per sample (the model file's fp32 bytes): batch norm — a norm layer in a
  * network without attention — in channels_last makes fewer passes (× batchnorm_nhwc_passes of
- * *@base_ns); on NCHW fp16 tensors it is bound by elements, not bytes (batchnorm_nchw_rate); bf16
+ * *@pass_ns); on NCHW fp16 tensors it is bound by elements, not bytes (batchnorm_nchw_rate); bf16
  * runs PyTorch's own kernels, bound by elements in either format (batchnorm_bf16_rate).  Pooling is
  * bound by elements in either format (pool_rate): *@pass_ns, the byte model's time, becomes the
  * longer of the two. */
