@@ -43,15 +43,22 @@
  *    traces), within 13 %.  Before these traces the factors (0.60 / 0.75, 60 µs) were fitted to
  *    whole steps and had absorbed batch norm and the transposes below, which made the model's
  *    step grow too little with the batch (Lambda's ResNet-50 at batch 640–1 280 was 8–14 % fast).
- *    FP32 is unchanged: its pointwise convolutions run at ≈21 TFLOP/s at every batch and its 3×3
- *    ones at 33–59, which one factor and ramp do not follow (ResNet-50 at batch 64–128 stays
- *    15–27 % fast on its GPU time).  B200 takes the H100 values (no measurement).
+ *    1×1 (pointwise) convolutions have factors of their own (pointwise_conv_factor): a 1×1 conv
+ *    is a GEMM whose inner dimension is only C_in, without Winograd's saving at FP32, and the
+ *    per-conv traces (calibrate/data/fc-vm-H100x1-20261127-conv-transposes.csv) run them at about
+ *    half the rate of the 3×3 ones: FP32 ≈21 TFLOP/s at every batch against 33–59, TF32 97–135
+ *    against 154–254, FP16 190–237 against 357–667.  Fitted to the 1×1 kernels alone: FP32 0.50
+ *    with a 30 µs ramp, TF32 0.84 with 20, FP16/BF16 0.52 with 5 (within 6 % at batch 32–256;
+ *    ResNet-50 FP32 had been 15–31 % fast at batch 64–128).  The factors above then describe the
+ *    k×k convolutions (their own fit gives the same: 1.26/140, 0.94/25, 1.18/15).  B200 takes the
+ *    H100 values (no measurement).
  *  - Grouped convolutions (the model file's `groups`, ResNeXt) with c input channels per group run
  *    at c / (c + grouped_conv_channels) of a dense one: on the H100 at FP32 cuDNN loops over the
  *    groups with one small legacy kernel each on several streams (the ResNeXt-50 trace: 2 161 conv
  *    kernels against ResNet-50's 298, ≈0.4 ms a grouped layer pass whatever its FLOPs), fitted
- *    256 channels on the ResNeXt-50/101 FP32 rows; on tensor cores cuDNN has grouped kernels: 8
- *    (the ResNeXt-101 TF32 row).  0 (no penalty) on V100/A100, where nothing was measured.
+ *    96 channels on the ResNeXt-50/101 FP32 rows (256 before the 1×1 factors below, which took
+ *    time from ResNeXt's pointwise layers into them); on tensor cores cuDNN has grouped kernels:
+ *    8 (the ResNeXt-101 TF32 row).  0 (no penalty) on V100/A100, where nothing was measured.
  *  - Attention on fp32 tensors (fp32 and tf32 runs): PyTorch's memory-efficient SDPA kernel for
  *    float, on the FP32 cores whatever allow_tf32 says, at attention_fp32_factor 0.55 of the FP32
  *    matmul efficiency: the H100 BERT-base fp32 trace spends 10.1 ms in it where 0.75 gave 7.7.
@@ -101,15 +108,15 @@
  *                  fp32: PyTorch's max_pool kernels are bound by elements).
  *    Each pass takes the longer of its byte time and its element time.  The generation floor runs
  *    the predecessor with the same kernels at its own SM count.  Modelled GPU time against the
- *    traces' kernel time: median 5 % over the 48 traces, ResNet-50 fp16/tf32 within 8 %, VGG-16
- *    5–12 % fast (its conv-bias add and reduction run as slow broadcast kernels, not modelled),
- *    FP32 ResNet-50 at batch 64–128 15–31 % fast (the FP32 ramp, above).  Not modelled: FP32
- *    convolutions in channels_last are transposed the other way (4–16 ms at batch 32–128).
+ *    traces' kernel time (with the 1×1 factors above): median 3.6 % over the 48 traces, ResNet-50
+ *    within 5 % (FP32 at batch 64–128: 3–10 % fast), VGG-16 2–12 % fast (its conv-bias add and
+ *    reduction run as slow broadcast kernels, not modelled).  Not modelled: FP32 convolutions in
+ *    channels_last are transposed the other way (4–16 ms at batch 32–128).
  *    What it did to the public rows nothing was fitted to (training-4/-5, NCHW, batch 640–3 328):
- *    H100 −8.2…−15.5 % → −3.0…−10.4 %, H200 −16/−26 % → −9.3/−4.5 %, B200 −38/−57 % → −24/−23 %.
+ *    H100 −8.2…−15.5 % → −2.4…−9.9 %, H200 −16/−26 % → −8.5/−0.2 %, B200 −38/−57 % → −23/−22 %.
  *    Checked on an H200 of our own (same SMs, 1.43× the bandwidth; calibrate/data/README.md):
  *    pooling and NCHW fp16 batch norm take 0.94–1.00 of the H100's time, the byte-bound kernels
- *    0.71–0.87, as the rates per SM say; its 8 steps predicted within 11 % (median 6.9 %).
+ *    0.71–0.87, as the rates per SM say; its 8 steps predicted within 10 % (median 4.8 %).
  *  - Autocast (FP16/BF16): activations are 2 bytes where autocast runs the op in half precision
  *    (matmul outputs; in a BatchNorm network, everything); in a network with attention, layer_norm
  *    and softmax are on autocast's fp32 list and the residual stream they feed is fp32 by type
@@ -195,7 +202,14 @@ struct _DdpCompute {
  * NCHW tensors, without transposes (cuDNN's choice on the H100: ResNet-50's 56×56 and 28×28 stages
  * do, its 14×14 and 7×7 stages do not). */
 #define POINTWISE_GEMM_MIN_POSITIONS 784.0
-#define H100_GROUPED_FP32 256.0
+/* 1×1 convolutions on the H100 (file header): fitted to their own kernels in the traces */
+#define H100_POINTWISE_FP32 0.50
+#define H100_POINTWISE_TF32 0.84
+#define H100_POINTWISE_HALF 0.52
+#define H100_POINTWISE_RAMP_FP32 30.0
+#define H100_POINTWISE_RAMP_TF32 20.0
+#define H100_POINTWISE_RAMP_HALF 5.0
+#define H100_GROUPED_FP32 96.0
 #define H100_GROUPED_TC 8.0
 #define ATTENTION_FP32_FACTOR 0.55
 #define ATTENTION_LAYOUT_COPIES 1.0
@@ -231,23 +245,31 @@ static const struct {
   double conv[DDP_PRECISION_COUNT];
   double conv_ramp_us[DDP_PRECISION_COUNT];
   double grouped_conv_channels[DDP_PRECISION_COUNT];
+  double pointwise_conv[DDP_PRECISION_COUNT];        /* 0: as conv */
+  double pointwise_conv_ramp_us[DDP_PRECISION_COUNT];
   gboolean measured_kernels;   /* the H100's memory-format kernels (file header); FALSE: the byte model */
 } generation_efficiency[] = {
   /* V100: SGEMM ≈14 of 15.7, HGEMM ≈105 of 125 TFLOP/s; conv factors fitted to ResNet-50's
    * published throughput (tests/test-cli.c, training-2.csv), ramp as GEMMs */
-  { 70, NULL, { 0.90, 0.90, 0.85, 0.90 }, { 0.90, 0.90, 0.60, 0.90 }, { 2, 2, 2, 2 }, { 0, 0, 0, 0 }, FALSE },
+  { 70, NULL, { 0.90, 0.90, 0.85, 0.90 }, { 0.90, 0.90, 0.60, 0.90 }, { 2, 2, 2, 2 }, { 0, 0, 0, 0 },
+    { 0, 0, 0, 0 }, { 0, 0, 0, 0 }, FALSE },
   /* A100: TF32 ≈110 of 156, FP16 ≈250 of 312; conv as V100 (DeepLearningExamples, test-cli.c) */
-  { 80, "v100", { 0.90, 0.70, 0.80, 0.80 }, { 0.90, 0.40, 0.60, 0.60 }, { 2, 2, 2, 2 }, { 0, 0, 0, 0 }, FALSE },
+  { 80, "v100", { 0.90, 0.70, 0.80, 0.80 }, { 0.90, 0.40, 0.60, 0.60 }, { 2, 2, 2, 2 }, { 0, 0, 0, 0 },
+    { 0, 0, 0, 0 }, { 0, 0, 0, 0 }, FALSE },
   /* H100/H200: GEMMs below the GEMM benchmarks (FP16 ≈700 of 989): what PyTorch 2.11 steps reach on
    * a real H100.  Convolutions: fitted to the H100 measurements in calibrate/data (file header,
    * "H100 convolutions"): PyTorch's defaults (NCHW, cudnn.benchmark off) */
   { 90, "a100", { 0.70, 0.55, 0.60, 0.60 }, { H100_CONV_FP32, H100_CONV_TF32, H100_CONV_HALF, H100_CONV_HALF },
     { H100_CONV_RAMP_FP32, H100_CONV_RAMP_TF32, H100_CONV_RAMP_HALF, H100_CONV_RAMP_HALF },
-    { H100_GROUPED_FP32, H100_GROUPED_TC, H100_GROUPED_TC, H100_GROUPED_TC }, TRUE },
+    { H100_GROUPED_FP32, H100_GROUPED_TC, H100_GROUPED_TC, H100_GROUPED_TC },
+    { H100_POINTWISE_FP32, H100_POINTWISE_TF32, H100_POINTWISE_HALF, H100_POINTWISE_HALF },
+    { H100_POINTWISE_RAMP_FP32, H100_POINTWISE_RAMP_TF32, H100_POINTWISE_RAMP_HALF, H100_POINTWISE_RAMP_HALF }, TRUE },
   /* B200: least certain, scaled like H100; convolutions as H100 (no measurement) */
   { 100, "h100", { 0.65, 0.50, 0.55, 0.55 }, { H100_CONV_FP32, H100_CONV_TF32, H100_CONV_HALF, H100_CONV_HALF },
     { H100_CONV_RAMP_FP32, H100_CONV_RAMP_TF32, H100_CONV_RAMP_HALF, H100_CONV_RAMP_HALF },
-    { H100_GROUPED_FP32, H100_GROUPED_TC, H100_GROUPED_TC, H100_GROUPED_TC }, TRUE },
+    { H100_GROUPED_FP32, H100_GROUPED_TC, H100_GROUPED_TC, H100_GROUPED_TC },
+    { H100_POINTWISE_FP32, H100_POINTWISE_TF32, H100_POINTWISE_HALF, H100_POINTWISE_HALF },
+    { H100_POINTWISE_RAMP_FP32, H100_POINTWISE_RAMP_TF32, H100_POINTWISE_RAMP_HALF, H100_POINTWISE_RAMP_HALF }, TRUE },
 };
 
 /**
@@ -266,6 +288,8 @@ ddp_compute_options_init_gpu(DdpComputeOptions *o, const DdpGpuSpec *gpu)
     o->conv_factor[p] = generation_efficiency[row].conv[p];
     o->conv_ramp_us[p] = generation_efficiency[row].conv_ramp_us[p];
     o->grouped_conv_channels[p] = generation_efficiency[row].grouped_conv_channels[p];
+    o->pointwise_conv_factor[p] = generation_efficiency[row].pointwise_conv[p];
+    o->pointwise_conv_ramp_us[p] = generation_efficiency[row].pointwise_conv_ramp_us[p];
   }
   for (int k = 0; k < DDP_LAYER_KIND_COUNT; k++)
     o->kind_factor[k] = 1.0;
@@ -381,12 +405,32 @@ layer_param_bytes(const DdpModel *model, const DdpLayer *layer)
 
 /* Time of one pass of @kernels kernels sharing @flops and @bytes: each kernel at its size-dependent
  * efficiency (see the file header), the slower of compute and memory, floored. */
-/* A convolution's factor at @precision: conv_factor, slowed for a grouped convolution (c input
- * channels per group: c / (c + grouped_conv_channels)). */
+/* A convolution's factor at @precision: conv_factor (pointwise_conv_factor for a 1×1 one, where
+ * set), slowed for a grouped convolution (c input channels per group: c / (c + grouped_conv_channels)). */
+static gboolean
+conv_is_pointwise(const DdpModel *model, const DdpLayer *layer)
+{
+  if (layer->n_params == 0)
+    return FALSE;
+  const DdpParam *w = &model->params[layer->first_param];   /* out, in/groups, kh, kw */
+  return w->ndim == 4 && w->shape[2] == 1 && w->shape[3] == 1;
+}
+
+/* A convolution's size ramp at @precision: a 1×1 one's own where set (pointwise_conv_factor). */
+static double
+conv_ramp_us(const DdpModel *model, const DdpLayer *layer, const DdpComputeOptions *options, DdpPrecision precision)
+{
+  if (options->pointwise_conv_factor[precision] > 0 && conv_is_pointwise(model, layer))
+    return options->pointwise_conv_ramp_us[precision];
+  return options->conv_ramp_us[precision];
+}
+
 static double
 conv_kind(const DdpModel *model, const DdpLayer *layer, const DdpComputeOptions *options, DdpPrecision precision)
 {
-  double kind = options->conv_factor[precision];
+  double kind = options->pointwise_conv_factor[precision] > 0 && conv_is_pointwise(model, layer)
+                  ? options->pointwise_conv_factor[precision]
+                  : options->conv_factor[precision];
   if (layer->groups > 1 && layer->n_params > 0 && options->grouped_conv_channels[precision] > 0) {
     double per_group = (double)model->params[layer->first_param].shape[1]; /* weight: out, in/groups, kh, kw */
     kind *= per_group / (per_group + options->grouped_conv_channels[precision]);
@@ -539,7 +583,7 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
     }
     if (layer->kind == DDP_LAYER_CONV) {
       kind = conv_kind(model, layer, options, precision);
-      ramp_us = options->conv_ramp_us[precision];
+      ramp_us = conv_ramp_us(model, layer, options, precision);
     }
     /* A GEMM with a dimension that is not a multiple of 16 bytes (8 fp16/bf16 or 4 tf32 elements)
      * cannot use the aligned tensor-core kernels: cuBLAS falls back to alignment-1 kernels (the
@@ -562,7 +606,8 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
       if (fp32_rate * fp32_kind > matmul_rate * kind) {
         matmul_rate = fp32_rate;
         kind = fp32_kind;
-        ramp_us = layer->kind == DDP_LAYER_CONV ? options->conv_ramp_us[DDP_PRECISION_FP32] : options->matmul_ramp_us;
+        ramp_us = layer->kind == DDP_LAYER_CONV ? conv_ramp_us(model, layer, options, DDP_PRECISION_FP32)
+                                                : options->matmul_ramp_us;
       }
     }
     double activation_scale = 1.0;

@@ -43,6 +43,9 @@ typedef struct {
                                     bytes only) */
   double conv_factor[DDP_PRECISION_COUNT];       /* convolution: × matmul_efficiency, by precision */
   double conv_ramp_us[DDP_PRECISION_COUNT];      /* convolution's size ramp (as matmul_ramp_us) */
+  double pointwise_conv_factor[DDP_PRECISION_COUNT];   /* a 1×1 convolution (a GEMM over C_in): × matmul_efficiency
+                                                   instead of conv_factor (0: conv_factor) */
+  double pointwise_conv_ramp_us[DDP_PRECISION_COUNT];  /* its size ramp (with a factor set) */
   double grouped_conv_channels[DDP_PRECISION_COUNT];  /* a grouped convolution with c input channels per group runs at
                                     c / (c + this) of a dense one's rate; 0: no penalty */
   double vector_efficiency;   /* of FP32 peak, for norm/elementwise/pool/embedding FLOPs */
