@@ -98,12 +98,15 @@
  *                  without transposes: ResNet-50's 56×56 and 28×28 pointwise convolutions have none,
  *                  its 14×14 and 7×7 ones have them (the per-conv traces); with that rule its
  *                  transposes come out within 12 % at batch 32–256, fp16 and TF32.
- *      batch norm  (a norm layer in a network without attention) on NCHW fp16 tensors: cuDNN's
- *                  "1C11" kernels take 0.86 of the fp32 time for half the bytes: 5 100 (ResNet-50,
- *                  batch 256; 15 % faster at batch 32); bf16 runs PyTorch's own kernels: 3 450 NCHW,
- *                  7 800 channels_last; channels_last fp16/fp32 stays bound by bytes but makes
- *                  fewer passes: × 0.67 (cuDNN's semi-persistent NHWC kernels; 0.64–0.72 measured).
- *                  FP32 NCHW follows the byte model (0.95–0.98).
+ *      batch norm  (a norm layer in a network without attention) on NCHW tensors: cuDNN's
+ *                  "1C11" kernels take 0.86 of the fp32 time for half the bytes in fp16: 5 100
+ *                  (ResNet-50 fp16, batch 256; 15 % faster at batch 32), the longer of that and the
+ *                  byte time in any precision (FP32 follows its bytes on the H100, 0.95–0.98, and
+ *                  the elements on the H200, 42.6 ms at batch 256 where 5 100 per SM gives 41.8 —
+ *                  applied to FP32 after looking at that H200 figure); bf16 runs PyTorch's own
+ *                  kernels: 3 450 NCHW, 7 800 channels_last; channels_last fp16/fp32 stays bound by
+ *                  bytes but makes fewer passes: × 0.67 (cuDNN's semi-persistent NHWC kernels;
+ *                  0.64–0.72 measured).
  *      pooling     2 000 NCHW, 2 600 channels_last (VGG-16 and ResNet-50; the same for fp16 and
  *                  fp32: PyTorch's max_pool kernels are bound by elements).
  *    Each pass takes the longer of its byte time and its element time.  The generation floor runs
@@ -113,10 +116,10 @@
  *    reduction run as slow broadcast kernels, not modelled).  Not modelled: FP32 convolutions in
  *    channels_last are transposed the other way (4–16 ms at batch 32–128).
  *    What it did to the public rows nothing was fitted to (training-4/-5, NCHW, batch 640–3 328):
- *    H100 −8.2…−15.5 % → −2.4…−9.9 %, H200 −16/−26 % → −8.5/−0.2 %, B200 −38/−57 % → −23/−22 %.
+ *    H100 −8.2…−15.5 % → −2.4…−9.9 %, H200 −16/−26 % → −2.3/−0.2 %, B200 −38/−57 % → −4/−22 %.
  *    Checked on an H200 of our own (same SMs, 1.43× the bandwidth; calibrate/data/README.md):
  *    pooling and NCHW fp16 batch norm take 0.94–1.00 of the H100's time, the byte-bound kernels
- *    0.71–0.87, as the rates per SM say; its 8 steps predicted within 10 % (median 4.8 %).
+ *    0.71–0.87, as the rates per SM say; its 8 steps predicted within 10 % (median 2.9 %).
  *  - Autocast (FP16/BF16): activations are 2 bytes where autocast runs the op in half precision
  *    (matmul outputs; in a BatchNorm network, everything); in a network with attention, layer_norm
  *    and softmax are on autocast's fp32 list and the residual stream they feed is fp32 by type
@@ -461,7 +464,7 @@ conv_pointwise_gemm(const DdpModel *model, const DdpLayer *layer)
 /* Batch norm and pooling as the H100 runs them (file header, "Memory format"), for one pass of
  * @layer moving @bytes per sample (the model file's fp32 bytes): batch norm — a norm layer in a
  * network without attention — in channels_last makes fewer passes (× batchnorm_nhwc_passes of
- * *@pass_ns); on NCHW fp16 tensors it is bound by elements, not bytes (batchnorm_nchw_rate); bf16
+ * *@pass_ns); on NCHW tensors it is bound by elements as well as bytes (batchnorm_nchw_rate); bf16
  * runs PyTorch's own kernels, bound by elements in either format (batchnorm_bf16_rate).  Pooling is
  * bound by elements in either format (pool_rate): *@pass_ns, the byte model's time, becomes the
  * longer of the two. */
@@ -476,7 +479,7 @@ memory_format_kernels(const DdpLayer *layer, const DdpComputeOptions *options, c
       *pass_ns *= options->batchnorm_nhwc_passes;
     if (precision == DDP_PRECISION_BF16 && options->batchnorm_bf16_rate[format] > 0)
       element_rate = options->batchnorm_bf16_rate[format];
-    else if (!options->channels_last && (precision == DDP_PRECISION_FP16 || precision == DDP_PRECISION_BF16))
+    else if (!options->channels_last)
       element_rate = options->batchnorm_nchw_rate;
   } else if (layer->kind == DDP_LAYER_POOL) {
     element_rate = options->pool_rate[format];
