@@ -406,10 +406,7 @@ layer_param_bytes(const DdpModel *model, const DdpLayer *layer)
   return bytes;
 }
 
-/* Time of one pass of @kernels kernels sharing @flops and @bytes: each kernel at its size-dependent
- * efficiency (see the file header), the slower of compute and memory, floored. */
-/* A convolution's factor at @precision: conv_factor (pointwise_conv_factor for a 1×1 one, where
- * set), slowed for a grouped convolution (c input channels per group: c / (c + grouped_conv_channels)). */
+/* Whether @layer is a 1×1 convolution (weight out, in/groups, 1, 1). */
 static gboolean
 conv_is_pointwise(const DdpModel *model, const DdpLayer *layer)
 {
@@ -428,6 +425,8 @@ conv_ramp_us(const DdpModel *model, const DdpLayer *layer, const DdpComputeOptio
   return options->conv_ramp_us[precision];
 }
 
+/* A convolution's factor at @precision: conv_factor (pointwise_conv_factor for a 1×1 one, where
+ * set), slowed for a grouped convolution (c input channels per group: c / (c + grouped_conv_channels)). */
 static double
 conv_kind(const DdpModel *model, const DdpLayer *layer, const DdpComputeOptions *options, DdpPrecision precision)
 {
@@ -448,10 +447,10 @@ conv_kind(const DdpModel *model, const DdpLayer *layer, const DdpComputeOptions 
 static gboolean
 conv_pointwise_gemm(const DdpModel *model, const DdpLayer *layer)
 {
-  if (layer->n_params == 0)
+  if (!conv_is_pointwise(model, layer))
     return FALSE;
-  const DdpParam *w = &model->params[layer->first_param];   /* out, in/groups, kh, kw */
-  if (w->ndim != 4 || w->shape[2] != 1 || w->shape[3] != 1 || w->shape[0] <= 0 || w->shape[1] <= 0)
+  const DdpParam *w = &model->params[layer->first_param];   /* out, in/groups, 1, 1 */
+  if (w->shape[0] <= 0 || w->shape[1] <= 0)
     return FALSE;
   double in_channels = (double)w->shape[1] * MAX(layer->groups, 1);
   double out_elements = layer->forward_flops / (2.0 * (double)w->shape[1]);
@@ -488,6 +487,8 @@ memory_format_kernels(const DdpLayer *layer, const DdpComputeOptions *options, c
     *pass_ns = MAX(*pass_ns, bytes / 4 * batch / (element_rate * gpu->sms * 1e-3));
 }
 
+/* Time of one pass of @kernels kernels sharing @flops and @bytes: each kernel at its size-dependent
+ * efficiency (see the file header), the slower of compute and memory, floored. */
 static double
 pass_ns(double flops, double bytes, double kernels, double flops_per_ns, double flops_ramp,
         double bytes_per_ns, double bytes_ramp, double floor_ns)
