@@ -165,7 +165,6 @@
 #include "ranges.h"
 
 #include <math.h>
-#include <string.h>
 
 struct _DdpCompute {
   guint n_layers;
@@ -302,17 +301,14 @@ ddp_compute_options_init_gpu(DdpComputeOptions *o, const DdpGpuSpec *gpu)
   o->attention_layout_copies = ATTENTION_LAYOUT_COPIES;
   o->unaligned_gemm_factor = UNALIGNED_GEMM_FACTOR;
   o->channels_last = FALSE;
-  gboolean measured = generation_efficiency[row].measured_kernels;
-  o->transpose_rate[0] = measured ? H100_TRANSPOSE_RATE_2B : 0;
-  o->transpose_rate[1] = measured ? H100_TRANSPOSE_RATE_4B : 0;
-  o->transpose_tf32 = measured;
-  o->pointwise_gemm = measured;
-  o->batchnorm_nchw_rate = measured ? H100_BATCHNORM_NCHW_RATE : 0;
-  o->batchnorm_nhwc_passes = measured ? H100_BATCHNORM_NHWC_PASSES : 0;
-  o->batchnorm_bf16_rate[0] = measured ? H100_BATCHNORM_BF16_RATE_NCHW : 0;
-  o->batchnorm_bf16_rate[1] = measured ? H100_BATCHNORM_BF16_RATE_NHWC : 0;
-  o->pool_rate[0] = measured ? H100_POOL_RATE_NCHW : 0;
-  o->pool_rate[1] = measured ? H100_POOL_RATE_NHWC : 0;
+  static const DdpMeasuredKernels h100_kernels = {
+    .transpose_rate = { H100_TRANSPOSE_RATE_2B, H100_TRANSPOSE_RATE_4B }, .transpose_tf32 = TRUE,
+    .pointwise_gemm = TRUE, .batchnorm_nchw_rate = H100_BATCHNORM_NCHW_RATE,
+    .batchnorm_nhwc_passes = H100_BATCHNORM_NHWC_PASSES,
+    .batchnorm_bf16_rate = { H100_BATCHNORM_BF16_RATE_NCHW, H100_BATCHNORM_BF16_RATE_NHWC },
+    .pool_rate = { H100_POOL_RATE_NCHW, H100_POOL_RATE_NHWC },
+  };
+  o->measured = generation_efficiency[row].measured_kernels ? h100_kernels : (DdpMeasuredKernels){ 0 };
   o->kind_factor[DDP_LAYER_NORM] = 0.9;
   o->kind_factor[DDP_LAYER_POOL] = 0.9;
   o->kind_factor[DDP_LAYER_EMBEDDING] = 0.7;
@@ -344,13 +340,7 @@ predecessor_compute(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision p
   /* the same memory format, and the same measured kernels at the predecessor's own SM count: the
    * older GPU runs the same cuDNN and PyTorch kernels */
   o.channels_last = current->channels_last;
-  memcpy(o.transpose_rate, current->transpose_rate, sizeof o.transpose_rate);
-  o.transpose_tf32 = current->transpose_tf32;
-  o.pointwise_gemm = current->pointwise_gemm;
-  o.batchnorm_nchw_rate = current->batchnorm_nchw_rate;
-  o.batchnorm_nhwc_passes = current->batchnorm_nhwc_passes;
-  memcpy(o.batchnorm_bf16_rate, current->batchnorm_bf16_rate, sizeof o.batchnorm_bf16_rate);
-  memcpy(o.pool_rate, current->pool_rate, sizeof o.pool_rate);
+  o.measured = current->measured;
   return ddp_compute_new(model, &previous, precision, batch, optimizer, &o);
 }
 
@@ -474,14 +464,14 @@ memory_format_kernels(const DdpLayer *layer, const DdpComputeOptions *options, c
   int format = options->channels_last ? 1 : 0;
   double element_rate = 0;
   if (layer->kind == DDP_LAYER_NORM && !fp32_stream) {
-    if (options->channels_last && options->batchnorm_nhwc_passes > 0)
-      *pass_ns *= options->batchnorm_nhwc_passes;
-    if (precision == DDP_PRECISION_BF16 && options->batchnorm_bf16_rate[format] > 0)
-      element_rate = options->batchnorm_bf16_rate[format];
+    if (options->channels_last && options->measured.batchnorm_nhwc_passes > 0)
+      *pass_ns *= options->measured.batchnorm_nhwc_passes;
+    if (precision == DDP_PRECISION_BF16 && options->measured.batchnorm_bf16_rate[format] > 0)
+      element_rate = options->measured.batchnorm_bf16_rate[format];
     else if (!options->channels_last)
-      element_rate = options->batchnorm_nchw_rate;
+      element_rate = options->measured.batchnorm_nchw_rate;
   } else if (layer->kind == DDP_LAYER_POOL) {
-    element_rate = options->pool_rate[format];
+    element_rate = options->measured.pool_rate[format];
   }
   if (element_rate > 0)
     *pass_ns = MAX(*pass_ns, bytes / 4 * batch / (element_rate * gpu->sms * 1e-3));
@@ -653,11 +643,11 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
     double transpose_fwd_ns = 0, transpose_bwd_ns = 0;
     int element_size = autocast ? 0 : 1;
     gboolean transposed = layer->kind == DDP_LAYER_CONV && !options->channels_last && tensor_cores &&
-                          (autocast || (precision == DDP_PRECISION_TF32 && options->transpose_tf32)) &&
-                          !(options->pointwise_gemm && conv_pointwise_gemm(model, layer));
-    if (transposed && options->transpose_rate[element_size] > 0) {
+                          (autocast || (precision == DDP_PRECISION_TF32 && options->measured.transpose_tf32)) &&
+                          !(options->measured.pointwise_gemm && conv_pointwise_gemm(model, layer));
+    if (transposed && options->measured.transpose_rate[element_size] > 0) {
       /* elements per ns; launched inside cuDNN's call: no dispatch floor of their own */
-      double rate = options->transpose_rate[element_size] * gpu->sms * 1e-3;
+      double rate = options->measured.transpose_rate[element_size] * gpu->sms * 1e-3;
       transpose_fwd_ns = layer->forward_bytes / 4 * batch / rate;
       transpose_bwd_ns = layer->backward_bytes / 4 * batch / rate;
     } else if (transposed && autocast) {

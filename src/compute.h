@@ -16,6 +16,22 @@
 typedef enum { DDP_OPTIMIZER_SGD, DDP_OPTIMIZER_SGD_MOMENTUM, DDP_OPTIMIZER_ADAM, DDP_OPTIMIZER_ADAMW,
                DDP_OPTIMIZER_COUNT } DdpOptimizer;
 
+/* Kernels measured on an H100 (compute.c, "Memory format"); 0 / FALSE: the byte model. */
+typedef struct {
+  double transpose_rate[2];       /* cuDNN's NCHW<->NHWC transposes, elements per µs per SM, for
+                                    2-byte and 4-byte elements (0: read+write of the bytes at
+                                    memory_efficiency, FP16/BF16 only) */
+  gboolean transpose_tf32;        /* TF32 tensor-core convolutions are transposed too */
+  gboolean pointwise_gemm;        /* stride-1 1×1 convolutions run as GEMMs on NCHW: no transposes */
+  double batchnorm_nchw_rate;     /* batch norm on NCHW tensors, elements per µs per SM whatever the
+                                    element size, or its bytes if slower (0: bytes only) */
+  double batchnorm_nhwc_passes;   /* batch norm in channels_last: × its bytes (0: 1) */
+  double batchnorm_bf16_rate[2];  /* bf16 batch norm (PyTorch's own kernels, not cuDNN's), elements per
+                                    µs per SM, NCHW and channels_last (0: as fp16) */
+  double pool_rate[2];            /* pooling, elements per µs per SM, NCHW and channels_last (0:
+                                    bytes only) */
+} DdpMeasuredKernels;
+
 typedef struct {
   double matmul_efficiency[DDP_PRECISION_COUNT]; /* of peak: a large GEMM (linear layer) */
   double kind_factor[DDP_LAYER_KIND_COUNT];      /* attention: × matmul_efficiency; memory-bound kinds:
@@ -28,19 +44,7 @@ typedef struct {
   gboolean channels_last;         /* model.to(memory_format=torch.channels_last): no NCHW<->NHWC
                                     transposes around tensor-core convolutions, and cuDNN's NHWC
                                     batch-norm and pooling kernels (FALSE: PyTorch's default NCHW) */
-  /* Kernels measured on an H100 (compute.c, "Memory format"); 0 / FALSE: the byte model. */
-  double transpose_rate[2];       /* cuDNN's NCHW<->NHWC transposes, elements per µs per SM, for
-                                    2-byte and 4-byte elements (0: read+write of the bytes at
-                                    memory_efficiency, FP16/BF16 only) */
-  gboolean transpose_tf32;        /* TF32 tensor-core convolutions are transposed too */
-  gboolean pointwise_gemm;        /* stride-1 1×1 convolutions run as GEMMs on NCHW: no transposes */
-  double batchnorm_nchw_rate;     /* batch norm on NCHW fp16/bf16 tensors, elements per µs per SM,
-                                    whatever the element size (0: bytes only) */
-  double batchnorm_nhwc_passes;   /* batch norm in channels_last: × its bytes (0: 1) */
-  double batchnorm_bf16_rate[2];  /* bf16 batch norm (PyTorch's own kernels, not cuDNN's), elements per
-                                    µs per SM, NCHW and channels_last (0: as fp16) */
-  double pool_rate[2];            /* pooling, elements per µs per SM, NCHW and channels_last (0:
-                                    bytes only) */
+  DdpMeasuredKernels measured;    /* the H100's memory-format kernels (compute.c, "Memory format") */
   double conv_factor[DDP_PRECISION_COUNT];       /* convolution: × matmul_efficiency, by precision */
   double conv_ramp_us[DDP_PRECISION_COUNT];      /* convolution's size ramp (as matmul_ramp_us) */
   double pointwise_conv_factor[DDP_PRECISION_COUNT];   /* a 1×1 convolution (a GEMM over C_in): × matmul_efficiency
