@@ -7,6 +7,7 @@
  * direction, per GPU (intra) or per NIC (inter), as vendors publish them.
  */
 #include "cluster.h"
+#include "collective.h"
 
 #include "datadir.h"
 #include "suggest.h"
@@ -35,7 +36,6 @@ static const char *const inter_fabrics[] = { "ib", "roce", "ethernet", "efa", "t
 static const char *const cost_models[] = { "nccl", "alpha-beta", "nccl-tuner", NULL };
 /* Index = DdpAlgorithm / DdpProtocol value. */
 static const char *const algorithm_choices[] = { "auto", "ring", "tree", "nvls", "nvlstree", NULL };
-static const char *const protocol_choices[] = { "auto", "LL", "LL128", "Simple", NULL };
 
 void
 ddp_cluster_free(DdpCluster *cluster)
@@ -201,7 +201,8 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
     c->max_nodes = domain_nodes;
   }
 
-  int cost_model = DDP_COST_NCCL, algorithm = DDP_ALGO_AUTO, protocol = DDP_PROTO_AUTO;
+  int cost_model = DDP_COST_NCCL, algorithm = DDP_ALGO_AUTO;
+  g_autofree char *protocol = NULL;
   double channels = 0;
   /* per-call launch overhead on top of NCCL's latency model: "a few µs" (docs/model.md §1.6) */
   c->nccl.launch_us = 5.0;
@@ -211,7 +212,7 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
       (!ddp_keyfile_check_keys(kf, "nccl", nccl_keys, error) ||
        !ddp_keyfile_get_choice(kf, "nccl", "cost_model", FALSE, cost_models, &cost_model, error) ||
        !ddp_keyfile_get_choice(kf, "nccl", "algorithm", FALSE, algorithm_choices, &algorithm, error) ||
-       !ddp_keyfile_get_choice(kf, "nccl", "protocol", FALSE, protocol_choices, &protocol, error) ||
+       !ddp_keyfile_get_string(kf, "nccl", "protocol", FALSE, &protocol, error) ||
        !ddp_keyfile_get_ranged(kf, "nccl", "channels", FALSE, &DDP_RANGE_CHANNELS, &channels, error) ||
        !ddp_keyfile_get_ranged(kf, "nccl", "bw_intra_GBs", FALSE, &DDP_RANGE_NCCL_BW_GBS, &c->nccl.bw_intra_GBs, error) ||
        !ddp_keyfile_get_ranged(kf, "nccl", "bw_inter_GBs", FALSE, &DDP_RANGE_NCCL_BW_GBS, &c->nccl.bw_inter_GBs, error) ||
@@ -237,7 +238,14 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
   }
   c->nccl.cost_model = cost_model;
   c->nccl.algorithm = algorithm;
-  c->nccl.protocol = protocol;
+  c->nccl.protocol = DDP_PROTO_AUTO;
+  if (protocol && !ddp_protocol_set_parse(protocol, &c->nccl.protocol, &c->nccl.disabled_protocols)) {
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "nccl", "protocol",
+                          "\"%s\" is not auto, LL, LL128, Simple or an NCCL_PROTO list of them "
+                          "(\"Simple,LL128\" enables those, \"^LL\" disables LL) that leaves one enabled",
+                          protocol);
+    return NULL;
+  }
   c->nccl.channels = (int)channels;
   if (!parse_transport(kf, c, error))
     return NULL;

@@ -68,7 +68,8 @@ typedef struct {
   struct {
     DdpCostModel cost_model;
     DdpAlgorithm algorithm;
-    DdpProtocol protocol;
+    DdpProtocol protocol;     /* forced, or AUTO */
+    guint disabled_protocols; /* bit p: protocol p off (an NCCL_PROTO list such as "Simple,LL128"); 0: none */
     int channels;             /* 0: auto */
     /* NCCL's per-channel graph bandwidths (docs/model.md §2.5; NCCL_DEBUG=INFO "bw INTRA/INTER"),
      * 10^9 B/s; 0: derived from the fabric as docs/collective.md describes. */

@@ -317,6 +317,7 @@ struct _DdpCollective {
   DdpCostModel cost_model;
   DdpAlgorithm algorithm;            /* forced, or AUTO */
   DdpProtocol protocol;              /* forced, or AUTO */
+  guint disabled_protocols;          /* bit p: protocol p off (an NCCL_PROTO list, the cluster's) */
   /* nodes and ppn are NCCL's: an NVLink domain that spans hosts (NVL72) is one node to NCCL's
    * topology (MNNVL), so they count domains and GPUs per domain; hosts counts the servers. */
   guint64 gpus, nodes, ppn, hosts, hosts_per_domain;
@@ -776,6 +777,7 @@ ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error)
   c->cost_model = cluster->nccl.cost_model;
   c->algorithm = cluster->nccl.algorithm;
   c->protocol = cluster->nccl.protocol;
+  c->disabled_protocols = cluster->nccl.disabled_protocols;
   c->gpus = gpus;
   c->hosts = hosts;
   /* NVLink domains: a job is spread evenly over the fewest domains that hold it (32 four-GPU hosts
@@ -828,12 +830,13 @@ ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error)
     for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++)
       any = any || (allowed(c, a, p) && c->allreduce[a][p].enabled);
   if (!any) {
+    g_autofree char *protocols = ddp_protocol_set_name(c->protocol, c->disabled_protocols);
+    gboolean all = c->protocol == DDP_PROTO_AUTO && c->disabled_protocols == 0;
     g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_INVALID,
                 "nccl.algorithm: NCCL does not run %s%s%s on cluster %s with %" G_GUINT64_FORMAT
                 " GPUs (NVLS and NVLSTree are Simple only and need an NVSwitch fabric, sm_arch >= 90, more "
                 "than 2 GPUs per node and nccl.nvls = true; NVLS runs on one node, NVLSTree across nodes)",
-                ddp_algorithm_name(c->algorithm), c->protocol == DDP_PROTO_AUTO ? "" : "/",
-                c->protocol == DDP_PROTO_AUTO ? "" : ddp_protocol_name(c->protocol), cluster->name, gpus);
+                ddp_algorithm_name(c->algorithm), all ? "" : "/", all ? "" : protocols, cluster->name, gpus);
     return NULL;
   }
   return g_steal_pointer(&c);
@@ -1224,13 +1227,19 @@ allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorithm algorithm, Dd
 /* Whether the settings let auto consider @a × @p.  The alpha-beta model has no protocols: all
  * three would cost the same, so only Simple stands for them; nor has it NVLS. */
 static gboolean
+protocol_allowed(const DdpCollective *c, DdpProtocol p)
+{
+  return (c->protocol == DDP_PROTO_AUTO || c->protocol == p) && !(c->disabled_protocols & (1u << p));
+}
+
+static gboolean
 allowed(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p)
 {
   if (c->algorithm != DDP_ALGO_AUTO && c->algorithm != a)
     return FALSE;
   if (c->cost_model == DDP_COST_ALPHA_BETA)
     return p == DDP_PROTO_SIMPLE && (a == DDP_ALGO_RING || a == DDP_ALGO_TREE);
-  return c->protocol == DDP_PROTO_AUTO || c->protocol == p;
+  return protocol_allowed(c, p);
 }
 
 static double
@@ -1327,7 +1336,7 @@ ddp_collective_broadcast(const DdpCollective *c, guint64 bytes, DdpCollectiveCos
     gboolean found = FALSE;
     for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
       const Tuning *t = &c->broadcast[p];
-      if (!t->enabled || (c->protocol != DDP_PROTO_AUTO && c->protocol != p))
+      if (!t->enabled || !protocol_allowed(c, p))
         continue;
       double lat = c->launch_us + t->latency_us, time = lat + (double)bytes / (1000.0 * t->algbw_GBs);
       if (!found || time < out->time_us) {
@@ -1612,6 +1621,61 @@ ddp_protocol_parse(const char *name)
     if (g_ascii_strcasecmp(name, protocol_names[p]) == 0)
       return p;
   return -1;
+}
+
+gboolean
+ddp_protocol_set_parse(const char *text, DdpProtocol *forced, guint *disabled)
+{
+  g_autofree char *stripped = g_strstrip(g_strdup(text));
+  gboolean exclude = stripped[0] == '^';
+  g_auto(GStrv) items = g_strsplit(stripped + (exclude ? 1 : 0), ",", -1);
+  guint listed = 0;
+  int count = 0;
+  for (int i = 0; items[i]; i++) {
+    int p = ddp_protocol_parse(g_strstrip(items[i]));
+    if (p < 0 || (p == DDP_PROTO_AUTO && (exclude || g_strv_length(items) > 1)))
+      return FALSE;
+    listed |= 1u << p;
+    count++;
+  }
+  if (count == 0)
+    return FALSE;
+  if (!exclude && count == 1) {   /* one name: forced, or auto */
+    *forced = (DdpProtocol)ddp_protocol_parse(g_strstrip(items[0]));
+    *disabled = 0;
+    return TRUE;
+  }
+  guint all = 0;
+  for (int p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++)
+    all |= 1u << p;
+  guint off = exclude ? listed & all : all & ~listed;
+  if (off == all)
+    return FALSE;
+  *forced = DDP_PROTO_AUTO;
+  *disabled = off;
+  int left = 0;
+  for (int p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++)
+    if (!(off & (1u << p))) {
+      left++;
+      *forced = (DdpProtocol)p;
+    }
+  if (left == 1)
+    *disabled = 0;
+  else
+    *forced = DDP_PROTO_AUTO;
+  return TRUE;
+}
+
+char *
+ddp_protocol_set_name(DdpProtocol forced, guint disabled)
+{
+  if (forced != DDP_PROTO_AUTO || disabled == 0)
+    return g_strdup(ddp_protocol_name(forced));
+  GString *s = g_string_new(NULL);
+  for (int p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++)
+    if (!(disabled & (1u << p)))
+      g_string_append_printf(s, "%s%s", s->len ? "," : "", protocol_names[p]);
+  return g_string_free(s, FALSE);
 }
 
 /* ---- comparison with measured curves ---- */
@@ -2001,7 +2065,7 @@ gather_cost(const DdpCollective *c, DdpCollectiveOp op, guint64 bytes, DdpCollec
         continue;
       for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
         DdpCollectiveCost cost;
-        if (c->protocol != DDP_PROTO_AUTO && c->protocol != p)
+        if (!protocol_allowed(c, p))
           continue;
         if (gather_with(c, bytes, order[i], p, &cost) && (!found || cost.time_us < out->time_us)) {
           *out = cost;

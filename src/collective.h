@@ -208,5 +208,13 @@ const char *ddp_algorithm_name(DdpAlgorithm a);
 const char *ddp_protocol_name(DdpProtocol p);
 int ddp_algorithm_parse(const char *name);   /* -1 if unknown; case-insensitive */
 int ddp_protocol_parse(const char *name);    /* -1 if unknown; case-insensitive */
+/* An NCCL_PROTO value: one name forces that protocol ("LL128"), a comma list enables only those
+ * ("Simple,LL128") and a list after '^' disables them ("^LL"), as NCCL's parseList (tuning.cc) reads
+ * it; "auto" enables all.  Sets *forced (a list that leaves one protocol forces it; AUTO otherwise)
+ * and *disabled (bit p: protocol p off).  FALSE on an unknown name, an empty item or a list that
+ * leaves no protocol. */
+gboolean ddp_protocol_set_parse(const char *text, DdpProtocol *forced, guint *disabled);
+/* "auto", the forced protocol's name, or the enabled ones as NCCL_PROTO lists them ("LL128,Simple"). */
+char *ddp_protocol_set_name(DdpProtocol forced, guint disabled);
 
 #endif

@@ -94,6 +94,9 @@ test_errors(void)
       "t.cluster:10: nccl.amd_cpu: an AMD host is not an Arm one (arm_cpu) (GB200 and GB300 hosts are Grace, Arm: "
       "leave amd_cpu unset)" },
     { HEAD INTRA "[nccl]\ncost_model = tuner\n", "t.cluster:10: nccl.cost_model: \"tuner\" is not one of nccl|alpha-beta|nccl-tuner" },
+    { HEAD INTRA "[nccl]\nprotocol = Simple,LL64\n",
+      "t.cluster:10: nccl.protocol: \"Simple,LL64\" is not auto, LL, LL128, Simple or an NCCL_PROTO list of them "
+      "(\"Simple,LL128\" enables those, \"^LL\" disables LL) that leaves one enabled" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autoptr(GError) error = NULL;
@@ -179,6 +182,26 @@ test_host_cpu(void)
   g_assert_true(set->nccl.arm_cpu);
 }
 
+/* [nccl] protocol takes NCCL_PROTO's syntax: one name forces it; "Simple,LL128" (Google's TCPXO
+ * profile) and "^LL" both switch LL off and leave the choice to the model. */
+static void
+test_protocol_list(void)
+{
+  static const struct { const char *value; DdpProtocol forced; guint disabled; } cases[] = {
+    { "LL128", DDP_PROTO_LL128, 0 },
+    { "Simple,LL128", DDP_PROTO_AUTO, 1u << DDP_PROTO_LL },
+    { "^LL", DDP_PROTO_AUTO, 1u << DDP_PROTO_LL },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(GError) error = NULL;
+    g_autofree char *text = g_strdup_printf(HEAD INTRA "[nccl]\nprotocol = %s\n", cases[i].value);
+    g_autoptr(DdpCluster) c = load_text(text, &error);
+    g_assert_no_error(error);
+    g_assert_cmpint(c->nccl.protocol, ==, cases[i].forced);
+    g_assert_cmpuint(c->nccl.disabled_protocols, ==, cases[i].disabled);
+  }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -189,6 +212,7 @@ main(int argc, char **argv)
   g_test_add_func("/cluster/errors", test_errors);
   g_test_add_func("/cluster/transport", test_transport);
   g_test_add_func("/cluster/host-cpu", test_host_cpu);
+  g_test_add_func("/cluster/protocol-list", test_protocol_list);
   g_test_add_func("/cluster/not-found", test_unknown_group_and_name);
   return g_test_run();
 }

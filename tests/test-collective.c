@@ -134,6 +134,68 @@ test_names(void)
   g_assert_cmpint(ddp_protocol_parse("LL64"), ==, -1);
 }
 
+/* NCCL_PROTO's lists (tuning.cc parseList): one name forces it, a list enables only those, '^'
+ * disables the names after it; a list that leaves one protocol forces it, one that leaves none or
+ * names something unknown is refused. */
+static void
+test_protocol_sets(void)
+{
+  static const struct { const char *text; DdpProtocol forced; guint disabled; const char *name; } ok[] = {
+    { "auto", DDP_PROTO_AUTO, 0, "auto" },
+    { "LL128", DDP_PROTO_LL128, 0, "LL128" },
+    { "Simple,LL128", DDP_PROTO_AUTO, 1u << DDP_PROTO_LL, "LL128,Simple" },
+    { " simple , ll128 ", DDP_PROTO_AUTO, 1u << DDP_PROTO_LL, "LL128,Simple" },
+    { "^LL", DDP_PROTO_AUTO, 1u << DDP_PROTO_LL, "LL128,Simple" },
+    { "^LL,LL128", DDP_PROTO_SIMPLE, 0, "Simple" },
+    { "LL,LL128,Simple", DDP_PROTO_AUTO, 0, "auto" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(ok); i++) {
+    DdpProtocol forced = DDP_PROTO_COUNT;
+    guint disabled = 99;
+    g_assert_true(ddp_protocol_set_parse(ok[i].text, &forced, &disabled));
+    g_assert_cmpint(forced, ==, ok[i].forced);
+    g_assert_cmpuint(disabled, ==, ok[i].disabled);
+    g_autofree char *name = ddp_protocol_set_name(forced, disabled);
+    g_assert_cmpstr(name, ==, ok[i].name);
+  }
+  static const char *const bad[] = { "", "^", "LL,", "LL64", "^LL,LL128,Simple", "auto,LL", "^auto" };
+  for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
+    DdpProtocol forced = DDP_PROTO_AUTO;
+    guint disabled = 0;
+    g_assert_false(ddp_protocol_set_parse(bad[i], &forced, &disabled));
+  }
+}
+
+/* A list restricts auto's choice and changes nothing else: two DGX H100 nodes at 8 B run Tree/LL
+ * by default; with NCCL_PROTO=Simple,LL128 the answer is the faster of the runs forced to LL128 and
+ * to Simple, at every size. */
+static void
+test_protocol_list_choice(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCluster) cluster = ddp_cluster_load("dgx-h100", &error);
+  g_assert_no_error(error);
+  g_autoptr(DdpCollective) all = model(cluster, 16);
+  DdpCollectiveCost cost;
+  ddp_collective_allreduce(all, 8, &cost);
+  g_assert_cmpint(cost.protocol, ==, DDP_PROTO_LL);
+  g_assert_true(ddp_protocol_set_parse("Simple,LL128", &cluster->nccl.protocol, &cluster->nccl.disabled_protocols));
+  g_autoptr(DdpCollective) listed = model(cluster, 16);
+  cluster->nccl.disabled_protocols = 0;
+  cluster->nccl.protocol = DDP_PROTO_LL128;
+  g_autoptr(DdpCollective) ll128 = model(cluster, 16);
+  cluster->nccl.protocol = DDP_PROTO_SIMPLE;
+  g_autoptr(DdpCollective) simple = model(cluster, 16);
+  for (guint64 bytes = 8; bytes <= ((guint64)1 << 32); bytes *= 4) {
+    DdpCollectiveCost a, b;
+    ddp_collective_allreduce(listed, bytes, &cost);
+    ddp_collective_allreduce(ll128, bytes, &a);
+    ddp_collective_allreduce(simple, bytes, &b);
+    g_assert_cmpint(cost.protocol, !=, DDP_PROTO_LL);
+    g_assert_cmpfloat_with_epsilon(cost.time_us, MIN(a.time_us, b.time_us), 1e-9 * cost.time_us);
+  }
+}
+
 /* Acceptance: with protocol effects off the ring costs exactly 2(N-1)/N·M/B + 2(N-1)·α, B the
  * slowest link crossed (intra on one node, else min(intra, per-GPU inter share)), α the slowest
  * hop's latency. */
@@ -1845,6 +1907,8 @@ main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/collective/names", test_names);
+  g_test_add_func("/collective/protocol-sets", test_protocol_sets);
+  g_test_add_func("/collective/protocol-list-choice", test_protocol_list_choice);
   g_test_add_func("/collective/ops/names", test_ops_names);
   g_test_add_func("/collective/ops/alpha-beta", test_ops_alpha_beta);
   g_test_add_func("/collective/ops/tuner-ring", test_ops_tuner_ring);

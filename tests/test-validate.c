@@ -808,6 +808,33 @@ test_acceptance_allreduce(void)
   check_acceptance(both, "all seven public curves");
 }
 
+/* Issue 16's acceptance over every public AllReduce curve (the behaviour checks apart): median
+ * |busbw error| ≤ 10 % over all 511 points — 9.9 % since the GCP A3 Mega cluster file carries the
+ * NCCL_PROTO of the profile its run sourced (validation/gcp-a3-mega-tcpxo.cluster; 10.6 % before) —
+ * and ≤ 15 % in each size regime.  The mid regime (64 KiB–16 MiB, 16.5 %) is still a TODO: the
+ * curves disagree there by more than the model's terms can follow (docs/collective.md §11.8). */
+static void
+test_acceptance_allreduce_every_file(void)
+{
+  g_autoptr(DdpValidation) v = run_shipped_files("allreduce-public.csv", "allreduce-2.csv", "allreduce-3.csv",
+                                                 "allreduce-4.csv", "allreduce-gb200.csv", "allreduce-b300.csv", NULL);
+  g_assert_cmpuint(v->allreduce_model[DDP_REGIME_ALL].points, ==, 511);
+  check_threshold("every public curve: AllReduce median |busbw error|, all sizes",
+                  v->allreduce_model[DDP_REGIME_ALL].median_abs_error, 0.10);
+  check_threshold("every public curve: AllReduce median |busbw error|, < 64 KiB",
+                  v->allreduce_model[DDP_REGIME_LATENCY].median_abs_error, 0.15);
+  check_threshold("every public curve: AllReduce median |busbw error|, > 16 MiB",
+                  v->allreduce_model[DDP_REGIME_BANDWIDTH].median_abs_error, 0.15);
+  double mid = v->allreduce_model[DDP_REGIME_MID].median_abs_error;
+  g_test_message("every public curve: AllReduce median |busbw error|, 64 KiB - 16 MiB: %.2f %% (threshold 15 %%)", 100 * mid);
+  g_assert_cmpfloat(mid, <, 0.166);   /* 16.5 % today */
+  if (!(mid <= 0.15)) {
+    g_autofree char *todo = g_strdup_printf("every public curve, 64 KiB - 16 MiB: median |busbw error| %.1f %% > 15 %%",
+                                            100 * mid);
+    g_test_incomplete(todo);
+  }
+}
+
 /* training-2.csv: median |step-time error| with --step-ms from the 1-GPU row ≤ 5 %, and the median
  * |scaling-efficiency error| at most half the "always 100 %" baseline's.  The second is a TODO
  * since the jitter default went to 0 (issue 17, docs/overheads.md): the σ = 0.02 it had, from
@@ -974,10 +1001,11 @@ test_acceptance_training_pooled(void)
 
 /* The out-of-sample files (allreduce-4.csv, training-4.csv: gathered after the constants were set;
  * their .SOURCE files say what was changed after looking at them), asserted where they stand so
- * that any change shows, not as acceptance: AllReduce 16.4 % median over 198 points (< 64 KiB 29.3 %,
+ * that any change shows, not as acceptance: AllReduce 13.6 % median over 198 points (< 64 KiB 27.9 %,
  * 64 KiB–16 MiB 21.9 %, > 16 MiB 8.1 %) where the curves the constants were chosen beside give 7.9 %
- * — 20.0 % (mid 26.7, large 12.8 %) on first contact, before NVLSTree's tree correction was extended
- * to Hopper after looking at these curves (docs/collective.md §11.10); training, with --step-ms,
+ * — 20.0 % (mid 26.7, large 12.8 %) on first contact, 16.4 % (small 29.3 %) after NVLSTree's tree
+ * correction was extended to Hopper (docs/collective.md §11.10), and 13.6 % since the GCP A3 Mega
+ * cluster carries its run's NCCL_PROTO (both after looking at these curves); training, with --step-ms,
  * 0.7 % efficiency error against "always 100 %"'s 1.2 %, and the compute defaults 6.5 % on the
  * 1-GPU rows (11.8 % before the NCHW transposes of compute.c, 8.7 % before the H100's measured
  * memory-format kernels). */
@@ -990,7 +1018,8 @@ test_out_of_sample(void)
   g_assert_cmpuint(a->model[DDP_REGIME_ALL].points, ==, 198);
   g_test_message("allreduce-4: median |busbw error| %.1f %% (baseline %.1f %%)", 100 * a->model[DDP_REGIME_ALL].median_abs_error,
                  100 * a->baseline[DDP_REGIME_ALL].median_abs_error);
-  g_assert_cmpfloat(a->model[DDP_REGIME_ALL].median_abs_error, <, 0.169);
+  g_assert_cmpfloat(a->model[DDP_REGIME_ALL].median_abs_error, <, 0.137);   /* 13.6 % */
+  g_assert_cmpfloat(a->model[DDP_REGIME_LATENCY].median_abs_error, <, 0.280);   /* 27.9 % */
   g_assert_cmpfloat(a->model[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.086);
   g_assert_cmpfloat(a->model[DDP_REGIME_ALL].median_abs_error, <, a->baseline[DDP_REGIME_ALL].median_abs_error);
   g_assert_cmpuint(v->training->len, ==, 1);
@@ -1072,6 +1101,7 @@ main(int argc, char **argv)
   g_test_add_func("/validate/shipped/default-dir", test_default_dir);
   g_test_add_func("/validate/shipped/dlperf", test_shipped_dlperf);
   g_test_add_func("/validate/acceptance/allreduce", test_acceptance_allreduce);
+  g_test_add_func("/validate/acceptance/allreduce-every-file", test_acceptance_allreduce_every_file);
   g_test_add_func("/validate/acceptance/bucketcap", test_acceptance_bucketcap);
   g_test_add_func("/validate/acceptance/training", test_acceptance_training);
   g_test_add_func("/validate/acceptance/training-pooled", test_acceptance_training_pooled);
