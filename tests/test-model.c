@@ -151,7 +151,7 @@ static void
 test_training_defaults(void)
 {
   static const struct { const char *name; int precision; double batch; } cases[] = {
-    { "llama-7b", DDP_PRECISION_BF16, 1 }, { "llama-1b", DDP_PRECISION_BF16, 2 },
+    { "llama-7b", DDP_PRECISION_BF16, 1 }, { "llama-13b", DDP_PRECISION_BF16, 1 }, { "llama-1b", DDP_PRECISION_BF16, 2 },
     { "gpt2-xl", DDP_PRECISION_BF16, 4 }, { "resnet50", -1, 0 }, { "gpt2", -1, 0 },
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -178,6 +178,7 @@ test_shipped_counts(void)
     { "gpt2-xl", 1557611200 },      /* HF GPT2LMHeadModel gpt2-xl, tied */
     { "llama-1b", 1235814400 },     /* Llama-3.2-1B, tied embeddings */
     { "llama-7b", 6738415616 },     /* Llama-2-7B */
+    { "llama-13b", 13015864320 },   /* Llama-2-13B */
     { "resnext50_32x4d", 25028904 },  /* torchvision resnext50_32x4d */
     { "resnext101_32x8d", 88791336 }, /* torchvision resnext101_32x8d */
   };

@@ -700,19 +700,25 @@ def llama(size):
         cfg = ("Llama-3.2-1B config: hidden_size 2048, 16 layers, 32 heads, 8 KV heads (head_dim 64), "
                "intermediate_size 8192, vocab 128256, tie_word_embeddings=True")
         published, pub_text = 1235814400, "Llama-3.2-1B: 1 235 814 400 params (1.24 B, embeddings tied)"
-    else:
+    elif size == "7b":
         D, L, H, KV, FF, V, tied = 4096, 32, 32, 32, 11008, 32000, False
         cfg = ("Llama-2-7B config: hidden_size 4096, 32 layers, 32 heads, 32 KV heads (head_dim 128), "
                "intermediate_size 11008, vocab 32000, tie_word_embeddings=False")
         published, pub_text = 6738415616, "Llama-2-7B: 6 738 415 616 params"
+    else:
+        D, L, H, KV, FF, V, tied = 5120, 40, 40, 40, 13824, 32000, False
+        cfg = ("Llama-2-13B config: hidden_size 5120, 40 layers, 40 heads, 40 KV heads (head_dim 128), "
+               "intermediate_size 13824, vocab 32000, tie_word_embeddings=False")
+        published, pub_text = 13015864320, "Llama-2-13B: 13 015 864 320 params"
     S, HD = 2048, D // H
     KVD, NREP = KV * HD, H // KV
     m = Model("llama-" + size, "transformers.LlamaForCausalLM(LlamaConfig(...)) (transformers 4.48, "
               "sdpa attention, no biases, attention_dropout 0): " + cfg,
               "%d tokens" % S, "Llama causal LM (%s config, %d layers, d=%d)"
-              % ({"1b": "Llama-3.2-1B", "7b": "Llama-2-7B"}[size], L, D))
+              % ({"1b": "Llama-3.2-1B", "7b": "Llama-2-7B", "13b": "Llama-2-13B"}[size], L, D))
     # LLMs train in bf16 (Llama 2 paper, Touvron et al. 2023, and the HF recipes) at a small per-GPU
-    # micro-batch: 2 sequences for the 1B model, 1 for the 7B (models/README.md, "Usual training setup")
+    # micro-batch: 2 sequences for the 1B model, 1 for the 7B and 13B (models/README.md, "Usual training
+    # setup")
     m.training = ("bf16", 2 if size == "1b" else 1)
     embedding(m, "model.embed_tokens", S, V, D, saved=True)
     for i in range(L):
@@ -778,7 +784,7 @@ def llama(size):
 MODELS = [
     lambda: resnet(50), lambda: bert("large"), lambda: gpt2("xl"), lambda: resnet(101), vgg16,
     inception_v3, vit_b16, lambda: bert("base"), lambda: gpt2("small"), lambda: llama("1b"),
-    lambda: llama("7b"), lambda: resnet(50, 32, 4), lambda: resnet(101, 32, 8),
+    lambda: llama("7b"), lambda: llama("13b"), lambda: resnet(50, 32, 4), lambda: resnet(101, 32, 8),
 ]
 
 
