@@ -17,10 +17,21 @@
  *    twice as large per FLOP).  Approximate, ±10 %.  The H100 row is lower than H100 GEMM benchmarks:
  *    the GPU-bound fp32 transformer steps measured on a real H100 with PyTorch 2.11
  *    (calibrate/data/fc-vm-H100x1-20261123-torch-steps.jsonl: BERT-base/-large, GPT-2) are
- *    matched within ≈10 % with FP32 at 0.70, where 0.80 left them 9–19 % too fast.
- *  - kind_factor scales it per layer kind.  Attention (fused SDPA under autocast): 0.75 —
- *    FlashAttention-2 (Dao, 2023) reaches 50–73 % of A100 peak forward and less backward, against
- *    ≈80 % for a large cuBLAS GEMM.  Memory-bound kinds scale memory_efficiency: elementwise 1,
+ *    matched within ≈10 % with FP32 at 0.70, where 0.80 left them 9–19 % too fast.  FP16/BF16
+ *    0.70 and TF32 0.55 are what the H100's aligned GEMM kernels reach in the traces of BERT-base,
+ *    GPT-2 and ViT-B/16 at two batch sizes each (calibrate/data/fc-vm-H100x1-20261127-transformer-
+ *    kernels.jsonl: every nvjet/xmma GEMM kernel of a step against the linear layers' FLOPs, least
+ *    squares with the 2 µs ramp below; bf16 within ±6 %, TF32 within ±12 %): kernel time on the
+ *    GPU, which the VM's slow host does not touch.  NVIDIA H100 SXM's best matmul reaches 0.80 of
+ *    the BF16 peak (stas00/ml-engineering, "Maximum Achievable Matmul FLOPS"), above it as a best
+ *    shape must be.  FP16/BF16 was 0.60 before 2026-11-27, set on whole steps whose other kernels
+ *    it had absorbed; the H100 convolution factors below keep their fitted rates of peak.
+ *  - kind_factor scales it per layer kind.  Attention (fused SDPA under autocast): 0.75 on V100 and
+ *    A100 — FlashAttention-2 (Dao, 2023) reaches 50–73 % of A100 peak forward and less backward,
+ *    against ≈80 % for a large cuBLAS GEMM; 0.64 on H100 and B200, the rate it had when their GEMMs
+ *    were at 0.60 and 0.55 (0.45 of the H100's peak; the traces above run cuDNN's SDPA with 64-wide
+ *    heads at 0.16–0.22 of it, so this is fast for small heads, and nothing measures LLM-sized
+ *    ones).  Memory-bound kinds scale memory_efficiency: elementwise 1,
  *    normalisation and pooling 0.9 (two passes with a reduction between them), embedding 0.7
  *    (gather/scatter of rows).
  *  - Convolution: conv_factor[precision] × matmul_efficiency, with its own size ramp
@@ -37,7 +48,7 @@
  *    run at 17–30 TFLOP/s in the db's cuDNN measurements and the trace of a ResNet-50 step spends
  *    30 ms in conv kernels, most in the legacy FFMA kernels (dgrad_engine, wgrad_alg0_engine) that
  *    cuDNN's heuristics pick without autotuning, while VGG-16's 100-GFLOP convs run near peak.
- *    TF32 0.96 (of 0.55) with a 25 µs ramp, FP16/BF16 1.16 (of 0.60) with 15 µs: least squares on
+ *    TF32 0.96 (of 0.55) with a 25 µs ramp, FP16/BF16 1.16 (of 0.60; 0.994 of the 0.70 since) with 15 µs: least squares on
  *    ln(time) over the convolution kernels alone (transposes apart) of ResNet-50 and VGG-16, NCHW,
  *    batch 32–256 (calibrate/data/fc-vm-H100x1-20261127-kernel-classes.csv, from torch.profiler
  *    traces), within 13 %.  Before these traces the factors (0.60 / 0.75, 60 µs) were fitted to
@@ -48,7 +59,7 @@
  *    per-conv traces (calibrate/data/fc-vm-H100x1-20261127-conv-transposes.csv) run them at about
  *    half the rate of the 3×3 ones: FP32 ≈21 TFLOP/s at every batch against 33–59, TF32 97–135
  *    against 154–254, FP16 190–237 against 357–667.  Fitted to the 1×1 kernels alone: FP32 0.50
- *    with a 30 µs ramp, TF32 0.84 with 20, FP16/BF16 0.52 with 5 (within 6 % at batch 32–256;
+ *    with a 30 µs ramp, TF32 0.84 with 20, FP16/BF16 0.52 (0.446 of 0.70) with 5 (within 6 % at batch 32–256;
  *    ResNet-50 FP32 had been 15–31 % fast at batch 64–128).  The factors above then describe the
  *    k×k convolutions (their own fit gives the same: 1.26/140, 0.94/25, 1.18/15).  B200 takes the
  *    H100 values (no measurement).
@@ -67,9 +78,12 @@
  *    fused kernel's bytes once more each way, two kernels a pass (the ViT-B/16 trace: 245 copy
  *    kernels, 5.4 ms).
  *  - Unaligned GEMMs: a tensor-core linear layer with a dimension not a multiple of 16 bytes
- *    (8 fp16/bf16, 4 tf32 elements) runs at unaligned_gemm_factor 0.21: cuBLAS's alignment-1
- *    fallback (the H100 GPT-2 bf16 trace: its lm_head, vocabulary 50 257, 15.4 ms in cutlass_75
- *    …align1 kernels ≈ 120 TFLOP/s against 0.60 × 989 for the aligned GEMMs).
+ *    (8 fp16/bf16, 4 tf32 elements) runs cuBLAS's alignment-1 fallback at unaligned_gemm_factor
+ *    0.125 of the GPU's FP16 tensor peak, whatever its precision: the H100 GPT-2 traces' lm_head
+ *    (vocabulary 50 257) runs its align1 kernels at 120–123 TFLOP/s in bf16 (cutlass_75 …align1)
+ *    and 126 in TF32 (cutlass_80 tensorop_s1688 …align1), 0.12–0.13 of 989.  (It was 0.21 of the
+ *    precision's aligned rate, measured in bf16 only, which put the TF32 head at 57 TFLOP/s and
+ *    GPT-2's TF32 step 13 % slow.)
  *  - NCHW half-precision convolutions: PyTorch's default memory format is contiguous NCHW, and
  *    cuDNN's tensor-core convolution kernels work on NHWC: for FP16/BF16 it transposes each
  *    activation tensor a kernel reads to NHWC and each it writes back to NCHW ("NCHW-to-NHWC
@@ -187,7 +201,7 @@ struct _DdpCompute {
 /* H100 convolutions (see the file header): fitted to the H100 measurements in calibrate/data. */
 #define H100_CONV_FP32 1.30
 #define H100_CONV_TF32 0.96
-#define H100_CONV_HALF 1.16
+#define H100_CONV_HALF 0.994   /* 0.696 of the FP16 peak: fitted as 1.16 × the GEMMs' former 0.60 */
 #define H100_CONV_RAMP_FP32 140.0
 #define H100_CONV_RAMP_TF32 25.0
 #define H100_CONV_RAMP_HALF 15.0
@@ -207,7 +221,7 @@ struct _DdpCompute {
 /* 1×1 convolutions on the H100 (file header): fitted to their own kernels in the traces */
 #define H100_POINTWISE_FP32 0.50
 #define H100_POINTWISE_TF32 0.84
-#define H100_POINTWISE_HALF 0.52
+#define H100_POINTWISE_HALF 0.446   /* 0.312 of the FP16 peak: fitted as 0.52 × the GEMMs' former 0.60 */
 #define H100_POINTWISE_RAMP_FP32 30.0
 #define H100_POINTWISE_RAMP_TF32 20.0
 #define H100_POINTWISE_RAMP_HALF 5.0
@@ -215,7 +229,7 @@ struct _DdpCompute {
 #define H100_GROUPED_TC 8.0
 #define ATTENTION_FP32_FACTOR 0.55
 #define ATTENTION_LAYOUT_COPIES 1.0
-#define UNALIGNED_GEMM_FACTOR 0.21
+#define UNALIGNED_GEMM_FACTOR 0.125
 
 static const char *const optimizer_names[DDP_OPTIMIZER_COUNT] = { "sgd", "sgd-momentum", "adam", "adamw" };
 static const double optimizer_tensor_passes[DDP_OPTIMIZER_COUNT] = { 3, 8, 18, 20 };
@@ -250,28 +264,33 @@ static const struct {
   double pointwise_conv[DDP_PRECISION_COUNT];        /* 0: as conv */
   double pointwise_conv_ramp_us[DDP_PRECISION_COUNT];
   gboolean measured_kernels;   /* the H100's memory-format kernels (file header); FALSE: the byte model */
+  double attention;            /* fused attention: × the matmul efficiency (kind_factor) */
 } generation_efficiency[] = {
   /* V100: SGEMM ≈14 of 15.7, HGEMM ≈105 of 125 TFLOP/s; conv factors fitted to ResNet-50's
    * published throughput (tests/test-cli.c, training-2.csv), ramp as GEMMs */
   { 70, NULL, { 0.90, 0.90, 0.85, 0.90 }, { 0.90, 0.90, 0.60, 0.90 }, { 2, 2, 2, 2 }, { 0, 0, 0, 0 },
-    { 0, 0, 0, 0 }, { 0, 0, 0, 0 }, FALSE },
+    { 0, 0, 0, 0 }, { 0, 0, 0, 0 }, FALSE, 0.75 },
   /* A100: TF32 ≈110 of 156, FP16 ≈250 of 312; conv as V100 (DeepLearningExamples, test-cli.c) */
   { 80, "v100", { 0.90, 0.70, 0.80, 0.80 }, { 0.90, 0.40, 0.60, 0.60 }, { 2, 2, 2, 2 }, { 0, 0, 0, 0 },
-    { 0, 0, 0, 0 }, { 0, 0, 0, 0 }, FALSE },
-  /* H100/H200: GEMMs below the GEMM benchmarks (FP16 ≈700 of 989): what PyTorch 2.11 steps reach on
-   * a real H100.  Convolutions: fitted to the H100 measurements in calibrate/data (file header,
-   * "H100 convolutions"): PyTorch's defaults (NCHW, cudnn.benchmark off) */
-  { 90, "a100", { 0.70, 0.55, 0.60, 0.60 }, { H100_CONV_FP32, H100_CONV_TF32, H100_CONV_HALF, H100_CONV_HALF },
+    { 0, 0, 0, 0 }, { 0, 0, 0, 0 }, FALSE, 0.75 },
+  /* H100/H200: FP32 and TF32 what PyTorch 2.11's transformer steps reach on a real H100; FP16/BF16
+   * what its aligned GEMM kernels reach in the traces (file header).  Convolutions: fitted to the
+   * H100 measurements in calibrate/data (file header, "H100 convolutions"): PyTorch's defaults
+   * (NCHW, cudnn.benchmark off) */
+  { 90, "a100", { 0.70, 0.55, 0.70, 0.70 }, { H100_CONV_FP32, H100_CONV_TF32, H100_CONV_HALF, H100_CONV_HALF },
     { H100_CONV_RAMP_FP32, H100_CONV_RAMP_TF32, H100_CONV_RAMP_HALF, H100_CONV_RAMP_HALF },
     { H100_GROUPED_FP32, H100_GROUPED_TC, H100_GROUPED_TC, H100_GROUPED_TC },
     { H100_POINTWISE_FP32, H100_POINTWISE_TF32, H100_POINTWISE_HALF, H100_POINTWISE_HALF },
-    { H100_POINTWISE_RAMP_FP32, H100_POINTWISE_RAMP_TF32, H100_POINTWISE_RAMP_HALF, H100_POINTWISE_RAMP_HALF }, TRUE },
-  /* B200: least certain, scaled like H100; convolutions as H100 (no measurement) */
-  { 100, "h100", { 0.65, 0.50, 0.55, 0.55 }, { H100_CONV_FP32, H100_CONV_TF32, H100_CONV_HALF, H100_CONV_HALF },
+    { H100_POINTWISE_RAMP_FP32, H100_POINTWISE_RAMP_TF32, H100_POINTWISE_RAMP_HALF, H100_POINTWISE_RAMP_HALF }, TRUE,
+    0.64 },
+  /* B200: least certain, scaled like H100 (FP16/BF16 × 0.70/0.60 with the H100's); convolutions as
+   * H100 (no measurement) */
+  { 100, "h100", { 0.65, 0.50, 0.64, 0.64 }, { H100_CONV_FP32, H100_CONV_TF32, H100_CONV_HALF, H100_CONV_HALF },
     { H100_CONV_RAMP_FP32, H100_CONV_RAMP_TF32, H100_CONV_RAMP_HALF, H100_CONV_RAMP_HALF },
     { H100_GROUPED_FP32, H100_GROUPED_TC, H100_GROUPED_TC, H100_GROUPED_TC },
     { H100_POINTWISE_FP32, H100_POINTWISE_TF32, H100_POINTWISE_HALF, H100_POINTWISE_HALF },
-    { H100_POINTWISE_RAMP_FP32, H100_POINTWISE_RAMP_TF32, H100_POINTWISE_RAMP_HALF, H100_POINTWISE_RAMP_HALF }, TRUE },
+    { H100_POINTWISE_RAMP_FP32, H100_POINTWISE_RAMP_TF32, H100_POINTWISE_RAMP_HALF, H100_POINTWISE_RAMP_HALF }, TRUE,
+    0.64 },
 };
 
 /**
@@ -296,7 +315,7 @@ ddp_compute_options_init_gpu(DdpComputeOptions *o, const DdpGpuSpec *gpu)
   for (int k = 0; k < DDP_LAYER_KIND_COUNT; k++)
     o->kind_factor[k] = 1.0;
   o->kind_factor[DDP_LAYER_CONV] = o->conv_factor[DDP_PRECISION_FP32];  /* unused: conv_factor */
-  o->kind_factor[DDP_LAYER_ATTENTION] = 0.75;
+  o->kind_factor[DDP_LAYER_ATTENTION] = generation_efficiency[row].attention;
   o->attention_fp32_factor = ATTENTION_FP32_FACTOR;
   o->attention_layout_copies = ATTENTION_LAYOUT_COPIES;
   o->unaligned_gemm_factor = UNALIGNED_GEMM_FACTOR;
@@ -580,14 +599,16 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
       ramp_us = conv_ramp_us(model, layer, options, precision);
     }
     /* A GEMM with a dimension that is not a multiple of 16 bytes (8 fp16/bf16 or 4 tf32 elements)
-     * cannot use the aligned tensor-core kernels: cuBLAS falls back to alignment-1 kernels (the
-     * H100 GPT-2 bf16 trace: its lm_head, vocabulary 50 257, runs in cutlass_75 …align1 kernels at
-     * ≈120 TFLOP/s, 0.21 of the aligned GEMMs' rate; NVIDIA's "Matrix Multiplication Background"
-     * guide on alignment).  FP32 (FFMA) kernels do not care. */
+     * cannot use the aligned tensor-core kernels: cuBLAS falls back to alignment-1 kernels, which
+     * run at a fixed share of the FP16 tensor peak in either precision (the H100 GPT-2 traces: its
+     * lm_head, vocabulary 50 257, at 120–126 TFLOP/s in bf16 and TF32; NVIDIA's "Matrix
+     * Multiplication Background" guide on alignment).  FP32 (FFMA) kernels do not care. */
     if (layer->kind == DDP_LAYER_LINEAR && precision != DDP_PRECISION_FP32 && tensor_cores &&
         options->unaligned_gemm_factor > 0 &&
-        linear_unaligned(model, layer, precision == DDP_PRECISION_TF32 ? 4 : 8))
-      kind *= options->unaligned_gemm_factor;
+        linear_unaligned(model, layer, precision == DDP_PRECISION_TF32 ? 4 : 8)) {
+      matmul_rate = gpu->peak_tflops[DDP_PRECISION_FP16] * 1e3 * options->unaligned_gemm_factor;
+      kind = 1.0;
+    }
     /* allow_tf32 lets cuDNN and cuBLAS run TF32 tensor-core kernels; it does not force them.  On a
      * GPU whose TF32 peak is no higher than its FP32 one (GeForce Ada: 82.6 TFLOP/s both) the FP32
      * kernels are in the running too, and the faster path is taken: a GEMM or convolution there

@@ -40,7 +40,7 @@ typedef struct {
                                     matmul efficiency instead of kind_factor[attention] */
   double attention_layout_copies; /* head-layout copies around attention, × its own bytes (0: off) */
   double unaligned_gemm_factor;   /* a tensor-core GEMM with a dimension not a multiple of 16 bytes:
-                                    × this (0: off) */
+                                    this share of the FP16 tensor peak, any precision (0: off) */
   gboolean channels_last;         /* model.to(memory_format=torch.channels_last): no NCHW<->NHWC
                                     transposes around tensor-core convolutions, and cuDNN's NHWC
                                     batch-norm and pooling kernels (FALSE: PyTorch's default NCHW) */

@@ -163,8 +163,12 @@ test_h100_conv(void)
   g_assert_cmpfloat(o.conv_factor[DDP_PRECISION_FP32], ==, 1.30);
   g_assert_cmpfloat(o.conv_ramp_us[DDP_PRECISION_FP32], ==, 140);
   /* fitted to the conv kernels of the 2026-11-27 traces (0.75 with a 60 µs ramp before: fitted to
-   * whole steps, it had absorbed batch norm and the transposes) */
-  g_assert_cmpfloat(o.conv_factor[DDP_PRECISION_BF16], ==, 1.16);
+   * whole steps, it had absorbed batch norm and the transposes): 0.696 of the BF16 peak, written
+   * as 0.994 × the GEMMs' 0.70 (1.16 × 0.60 before the GEMMs were read off their own kernels) */
+  g_assert_cmpfloat(o.matmul_efficiency[DDP_PRECISION_BF16], ==, 0.70);
+  g_assert_cmpfloat(o.conv_factor[DDP_PRECISION_BF16], ==, 0.994);
+  g_assert_cmpfloat_with_epsilon(o.conv_factor[DDP_PRECISION_BF16] * o.matmul_efficiency[DDP_PRECISION_BF16], 1.16 * 0.60,
+                                 0.001);
   g_assert_cmpfloat(o.conv_ramp_us[DDP_PRECISION_BF16], ==, 15);
   g_assert_cmpfloat(o.grouped_conv_channels[DDP_PRECISION_FP32], ==, 96);   /* 256 before the 1×1 factors */
   g_assert_cmpfloat(o.pointwise_conv_factor[DDP_PRECISION_FP32], ==, 0.50);
@@ -213,10 +217,11 @@ test_h100_conv(void)
 }
 
 /* A weight-tied linear layer (GPT-2's lm_head: 768 → 50 257, no params key) has its GEMM dims
- * recovered from its costs; 50 257 is not a multiple of 8, so at BF16 it runs at 0.21 of an aligned
- * GEMM.  989.4e3 · 0.60 · 0.21 = 124 664.4 FLOP/ns: 79 047 426 048 / 124 664.4 + 2 000 (ramp)
- * = 636 081.8 ns; the same costs with an aligned weight (768 × 50 256 elements would do; here the
- * fp32 run, which does not care): FP32 at 67e3 · 0.70 = 46 900 FLOP/ns: 1 687 446.2 ns. */
+ * recovered from its costs; 50 257 is not a multiple of 8 (nor of 4), so at BF16 and at TF32 it runs
+ * cuBLAS's alignment-1 kernels at 0.125 of the FP16 tensor peak: 989.4e3 · 0.125 = 123 675 FLOP/ns,
+ * 79 047 426 048 / 123 675 + 2 000 (ramp) = 641 154.4 ns in either precision (the H100 traces: 120–123
+ * TFLOP/s in bf16, 126 in TF32); the fp32 run, which does not care: FP32 at 67e3 · 0.70 = 46 900
+ * FLOP/ns: 1 687 446.2 ns. */
 static void
 test_unaligned_gemm(void)
 {
@@ -228,15 +233,17 @@ test_unaligned_gemm(void)
     "forward_bytes = 208998400\nbackward_bytes = 417996800\n"
     "[layer norm]\nkind = norm\nforward_flops = 1\nbackward_flops = 1\nparams = norm.weight:768\n");
   g_autoptr(DdpCompute) b = ddp_compute_new(m, &h100, DDP_PRECISION_BF16, 1, DDP_OPTIMIZER_SGD, NULL);
-  g_assert_cmpint(ddp_compute_forward_ns(b, 0), ==, 636082);
+  g_assert_cmpint(ddp_compute_forward_ns(b, 0), ==, 641154);
+  g_autoptr(DdpCompute) t = ddp_compute_new(m, &h100, DDP_PRECISION_TF32, 1, DDP_OPTIMIZER_SGD, NULL);
+  g_assert_cmpint(ddp_compute_forward_ns(t, 0), ==, 641154);
   g_autoptr(DdpCompute) f = ddp_compute_new(m, &h100, DDP_PRECISION_FP32, 1, DDP_OPTIMIZER_SGD, NULL);
   g_assert_cmpint(ddp_compute_forward_ns(f, 0), ==, 1687446);
-  /* off: the aligned rate, 989.4e3 · 0.60 = 593 640 FLOP/ns: 133 157.1 + 2 000 */
+  /* off: the aligned rate, 989.4e3 · 0.70 = 692 580 FLOP/ns: 114 134.7 + 2 000 */
   DdpComputeOptions o;
   ddp_compute_options_init_gpu(&o, &h100);
   o.unaligned_gemm_factor = 0;
   g_autoptr(DdpCompute) a = ddp_compute_new(m, &h100, DDP_PRECISION_BF16, 1, DDP_OPTIMIZER_SGD, &o);
-  g_assert_cmpint(ddp_compute_forward_ns(a, 0), ==, 135157);
+  g_assert_cmpint(ddp_compute_forward_ns(a, 0), ==, 116135);
 }
 
 /* The memory-format kernels measured on the H100 (compute.c "Memory format";
