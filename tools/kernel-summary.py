@@ -12,10 +12,17 @@ The trace's name gives model, precision and batch as measure-torch.py --traces w
 (MODEL-PRECISION-bBATCH.json.gz; a "-nhwc" suffix or an "nhwc" directory marks channels_last).
 This is how calibrate/data/fc-vm-H100x1-20261127-kernel-classes.csv was made, the data behind the
 H100 memory-format terms of src/compute.c.
+--gemm-fit MODELS_DIR KERNELS.jsonl: from this tool's default output for transformer traces, the
+GEMM efficiency per precision: every aligned tensor-core GEMM kernel of a step (nvjet, sm90 xmma tf32)
+against the FLOPs of the model file's linear layers (the lm_head apart), least squares of
+time = FLOPs / (eff x peak) + 2 us per kernel, and the unaligned head's align1 kernels in TFLOP/s.
+The H100's FP16/BF16 0.70 and TF32 0.55 of src/compute.c come from
+calibrate/data/fc-vm-H100x1-20261127-transformer-kernels.jsonl this way (peaks: 989.4 / 494.7).
 
     python3 tools/kernel-summary.py traces/*.json.gz > kernels.jsonl
     python3 tools/kernel-summary.py --classes traces/*.json.gz > classes.csv
     python3 tools/kernel-summary.py --per-conv traces/resnet50-fp16-b256.json.gz
+    python3 tools/kernel-summary.py --gemm-fit models calibrate/data/fc-vm-H100x1-20261127-transformer-kernels.jsonl
 """
 import collections
 import gzip
@@ -96,7 +103,63 @@ def per_conv(path):
         yield i, ft, bt, fk, bk
 
 
+GEMM_PEAK_TFLOPS = {"bf16": 989.4, "fp16": 989.4, "tf32": 494.7}   # H100 SXM dense tensor peaks
+GEMM_RAMP_US = 2.0   # src/compute.c matmul_ramp_us
+
+
+def linear_flops(models_dir, model):
+    """Forward + backward FLOPs per sample of the model file's linear layers: (aligned, lm_head)."""
+    body, head, layer, keys = 0.0, 0.0, None, {}
+    with open(os.path.join(models_dir, model + ".model")) as f:
+        lines = [l.strip() for l in f] + ["[layer end]"]
+    for line in lines:
+        if line.startswith("[layer "):
+            if layer and keys.get("kind") == "linear":
+                flops = float(keys.get("forward_flops", 0)) + float(keys.get("backward_flops", 0))
+                if layer.endswith("lm_head"):
+                    head += flops
+                else:
+                    body += flops
+            layer, keys = line[7:-1], {}
+        elif layer and "=" in line:
+            k, v = line.split("=", 1)
+            keys[k.strip()] = v.strip()
+    return body, head
+
+
+def gemm_fit(models_dir, kernels_path):
+    by_precision = collections.defaultdict(list)
+    with open(kernels_path) as f:
+        for line in f:
+            d = json.loads(line)
+            m = re.match(r"(.+)-(tf32|fp16|bf16)-b(\d+)", d["trace"])
+            if not m:
+                continue
+            model, precision, batch = m.group(1), m.group(2), int(m.group(3))
+            aligned = [k for k in d["kernels"] if "nvjet" in k["name"] or "tf32f32" in k["name"]]
+            head = [k for k in d["kernels"] if "align1" in k["name"]]
+            body_flops, head_flops = linear_flops(models_dir, model)
+            peak_us = body_flops * batch / (GEMM_PEAK_TFLOPS[precision] * 1e12) * 1e6
+            ms = sum(k["ms"] for k in aligned)
+            by_precision[precision].append((d["trace"], peak_us, sum(k["count"] for k in aligned), ms * 1e3))
+            if head:
+                head_ms = sum(k["ms"] for k in head)
+                print(f"{d['trace']}: unaligned head {head_ms:.2f} ms, {head_flops * batch / head_ms / 1e9:.0f} TFLOP/s")
+    for precision, rows in sorted(by_precision.items()):
+        slope = sum(x * (t - GEMM_RAMP_US * n) for _, x, n, t in rows) / sum(x * x for _, x, n, t in rows)
+        eff = 1.0 / slope
+        print(f"{precision}: efficiency {eff:.3f} of peak with a {GEMM_RAMP_US:g} us ramp over {len(rows)} steps")
+        for trace, x, n, t in rows:
+            print(f"  {trace}: {n} GEMM kernels, {t / 1e3:.2f} ms measured, {(x / eff + GEMM_RAMP_US * n) / t - 1:+.3f}")
+    return 0
+
+
 def main(argv):
+    if argv[:1] == ["--gemm-fit"]:
+        if len(argv) != 3:
+            print(__doc__, file=sys.stderr)
+            return 2
+        return gemm_fit(argv[1], argv[2])
     as_classes = "--classes" in argv
     as_per_conv = "--per-conv" in argv
     paths = [a for a in argv if a not in ("--classes", "--per-conv")]
