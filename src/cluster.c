@@ -35,7 +35,6 @@ static const char *const inter_fabrics[] = { "ib", "roce", "ethernet", "efa", "t
 /* Index = DdpCostModel. */
 static const char *const cost_models[] = { "nccl", "alpha-beta", "nccl-tuner", NULL };
 /* Index = DdpAlgorithm / DdpProtocol value. */
-static const char *const algorithm_choices[] = { "auto", "ring", "tree", "nvls", "nvlstree", NULL };
 
 void
 ddp_cluster_free(DdpCluster *cluster)
@@ -201,8 +200,8 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
     c->max_nodes = domain_nodes;
   }
 
-  int cost_model = DDP_COST_NCCL, algorithm = DDP_ALGO_AUTO;
-  g_autofree char *protocol = NULL;
+  int cost_model = DDP_COST_NCCL;
+  g_autofree char *algorithm = NULL, *protocol = NULL;
   double channels = 0;
   /* per-call launch overhead on top of NCCL's latency model: "a few µs" (docs/model.md §1.6) */
   c->nccl.launch_us = 5.0;
@@ -211,7 +210,7 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
   if (ddp_keyfile_has_group(kf, "nccl") &&
       (!ddp_keyfile_check_keys(kf, "nccl", nccl_keys, error) ||
        !ddp_keyfile_get_choice(kf, "nccl", "cost_model", FALSE, cost_models, &cost_model, error) ||
-       !ddp_keyfile_get_choice(kf, "nccl", "algorithm", FALSE, algorithm_choices, &algorithm, error) ||
+       !ddp_keyfile_get_string(kf, "nccl", "algorithm", FALSE, &algorithm, error) ||
        !ddp_keyfile_get_string(kf, "nccl", "protocol", FALSE, &protocol, error) ||
        !ddp_keyfile_get_ranged(kf, "nccl", "channels", FALSE, &DDP_RANGE_CHANNELS, &channels, error) ||
        !ddp_keyfile_get_ranged(kf, "nccl", "bw_intra_GBs", FALSE, &DDP_RANGE_NCCL_BW_GBS, &c->nccl.bw_intra_GBs, error) ||
@@ -237,7 +236,14 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
     return NULL;
   }
   c->nccl.cost_model = cost_model;
-  c->nccl.algorithm = algorithm;
+  c->nccl.algorithm = DDP_ALGO_AUTO;
+  if (algorithm && !ddp_algorithm_set_parse(algorithm, &c->nccl.algorithm, &c->nccl.disabled_algorithms)) {
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "nccl", "algorithm",
+                          "\"%s\" is not auto, ring, tree, nvls, nvlstree or an NCCL_ALGO list of them "
+                          "(\"Ring,Tree\" enables those, \"^NVLS,NVLSTree\" disables both) that leaves one enabled",
+                          algorithm);
+    return NULL;
+  }
   c->nccl.protocol = DDP_PROTO_AUTO;
   if (protocol && !ddp_protocol_set_parse(protocol, &c->nccl.protocol, &c->nccl.disabled_protocols)) {
     ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "nccl", "protocol",

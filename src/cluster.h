@@ -67,7 +67,8 @@ typedef struct {
   } inter;
   struct {
     DdpCostModel cost_model;
-    DdpAlgorithm algorithm;
+    DdpAlgorithm algorithm;   /* forced, or AUTO */
+    guint disabled_algorithms; /* bit a: algorithm a off (an NCCL_ALGO list such as "Ring,Tree"); 0: none */
     DdpProtocol protocol;     /* forced, or AUTO */
     guint disabled_protocols; /* bit p: protocol p off (an NCCL_PROTO list such as "Simple,LL128"); 0: none */
     int channels;             /* 0: auto */

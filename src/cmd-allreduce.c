@@ -120,13 +120,10 @@ load_cluster(const AllreduceOptions *o, GError **error)
   g_autoptr(DdpCluster) cluster = ddp_cluster_load(o->cluster ? o->cluster : "dgx-a100", error);
   if (!cluster)
     return NULL;
-  if (o->algo) {
-    int a = ddp_algorithm_parse(o->algo);
-    if (a < 0) {
-      fail(error, "--algo: unknown algorithm \"%s\" (ring, tree, nvls, nvlstree, auto)", o->algo);
-      return NULL;
-    }
-    cluster->nccl.algorithm = a;
+  if (o->algo && !ddp_algorithm_set_parse(o->algo, &cluster->nccl.algorithm, &cluster->nccl.disabled_algorithms)) {
+    fail(error, "--algo: \"%s\" is not auto, ring, tree, nvls, nvlstree or an NCCL_ALGO list of them that leaves one "
+         "(\"Ring,Tree\", \"^NVLS,NVLSTree\")", o->algo);
+    return NULL;
   }
   if (o->proto && !ddp_protocol_set_parse(o->proto, &cluster->nccl.protocol, &cluster->nccl.disabled_protocols)) {
     fail(error, "--proto: \"%s\" is not auto, LL, LL128, Simple or an NCCL_PROTO list of them that leaves one "
@@ -332,13 +329,14 @@ sweep_text(const DdpCluster *cluster, const DdpCollective *model, const Sweep *s
                                                                   domains == 1 ? "" : "s")
                                                 : g_strdup("");
   g_autofree char *protocols = ddp_protocol_set_name(cluster->nccl.protocol, cluster->nccl.disabled_protocols);
+  g_autofree char *algorithms = ddp_algorithm_set_name(cluster->nccl.algorithm, cluster->nccl.disabled_algorithms);
   g_string_append_printf(out, "# ddpsim %s%s: cluster %s, %" G_GUINT64_FORMAT " GPUs = %" G_GUINT64_FORMAT
                               " node%s x %" G_GUINT64_FORMAT "%s, %s cost model, algorithm %s, protocol %s\n",
                          s->op == DDP_OP_ALL_REDUCE ? "allreduce" : "collective --op ",
                          s->op == DDP_OP_ALL_REDUCE ? "" : ddp_collective_op_name(s->op), cluster->name,
                          ddp_collective_gpus(model), nodes, nodes == 1 ? "" : "s", ddp_collective_gpus(model) / nodes,
                          in_domains, cost_model_name(cluster->nccl.cost_model),
-                         ddp_algorithm_name(cluster->nccl.algorithm), protocols);
+                         algorithms, protocols);
   /* Across NVLink domains NCCL's choice is not what the public multi-rack curves show
    * (docs/collective.md §11.8): say so where the answer depends on it. */
   g_autofree char *caveat = s->op == DDP_OP_ALL_REDUCE
@@ -586,7 +584,7 @@ run(int argc, char **argv, AllreduceOptions *o, const char *verb)
     { "stepbytes", 'i', 0, G_OPTION_ARG_STRING, &o->step_bytes, "Add this to the size each row instead", "SIZE" },
     { "datatype", 'd', 0, G_OPTION_ARG_STRING, &o->datatype, "Element type for the count column: float, half, bfloat16, double", "TYPE" },
     { "ngpus", 'g', 0, G_OPTION_ARG_STRING, &o->per_process, "GPUs per process, as nccl-tests -g: one thread issues every call for them (default 1)", "N" },
-    { "algo", 0, 0, G_OPTION_ARG_STRING, &o->algo, "ring, tree, nvls, nvlstree or auto (overrides the cluster file)", "ALGO" },
+    { "algo", 0, 0, G_OPTION_ARG_STRING, &o->algo, "ring, tree, nvls, nvlstree, auto, or an NCCL_ALGO list such as Ring,Tree or ^NVLS,NVLSTree (overrides the cluster file)", "ALGO" },
     { "proto", 0, 0, G_OPTION_ARG_STRING, &o->proto, "LL, LL128, Simple, auto, or an NCCL_PROTO list such as Simple,LL128 or ^LL (overrides the cluster file)", "PROTO" },
     { "explain", 0, 0, G_OPTION_ARG_NONE, &o->explain, "Show graphs, NCCL's tuning table, choice by size and the crossover", NULL },
     { "compare", 0, 0, G_OPTION_ARG_FILENAME, &o->compare, "Predict every row of a measured nccl-tests CSV, side by side", "CSV" },

@@ -316,6 +316,7 @@ struct _DdpCollective {
   const DdpFit *fit;                 /* calibration, or NULL */
   DdpCostModel cost_model;
   DdpAlgorithm algorithm;            /* forced, or AUTO */
+  guint disabled_algorithms;         /* bit a: algorithm a off (an NCCL_ALGO list, the cluster's) */
   DdpProtocol protocol;              /* forced, or AUTO */
   guint disabled_protocols;          /* bit p: protocol p off (an NCCL_PROTO list, the cluster's) */
   /* nodes and ppn are NCCL's: an NVLink domain that spans hosts (NVL72) is one node to NCCL's
@@ -778,6 +779,7 @@ ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error)
   c->algorithm = cluster->nccl.algorithm;
   c->protocol = cluster->nccl.protocol;
   c->disabled_protocols = cluster->nccl.disabled_protocols;
+  c->disabled_algorithms = cluster->nccl.disabled_algorithms;
   c->gpus = gpus;
   c->hosts = hosts;
   /* NVLink domains: a job is spread evenly over the fewest domains that hold it (32 four-GPU hosts
@@ -831,12 +833,13 @@ ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error)
       any = any || (allowed(c, a, p) && c->allreduce[a][p].enabled);
   if (!any) {
     g_autofree char *protocols = ddp_protocol_set_name(c->protocol, c->disabled_protocols);
+    g_autofree char *algorithms = ddp_algorithm_set_name(c->algorithm, c->disabled_algorithms);
     gboolean all = c->protocol == DDP_PROTO_AUTO && c->disabled_protocols == 0;
     g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_INVALID,
                 "nccl.algorithm: NCCL does not run %s%s%s on cluster %s with %" G_GUINT64_FORMAT
                 " GPUs (NVLS and NVLSTree are Simple only and need an NVSwitch fabric, sm_arch >= 90, more "
                 "than 2 GPUs per node and nccl.nvls = true; NVLS runs on one node, NVLSTree across nodes)",
-                ddp_algorithm_name(c->algorithm), all ? "" : "/", all ? "" : protocols, cluster->name, gpus);
+                algorithms, all ? "" : "/", all ? "" : protocols, cluster->name, gpus);
     return NULL;
   }
   return g_steal_pointer(&c);
@@ -1235,7 +1238,7 @@ protocol_allowed(const DdpCollective *c, DdpProtocol p)
 static gboolean
 allowed(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p)
 {
-  if (c->algorithm != DDP_ALGO_AUTO && c->algorithm != a)
+  if ((c->algorithm != DDP_ALGO_AUTO && c->algorithm != a) || (c->disabled_algorithms & (1u << a)))
     return FALSE;
   if (c->cost_model == DDP_COST_ALPHA_BETA)
     return p == DDP_PROTO_SIMPLE && (a == DDP_ALGO_RING || a == DDP_ALGO_TREE);
@@ -1623,59 +1626,108 @@ ddp_protocol_parse(const char *name)
   return -1;
 }
 
-gboolean
-ddp_protocol_set_parse(const char *text, DdpProtocol *forced, guint *disabled)
+/* NCCL's parseList (tuning.cc) over names[1 .. count-1] (names[0] is "auto"): one name forces it,
+ * a comma list enables only those, '^' disables the names after it; @ignored names are known to
+ * NCCL and accepted, but stand for nothing here.  See ddp_protocol_set_parse. */
+static gboolean
+parse_nccl_list(const char *text, const char *const *names, int count, const char *const *ignored, int *forced,
+                guint *disabled)
 {
   g_autofree char *stripped = g_strstrip(g_strdup(text));
   gboolean exclude = stripped[0] == '^';
   g_auto(GStrv) items = g_strsplit(stripped + (exclude ? 1 : 0), ",", -1);
   guint listed = 0;
-  int count = 0;
+  int named = 0, single = -1;
   for (int i = 0; items[i]; i++) {
-    int p = ddp_protocol_parse(g_strstrip(items[i]));
-    if (p < 0 || (p == DDP_PROTO_AUTO && (exclude || g_strv_length(items) > 1)))
+    const char *item = g_strstrip(items[i]);
+    int k = -1;
+    for (int j = 0; j < count && k < 0; j++)
+      if (g_ascii_strcasecmp(item, names[j]) == 0)
+        k = j;
+    gboolean known_elsewhere = FALSE;
+    for (int j = 0; k < 0 && ignored && ignored[j]; j++)
+      known_elsewhere = known_elsewhere || g_ascii_strcasecmp(item, ignored[j]) == 0;
+    if (known_elsewhere) {
+      named++;
+      continue;
+    }
+    if (k < 0 || (k == 0 && (exclude || g_strv_length(items) > 1)))
       return FALSE;
-    listed |= 1u << p;
-    count++;
+    listed |= 1u << k;
+    named++;
+    single = k;
   }
-  if (count == 0)
+  if (named == 0)
     return FALSE;
-  if (!exclude && count == 1) {   /* one name: forced, or auto */
-    *forced = (DdpProtocol)ddp_protocol_parse(g_strstrip(items[0]));
+  if (!exclude && named == 1 && single >= 0) {   /* one name: forced, or auto */
+    *forced = single;
     *disabled = 0;
     return TRUE;
   }
   guint all = 0;
-  for (int p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++)
-    all |= 1u << p;
+  for (int k = 1; k < count; k++)
+    all |= 1u << k;
   guint off = exclude ? listed & all : all & ~listed;
   if (off == all)
     return FALSE;
-  *forced = DDP_PROTO_AUTO;
-  *disabled = off;
-  int left = 0;
-  for (int p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++)
-    if (!(off & (1u << p))) {
+  int left = 0, last = 0;
+  for (int k = 1; k < count; k++)
+    if (!(off & (1u << k))) {
       left++;
-      *forced = (DdpProtocol)p;
+      last = k;
     }
-  if (left == 1)
-    *disabled = 0;
-  else
-    *forced = DDP_PROTO_AUTO;
+  *forced = left == 1 ? last : 0;
+  *disabled = left == 1 ? 0 : off;
+  return TRUE;
+}
+
+static char *
+nccl_list_name(const char *const *names, int count, int forced, guint disabled)
+{
+  if (forced != 0 || disabled == 0)
+    return g_strdup(names[forced]);
+  GString *s = g_string_new(NULL);
+  for (int k = 1; k < count; k++)
+    if (!(disabled & (1u << k)))
+      g_string_append_printf(s, "%s%s", s->len ? "," : "", names[k]);
+  return g_string_free(s, FALSE);
+}
+
+gboolean
+ddp_protocol_set_parse(const char *text, DdpProtocol *forced, guint *disabled)
+{
+  int f;
+  guint d;
+  if (!parse_nccl_list(text, protocol_names, DDP_PROTO_COUNT, NULL, &f, &d))
+    return FALSE;
+  *forced = (DdpProtocol)f;
+  *disabled = d;
   return TRUE;
 }
 
 char *
 ddp_protocol_set_name(DdpProtocol forced, guint disabled)
 {
-  if (forced != DDP_PROTO_AUTO || disabled == 0)
-    return g_strdup(ddp_protocol_name(forced));
-  GString *s = g_string_new(NULL);
-  for (int p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++)
-    if (!(disabled & (1u << p)))
-      g_string_append_printf(s, "%s%s", s->len ? "," : "", protocol_names[p]);
-  return g_string_free(s, FALSE);
+  return nccl_list_name(protocol_names, DDP_PROTO_COUNT, forced, disabled);
+}
+
+gboolean
+ddp_algorithm_set_parse(const char *text, DdpAlgorithm *forced, guint *disabled)
+{
+  static const char *const not_modelled[] = { "collnetdirect", "collnetchain", "collnet", "pat", NULL };
+  int f;
+  guint d;
+  if (!parse_nccl_list(text, algorithm_names, DDP_ALGO_COUNT, not_modelled, &f, &d))
+    return FALSE;
+  *forced = (DdpAlgorithm)f;
+  *disabled = d;
+  return TRUE;
+}
+
+char *
+ddp_algorithm_set_name(DdpAlgorithm forced, guint disabled)
+{
+  return nccl_list_name(algorithm_names, DDP_ALGO_COUNT, forced, disabled);
 }
 
 /* ---- comparison with measured curves ---- */
@@ -2059,9 +2111,14 @@ gather_cost(const DdpCollective *c, DdpCollectiveOp op, guint64 bytes, DdpCollec
   } else {
     gboolean any_algorithm = c->algorithm != DDP_ALGO_RING && c->algorithm != DDP_ALGO_NVLS;
     static const DdpAlgorithm order[] = { DDP_ALGO_RING, DDP_ALGO_NVLS };
+    /* an NCCL_ALGO list that leaves neither of this op's algorithms is taken as auto, as a forced
+     * Tree or NVLSTree is (§12) */
+    guint off = c->disabled_algorithms;
+    if ((off & (1u << DDP_ALGO_RING)) && (off & (1u << DDP_ALGO_NVLS)))
+      off = 0;
     gboolean found = FALSE;
     for (gsize i = 0; i < G_N_ELEMENTS(order); i++) {
-      if (!any_algorithm && c->algorithm != order[i])
+      if ((!any_algorithm && c->algorithm != order[i]) || (off & (1u << order[i])))
         continue;
       for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
         DdpCollectiveCost cost;

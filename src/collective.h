@@ -216,5 +216,10 @@ int ddp_protocol_parse(const char *name);    /* -1 if unknown; case-insensitive 
 gboolean ddp_protocol_set_parse(const char *text, DdpProtocol *forced, guint *disabled);
 /* "auto", the forced protocol's name, or the enabled ones as NCCL_PROTO lists them ("LL128,Simple"). */
 char *ddp_protocol_set_name(DdpProtocol forced, guint disabled);
+/* An NCCL_ALGO value, read as ddp_protocol_set_parse reads NCCL_PROTO ("Ring,Tree", "^NVLS,NVLSTree";
+ * NCCL's CollNetDirect, CollNetChain and PAT, which ddpsim does not model, are accepted and
+ * ignored), and its name ("auto", "ring", or the enabled ones: "ring,tree"). */
+gboolean ddp_algorithm_set_parse(const char *text, DdpAlgorithm *forced, guint *disabled);
+char *ddp_algorithm_set_name(DdpAlgorithm forced, guint disabled);
 
 #endif

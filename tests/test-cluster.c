@@ -77,7 +77,9 @@ test_errors(void)
     { HEAD "[intra]\nfabric = nvlink\nbandwidth_GBs = 0\nlatency_us = 1\n", "t.cluster:7: intra.bandwidth_GBs: \"0\" must be a number from 0.00125 to 100000" },
     { "[cluster]\nname = x\ngpu = tpu\ngpus_per_node = 8\n", "t.cluster:3: cluster.gpu: unknown GPU \"tpu\" (built in: v100, a100, a100-40gb, h100, h200, b200, gb200, gb300, rtx4090)" },
     { "[cluster]\nname = x\ngpu = h100\ngpus_per_node = 0\n", "t.cluster:4: cluster.gpus_per_node: \"0\" must be a whole number from 1 to 1024" },
-    { HEAD INTRA "[nccl]\nalgorithm = butterfly\n", "t.cluster:10: nccl.algorithm: \"butterfly\" is not one of auto|ring|tree|nvls|nvlstree" },
+    { HEAD INTRA "[nccl]\nalgorithm = butterfly\n",
+      "t.cluster:10: nccl.algorithm: \"butterfly\" is not auto, ring, tree, nvls, nvlstree or an NCCL_ALGO list of them "
+      "(\"Ring,Tree\" enables those, \"^NVLS,NVLSTree\" disables both) that leaves one enabled" },
     { HEAD INTRA "speed = 3\n", "t.cluster:9: intra.speed: unknown key (known keys: fabric, bandwidth_GBs, latency_us, efficiency, p2p, domain_gpus)" },
     { HEAD "max_nodes = 4\n" INTRA, "t.cluster:5: cluster.max_nodes: more than one node needs an [inter] group describing the network" },
     { HEAD, "t.cluster: [intra]: required group is missing (gpus_per_node > 1)" },
@@ -183,7 +185,8 @@ test_host_cpu(void)
 }
 
 /* [nccl] protocol takes NCCL_PROTO's syntax: one name forces it; "Simple,LL128" (Google's TCPXO
- * profile) and "^LL" both switch LL off and leave the choice to the model. */
+ * profile) and "^LL" both switch LL off and leave the choice to the model.  [nccl] algorithm takes
+ * NCCL_ALGO's the same way. */
 static void
 test_protocol_list(void)
 {
@@ -200,6 +203,11 @@ test_protocol_list(void)
     g_assert_cmpint(c->nccl.protocol, ==, cases[i].forced);
     g_assert_cmpuint(c->nccl.disabled_protocols, ==, cases[i].disabled);
   }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCluster) c = load_text(HEAD INTRA "[nccl]\nalgorithm = Ring,Tree\n", &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(c->nccl.algorithm, ==, DDP_ALGO_AUTO);
+  g_assert_cmpuint(c->nccl.disabled_algorithms, ==, (1u << DDP_ALGO_NVLS) | (1u << DDP_ALGO_NVLS_TREE));
 }
 
 int

@@ -166,6 +166,65 @@ test_protocol_sets(void)
   }
 }
 
+/* NCCL_ALGO's lists, as NCCL_PROTO's; the algorithms NCCL has and ddpsim does not model
+ * (CollNetDirect, CollNetChain, PAT) are accepted and stand for nothing. */
+static void
+test_algorithm_sets(void)
+{
+  static const struct { const char *text; DdpAlgorithm forced; guint disabled; const char *name; } ok[] = {
+    { "auto", DDP_ALGO_AUTO, 0, "auto" },
+    { "NVLSTree", DDP_ALGO_NVLS_TREE, 0, "nvlstree" },
+    { "Ring,Tree", DDP_ALGO_AUTO, (1u << DDP_ALGO_NVLS) | (1u << DDP_ALGO_NVLS_TREE), "ring,tree" },
+    { "^NVLS,NVLSTree", DDP_ALGO_AUTO, (1u << DDP_ALGO_NVLS) | (1u << DDP_ALGO_NVLS_TREE), "ring,tree" },
+    { "Ring,CollnetDirect", DDP_ALGO_RING, 0, "ring" },
+    { "^PAT", DDP_ALGO_AUTO, 0, "auto" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(ok); i++) {
+    DdpAlgorithm forced = DDP_ALGO_COUNT;
+    guint disabled = 99;
+    g_assert_true(ddp_algorithm_set_parse(ok[i].text, &forced, &disabled));
+    g_assert_cmpint(forced, ==, ok[i].forced);
+    g_assert_cmpuint(disabled, ==, ok[i].disabled);
+    g_autofree char *name = ddp_algorithm_set_name(forced, disabled);
+    g_assert_cmpstr(name, ==, ok[i].name);
+  }
+  static const char *const bad[] = { "", "CollnetDirect", "Ring,Butterfly", "^Ring,Tree,NVLS,NVLSTree", "auto,ring" };
+  for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
+    DdpAlgorithm forced = DDP_ALGO_AUTO;
+    guint disabled = 0;
+    g_assert_false(ddp_algorithm_set_parse(bad[i], &forced, &disabled));
+  }
+}
+
+/* An NCCL_ALGO list restricts auto's choice: two DGX H100 nodes run NVLSTree at 1 GiB; with
+ * NCCL_ALGO=Ring,Tree the answer is the faster of the runs forced to Ring and to Tree, at every size. */
+static void
+test_algorithm_list_choice(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCluster) cluster = ddp_cluster_load("dgx-h100", &error);
+  g_assert_no_error(error);
+  g_autoptr(DdpCollective) all = model(cluster, 16);
+  DdpCollectiveCost cost;
+  ddp_collective_allreduce(all, (guint64)1 << 30, &cost);
+  g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_NVLS_TREE);
+  g_assert_true(ddp_algorithm_set_parse("Ring,Tree", &cluster->nccl.algorithm, &cluster->nccl.disabled_algorithms));
+  g_autoptr(DdpCollective) listed = model(cluster, 16);
+  cluster->nccl.disabled_algorithms = 0;
+  cluster->nccl.algorithm = DDP_ALGO_RING;
+  g_autoptr(DdpCollective) ring = model(cluster, 16);
+  cluster->nccl.algorithm = DDP_ALGO_TREE;
+  g_autoptr(DdpCollective) tree = model(cluster, 16);
+  for (guint64 bytes = 8; bytes <= ((guint64)1 << 32); bytes *= 4) {
+    DdpCollectiveCost a, b;
+    ddp_collective_allreduce(listed, bytes, &cost);
+    ddp_collective_allreduce(ring, bytes, &a);
+    ddp_collective_allreduce(tree, bytes, &b);
+    g_assert_true(cost.algorithm == DDP_ALGO_RING || cost.algorithm == DDP_ALGO_TREE);
+    g_assert_cmpfloat_with_epsilon(cost.time_us, MIN(a.time_us, b.time_us), 1e-9 * cost.time_us);
+  }
+}
+
 /* A list restricts auto's choice and changes nothing else: two DGX H100 nodes at 8 B run Tree/LL
  * by default; with NCCL_PROTO=Simple,LL128 the answer is the faster of the runs forced to LL128 and
  * to Simple, at every size. */
@@ -1909,6 +1968,8 @@ main(int argc, char **argv)
   g_test_add_func("/collective/names", test_names);
   g_test_add_func("/collective/protocol-sets", test_protocol_sets);
   g_test_add_func("/collective/protocol-list-choice", test_protocol_list_choice);
+  g_test_add_func("/collective/algorithm-sets", test_algorithm_sets);
+  g_test_add_func("/collective/algorithm-list-choice", test_algorithm_list_choice);
   g_test_add_func("/collective/ops/names", test_ops_names);
   g_test_add_func("/collective/ops/alpha-beta", test_ops_alpha_beta);
   g_test_add_func("/collective/ops/tuner-ring", test_ops_tuner_ring);
