@@ -1636,10 +1636,15 @@ parse_nccl_list(const char *text, const char *const *names, int count, const cha
   g_autofree char *stripped = g_strstrip(g_strdup(text));
   gboolean exclude = stripped[0] == '^';
   g_auto(GStrv) items = g_strsplit(stripped + (exclude ? 1 : 0), ",", -1);
+  int fields = 0;
+  for (int i = 0; items[i]; i++)
+    fields += *g_strstrip(items[i]) != '\0';
   guint listed = 0;
   int named = 0, single = -1;
   for (int i = 0; items[i]; i++) {
     const char *item = g_strstrip(items[i]);
+    if (*item == '\0')
+      continue;   /* strtok_r, which NCCL splits with, skips empty fields */
     int k = -1;
     for (int j = 0; j < count && k < 0; j++)
       if (g_ascii_strcasecmp(item, names[j]) == 0)
@@ -1651,7 +1656,7 @@ parse_nccl_list(const char *text, const char *const *names, int count, const cha
       named++;
       continue;
     }
-    if (k < 0 || (k == 0 && (exclude || g_strv_length(items) > 1)))
+    if (k < 0 || (k == 0 && (exclude || fields > 1)))   /* "auto" only alone */
       return FALSE;
     listed |= 1u << k;
     named++;

@@ -148,6 +148,8 @@ test_protocol_sets(void)
     { "^LL", DDP_PROTO_AUTO, 1u << DDP_PROTO_LL, "LL128,Simple" },
     { "^LL,LL128", DDP_PROTO_SIMPLE, 0, "Simple" },
     { "LL,LL128,Simple", DDP_PROTO_AUTO, 0, "auto" },
+    { "LL128,", DDP_PROTO_LL128, 0, "LL128" },
+    { "Simple,,LL128", DDP_PROTO_AUTO, 1u << DDP_PROTO_LL, "LL128,Simple" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS(ok); i++) {
     DdpProtocol forced = DDP_PROTO_COUNT;
@@ -158,7 +160,7 @@ test_protocol_sets(void)
     g_autofree char *name = ddp_protocol_set_name(forced, disabled);
     g_assert_cmpstr(name, ==, ok[i].name);
   }
-  static const char *const bad[] = { "", "^", "LL,", "LL64", "^LL,LL128,Simple", "auto,LL", "^auto" };
+  static const char *const bad[] = { "", "^", ",", "LL64", "^LL,LL128,Simple", "auto,LL", "^auto" };
   for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
     DdpProtocol forced = DDP_PROTO_AUTO;
     guint disabled = 0;
