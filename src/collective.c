@@ -1227,14 +1227,15 @@ allreduce_with(const DdpCollective *c, guint64 bytes, DdpAlgorithm algorithm, Dd
   return TRUE;
 }
 
-/* Whether the settings let auto consider @a × @p.  The alpha-beta model has no protocols: all
- * three would cost the same, so only Simple stands for them; nor has it NVLS. */
+/* Whether the cluster's NCCL_PROTO (one protocol forced, or a list) lets auto consider @p. */
 static gboolean
 protocol_allowed(const DdpCollective *c, DdpProtocol p)
 {
   return (c->protocol == DDP_PROTO_AUTO || c->protocol == p) && !(c->disabled_protocols & (1u << p));
 }
 
+/* Whether the settings let auto consider @a × @p.  The alpha-beta model has no protocols: all
+ * three would cost the same, so only Simple stands for them; nor has it NVLS. */
 static gboolean
 allowed(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p)
 {

@@ -48,21 +48,22 @@
  *    run at 17–30 TFLOP/s in the db's cuDNN measurements and the trace of a ResNet-50 step spends
  *    30 ms in conv kernels, most in the legacy FFMA kernels (dgrad_engine, wgrad_alg0_engine) that
  *    cuDNN's heuristics pick without autotuning, while VGG-16's 100-GFLOP convs run near peak.
- *    TF32 0.96 (of 0.55) with a 25 µs ramp, FP16/BF16 1.16 (of 0.60; 0.994 of the 0.70 since) with 15 µs: least squares on
- *    ln(time) over the convolution kernels alone (transposes apart) of ResNet-50 and VGG-16, NCHW,
- *    batch 32–256 (calibrate/data/fc-vm-H100x1-20261127-kernel-classes.csv, from torch.profiler
- *    traces), within 13 %.  Before these traces the factors (0.60 / 0.75, 60 µs) were fitted to
- *    whole steps and had absorbed batch norm and the transposes below, which made the model's
- *    step grow too little with the batch (Lambda's ResNet-50 at batch 640–1 280 was 8–14 % fast).
+ *    TF32 0.96 (of 0.55) with a 25 µs ramp, FP16/BF16 1.16 (of 0.60; 0.994 of the 0.70 since)
+ *    with 15 µs: least squares on ln(time) over the convolution kernels alone (transposes apart)
+ *    of ResNet-50 and VGG-16, NCHW, batch 32–256 (calibrate/data/fc-vm-H100x1-20261127-kernel-
+ *    classes.csv, from torch.profiler traces), within 13 %.  Before these traces the factors
+ *    (0.60 / 0.75, 60 µs) were fitted to whole steps and had absorbed batch norm and the
+ *    transposes below, which made the model's step grow too little with the batch (Lambda's
+ *    ResNet-50 at batch 640–1 280 was 8–14 % fast).
  *    1×1 (pointwise) convolutions have factors of their own (pointwise_conv_factor): a 1×1 conv
  *    is a GEMM whose inner dimension is only C_in, without Winograd's saving at FP32, and the
  *    per-conv traces (calibrate/data/fc-vm-H100x1-20261127-conv-transposes.csv) run them at about
  *    half the rate of the 3×3 ones: FP32 ≈21 TFLOP/s at every batch against 33–59, TF32 97–135
  *    against 154–254, FP16 190–237 against 357–667.  Fitted to the 1×1 kernels alone: FP32 0.50
- *    with a 30 µs ramp, TF32 0.84 with 20, FP16/BF16 0.52 (0.446 of 0.70) with 5 (within 6 % at batch 32–256;
- *    ResNet-50 FP32 had been 15–31 % fast at batch 64–128).  The factors above then describe the
- *    k×k convolutions (their own fit gives the same: 1.26/140, 0.94/25, 1.18/15).  B200 takes the
- *    H100 values (no measurement).
+ *    with a 30 µs ramp, TF32 0.84 with 20, FP16/BF16 0.52 (0.446 of 0.70) with 5 (within 6 % at
+ *    batch 32–256; ResNet-50 FP32 had been 15–31 % fast at batch 64–128).  The factors above then
+ *    describe the k×k convolutions (their own fit gives the same: 1.26/140, 0.94/25, 1.18/15).
+ *    B200 takes the H100 values (no measurement).
  *  - Grouped convolutions (the model file's `groups`, ResNeXt) with c input channels per group run
  *    at c / (c + grouped_conv_channels) of a dense one: on the H100 at FP32 cuDNN loops over the
  *    groups with one small legacy kernel each on several streams (the ResNeXt-50 trace: 2 161 conv
