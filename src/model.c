@@ -137,10 +137,12 @@ parse_param(const DdpKeyFile *kf, const char *group, const char *text, DdpDtype 
 
 /* [model] training_precision: the model's usual precision, in DdpPrecision order (gpu.h) */
 static const char *const training_precision_names[] = { "fp32", "tf32", "fp16", "bf16", NULL };
+/* [model] training_optimizer: its usual optimizer, in DdpOptimizer order (compute.h) */
+static const char *const training_optimizer_names[] = { "sgd", "sgd-momentum", "adam", "adamw", NULL };
 
 static const char *const model_keys[] = {
   "name", "source", "input", "dtype", "buffer_bytes", "measured_batch", "ready_order", "param_order",
-  "seq_len", "image_size", "training_precision", "training_batch", "fsdp_units", NULL
+  "seq_len", "image_size", "training_precision", "training_batch", "training_optimizer", "fsdp_units", NULL
 };
 static const char *const scaling_names[DDP_SCALING_COUNT + 1] = { "linear", "quadratic", "fixed", NULL };
 static const char *const layer_keys[] = {
@@ -461,6 +463,7 @@ ddp_model_from_keyfile(const DdpKeyFile *kf, GError **error)
   int dtype = DDP_DTYPE_FP32;
   double buffer_bytes = 0, seq_len = 0, image_size = 0;
   model->training_precision = -1;
+  model->training_optimizer = -1;
   if (!ddp_keyfile_check_keys(kf, "model", model_keys, error) ||
       !ddp_keyfile_get_string(kf, "model", "name", TRUE, &model->name, error) ||
       !ddp_keyfile_get_string(kf, "model", "source", FALSE, &model->source, error) ||
@@ -472,7 +475,9 @@ ddp_model_from_keyfile(const DdpKeyFile *kf, GError **error)
       !ddp_keyfile_get_ranged(kf, "model", "image_size", FALSE, &DDP_RANGE_IMAGE_SIZE, &image_size, error) ||
       !ddp_keyfile_get_choice(kf, "model", "training_precision", FALSE, training_precision_names,
                               &model->training_precision, error) ||
-      !ddp_keyfile_get_ranged(kf, "model", "training_batch", FALSE, &DDP_RANGE_BATCH, &model->training_batch, error))
+      !ddp_keyfile_get_ranged(kf, "model", "training_batch", FALSE, &DDP_RANGE_BATCH, &model->training_batch, error) ||
+      !ddp_keyfile_get_choice(kf, "model", "training_optimizer", FALSE, training_optimizer_names,
+                              &model->training_optimizer, error))
     return NULL;
   if (seq_len > 0 && image_size > 0) {   /* ddp_model_scale_input rescales one input, tokens or images */
     ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "model", "image_size",

@@ -67,6 +67,8 @@ typedef struct {
                                fp16, bf16), the default when neither a scenario nor a flag sets one;
                                -1 when the file gives none */
   double training_batch;    /* the model's usual per-GPU batch, the same way; 0 when none */
+  int training_optimizer;   /* the model's usual optimizer (DdpOptimizer order: sgd, sgd-momentum, adam,
+                               adamw), the same way; -1 when none */
   /* [model] fsdp_units: the modules the file wraps as FSDP units (as ModuleWrapPolicy or wrap()
    * would), in forward order; 0 and NULL when the file names none (fsdp.c's auto-wrap policy).
    * Validated here: each names consecutive layers that hold parameters, none inside another. */

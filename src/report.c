@@ -95,11 +95,15 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   g_string_append_printf(out, "%s\n", setup);
   /* where the batch and precision came from when no flag or scenario key chose them (issue 17) */
   const DdpSetup *t = &s->setup;
-  if (!g_str_has_prefix(t->batch_from, "-") || !g_str_has_prefix(t->precision_from, "-"))
-    g_string_append_printf(out, "  (batch %.15g: %s%s; precision %s: %s%s)\n", t->batch,
+  if (!g_str_has_prefix(t->batch_from, "-") || !g_str_has_prefix(t->precision_from, "-")) {
+    g_autofree char *optimizer = g_str_equal(t->optimizer_from, "model file")
+                                   ? g_strdup_printf("; optimizer %s: the model file", ddp_optimizer_name(t->optimizer))
+                                   : g_strdup("");
+    g_string_append_printf(out, "  (batch %.15g: %s%s; precision %s: %s%s%s)\n", t->batch,
                            g_str_has_prefix(t->batch_from, "-") ? "" : "the ", t->batch_from,
                            ddp_precision_name(t->precision),
-                           g_str_has_prefix(t->precision_from, "-") ? "" : "the ", t->precision_from);
+                           g_str_has_prefix(t->precision_from, "-") ? "" : "the ", t->precision_from, optimizer);
+  }
   /* PyTorch's own default runs cuDNN convolutions in TF32 where the GPU has it
    * (torch.backends.cudnn.allow_tf32 = True); ddpsim's fp32 is TF32 off everywhere */
   if (t->precision == DDP_PRECISION_FP32 && g_str_equal(t->precision_from, "built-in default") &&
@@ -279,6 +283,7 @@ ddp_report_predict_json_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   ddp_json_string(j, "precision", ddp_precision_name(s->setup.precision));
   ddp_json_string(j, "batch_from", s->setup.batch_from);
   ddp_json_string(j, "precision_from", s->setup.precision_from);
+  ddp_json_string(j, "optimizer_from", s->setup.optimizer_from);
   ddp_json_bool(j, "channels_last", s->setup.channels_last);
   ddp_json_double(j, "bucket_cap_mb", s->setup.buckets.bucket_cap_mb, 6);
   ddp_json_int(j, "accumulate", s->setup.accumulate);

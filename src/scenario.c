@@ -244,7 +244,7 @@ ddp_setup_init(DdpSetup *s)
   s->gpus = DEFAULT_GPUS;
   s->batch = 32;
   s->precision = DDP_PRECISION_FP32;
-  s->batch_from = s->precision_from = "built-in default";
+  s->batch_from = s->precision_from = s->optimizer_from = "built-in default";
   ddp_bucket_options_init(&s->buckets);
   s->accumulate = 1;
   s->comm_hook = DDP_HOOK_NONE;
@@ -714,10 +714,14 @@ ddp_scenario_load(const char *scenario_path, const DdpCliOptions *cli, gboolean 
     s->setup.batch_from = "scenario file";
   if (kf && ddp_keyfile_has_key(kf, "training", "precision"))
     s->setup.precision_from = "scenario file";
+  if (kf && ddp_keyfile_has_key(kf, "training", "optimizer"))
+    s->setup.optimizer_from = "scenario file";
   if (cli->batch)
     s->setup.batch_from = "--batch";
   if (cli->precision)
     s->setup.precision_from = "--precision";
+  if (cli->optimizer)
+    s->setup.optimizer_from = "--optimizer";
   if (g_str_equal(s->setup.batch_from, "built-in default") && s->model->training_batch > 0) {
     s->setup.batch = s->model->training_batch;
     s->setup.batch_from = "model file";
@@ -725,6 +729,10 @@ ddp_scenario_load(const char *scenario_path, const DdpCliOptions *cli, gboolean 
   if (g_str_equal(s->setup.precision_from, "built-in default") && s->model->training_precision >= 0) {
     s->setup.precision = s->model->training_precision;
     s->setup.precision_from = "model file";
+  }
+  if (g_str_equal(s->setup.optimizer_from, "built-in default") && s->model->training_optimizer >= 0) {
+    s->setup.optimizer = s->model->training_optimizer;
+    s->setup.optimizer_from = "model file";
   }
   if (!s->cluster && !(s->cluster = ddp_cluster_load(cluster ? cluster : DEFAULT_CLUSTER, error)))
     return NULL;

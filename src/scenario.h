@@ -100,9 +100,10 @@ typedef struct {
                                      * iteration; < 0: derived from the model (ddp.c) */
   DdpOverheads overheads;
   guint seq_len, image_size;        /* input size to rescale the model to; 0: the model file's */
-  const char *batch_from;           /* where batch and precision came from (static text): "built-in
-                                       default", "model file", "scenario file" or the flag */
+  const char *batch_from;           /* where batch, precision and optimizer came from (static text):
+                                       "built-in default", "model file", "scenario file" or the flag */
   const char *precision_from;
+  const char *optimizer_from;
 } DdpSetup;
 
 typedef struct {

@@ -321,12 +321,12 @@ test_predict_stragglers_off(void)
   g_assert_nonnull(strstr(j.out, "(slowest rank x1.04"));   /* 1 + 0.02 · E[max of 64 normals] ≈ 2.4 */
 }
 
-/* Issue 17 item 5: `predict --model llama-7b` takes the model file's bf16 and batch 1 (it ran fp32 at
- * batch 32, 834 GB a GPU), says where they came from, and when it does not fit says what would.
- * Llama-2-7B's states under plain DDP: 6 738 415 616 × 4 B × (weights, grads, buckets, momentum)
- * + autocast's bf16 copies of the 6 607 077 376 linear parameters (13.21 GB, saved for backward)
- * + 1 GiB = 122.10 GB > 85.03 GB, so no batch fits; dropping buckets and momentum leaves
- * 2 × 26.95 + 13.21 + 1.07 + activations ≈ 79.5 GB, which does. */
+/* Issue 17 item 5: `predict --model llama-7b` takes the model file's bf16, batch 1 and AdamW (it ran
+ * fp32 at batch 32 with SGD, 834 GB a GPU), says where they came from, and when it does not fit says
+ * what would.  Llama-2-7B's states under plain DDP: 6 738 415 616 × 4 B × (weights, grads, buckets,
+ * AdamW's two states) + autocast's bf16 copies of the 6 607 077 376 linear parameters (13.21 GB, saved
+ * for backward) + 1 GiB = 149.06 GB > 85.03 GB, so no batch fits; plain SGD without the bucket copy
+ * leaves 2 × 26.95 + 13.21 + 1.07 + activations ≈ 79.5 GB, which does. */
 static void
 test_llama7b_defaults_and_advice(void)
 {
@@ -334,10 +334,10 @@ test_llama7b_defaults_and_advice(void)
   run(&r, "predict", "--model", "llama-7b", "--cluster", "dgx-h100", "--gpus", "8", "--iterations", "1", NULL);
   g_assert_cmpint(r.status, ==, 3);
   g_assert_nonnull(strstr(r.out, "batch 1/GPU, bf16"));
-  g_assert_nonnull(strstr(r.out, "(batch 1: the model file; precision bf16: the model file)"));
-  g_assert_nonnull(strstr(r.err, "no batch fits: weights, gradients, buckets, optimizer state and runtime take 122.10 GB"));
+  g_assert_nonnull(strstr(r.out, "(batch 1: the model file; precision bf16: the model file; optimizer adamw: the model file)"));
+  g_assert_nonnull(strstr(r.err, "no batch fits: weights, gradients, buckets, optimizer state and runtime take 149.06 GB"));
   g_assert_nonnull(strstr(r.err, "plain SGD (no optimizer state) with --gradient-as-bucket-view: 79.52 GB at batch 1 (fits)"));
-  g_assert_nonnull(strstr(r.err, "it fits a GPU with more memory: H200-SXM-141GB"));
+  g_assert_nonnull(strstr(r.err, "it fits a GPU with more memory: B200-SXM-180GB"));
   g_assert_nonnull(strstr(r.err, "shard them across the GPUs (ZeRO/FSDP)"));
   g_auto(Run) f = { 0 };   /* flags win over the model file */
   run(&f, "predict", "--model", "llama-7b", "--cluster", "dgx-h100", "--gpus", "8", "--iterations", "1",
@@ -345,6 +345,13 @@ test_llama7b_defaults_and_advice(void)
   g_assert_cmpint(f.status, ==, 0);
   g_assert_nonnull(strstr(f.out, "\"batch_from\": \"--batch\""));
   g_assert_nonnull(strstr(f.out, "\"precision\": \"fp32\""));
+  g_assert_nonnull(strstr(f.out, "\"optimizer_from\": \"model file\""));
+  g_auto(Run) o = { 0 };   /* and --optimizer over the model file's AdamW */
+  run(&o, "predict", "--model", "llama-7b", "--cluster", "dgx-h100", "--gpus", "8", "--iterations", "1",
+      "--optimizer", "sgd", "--allow-oom", "--json", NULL);
+  g_assert_cmpint(o.status, ==, 0);
+  g_assert_nonnull(strstr(o.out, "\"optimizer_from\": \"--optimizer\""));
+  g_assert_nonnull(strstr(o.out, "\"optimizer_state\": 0"));
 }
 
 /* ddpsim's fp32 is TF32 off everywhere; PyTorch's own defaults run cuDNN convolutions in TF32 on

@@ -80,6 +80,7 @@ test_errors(void)
     { "[model]\nname = m\n" LAYER "scaling = cubic\nparams = a.w:3\n", "t.model:7: layer a.scaling: \"cubic\" is not one of linear|quadratic|fixed" },
     { "[model]\nname = m\nseq_len = 0\n" LAYER "params = a.w:3\n", "t.model:3: model.seq_len: \"0\" must be a whole number from 1 to 16777216" },
     { "[model]\nname = m\ntraining_precision = fp8\n" LAYER "params = a.w:3\n", "t.model:3: model.training_precision: \"fp8\" is not one of fp32|tf32|fp16|bf16" },
+    { "[model]\nname = m\ntraining_optimizer = lion\n" LAYER "params = a.w:3\n", "t.model:3: model.training_optimizer: \"lion\" is not one of sgd|sgd-momentum|adam|adamw" },
     { "[model]\nname = m\ntraining_batch = 0.5\n" LAYER "params = a.w:3\n", "t.model:3: model.training_batch: \"0.5\" must be a whole number from 1 to 16777216" },
     { "[model]\nname = m\n[layer a]\nkind = linear\nforward_flops = -1\nbackward_flops = 2\n", "t.model:5: layer a.forward_flops: \"-1\" must be a number from 0 to 1e+18" },
     { "[model]\nname = m\n[layer a]\nkind = lstm\n", "t.model:4: layer a.kind: \"lstm\" is not one of conv|linear|norm|embedding|attention|elementwise|pool|other" },
@@ -145,14 +146,16 @@ test_not_found(void)
   g_assert_true(g_str_has_prefix(error->message, "--model: no model file or shipped model named \"no-such-model\""));
 }
 
-/* A model file may carry its usual precision and per-GPU batch (issue 17): the shipped LLMs train in
- * bf16 at a small micro-batch; a file without the keys has none (-1, 0). */
+/* A model file may carry its usual precision, per-GPU batch and optimizer (issue 17): the shipped
+ * LLMs train in bf16 at a small micro-batch with AdamW (3 in DdpOptimizer order); a file without the
+ * keys has none (-1, 0, -1). */
 static void
 test_training_defaults(void)
 {
-  static const struct { const char *name; int precision; double batch; } cases[] = {
-    { "llama-7b", DDP_PRECISION_BF16, 1 }, { "llama-13b", DDP_PRECISION_BF16, 1 }, { "llama-1b", DDP_PRECISION_BF16, 2 },
-    { "gpt2-xl", DDP_PRECISION_BF16, 4 }, { "resnet50", -1, 0 }, { "gpt2", -1, 0 },
+  static const struct { const char *name; int precision; double batch; int optimizer; } cases[] = {
+    { "llama-7b", DDP_PRECISION_BF16, 1, 3 }, { "llama-13b", DDP_PRECISION_BF16, 1, 3 },
+    { "llama-1b", DDP_PRECISION_BF16, 2, 3 }, { "gpt2-xl", DDP_PRECISION_BF16, 4, 3 }, { "resnet50", -1, 0, -1 },
+    { "gpt2", -1, 0, -1 },
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autoptr(GError) error = NULL;
@@ -160,6 +163,7 @@ test_training_defaults(void)
     g_assert_no_error(error);
     g_assert_cmpint(m->training_precision, ==, cases[i].precision);
     g_assert_cmpfloat(m->training_batch, ==, cases[i].batch);
+    g_assert_cmpint(m->training_optimizer, ==, cases[i].optimizer);
   }
 }
 

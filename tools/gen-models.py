@@ -655,8 +655,8 @@ def gpt2(size):
               "%d tokens" % S,
               "GPT-2 %s causal LM (%d layers, d=%d, %d heads), loss computed inside forward(labels=...)"
               % ({"small": "124M", "xl": "XL 1.5B"}[size], L, D, H))
-    if size == "xl":   # a 1.5 B LLM: bf16, 4 sequences of 1 024 tokens a GPU (models/README.md)
-        m.training = ("bf16", 4)
+    if size == "xl":   # a 1.5 B LLM: bf16, 4 sequences of 1 024 tokens a GPU, AdamW (models/README.md)
+        m.training = ("bf16", 4, "adamw")
     embedding(m, "transformer.wte", S, V, D)
     embedding(m, "transformer.wpe", S, P, D, add=True)
     dropout(m, "transformer.drop", S * D)
@@ -716,10 +716,10 @@ def llama(size):
               "sdpa attention, no biases, attention_dropout 0): " + cfg,
               "%d tokens" % S, "Llama causal LM (%s config, %d layers, d=%d)"
               % ({"1b": "Llama-3.2-1B", "7b": "Llama-2-7B", "13b": "Llama-2-13B"}[size], L, D))
-    # LLMs train in bf16 (Llama 2 paper, Touvron et al. 2023, and the HF recipes) at a small per-GPU
-    # micro-batch: 2 sequences for the 1B model, 1 for the 7B and 13B (models/README.md, "Usual training
-    # setup")
-    m.training = ("bf16", 2 if size == "1b" else 1)
+    # LLMs train in bf16 (Llama 2 paper, Touvron et al. 2023, and the HF recipes) with AdamW (the
+    # same paper: β1 0.9, β2 0.95) at a small per-GPU micro-batch: 2 sequences for the 1B model, 1 for
+    # the 7B and 13B (models/README.md, "Usual training setup")
+    m.training = ("bf16", 2 if size == "1b" else 1, "adamw")
     embedding(m, "model.embed_tokens", S, V, D, saved=True)
     for i in range(L):
         p = "model.layers.%d." % i
@@ -889,6 +889,7 @@ def render(m, emit_param_order):
     if m.training:
         c("training_precision = %s" % m.training[0])
         c("training_batch = %d" % m.training[1])
+        c("training_optimizer = %s" % m.training[2])
     if m.buffer_bytes:
         c("buffer_bytes = %d" % m.buffer_bytes)
     if need_ready:
