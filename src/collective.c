@@ -795,10 +795,11 @@ ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error)
     return g_steal_pointer(&c);
 
   if (c->cost_model == DDP_COST_ALPHA_BETA) {
-    if (c->algorithm == DDP_ALGO_NVLS || c->algorithm == DDP_ALGO_NVLS_TREE) {
+    if (!allowed(c, DDP_ALGO_RING, DDP_PROTO_SIMPLE) && !allowed(c, DDP_ALGO_TREE, DDP_PROTO_SIMPLE)) {
+      g_autofree char *algorithms = ddp_algorithm_set_name(c->algorithm, c->disabled_algorithms);
       g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_INVALID,
                   "nccl.algorithm: the alpha-beta cost model has ring and tree only, not %s (cluster %s)",
-                  ddp_algorithm_name(c->algorithm), cluster->name);
+                  algorithms, cluster->name);
       return NULL;
     }
     alpha_beta_model(c, cluster);

@@ -767,6 +767,7 @@ baseline_collective(const char *csv_path, const DdpCompareCurve *curve, DdpClust
   cluster->nccl.cost_model = DDP_COST_ALPHA_BETA;
   cluster->nccl.algorithm = DDP_ALGO_RING;
   cluster->nccl.protocol = DDP_PROTO_AUTO;
+  cluster->nccl.disabled_algorithms = cluster->nccl.disabled_protocols = 0;   /* the file's NCCL lists too */
   DdpCollective *model = ddp_collective_new(cluster, curve->gpus, error);
   if (!model) {
     ddp_cluster_free(cluster);

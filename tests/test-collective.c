@@ -872,6 +872,10 @@ test_nvls_not_offered(void)
   g_assert_cmpfloat_with_epsilon(cost.time_us, 25.0 + 8 / 272000.0, 1e-9);
   h->nccl.cost_model = DDP_COST_ALPHA_BETA;
   assert_new_fails(h, 8);
+  /* an NCCL_ALGO list that leaves the alpha-beta model nothing (it was an abort) */
+  g_assert_true(ddp_algorithm_set_parse("NVLS,NVLSTree", &h->nccl.algorithm, &h->nccl.disabled_algorithms));
+  assert_new_fails(h, 8);
+  h->nccl.disabled_algorithms = 0;
   h->nccl.algorithm = DDP_ALGO_AUTO;
   g_autoptr(DdpCollective) ab = model(h, 8);
   assert_disabled(ab, DDP_ALGO_NVLS, DDP_PROTO_SIMPLE);

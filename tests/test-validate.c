@@ -183,6 +183,24 @@ test_allreduce_fixture(Folder *f, gconstpointer data)
                                  ddp_compare_median_abs_error(a->compare), EPS);
 }
 
+/* The ring baseline is the ring whatever NCCL lists the cluster file sets: with `algorithm = ^ring`
+ * (the alpha-beta model then has only the tree, as forced before) the fixture gives the same model
+ * and baseline figures. */
+static void
+test_allreduce_baseline_ignores_lists(Folder *f, gconstpointer data)
+{
+  (void)data;
+  g_auto(GStrv) parts = g_strsplit(tree4_cluster, "algorithm = tree", -1);
+  g_autofree char *cluster = g_strjoinv("algorithm = ^ring", parts);
+  g_assert_nonnull(strstr(cluster, "algorithm = ^ring"));
+  g_free(write_file(f, "tree4.cluster", cluster));
+  g_autofree char *path = write_file(f, "allreduce-fixture.csv", allreduce_fixture);
+  g_autoptr(DdpValidation) v = run_one(path);
+  const DdpValidateCurve *c = &g_array_index(((DdpValidateAllreduce *)v->allreduce->pdata[0])->curves, DdpValidateCurve, 0);
+  assert_stats(&c->model[DDP_REGIME_ALL], 6, 0.1, 0.3);
+  assert_stats(&c->baseline[DDP_REGIME_ALL], 6, 0.5 * (33.44 / 30.3 - 1 + 0.15), 40.56 / 30.9 - 1);
+}
+
 /* validate.ini's behaviour checks are reported but kept out of the pooled figures: the same curve
  * twice, once as a behaviour check, pools 6 points, not 12.  A plain table without any mapping
  * column is listed as unmapped, not an error. */
@@ -1127,6 +1145,8 @@ main(int argc, char **argv)
   g_test_add_func("/validate/stats", test_stats);
   g_test_add("/validate/allreduce/fixture", Folder, NULL, folder_setup, test_allreduce_fixture, folder_teardown);
   g_test_add("/validate/manifest", Folder, NULL, folder_setup, test_manifest, folder_teardown);
+  g_test_add("/validate/allreduce/baseline-ignores-lists", Folder, NULL, folder_setup,
+             test_allreduce_baseline_ignores_lists, folder_teardown);
   g_test_add("/validate/beyond-two-nodes-pooled-only", Folder, NULL, folder_setup, test_beyond_two_nodes_pooled_only,
              folder_teardown);
   g_test_add("/validate/nothing-predicted", Folder, NULL, folder_setup, test_nothing_predicted, folder_teardown);
