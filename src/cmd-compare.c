@@ -43,9 +43,10 @@ row_sharding(const Row *r)
 
 /* The recommended row and why.  Among the strategies that fit: the fastest, except that within
  * 1 % of it (below the model's resolution) the one needing least memory wins; when none fits, the
- * one needing least memory. */
+ * one needing least memory (and what else would help, activation checkpointing where @checkpointed
+ * says it is off). */
 static int
-recommend(const Row *rows, guint n, GString *reason)
+recommend(const Row *rows, guint n, gboolean checkpointed, GString *reason)
 {
   int fastest = -1, best = -1;
   for (guint i = 0; i < n; i++)
@@ -67,8 +68,9 @@ recommend(const Row *rows, guint n, GString *reason)
   for (guint i = 0; i < n; i++)
     if (best < 0 || rows[i].result->memory.total < rows[best].result->memory.total)
       best = (int)i;
-  g_string_append_printf(reason, "nothing fits; least memory: %.1f GB per GPU (more GPUs, a smaller batch or "
-                         "activation checkpointing)", rows[best].result->memory.total / 1e9);
+  g_string_append_printf(reason, "nothing fits; least memory: %.1f GB per GPU (more GPUs, a smaller batch%s)",
+                         rows[best].result->memory.total / 1e9,
+                         checkpointed ? "" : " or --activation-checkpointing");
   return best;
 }
 
@@ -83,6 +85,8 @@ predict_command(const DdpScenario *s, const Row *r)
                          ddp_mode_name(r->mode));
   if (s->setup.channels_last)
     g_string_append(out, " --channels-last");
+  if (s->setup.activation_checkpointing)
+    g_string_append(out, " --activation-checkpointing");
   if (r->mode == DDP_MODE_FSDP)
     g_string_append_printf(out, " --sharding %s", ddp_sharding_name(r->sharding));
   if (r->mode == DDP_MODE_ZERO1 && s->setup.shard.overlap_with_ddp)
@@ -243,7 +247,7 @@ run(int argc, char **argv, CompareOptions *o)
   }
   if (status == DDP_EXIT_OK) {
     g_autoptr(GString) reason = g_string_new(NULL);
-    int best = recommend(rows, n, reason);
+    int best = recommend(rows, n, scenario->setup.activation_checkpointing, reason);
     g_autofree char *text = o->json  ? compare_json(scenario, rows, n, best, reason->str, &cost)
                             : o->csv ? compare_csv(rows, n)
                                      : compare_text(scenario, rows, n, best, reason->str, default_batch, &cost);

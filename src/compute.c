@@ -197,6 +197,9 @@ struct _DdpCompute {
   double optimizer_ns;
   double hbm_bytes_per_ns; /* effective */
   double kernel_floor_ns;
+  int *layer_block;        /* [n_layers] each layer's checkpointed block (-1: none); NULL without
+                              activation checkpointing */
+  double recompute_ns;     /* of the backward times: the recomputed forward passes */
 };
 
 /* H100 convolutions (see the file header): fitted to the H100 measurements in calibrate/data. */
@@ -321,6 +324,7 @@ ddp_compute_options_init_gpu(DdpComputeOptions *o, const DdpGpuSpec *gpu)
   o->attention_layout_copies = ATTENTION_LAYOUT_COPIES;
   o->unaligned_gemm_factor = UNALIGNED_GEMM_FACTOR;
   o->channels_last = FALSE;
+  o->activation_checkpointing = FALSE;
   static const DdpMeasuredKernels h100_kernels = {
     .transpose_rate = { H100_TRANSPOSE_RATE_2B, H100_TRANSPOSE_RATE_4B }, .transpose_tf32 = TRUE,
     .pointwise_gemm = TRUE, .batchnorm_nchw_rate = H100_BATCHNORM_NCHW_RATE,
@@ -361,6 +365,7 @@ predecessor_compute(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision p
    * older GPU runs the same cuDNN and PyTorch kernels */
   o.channels_last = current->channels_last;
   o.measured = current->measured;
+  o.activation_checkpointing = FALSE;   /* the floor is per pass: recomputation is added on top */
   return ddp_compute_new(model, &previous, precision, batch, optimizer, &o);
 }
 
@@ -536,10 +541,25 @@ host_pipeline(DdpCompute *c)
     c->forward_ns[i] = pipeline_pass(&host_clock, &gpu_clock, c->host_ns, c->gpu_forward_ns[i]);
     gpu_total += c->gpu_forward_ns[i];
   }
+  int recomputed = -1;   /* blocks run backward in reverse forward order: the last one recomputed */
+  c->recompute_ns = 0;
   for (guint k = 0; k < c->n_layers; k++) {
     guint i = c->backward_order[k];
     double extra = c->backward_host_extra_ns ? c->backward_host_extra_ns[i] : 0;
-    c->backward_ns[i] = pipeline_pass(&host_clock, &gpu_clock, c->host_ns + extra, c->gpu_backward_ns[i]);
+    double recompute = 0;
+    int b = c->layer_block ? c->layer_block[i] : -1;
+    if (b >= 0 && b != recomputed) {
+      /* the block's first backward op unpacks a saved tensor, and the checkpoint reruns the block's
+       * forward (its layers in forward order, issued like any pass) before that op runs */
+      recomputed = b;
+      for (guint j = 0; j < c->n_layers; j++)
+        if (c->layer_block[j] == b) {
+          recompute += pipeline_pass(&host_clock, &gpu_clock, c->host_ns, c->gpu_forward_ns[j]);
+          gpu_total += c->gpu_forward_ns[j];
+        }
+      c->recompute_ns += recompute;
+    }
+    c->backward_ns[i] = recompute + pipeline_pass(&host_clock, &gpu_clock, c->host_ns + extra, c->gpu_backward_ns[i]);
     gpu_total += c->gpu_backward_ns[i];
   }
   c->optimizer_ns = pipeline_pass(&host_clock, &gpu_clock, c->host_ns, c->gpu_optimizer_ns);
@@ -569,6 +589,10 @@ ddp_compute_new(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision preci
   c->kernel_floor_ns = options->kernel_floor_us * 1e3;
   c->host_ns = options->host_layer_us * 1e3;
   c->backward_order = model->backward_layers;
+  if (options->activation_checkpointing) {
+    c->layer_block = g_new(int, model->n_layers);
+    ddp_model_layer_blocks(model, c->layer_block);
+  }
   double matmul_flops_per_ns = gpu->peak_tflops[precision] * 1e3 * options->matmul_efficiency[precision];
   double vector_flops_per_ns = gpu->peak_tflops[DDP_PRECISION_FP32] * 1e3 * options->vector_efficiency;
   gboolean tensor_cores = gpu->peak_tflops[precision] > gpu->peak_tflops[DDP_PRECISION_FP32];
@@ -738,6 +762,7 @@ ddp_compute_free(DdpCompute *c)
   g_free(c->gpu_forward_ns);
   g_free(c->gpu_backward_ns);
   g_free(c->backward_host_extra_ns);
+  g_free(c->layer_block);
   g_free(c);
 }
 
@@ -746,6 +771,12 @@ ddp_compute_forward_ns(const DdpCompute *c, guint layer)
 {
   g_assert(layer < c->n_layers);
   return ddp_time_from_ns(c->forward_ns[layer]);
+}
+
+double
+ddp_compute_recompute_ns(const DdpCompute *c)
+{
+  return c->recompute_ns;
 }
 
 gint64
@@ -823,6 +854,7 @@ ddp_compute_scale_to_step(DdpCompute *c, gint64 step_ns)
   }
   c->optimizer_ns *= k;
   c->host_bound_ns *= k;
+  c->recompute_ns *= k;
 }
 
 /* How much of the step the host pipeline adds to the GPU time: idle gaps where the GPU waited for
@@ -855,23 +887,58 @@ ddp_compute_autocast_copy_bytes(const DdpModel *model)
 }
 
 /**
+ * ddp_compute_activation_bytes:
+ * See compute.h.  Without checkpointing, every layer's saved tensors are alive when backward starts.
+ * With every block checkpointed (torch.utils.checkpoint, non-reentrant: the forward inside a block
+ * runs under saved_tensors_hooks that keep nothing, and the checkpoint keeps the block's inputs to
+ * rerun it), what stays is each block's input ([model] block_input_bytes) and the saved tensors of
+ * the layers outside every block; in backward the block being recomputed holds all its own saved
+ * tensors until its backward is done, one block at a time (the largest counts).  Counted together
+ * as the peak: the head's tensors are freed before the first block's backward, so this is an upper
+ * bound by at most the smaller of the two.
+ */
+double
+ddp_compute_activation_bytes(const DdpModel *model, gboolean activation_checkpointing)
+{
+  double total = 0;
+  if (!activation_checkpointing) {
+    for (guint i = 0; i < model->n_layers; i++)
+      total += model->layers[i].activation_bytes;
+    return total;
+  }
+  g_autofree int *block = g_new(int, MAX(model->n_layers, 1));
+  guint n_blocks = ddp_model_layer_blocks(model, block);
+  g_autofree double *inside = g_new0(double, MAX(n_blocks, 1));
+  for (guint i = 0; i < model->n_layers; i++) {
+    if (block[i] < 0)
+      total += model->layers[i].activation_bytes;
+    else
+      inside[block[i]] += model->layers[i].activation_bytes;
+  }
+  double largest = 0;
+  for (guint b = 0; b < n_blocks; b++)
+    largest = MAX(largest, inside[b]);
+  return total + n_blocks * model->block_input_bytes + largest;
+}
+
+/**
  * ddp_compute_memory:
  * Per-GPU bytes of plain DDP: weights (with, under FP16/BF16 autocast, the cached half copies of
  * ddp_compute_autocast_copy_bytes) + gradients (model dtype) + DDP's flat buckets (the same
  * size again unless gradient_as_bucket_view makes .grad a view into them, docs/model.md §1.7) +
  * optimizer state (momentum: 1, Adam: 2 tensors per parameter, in the parameter dtype, as
- * torch.optim keeps them) + saved activations (× batch; halved under FP16/BF16 autocast) + a
+ * torch.optim keeps them) + saved activations (ddp_compute_activation_bytes × batch; halved under
+ * FP16/BF16 autocast) + a
  * 1 GiB runtime reserve (CUDA context, cuBLAS/cuDNN workspaces, NCCL buffers).  For FP32 Adam that
  * is 16 bytes/parameter (+4 for buckets): a 7 B model cannot fit an 80 GB GPU.
  */
 void
 ddp_compute_memory(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision precision, double batch,
-                   DdpOptimizer optimizer, gboolean gradient_as_bucket_view, DdpMemory *out)
+                   DdpOptimizer optimizer, gboolean gradient_as_bucket_view, gboolean activation_checkpointing,
+                   DdpMemory *out)
 {
   double params = (double)ddp_model_param_bytes(model);
-  double activations = 0;
-  for (guint i = 0; i < model->n_layers; i++)
-    activations += model->layers[i].activation_bytes;
+  double activations = ddp_compute_activation_bytes(model, activation_checkpointing);
   gboolean autocast = precision == DDP_PRECISION_FP16 || precision == DDP_PRECISION_BF16;
   double activation_scale = autocast ? 0.5 : 1.0;
   out->weights = params + (autocast ? ddp_compute_autocast_copy_bytes(model) : 0);
@@ -934,33 +1001,59 @@ ddp_compute_gpu_advice(GString *out, double total_bytes)
 }
 
 /**
+ * ddp_compute_checkpointing_advice:
+ * See compute.h: "--activation-checkpointing keeps one input per block: X GB at batch B (fits)",
+ * with what it costs (each block's forward once more in backward), when the model file has blocks
+ * and says what each keeps.
+ */
+void
+ddp_compute_checkpointing_advice(GString *out, const DdpModel *model, const DdpMemory *m, double checkpointed,
+                                 double capacity, double batch)
+{
+  g_autofree int *block = g_new(int, MAX(model->n_layers, 1));
+  if (model->block_input_bytes <= 0 || ddp_model_layer_blocks(model, block) == 0)
+    return;
+  double total = m->total - m->activations + checkpointed;
+  g_string_append_printf(out, "--activation-checkpointing keeps one input per block (activations %.2f -> %.2f GB; "
+                         "each block's forward runs again in backward): %.2f GB at batch %.0f%s\n",
+                         m->activations / 1e9, checkpointed / 1e9, total / 1e9, batch, total <= capacity ? " (fits)" : "");
+}
+
+/**
  * ddp_compute_memory_advice:
  * What would fit when @batch does not (issue 17): one line per way out, each with the bytes per GPU
  * it needs, from ddp_compute_memory() — the largest batch that fits with --accumulate keeping the
- * samples per step, gradient_as_bucket_view (no bucket copy of the gradients), plain SGD (no
- * optimizer state), the built-in GPUs with room for it, and sharding the states (ZeRO/FSDP) when
- * the states alone do not fit.  Activation checkpointing is not modelled, so it is not offered.
+ * samples per step, activation checkpointing (where the model file says what a block keeps),
+ * gradient_as_bucket_view (no bucket copy of the gradients), plain SGD (no optimizer state), the
+ * built-in GPUs with room for it, and sharding the states (ZeRO/FSDP) when the states alone do not
+ * fit.
  * Returns: (transfer full): the lines, each ending in a newline; "" when @batch fits.
  */
 char *
 ddp_compute_memory_advice(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision precision, double batch,
-                          guint accumulate, DdpOptimizer optimizer, gboolean gradient_as_bucket_view)
+                          guint accumulate, DdpOptimizer optimizer, gboolean gradient_as_bucket_view,
+                          gboolean activation_checkpointing)
 {
   GString *out = g_string_new(NULL);
   DdpMemory m;
-  ddp_compute_memory(model, gpu, precision, batch, optimizer, gradient_as_bucket_view, &m);
+  ddp_compute_memory(model, gpu, precision, batch, optimizer, gradient_as_bucket_view, activation_checkpointing, &m);
   if (m.fits)
     return g_string_free(out, FALSE);
   double capacity = gpu->memory_GB * 1e9;
   DdpMemory one;
-  ddp_compute_memory(model, gpu, precision, 1, optimizer, gradient_as_bucket_view, &one);
+  ddp_compute_memory(model, gpu, precision, 1, optimizer, gradient_as_bucket_view, activation_checkpointing, &one);
   double states = one.total - one.activations;
   ddp_compute_batch_advice(out, states, one.activations, capacity, batch, accumulate, "",
                            "weights, gradients, buckets, optimizer state and runtime");
+  if (!activation_checkpointing) {
+    DdpMemory ac;
+    ddp_compute_memory(model, gpu, precision, batch, optimizer, gradient_as_bucket_view, TRUE, &ac);
+    ddp_compute_checkpointing_advice(out, model, &m, ac.activations, capacity, batch);
+  }
   if (!gradient_as_bucket_view) {
     DdpMemory v;
-    ddp_compute_memory(model, gpu, precision, batch, optimizer, TRUE, &v);
-    ddp_compute_memory(model, gpu, precision, 1, optimizer, TRUE, &one);
+    ddp_compute_memory(model, gpu, precision, batch, optimizer, TRUE, activation_checkpointing, &v);
+    ddp_compute_memory(model, gpu, precision, 1, optimizer, TRUE, activation_checkpointing, &one);
     g_string_append_printf(out, "--gradient-as-bucket-view drops the bucket copy: %.2f GB at batch %.0f%s", v.total / 1e9,
                            batch, v.fits ? " (fits)" : "");
     if (batch > 1)
@@ -969,7 +1062,7 @@ ddp_compute_memory_advice(const DdpModel *model, const DdpGpuSpec *gpu, DdpPreci
   }
   if (optimizer != DDP_OPTIMIZER_SGD) {
     DdpMemory o;
-    ddp_compute_memory(model, gpu, precision, 1, DDP_OPTIMIZER_SGD, TRUE, &o);
+    ddp_compute_memory(model, gpu, precision, 1, DDP_OPTIMIZER_SGD, TRUE, activation_checkpointing, &o);
     g_string_append_printf(out, "plain SGD (no optimizer state) with --gradient-as-bucket-view: %.2f GB at batch 1%s\n",
                            o.total / 1e9, o.fits ? " (fits)" : "");
   }

@@ -61,6 +61,8 @@ typedef struct {
   double host_layer_us;       /* no layer pass takes less: host dispatch per layer (0: off) */
   gboolean generation_floor;  /* no layer pass takes longer than on the built-in GPU of the previous
                                  generation with its defaults (compute.c); FALSE under a calibration */
+  gboolean activation_checkpointing; /* every block (ddp_model_layer_blocks) checkpointed: its forward
+                                 runs again at the start of its backward (compute.c) */
 } DdpComputeOptions;
 
 /* Defaults for @gpu's generation (documented in compute.c). */
@@ -77,6 +79,9 @@ void ddp_compute_free(DdpCompute *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DdpCompute, ddp_compute_free)
 
 gint64 ddp_compute_forward_ns(const DdpCompute *c, guint layer);
+/* Of the step, the time activation checkpointing spends recomputing forward passes in backward
+ * (included in the backward times; 0 without checkpointing). */
+double ddp_compute_recompute_ns(const DdpCompute *c);
 gint64 ddp_compute_backward_ns(const DdpCompute *c, guint layer);
 gint64 ddp_compute_optimizer_ns(const DdpCompute *c);
 /* Sum of forward, backward and optimizer: the 1-GPU step without DDP. */
@@ -105,7 +110,11 @@ double ddp_compute_autocast_copy_bytes(const DdpModel *model);
 /* Per-GPU memory of plain DDP training (documented in compute.c). */
 void ddp_compute_memory(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision precision,
                         double batch, DdpOptimizer optimizer, gboolean gradient_as_bucket_view,
-                        DdpMemory *out);
+                        gboolean activation_checkpointing, DdpMemory *out);
+/* Per-sample bytes of the activations alive at the peak, fp32 (before autocast's halving): every
+ * layer's saved tensors, or with @activation_checkpointing each block's input and one block's
+ * recomputed tensors (compute.c). */
+double ddp_compute_activation_bytes(const DdpModel *model, gboolean activation_checkpointing);
 
 /* The advice's batch line and its bigger-GPU line (compute.c says what each holds); appended to
  * @out.  Every strategy's advice (strategy.c) shares them. */
@@ -116,7 +125,12 @@ void ddp_compute_gpu_advice(GString *out, double total_bytes);
  * each with its bytes per GPU (compute.c); "" when it fits.  Free with g_free(). */
 char *ddp_compute_memory_advice(const DdpModel *model, const DdpGpuSpec *gpu, DdpPrecision precision,
                                 double batch, guint accumulate, DdpOptimizer optimizer,
-                                gboolean gradient_as_bucket_view);
+                                gboolean gradient_as_bucket_view, gboolean activation_checkpointing);
+/* The advice's activation-checkpointing line for a run of @m at @batch whose activations would
+ * shrink to @checkpointed bytes (compute.c); appended to @out, nothing when @model cannot be
+ * checkpointed. */
+void ddp_compute_checkpointing_advice(GString *out, const DdpModel *model, const DdpMemory *m, double checkpointed,
+                                      double capacity, double batch);
 
 const char *ddp_optimizer_name(DdpOptimizer o);
 int ddp_optimizer_parse(const char *name);   /* -1 if unknown */

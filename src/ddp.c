@@ -1155,6 +1155,7 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
   result->overlap = comm > 0 ? CLAMP(1.0 - result->exposed_comm_ms / result->comm_ms, 0.0, 1.0) : 1.0;
   result->host_iteration_ms = (double)sim.host_iteration_ns / 1e6;
   result->host_layer_ms = (double)setup->accumulate * ddp_compute_host_bound_ns(sim.compute) / 1e6;
+  result->recompute_ms = (double)setup->accumulate * ddp_compute_recompute_ns(sim.compute) / 1e6;
   result->input_wait_ms = sum_input_wait / n;
   result->contention_ms = sum_contention / n;
   result->overlap_slowdown = sim.slowdown;
@@ -1168,7 +1169,7 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
                                            result->contention_ms);
   result->samples_per_s = (double)sim.gpus * setup->batch * setup->accumulate / (result->mean_ms / 1e3);
   ddp_compute_memory(scenario->model, &scenario->cluster->gpu, setup->precision, setup->batch,
-                     setup->optimizer, setup->gradient_as_bucket_view, &result->memory);
+                     setup->optimizer, setup->gradient_as_bucket_view, setup->activation_checkpointing, &result->memory);
   result->events = ddp_des_events_run(sim.des);
   sim_clear(&sim);
 

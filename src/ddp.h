@@ -79,6 +79,8 @@ typedef struct {
    *        + input_wait_ms + straggler_wait_ms */
   double host_iteration_ms;          /* serial host time at the step boundary (host_iteration_us) */
   double host_layer_ms;              /* part of compute_ms: layer passes bound by host dispatch */
+  double recompute_ms;               /* part of compute_ms: the forward passes activation
+                                        checkpointing reruns in backward (0: off) */
   double input_wait_ms;              /* waiting for the data loader (input_rate per node) */
   double jitter_ms;                  /* the slowest rank's extra compute from rank-to-rank jitter */
   double jitter_slowest;             /* that rank's speed factor (1: no jitter) */

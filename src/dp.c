@@ -288,7 +288,7 @@ ddp_dp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GErro
   r->host_iteration_ms = MAX(0.0, r->mean_ms - r->compute_ms - r->exposed_comm_ms);
   r->samples_per_s = (double)setup->gpus * setup->batch * K / (r->mean_ms / 1e3);
   ddp_compute_memory(scenario->model, &scenario->cluster->gpu, setup->precision, setup->batch, setup->optimizer,
-                     TRUE, &r->memory);
+                     TRUE, setup->activation_checkpointing, &r->memory);
   r->collapsed_ranks = TRUE;
   r->backward_end_ns = g_new0(gint64, 1);
   r->backward_end_ns[0] = (gint64)llround((dp.iteration_ms - dp.optimizer_ms - K * dp.reduce_ms) * 1e6);

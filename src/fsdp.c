@@ -72,27 +72,6 @@ unit_clear(gpointer data)
   g_free(((DdpFsdpUnit *)data)->name);
 }
 
-/* The block prefix of a layer name: up to its first all-digit component (not the last one), or
- * NULL. */
-static char *
-block_prefix(const char *name)
-{
-  g_auto(GStrv) parts = g_strsplit(name, ".", -1);
-  for (guint i = 0; parts[i] && parts[i + 1]; i++) {
-    const char *p = parts[i];
-    gboolean digits = *p != '\0';
-    for (; *p; p++)
-      digits = digits && g_ascii_isdigit(*p);
-    if (digits) {
-      GString *prefix = g_string_new(parts[0]);
-      for (guint k = 1; k <= i; k++)
-        g_string_append_printf(prefix, ".%s", parts[k]);
-      return g_string_free(prefix, FALSE);
-    }
-  }
-  return NULL;
-}
-
 /* A unit's flat parameter gets layer @l's parameters. */
 static void
 add_layer_params(DdpFsdpUnit *unit, const DdpModel *model, guint l)
@@ -128,7 +107,7 @@ ddp_fsdp_units(const DdpModel *model, guint blocks_per_unit, guint *layer_unit)
   /* a block's parameters, to leave parameter-free blocks with the root */
   g_autoptr(GHashTable) block_numel = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   for (guint l = 0; l < model->n_layers; l++) {
-    g_autofree char *prefix = block_prefix(model->layers[l].name);
+    g_autofree char *prefix = ddp_model_block_prefix(model->layers[l].name);
     if (!prefix)
       continue;
     gint64 numel = GPOINTER_TO_SIZE(g_hash_table_lookup(block_numel, prefix));
@@ -139,7 +118,7 @@ ddp_fsdp_units(const DdpModel *model, guint blocks_per_unit, guint *layer_unit)
   g_autofree char *current = NULL;
   guint blocks = 0;
   for (guint l = 0; l < model->n_layers; l++) {
-    g_autofree char *prefix = block_prefix(model->layers[l].name);
+    g_autofree char *prefix = ddp_model_block_prefix(model->layers[l].name);
     guint u = 0;
     if (prefix && GPOINTER_TO_SIZE(g_hash_table_lookup(block_numel, prefix)) > 0) {
       if (!current || strcmp(current, prefix) != 0) {
@@ -645,6 +624,7 @@ ddp_fsdp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GEr
   r->overlap_slowdown = slowdown;
   r->overlap_slowdown_channels = slowdown_channels;
   r->host_layer_ms = (double)setup->accumulate * ddp_compute_host_bound_ns(compute) / 1e6;
+  r->recompute_ms = (double)setup->accumulate * ddp_compute_recompute_ns(compute) / 1e6;
   r->samples_per_s = (double)gpus * setup->batch * setup->accumulate / (r->mean_ms / 1e3);
   r->collapsed_ranks = TRUE;
   r->backward_end_ns = g_new0(gint64, 1);

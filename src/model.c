@@ -142,7 +142,8 @@ static const char *const training_optimizer_names[] = { "sgd", "sgd-momentum", "
 
 static const char *const model_keys[] = {
   "name", "source", "input", "dtype", "buffer_bytes", "measured_batch", "ready_order", "param_order",
-  "seq_len", "image_size", "training_precision", "training_batch", "training_optimizer", "fsdp_units", NULL
+  "seq_len", "image_size", "training_precision", "training_batch", "training_optimizer", "fsdp_units",
+  "block_input_bytes", NULL
 };
 static const char *const scaling_names[DDP_SCALING_COUNT + 1] = { "linear", "quadratic", "fixed", NULL };
 static const char *const layer_keys[] = {
@@ -231,6 +232,54 @@ parse_layer(const DdpKeyFile *kf, const char *group, DdpModel *model, GArray *la
  * See model.h.  A layer name is a module path, a pseudo-layer under one (a last component that is
  * not a submodule), or PATH#k for the k-th call of module PATH.
  */
+/**
+ * ddp_model_block_prefix:
+ * See model.h.
+ */
+char *
+ddp_model_block_prefix(const char *layer_name)
+{
+  g_auto(GStrv) parts = g_strsplit(layer_name, ".", -1);
+  for (guint i = 0; parts[i] && parts[i + 1]; i++) {
+    const char *p = parts[i];
+    gboolean digits = *p != '\0';
+    for (; *p; p++)
+      digits = digits && g_ascii_isdigit(*p);
+    if (digits) {
+      GString *prefix = g_string_new(parts[0]);
+      for (guint k = 1; k <= i; k++)
+        g_string_append_printf(prefix, ".%s", parts[k]);
+      return g_string_free(prefix, FALSE);
+    }
+  }
+  return NULL;
+}
+
+/**
+ * ddp_model_layer_blocks:
+ * See model.h.
+ */
+guint
+ddp_model_layer_blocks(const DdpModel *model, int *layer_block)
+{
+  g_autofree char *current = NULL;
+  guint blocks = 0;
+  for (guint l = 0; l < model->n_layers; l++) {
+    g_autofree char *prefix = ddp_model_block_prefix(model->layers[l].name);
+    if (!prefix) {
+      layer_block[l] = -1;
+      continue;
+    }
+    if (!current || strcmp(current, prefix) != 0) {
+      blocks++;
+      g_free(current);
+      current = g_steal_pointer(&prefix);
+    }
+    layer_block[l] = (int)blocks - 1;
+  }
+  return blocks;
+}
+
 /**
  * ddp_model_has_kind:
  * See model.h.
@@ -470,6 +519,8 @@ ddp_model_from_keyfile(const DdpKeyFile *kf, GError **error)
       !ddp_keyfile_get_string(kf, "model", "input", FALSE, &model->input, error) ||
       !ddp_keyfile_get_choice(kf, "model", "dtype", FALSE, dtype_names, &dtype, error) ||
       !ddp_keyfile_get_ranged(kf, "model", "buffer_bytes", FALSE, &DDP_RANGE_TENSOR_BYTES, &buffer_bytes, error) ||
+      !ddp_keyfile_get_ranged(kf, "model", "block_input_bytes", FALSE, &DDP_RANGE_TENSOR_BYTES, &model->block_input_bytes,
+                              error) ||
       !ddp_keyfile_get_ranged(kf, "model", "measured_batch", FALSE, &DDP_RANGE_BATCH, &model->measured_batch, error) ||
       !ddp_keyfile_get_ranged(kf, "model", "seq_len", FALSE, &DDP_RANGE_SEQ_LEN, &seq_len, error) ||
       !ddp_keyfile_get_ranged(kf, "model", "image_size", FALSE, &DDP_RANGE_IMAGE_SIZE, &image_size, error) ||
@@ -652,6 +703,8 @@ ddp_model_scale_input(DdpModel *model, guint seq_len, guint image_size, GError *
     g_free(model->input);
     model->input = g_strdup_printf("%ux%u pixels", image_size, image_size);
   }
+  /* a block's input is one per-token (per-pixel) tensor: the residual stream */
+  model->block_input_bytes *= r;
   for (guint i = 0; i < model->n_layers; i++) {
     DdpLayer *l = &model->layers[i];
     if (l->scaling == DDP_SCALING_FIXED)

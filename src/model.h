@@ -76,6 +76,9 @@ typedef struct {
   char **fsdp_units;        /* [n_fsdp_units] module paths */
   guint *fsdp_layer_unit;   /* [n_layers]: 0 for the root, k for fsdp_units[k-1] */
   guint fsdp_units_line;    /* the key's line in path (for messages about it elsewhere); 0: absent */
+  double block_input_bytes; /* [model] block_input_bytes: per sample, fp32, what one block (see
+                               ddp_model_block_prefix) takes in — the tensor activation checkpointing
+                               keeps for it; 0 when the file gives none */
 } DdpModel;
 
 #define DDP_MODEL_ERROR (ddp_model_error_quark())
@@ -95,6 +98,17 @@ gboolean ddp_model_scale_input(DdpModel *model, guint seq_len, guint image_size,
  * submodules or pseudo-layers ("model.layers.0.mlp.up_proj", "model.layers.0.attn_residual") or a
  * further call of it ("encoder.layer.0.attention#2"; models/README.md, layer names). */
 gboolean ddp_model_module_contains(const char *module, const char *layer);
+
+/* The block a layer belongs to: its name up to its first all-digit component, not the last one
+ * ("model.layers.3" for "model.layers.3.mlp.up_proj"; "layer1.0" for "layer1.0.conv1"), as
+ * transformer_auto_wrap_policy and apply_activation_checkpointing find a model's repeated blocks;
+ * NULL outside every block.  Returns: (transfer full) (nullable). */
+char *ddp_model_block_prefix(const char *layer_name);
+
+/* Each layer's block: @layer_block[l] (caller-allocated, n_layers) is the block's index in forward
+ * order, or -1 outside every block; consecutive layers with one prefix make one block.  Returns the
+ * number of blocks. */
+guint ddp_model_layer_blocks(const DdpModel *model, int *layer_block);
 
 /* Whether any layer of @model is of @kind. */
 gboolean ddp_model_has_kind(const DdpModel *model, DdpLayerKind kind);

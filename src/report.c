@@ -120,6 +120,9 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
                            r->first_iteration_ms, slower, r->n_initial_buckets, r->n_initial_buckets == 1 ? "" : "s",
                            r->n_initial_buckets == 1 ? ", no overlap, then the bucket rebuild" : "");
   g_string_append_printf(out, "  compute              %.3f ms per iteration\n", r->compute_ms);
+  if (s->setup.activation_checkpointing)
+    g_string_append_printf(out, "                       activation checkpointing: %.3f ms of it reruns every block's forward in backward\n",
+                           r->recompute_ms);
   g_string_append_printf(out, "  communication        %.3f ms   exposed %.3f ms   overlap %.1f %%\n", r->comm_ms,
                          r->exposed_comm_ms, 100.0 * r->overlap);
   g_autofree char *caveat = ddp_report_domains_caveat(s, r, "                       ");
@@ -285,6 +288,7 @@ ddp_report_predict_json_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   ddp_json_string(j, "precision_from", s->setup.precision_from);
   ddp_json_string(j, "optimizer_from", s->setup.optimizer_from);
   ddp_json_bool(j, "channels_last", s->setup.channels_last);
+  ddp_json_bool(j, "activation_checkpointing", s->setup.activation_checkpointing);
   ddp_json_double(j, "bucket_cap_mb", s->setup.buckets.bucket_cap_mb, 6);
   ddp_json_int(j, "accumulate", s->setup.accumulate);
   ddp_json_string(j, "mode", ddp_mode_name(s->setup.mode));
@@ -297,6 +301,7 @@ ddp_report_predict_json_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   ddp_json_end_object(j);
   ddp_json_double(j, "first_iteration_ms", r->first_iteration_ms, 6);
   ddp_json_double(j, "compute_ms", r->compute_ms, 6);
+  ddp_json_double(j, "recompute_ms", r->recompute_ms, 6);
   ddp_json_double(j, "comm_ms", r->comm_ms, 6);
   ddp_json_double(j, "exposed_comm_ms", r->exposed_comm_ms, 6);
   ddp_json_double(j, "overlap", r->overlap, 6);

@@ -106,6 +106,8 @@ ddp_cli_option_entries(DdpCliOptions *o)
     { "no-broadcast-buffers", 0, 0, G_OPTION_ARG_NONE, &o->no_broadcast_buffers, "DDP broadcast_buffers=False", NULL },
     { "channels-last", 0, 0, G_OPTION_ARG_NONE, &o->channels_last,
       "model.to(memory_format=torch.channels_last): no NCHW transposes around tensor-core convolutions, NHWC batch norm and pooling kernels", NULL },
+    { "activation-checkpointing", 0, 0, G_OPTION_ARG_NONE, &o->activation_checkpointing,
+      "torch.utils.checkpoint on every block (non-reentrant): keep each block's input, rerun its forward in backward", NULL },
     { "mode", 0, 0, G_OPTION_ARG_STRING, &o->mode, "ddp (DistributedDataParallel, default), dp (torch.nn.DataParallel, one node), zero1 (ZeroRedundancyOptimizer + DDP) or fsdp", "M" },
     { "sharding", 0, 0, G_OPTION_ARG_STRING, &o->sharding, "fsdp: full (FULL_SHARD, default), grad-op (SHARD_GRAD_OP), hybrid (HYBRID_SHARD) or none (NO_SHARD)", "S" },
     { "backward-prefetch", 0, 0, G_OPTION_ARG_STRING, &o->backward_prefetch, "fsdp: pre (BACKWARD_PRE, default), post or none", "P" },
@@ -251,6 +253,7 @@ ddp_setup_init(DdpSetup *s)
   s->optimizer = DDP_OPTIMIZER_SGD_MOMENTUM;
   s->broadcast_buffers = TRUE;
   s->channels_last = FALSE;
+  s->activation_checkpointing = FALSE;
   s->iterations = 100;
   s->seed = 1;
   s->stragglers = g_strdup("none");
@@ -268,7 +271,7 @@ static const char *const training_keys[] = {
   "stragglers", "step_ms", "mode", "torch_version", "allow_oom", "unused_search_us", "overlap_slowdown",
   "host_iteration_us", "host_layer_us", "input_rate", "jitter", "seq_len", "image_size", "sharding",
   "backward_prefetch", "forward_prefetch", "limit_all_gathers", "wrap_blocks", "overlap_with_ddp", "fsdp_accumulate",
-  "zero_hook", "first_bucket_mb", "channels_last", NULL
+  "zero_hook", "first_bucket_mb", "channels_last", "activation_checkpointing", NULL
 };
 
 /* [training] keys of the overheads and the input size, with the ranges of their flags (apply_cli). */
@@ -370,6 +373,7 @@ read_scenario_file(const DdpKeyFile *kf, DdpScenario *s, char **model, char **cl
       !ddp_keyfile_get_bool(kf, "training", "static_graph", FALSE, &t->buckets.static_graph, error) ||
       !ddp_keyfile_get_bool(kf, "training", "broadcast_buffers", FALSE, &t->broadcast_buffers, error) ||
       !ddp_keyfile_get_bool(kf, "training", "channels_last", FALSE, &t->channels_last, error) ||
+      !ddp_keyfile_get_bool(kf, "training", "activation_checkpointing", FALSE, &t->activation_checkpointing, error) ||
       !ddp_keyfile_get_ranged(kf, "training", "iterations", FALSE, &DDP_RANGE_ITERATIONS, &iterations, error) ||
       /* no DdpRange holds 2^64 − 1 exactly (a double cannot): the seed's range is the --seed flag's */
       !ddp_keyfile_get_uint64(kf, "training", "seed", FALSE, 0, G_MAXUINT64, &seed, error) ||
@@ -490,6 +494,8 @@ apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError 
     t->broadcast_buffers = FALSE;
   if (cli->channels_last)
     t->channels_last = TRUE;
+  if (cli->activation_checkpointing)
+    t->activation_checkpointing = TRUE;
   return TRUE;
 }
 
@@ -612,6 +618,27 @@ check_overlap_with_ddp(const DdpSetup *t, const DdpKeyFile *kf, const DdpCliOpti
   return TRUE;
 }
 
+/* Activation checkpointing needs the model's blocks (ddp_model_layer_blocks) and the size of what
+ * it keeps for each ([model] block_input_bytes); a model file without them cannot be checkpointed. */
+static gboolean
+check_activation_checkpointing(const DdpSetup *t, const DdpModel *model, const DdpKeyFile *kf, const DdpCliOptions *cli,
+                               GError **error)
+{
+  if (!t->activation_checkpointing)
+    return TRUE;
+  g_autofree int *blocks = g_new(int, MAX(model->n_layers, 1));
+  if (ddp_model_layer_blocks(model, blocks) == 0 || model->block_input_bytes <= 0) {
+    g_autofree char *why = g_strdup_printf("model %s (%s) %s", model->name, model->path ? model->path : "built in",
+                                           model->block_input_bytes <= 0
+                                             ? "gives no [model] block_input_bytes, the input each checkpointed "
+                                               "block keeps (models/README.md)"
+                                             : "has no repeated blocks (layer names with a numbered module)");
+    return contradiction(kf, cli->activation_checkpointing, "activation-checkpointing", "activation_checkpointing", why,
+                         error);
+  }
+  return TRUE;
+}
+
 /**
  * ddp_cli_check_mode_flags:
  * See scenario.h.
@@ -706,7 +733,8 @@ ddp_scenario_load(const char *scenario_path, const DdpCliOptions *cli, gboolean 
   if (s->model->n_fsdp_units > 0 && s->setup.shard.blocks_per_unit > 1 &&
       !wrap_blocks_named(s->model, kf, cli->wrap_blocks != NULL, error))
     return NULL;
-  if (!check_overlap_with_ddp(&s->setup, kf, cli, error))
+  if (!check_overlap_with_ddp(&s->setup, kf, cli, error) ||
+      !check_activation_checkpointing(&s->setup, s->model, kf, cli, error))
     return NULL;
   /* the model's usual batch and precision (an LLM's bf16 and small batch) where neither the
    * scenario file nor a flag chose (issue 17) */

@@ -89,6 +89,8 @@ typedef struct {
   gboolean channels_last;           /* model.to(memory_format=torch.channels_last): no NCHW transposes
                                        around tensor-core convolutions, NHWC batch norm and pooling
                                        (compute.c) */
+  gboolean activation_checkpointing; /* every block wrapped in torch.utils.checkpoint (non-reentrant):
+                                       its input kept, its forward rerun in backward (compute.c) */
   guint iterations;                 /* steady-state iterations simulated after iteration 0 */
   guint64 seed;
   char *stragglers;                 /* the spec text */
@@ -124,7 +126,7 @@ typedef struct {
   gboolean forward_prefetch, no_limit_all_gathers, overlap_with_ddp;
   char *overlap_slowdown, *host_iteration_us, *host_layer_us, *input_rate, *jitter, *seq_len, *image_size;
   gboolean gradient_as_bucket_view, find_unused_parameters, static_graph, no_broadcast_buffers, allow_oom;
-  gboolean channels_last;
+  gboolean channels_last, activation_checkpointing;
 } DdpCliOptions;
 
 #define DDP_SCENARIO_ERROR (ddp_scenario_error_quark())

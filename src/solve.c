@@ -122,8 +122,10 @@ ddp_solve_max_fitting_batch(const DdpScenario *s)
 {
   DdpMemory at0, at1;
   const DdpSetup *t = &s->setup;
-  ddp_compute_memory(s->model, &s->cluster->gpu, t->precision, 0, t->optimizer, t->gradient_as_bucket_view, &at0);
-  ddp_compute_memory(s->model, &s->cluster->gpu, t->precision, 1, t->optimizer, t->gradient_as_bucket_view, &at1);
+  ddp_compute_memory(s->model, &s->cluster->gpu, t->precision, 0, t->optimizer, t->gradient_as_bucket_view,
+                     t->activation_checkpointing, &at0);
+  ddp_compute_memory(s->model, &s->cluster->gpu, t->precision, 1, t->optimizer, t->gradient_as_bucket_view,
+                     t->activation_checkpointing, &at1);
   double capacity = s->cluster->gpu.memory_GB * 1e9, per_sample = at1.total - at0.total;
   if (at0.total > capacity)
     return 0;

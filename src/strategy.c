@@ -30,7 +30,8 @@ void
 ddp_strategy_memory(const DdpModel *model, const DdpGpuSpec *gpu, const DdpSetup *setup, guint64 shard_ranks,
                     double unsharded_param_bytes, double unsharded_grad_bytes, DdpMemory *out)
 {
-  ddp_compute_memory(model, gpu, setup->precision, setup->batch, setup->optimizer, setup->gradient_as_bucket_view, out);
+  ddp_compute_memory(model, gpu, setup->precision, setup->batch, setup->optimizer, setup->gradient_as_bucket_view,
+                     setup->activation_checkpointing, out);
   double n = (double)MAX(shard_ranks, 1);
   if (setup->mode == DDP_MODE_ZERO1) {
     out->optimizer_state /= n;
@@ -65,7 +66,7 @@ ddp_strategy_memory_advice(const DdpScenario *scenario, const DdpMemory *m)
   const DdpGpuSpec *gpu = &scenario->cluster->gpu;
   if (setup->mode == DDP_MODE_DDP)
     return ddp_compute_memory_advice(scenario->model, gpu, setup->precision, setup->batch, setup->accumulate,
-                                     setup->optimizer, setup->gradient_as_bucket_view);
+                                     setup->optimizer, setup->gradient_as_bucket_view, setup->activation_checkpointing);
   GString *out = g_string_new(NULL);
   if (m->fits)
     return g_string_free(out, FALSE);
@@ -75,6 +76,12 @@ ddp_strategy_memory_advice(const DdpScenario *scenario, const DdpMemory *m)
                            fsdp ? " --fsdp-accumulate sharded" : "",
                            fsdp ? "FSDP's shards of the states, the units it gathers and the runtime"
                                 : "weights, gradients, buckets, the optimizer state's shard and the runtime");
+  if (!setup->activation_checkpointing) {
+    /* only the activations change: the same per-sample scale (autocast's halving) applies */
+    double plain = ddp_compute_activation_bytes(scenario->model, FALSE);
+    double checkpointed = plain > 0 ? m->activations * ddp_compute_activation_bytes(scenario->model, TRUE) / plain : 0;
+    ddp_compute_checkpointing_advice(out, scenario->model, m, checkpointed, capacity, setup->batch);
+  }
   if (!fsdp && m->buckets > 0)
     g_string_append_printf(out, "--gradient-as-bucket-view drops DDP's bucket copy of the gradients: %.2f GB at batch %.0f%s\n",
                            (m->total - m->buckets) / 1e9, setup->batch, m->total - m->buckets <= capacity ? " (fits)" : "");
@@ -105,6 +112,7 @@ ddp_strategy_compute_unscaled(const DdpScenario *scenario, const DdpComputeOptio
     ddp_compute_options_init_gpu(&o, &scenario->cluster->gpu);
   o.host_layer_us = setup->overheads.host_layer_us * host_factor;
   o.channels_last = setup->channels_last;
+  o.activation_checkpointing = setup->activation_checkpointing;
   if (scenario->calibration) {
     ddp_fit_apply_compute_options(scenario->calibration, &o);
     o.generation_floor = FALSE;   /* the measured machine, not a healthy default */

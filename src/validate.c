@@ -449,6 +449,20 @@ field_out_of_range(const Table *t, guint record, const char *column, const char 
   return field_error(t, record, column, what, error);
 }
 
+/* An optional yes/no column @column of record @r (@col < 0: no such column; empty: no). */
+static gboolean
+field_yes_no(const Table *t, guint r, int col, const char *column, gboolean *out, GError **error)
+{
+  *out = FALSE;
+  if (col < 0 || !*field(t, r, col))
+    return TRUE;
+  const char *text = field(t, r, col);
+  if (strcmp(text, "yes") != 0 && strcmp(text, "no") != 0)
+    return field_error(t, r, column, "expected yes or no", error);
+  *out = strcmp(text, "yes") == 0;
+  return TRUE;
+}
+
 /* The optional bucket_cap_mb, comm_hook, seq_len and channels_last columns of record @r (@col < 0:
  * no such column; an empty cell: PyTorch's 25 MiB, no hook, the model file's sequence length, NCHW):
  * what a run set that the defaults do not say — one bucket for apex's
@@ -461,13 +475,8 @@ field_ddp_options(const Table *t, guint r, const int cols[4], double *cap, const
   int cap_col = cols[0], hook_col = cols[1], seq_col = cols[2], layout_col = cols[3];
   *cap = 0;
   *hook = *seq_len = NULL;
-  *channels_last = FALSE;
-  if (layout_col >= 0 && *field(t, r, layout_col)) {
-    const char *text = field(t, r, layout_col);
-    if (strcmp(text, "yes") != 0 && strcmp(text, "no") != 0)
-      return field_error(t, r, "channels_last", "expected yes or no", error);
-    *channels_last = strcmp(text, "yes") == 0;
-  }
+  if (!field_yes_no(t, r, layout_col, "channels_last", channels_last, error))
+    return FALSE;
   if (seq_col >= 0 && *field(t, r, seq_col)) {
     *seq_len = field(t, r, seq_col);
     double tokens;
@@ -846,6 +855,7 @@ sharded_row_clear(gpointer data)
   g_free(r->sharding);
   g_free(r->precision);
   g_free(r->optimizer);
+  g_free(r->fsdp_accumulate);
   g_free(r->skipped);
 }
 
@@ -864,18 +874,21 @@ sharded_free(gpointer data)
 #define MFU_BASELINE 0.5
 
 /* Predicts one row: `predict --mode M --sharding S` with the row's model, cluster, batch, sequence
- * length, precision and optimizer. */
+ * length, precision, optimizer, micro-steps and activation checkpointing. */
 static gboolean
 sharded_predict(const char *csv_path, DdpValidateShardedRow *row, GError **error)
 {
   g_autofree char *model = resolve(csv_path, row->model), *cluster = resolve(csv_path, row->cluster);
   g_autofree char *gpus = g_strdup_printf("%" G_GUINT64_FORMAT, row->gpus);
   g_autofree char *seq = g_strdup_printf("%u", row->seq_len);
+  g_autofree char *accumulate = g_strdup_printf("%" G_GUINT64_FORMAT, row->accumulate);
   char batch[G_ASCII_DTOSTR_BUF_SIZE];
   DdpCliOptions cli = {
     .model = model, .cluster = cluster, .gpus = gpus, .batch = g_ascii_dtostr(batch, sizeof batch, row->batch),
     .precision = row->precision, .optimizer = row->optimizer, .iterations = VALIDATE_ITERATIONS,
     .mode = row->mode, .sharding = strcmp(row->sharding, "-") == 0 ? NULL : row->sharding, .seq_len = seq,
+    .accumulate = accumulate, .activation_checkpointing = row->activation_checkpointing,
+    .fsdp_accumulate = row->fsdp_accumulate,
   };
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(NULL, &cli, TRUE, error);
   if (!scenario)
@@ -884,9 +897,10 @@ sharded_predict(const char *csv_path, DdpValidateShardedRow *row, GError **error
   g_autoptr(DdpResult) result = ddp_simulate(scenario, NULL, error);
   if (!result)
     return FALSE;
+  /* an iteration, on N GPUs or on one, is the optimizer step's micro-steps */
   double tokens = row->batch * row->seq_len;
-  row->predicted = tokens / (result->p50_ms / 1e3);
-  row->baseline = tokens / (result->single_gpu_ms / 1e3);
+  row->predicted = tokens * (double)row->accumulate / (result->p50_ms / 1e3);
+  row->baseline = tokens * (double)row->accumulate / (result->single_gpu_ms / 1e3);
   row->mfu_baseline = MFU_BASELINE * scenario->cluster->gpu.peak_tflops[scenario->setup.precision] * 1e12 /
                       (6.0 * (double)ddp_model_param_count(scenario->model));
   row->error = row->predicted / row->published - 1.0;
@@ -898,7 +912,9 @@ sharded_predict(const char *csv_path, DdpValidateShardedRow *row, GError **error
 
 /* A table of published throughput under a sharded strategy: columns ddpsim_model, cluster, gpus,
  * mode (fsdp, zero1), sharding (full, grad-op, hybrid, none; "-" for zero1), per_gpu_batch,
- * seq_len, ddpsim_precision, optimizer, tokens_per_gpu_s (docs/validation.md). */
+ * seq_len, ddpsim_precision, optimizer, tokens_per_gpu_s, and optionally accumulate (micro-steps a
+ * step; empty: 1), fsdp_accumulate (no-sync or sharded; empty: ddpsim's default) and
+ * activation_checkpointing (yes or no; empty: no) (docs/validation.md). */
 static DdpValidateSharded *
 sharded_read(const char *path, GError **error)
 {
@@ -911,6 +927,8 @@ sharded_read(const char *path, GError **error)
     table_clear(&t);
     return NULL;
   }
+  int accumulate_col = table_column(&t, "accumulate"), checkpointing_col = table_column(&t, "activation_checkpointing");
+  int fsdp_accumulate_col = table_column(&t, "fsdp_accumulate");
   DdpValidateSharded *out = g_new0(DdpValidateSharded, 1);
   out->path = g_strdup(path);
   out->rows = g_array_new(FALSE, TRUE, sizeof(DdpValidateShardedRow));
@@ -920,7 +938,7 @@ sharded_read(const char *path, GError **error)
   g_autoptr(GArray) mfu = g_array_new(FALSE, FALSE, sizeof(double));
   gboolean ok = TRUE;
   for (guint r = 0; ok && r < t.records->len; r++) {
-    DdpValidateShardedRow row = { .line = record_line(&t, r) };
+    DdpValidateShardedRow row = { .line = record_line(&t, r), .accumulate = 1 };
     guint64 seq = 0;
     ok = field_nonempty(&t, r, col[MODEL], "ddpsim_model", error) && field_nonempty(&t, r, col[CLUSTER], "cluster", error) &&
          field_nonempty(&t, r, col[MODE], "mode", error) && field_nonempty(&t, r, col[SHARDING], "sharding", error) &&
@@ -929,7 +947,10 @@ sharded_read(const char *path, GError **error)
          field_count(&t, r, col[GPUS], "gpus", &row.gpus, error) &&
          field_double(&t, r, col[BATCH], "per_gpu_batch", TRUE, &row.batch, error) &&
          field_count(&t, r, col[SEQ], "seq_len", &seq, error) &&
-         field_double(&t, r, col[TOKENS], "tokens_per_gpu_s", TRUE, &row.published, error);
+         field_double(&t, r, col[TOKENS], "tokens_per_gpu_s", TRUE, &row.published, error) &&
+         (accumulate_col < 0 || !*field(&t, r, accumulate_col) ||
+          field_count(&t, r, accumulate_col, "accumulate", &row.accumulate, error)) &&
+         field_yes_no(&t, r, checkpointing_col, "activation_checkpointing", &row.activation_checkpointing, error);
     if (!ok)
       break;
     row.seq_len = (guint)MIN(seq, G_MAXUINT);
@@ -939,6 +960,8 @@ sharded_read(const char *path, GError **error)
     row.sharding = g_strdup(field(&t, r, col[SHARDING]));
     row.precision = g_strdup(field(&t, r, col[PRECISION]));
     row.optimizer = g_strdup(field(&t, r, col[OPTIMIZER]));
+    if (fsdp_accumulate_col >= 0 && *field(&t, r, fsdp_accumulate_col))
+      row.fsdp_accumulate = g_strdup(field(&t, r, fsdp_accumulate_col));
     row.skipped = model_missing(row.model);
     if (!row.skipped) {
       GError *cause = NULL;

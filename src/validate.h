@@ -122,6 +122,10 @@ typedef struct {
   guint64 gpus;
   double batch;
   guint seq_len;
+  guint64 accumulate;               /* micro-steps per optimizer step (optional column; 1) */
+  gboolean activation_checkpointing;/* optional column activation_checkpointing (yes/no; no) */
+  char *fsdp_accumulate;            /* optional column fsdp_accumulate (no-sync, sharded); NULL: the
+                                       default */
   char *skipped;
   double published;                 /* tokens/s per GPU */
   double predicted, error;          /* predicted / published − 1 */

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "compute.h"
+#include "model.h"
 #include "run-ddpsim.h"
 
 static int
@@ -225,6 +227,73 @@ test_channels_last_reported(void)
  * first bucket too from PyTorch 2.4 (distributed.py bucket_bytes_cap_default): four buckets, the
  * fc layer's 8 196 000 B joined by the next parameters up to 25 MiB — and five again under 2.3.
  * Real PyTorch 2.11 on an H100 gives both, to the byte (calibrate/data/…-20261127-ddp-buckets.txt). */
+static double
+json_member(JsonParser *parser, const char *object, const char *member)
+{
+  JsonObject *root = json_node_get_object(json_parser_get_root(parser));
+  if (object)
+    root = json_object_get_object_member(root, object);
+  return json_object_get_double_member(root, member);
+}
+
+/* --activation-checkpointing on GPT-2 (8 A100s, batch 8, fp32): the JSON's recompute_ms is exactly
+ * what compute grew by (every block's forward once more), the saved activations shrink to the
+ * layers outside the 12 blocks, one input per block (1024 × 768 fp32 = 3 145 728 B) and one block's
+ * own, the text report says so, and compare's predict command keeps the flag.  ResNet-50's file
+ * says nothing of what a block keeps: one line naming the flag (or the scenario file's line), exit 2. */
+static void
+test_activation_checkpointing(void)
+{
+  g_auto(Run) plain = { 0 }, ac = { 0 }, text = { 0 }, cmp = { 0 };
+  run(&plain, "predict", "--model", "gpt2", "--gpus", "8", "--batch", "8", "--iterations", "2", "--json", NULL);
+  run(&ac, "predict", "--model", "gpt2", "--gpus", "8", "--batch", "8", "--iterations", "2", "--json",
+      "--activation-checkpointing", NULL);
+  g_assert_cmpint(plain.status, ==, 0);
+  g_assert_cmpint(ac.status, ==, 0);
+  g_autoptr(JsonParser) pp = json_parser_new();
+  g_autoptr(JsonParser) ap = json_parser_new();
+  g_assert_true(json_parser_load_from_data(pp, plain.out, -1, NULL));
+  g_assert_true(json_parser_load_from_data(ap, ac.out, -1, NULL));
+  double recompute = json_member(ap, NULL, "recompute_ms");
+  g_assert_cmpfloat(json_member(pp, NULL, "recompute_ms"), ==, 0);
+  g_assert_cmpfloat(recompute, >, 0);
+  g_assert_cmpfloat(fabs(json_member(ap, NULL, "compute_ms") - json_member(pp, NULL, "compute_ms") - recompute), <, 1e-4);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpModel) gpt2 = ddp_model_load("gpt2", &error);
+  g_assert_no_error(error);
+  g_assert_cmpfloat(gpt2->block_input_bytes, ==, 1024.0 * 768 * 4);
+  g_assert_cmpfloat(json_member(pp, "memory", "activations"), ==, 8 * ddp_compute_activation_bytes(gpt2, FALSE));
+  g_assert_cmpfloat(json_member(ap, "memory", "activations"), ==, 8 * ddp_compute_activation_bytes(gpt2, TRUE));
+  g_assert_cmpfloat(json_member(ap, "memory", "activations"), <, json_member(pp, "memory", "activations") / 3);   /* the loss's logits stay */
+  run(&text, "predict", "--model", "gpt2", "--gpus", "8", "--batch", "8", "--iterations", "2", "--activation-checkpointing",
+      NULL);
+  g_assert_nonnull(strstr(text.out, "activation checkpointing: "));
+  g_assert_nonnull(strstr(text.out, " ms of it reruns every block's forward in backward\n"));
+  run(&cmp, "compare", "--model", "gpt2", "--gpus", "8", "--batch", "8", "--iterations", "2", "--activation-checkpointing",
+      NULL);
+  g_assert_cmpint(cmp.status, ==, 0);
+  g_assert_nonnull(strstr(cmp.out, " --activation-checkpointing"));
+
+  g_auto(Run) bad = { 0 };
+  run(&bad, "predict", "--model", "resnet50", "--activation-checkpointing", NULL);
+  g_assert_cmpint(bad.status, ==, 2);
+  g_assert_cmpstr(bad.out, ==, "");
+  g_assert_true(g_str_has_prefix(bad.err, "ddpsim predict: --activation-checkpointing: model resnet50 ("));
+  g_assert_nonnull(strstr(bad.err, "gives no [model] block_input_bytes, the input each checkpointed block keeps (models/README.md)\n"));
+  g_assert_cmpuint(strlen(strchr(bad.err, '\n')), ==, 1);   /* one line */
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-ac-XXXXXX", NULL);
+  g_autofree char *scenario = g_build_filename(dir, "ac.scenario", NULL);
+  g_assert_true(g_file_set_contents(scenario, "[scenario]\nmodel = resnet50\n[training]\nactivation_checkpointing = true\n",
+                                    -1, NULL));
+  g_auto(Run) bad_key = { 0 };
+  run(&bad_key, "predict", scenario, NULL);
+  g_assert_cmpint(bad_key.status, ==, 2);
+  g_autofree char *where = g_strdup_printf("ddpsim predict: %s:4: training.activation_checkpointing: model resnet50", scenario);
+  g_assert_true(g_str_has_prefix(bad_key.err, where));
+  g_unlink(scenario);
+  g_rmdir(dir);
+}
+
 static void
 test_resnet50_buckets(void)
 {
@@ -1161,6 +1230,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/cap-searches-default-point", test_cap_searches_default_point);
   g_test_add_func("/cli/tune-plot-title-default-fastest", test_tune_plot_title_default_fastest);
   g_test_add_func("/cli/channels-last-reported", test_channels_last_reported);
+  g_test_add_func("/cli/activation-checkpointing", test_activation_checkpointing);
   g_test_add_func("/cli/predict/resnet50-dgx-a100", test_predict_default_runs);
   g_test_add_func("/cli/seeds", test_seeds);
   g_test_add_func("/cli/forced-tree-one-node", test_forced_tree_one_node);

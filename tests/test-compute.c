@@ -246,21 +246,81 @@ test_memory(void)
   /* 1 001 000 fp32 params = 4 004 000 B: weights + grads + buckets + 2 Adam states = 5× = 20 020 000;
    * autocast's bf16 copy of the linear layer's 1 000 000 weights, saved for backward: 2 000 000;
    * activations (1e6 + 5e5) × batch 8 × 0.5 (bf16) = 6e6; + 1 GiB */
-  ddp_compute_memory(m, &gpu, DDP_PRECISION_BF16, 8, DDP_OPTIMIZER_ADAM, FALSE, &mem);
+  ddp_compute_memory(m, &gpu, DDP_PRECISION_BF16, 8, DDP_OPTIMIZER_ADAM, FALSE, FALSE, &mem);
   g_assert_cmpfloat(mem.weights, ==, 4004000.0 + 2000000.0);
   g_assert_cmpfloat(mem.total, ==, 20020000.0 + 2000000.0 + 6e6 + 1073741824.0);
-  ddp_compute_memory(m, &gpu, DDP_PRECISION_FP32, 8, DDP_OPTIMIZER_ADAM, FALSE, &mem);
+  ddp_compute_memory(m, &gpu, DDP_PRECISION_FP32, 8, DDP_OPTIMIZER_ADAM, FALSE, FALSE, &mem);
   g_assert_cmpfloat(mem.weights, ==, 4004000.0);   /* no autocast, no copies */
   g_assert_true(mem.fits);
-  ddp_compute_memory(m, &gpu, DDP_PRECISION_BF16, 8, DDP_OPTIMIZER_ADAM, TRUE, &mem);
+  ddp_compute_memory(m, &gpu, DDP_PRECISION_BF16, 8, DDP_OPTIMIZER_ADAM, TRUE, FALSE, &mem);
   g_assert_cmpfloat(mem.buckets, ==, 0);
   /* a 7e9-parameter fp32 model with Adam: 16 B/param = 112 GB, and under bf16 autocast the 2-byte
    * copies of its linear weights, 14 GB: 126 GB > 85 GB */
   g_autoptr(DdpModel) big = load_text("[model]\nname = b\n[layer l]\nkind = linear\nforward_flops = 1\nbackward_flops = 1\n"
                                       "params = w:7000000000\n");
-  ddp_compute_memory(big, &gpu, DDP_PRECISION_BF16, 1, DDP_OPTIMIZER_ADAMW, TRUE, &mem);
+  ddp_compute_memory(big, &gpu, DDP_PRECISION_BF16, 1, DDP_OPTIMIZER_ADAMW, TRUE, FALSE, &mem);
   g_assert_cmpfloat(mem.weights + mem.grads + mem.optimizer_state, ==, 126e9);
   g_assert_false(mem.fits);
+}
+
+/* Activation checkpointing by hand, on measured times (batch = measured_batch, no host floor):
+ * embed, blocks b.0 and b.1 of two layers each, head.  Forward 10 + 100 + 50 + 100 + 50 + 30 = 340 µs,
+ * backward 20 + 200 + 100 + 200 + 100 + 60 = 680 µs.  Checkpointed, each block's forward (150 µs)
+ * runs again before its first backward layer (the block's last in forward): b.1.y and b.0.y take
+ * 100 + 150 µs, and the step 300 µs more.  Saved activations: every layer's, 4 500 B a sample;
+ * checkpointed, the layers outside the blocks (1 000 + 2 000), an input per block (2 × 100) and the
+ * larger block's own (max(300 + 400, 300 + 500) = 800): 4 000 B. */
+static const char checkpoint_text[] =
+  "[model]\nname = c\nmeasured_batch = 1\nblock_input_bytes = 100\n"
+  "[layer embed]\nkind = embedding\nforward_flops = 1\nbackward_flops = 1\nforward_us = 10\nbackward_us = 20\n"
+  "activation_bytes = 1000\nparams = embed.w:10\n"
+  "[layer b.0.x]\nkind = linear\nforward_flops = 1\nbackward_flops = 1\nforward_us = 100\nbackward_us = 200\n"
+  "activation_bytes = 300\nparams = b.0.x.w:10\n"
+  "[layer b.0.y]\nkind = linear\nforward_flops = 1\nbackward_flops = 1\nforward_us = 50\nbackward_us = 100\n"
+  "activation_bytes = 400\nparams = b.0.y.w:10\n"
+  "[layer b.1.x]\nkind = linear\nforward_flops = 1\nbackward_flops = 1\nforward_us = 100\nbackward_us = 200\n"
+  "activation_bytes = 300\nparams = b.1.x.w:10\n"
+  "[layer b.1.y]\nkind = linear\nforward_flops = 1\nbackward_flops = 1\nforward_us = 50\nbackward_us = 100\n"
+  "activation_bytes = 500\nparams = b.1.y.w:10\n"
+  "[layer head]\nkind = linear\nforward_flops = 1\nbackward_flops = 1\nforward_us = 30\nbackward_us = 60\n"
+  "activation_bytes = 2000\nparams = head.w:10\n";
+
+static void
+test_activation_checkpointing(void)
+{
+  g_autoptr(DdpModel) m = load_text(checkpoint_text);
+  int block[6];
+  g_assert_cmpuint(ddp_model_layer_blocks(m, block), ==, 2);
+  g_assert_cmpint(block[0], ==, -1);
+  g_assert_cmpint(block[2], ==, 0);
+  g_assert_cmpint(block[3], ==, 1);
+  g_assert_cmpint(block[5], ==, -1);
+  DdpGpuSpec gpu;
+  g_assert_true(ddp_gpu_lookup("h100", &gpu, NULL));
+  DdpComputeOptions o;
+  ddp_compute_options_init_gpu(&o, &gpu);
+  g_autoptr(DdpCompute) plain = ddp_compute_new(m, &gpu, DDP_PRECISION_FP32, 1, DDP_OPTIMIZER_SGD, &o);
+  o.activation_checkpointing = TRUE;
+  g_autoptr(DdpCompute) ac = ddp_compute_new(m, &gpu, DDP_PRECISION_FP32, 1, DDP_OPTIMIZER_SGD, &o);
+  g_assert_cmpint(ddp_compute_step_ns(ac) - ddp_compute_step_ns(plain), ==, 300000);
+  g_assert_cmpfloat(ddp_compute_recompute_ns(ac), ==, 300000);
+  g_assert_cmpfloat(ddp_compute_recompute_ns(plain), ==, 0);
+  g_assert_cmpint(ddp_compute_backward_ns(ac, 4), ==, 250000);   /* b.1.y */
+  g_assert_cmpint(ddp_compute_backward_ns(ac, 3), ==, 200000);   /* b.1.x */
+  g_assert_cmpint(ddp_compute_backward_ns(ac, 2), ==, 250000);   /* b.0.y */
+  g_assert_cmpint(ddp_compute_backward_ns(ac, 5), ==, 60000);    /* head: outside every block */
+  g_assert_cmpint(ddp_compute_forward_ns(ac, 1), ==, 100000);    /* forward unchanged */
+  /* --step-ms scales the recomputation with everything else */
+  ddp_compute_scale_to_step(ac, 2 * ddp_compute_step_ns(ac));
+  g_assert_cmpfloat(ddp_compute_recompute_ns(ac), ==, 600000);
+
+  g_assert_cmpfloat(ddp_compute_activation_bytes(m, FALSE), ==, 4500);
+  g_assert_cmpfloat(ddp_compute_activation_bytes(m, TRUE), ==, 4000);
+  DdpMemory mem;
+  ddp_compute_memory(m, &gpu, DDP_PRECISION_FP32, 4, DDP_OPTIMIZER_SGD, FALSE, TRUE, &mem);
+  g_assert_cmpfloat(mem.activations, ==, 16000);
+  ddp_compute_memory(m, &gpu, DDP_PRECISION_BF16, 4, DDP_OPTIMIZER_SGD, FALSE, TRUE, &mem);
+  g_assert_cmpfloat(mem.activations, ==, 8000);   /* autocast halves them, as without checkpointing */
 }
 
 /* What would fit (issue 17 item 5), by hand.  1e9 fp32 parameters (4 GB) and 1e9 bytes of saved
@@ -280,7 +340,7 @@ test_memory_advice(void)
                                     "activation_bytes = 1e9\nparams = w.weight:1000000,1000\n");
   DdpGpuSpec a100;
   g_assert_true(ddp_gpu_lookup("a100", &a100, NULL));
-  g_autofree char *advice = ddp_compute_memory_advice(m, &a100, DDP_PRECISION_FP32, 100, 1, DDP_OPTIMIZER_SGD_MOMENTUM, FALSE);
+  g_autofree char *advice = ddp_compute_memory_advice(m, &a100, DDP_PRECISION_FP32, 100, 1, DDP_OPTIMIZER_SGD_MOMENTUM, FALSE, FALSE);
   g_assert_cmpstr(advice, ==,
                   "batch 68 fits (85.07 GB); --batch 50 --accumulate 2 keeps 100 samples a step (67.07 GB)\n"
                   "--gradient-as-bucket-view drops the bucket copy: 113.07 GB at batch 100, 14.07 GB at batch 1 (fits)\n"
@@ -289,16 +349,16 @@ test_memory_advice(void)
                   "GB200-186GB (180 GB), GB300-288GB (279 GB)\n");
   /* already accumulating 3 micro-batches of 100: the advice keeps the step's 300 samples */
   g_autofree char *accumulating = ddp_compute_memory_advice(m, &a100, DDP_PRECISION_FP32, 100, 3, DDP_OPTIMIZER_SGD_MOMENTUM,
-                                                            FALSE);
+                                                            FALSE, FALSE);
   g_assert_true(g_str_has_prefix(accumulating, "batch 68 fits (85.07 GB); --batch 50 --accumulate 6 keeps 300 samples a "
                                                "step (67.07 GB)\n"));
-  g_autofree char *none = ddp_compute_memory_advice(m, &a100, DDP_PRECISION_FP32, 68, 1, DDP_OPTIMIZER_SGD_MOMENTUM, FALSE);
+  g_autofree char *none = ddp_compute_memory_advice(m, &a100, DDP_PRECISION_FP32, 68, 1, DDP_OPTIMIZER_SGD_MOMENTUM, FALSE, FALSE);
   g_assert_cmpstr(none, ==, "");
   /* states beyond the GPU: 2e10 parameters are 80e9 bytes each of weights, grads, buckets, momentum */
   g_autoptr(DdpModel) huge = load_text("[model]\nname = huge\n"
                                        "[layer w]\nkind = linear\nforward_flops = 1\nbackward_flops = 2\n"
                                        "activation_bytes = 1e6\nparams = w.weight:20000000,1000\n");
-  g_autofree char *shard = ddp_compute_memory_advice(huge, &a100, DDP_PRECISION_FP32, 1, 1, DDP_OPTIMIZER_SGD_MOMENTUM, FALSE);
+  g_autofree char *shard = ddp_compute_memory_advice(huge, &a100, DDP_PRECISION_FP32, 1, 1, DDP_OPTIMIZER_SGD_MOMENTUM, FALSE, FALSE);
   g_assert_true(g_str_has_prefix(shard, "no batch fits: weights, gradients, buckets, optimizer state and runtime take 321.07 GB"));
   g_assert_nonnull(strstr(shard, "shard them across the GPUs (ZeRO/FSDP)"));
 }
@@ -371,6 +431,7 @@ main(int argc, char **argv)
   g_test_add_func("/compute/measured-and-step-ms", test_measured_and_scale);
   g_test_add_func("/compute/memory", test_memory);
   g_test_add_func("/compute/memory/what-would-fit", test_memory_advice);
+  g_test_add_func("/compute/activation-checkpointing", test_activation_checkpointing);
   g_test_add_func("/compute/generations/newer-never-slower", test_generations_ordered);
   return g_test_run();
 }

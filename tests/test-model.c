@@ -82,6 +82,7 @@ test_errors(void)
     { "[model]\nname = m\ntraining_precision = fp8\n" LAYER "params = a.w:3\n", "t.model:3: model.training_precision: \"fp8\" is not one of fp32|tf32|fp16|bf16" },
     { "[model]\nname = m\ntraining_optimizer = lion\n" LAYER "params = a.w:3\n", "t.model:3: model.training_optimizer: \"lion\" is not one of sgd|sgd-momentum|adam|adamw" },
     { "[model]\nname = m\ntraining_batch = 0.5\n" LAYER "params = a.w:3\n", "t.model:3: model.training_batch: \"0.5\" must be a whole number from 1 to 16777216" },
+    { "[model]\nname = m\nblock_input_bytes = -4\n" LAYER "params = a.w:3\n", "t.model:3: model.block_input_bytes: \"-4\" must be a whole number from 0 to 1125899906842624" },
     { "[model]\nname = m\n[layer a]\nkind = linear\nforward_flops = -1\nbackward_flops = 2\n", "t.model:5: layer a.forward_flops: \"-1\" must be a number from 0 to 1e+18" },
     { "[model]\nname = m\n[layer a]\nkind = lstm\n", "t.model:4: layer a.kind: \"lstm\" is not one of conv|linear|norm|embedding|attention|elementwise|pool|other" },
     { "[model]\nname = m\nready_order = a.x\n" LAYER "params = a.w:3\n", "t.model:3: model.ready_order: a.x is not a parameter of any layer" },
@@ -206,7 +207,7 @@ test_shipped_counts(void)
  *   attention: FLOPs 100 → 400 (r²), bytes 10 → 20 (r: fused kernel), activations 6 → 12
  *   fixed:     unchanged; parameters never change. */
 static const char scaled_text[] =
-  "[model]\nname = s\nseq_len = 4\n"
+  "[model]\nname = s\nseq_len = 4\nblock_input_bytes = 16\n"
   "[layer l]\nkind = linear\nforward_flops = 100\nbackward_flops = 200\nforward_bytes = 10\nbackward_bytes = 20\n"
   "activation_bytes = 6\nparams = l.w:3,3\n"
   "[layer a]\nkind = attention\nscaling = quadratic\nforward_flops = 100\nbackward_flops = 250\nforward_bytes = 10\n"
@@ -233,6 +234,7 @@ test_scale_input(void)
   g_assert_cmpfloat(m->layers[1].activation_bytes, ==, 12);
   g_assert_cmpfloat(m->layers[2].forward_flops, ==, 100);
   g_assert_cmpfloat(m->layers[2].forward_bytes, ==, 10);
+  g_assert_cmpfloat(m->block_input_bytes, ==, 32);   /* one hidden state: ∝ tokens */
   g_assert_cmpint(ddp_model_param_count(m), ==, 18);
   g_assert_cmpstr(m->input, ==, "8 tokens");
   /* 0 keeps the file's */

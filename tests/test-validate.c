@@ -1094,11 +1094,17 @@ test_out_of_sample(void)
 /* fsdp-public.csv (published FSDP throughput, tests/data/fsdp-public.SOURCE): every row predicted,
  * the error recomputed from the published and predicted tokens/s, and the median |error| below the
  * "always 100 %" baseline's (issue 19's acceptance; the 50 %-MFU rule of thumb is reported beside
- * it, docs/validation.md).  Today: +1.2 % (HSDP, 128 A100), −12.4 % (MPT-7B, FULL_SHARD, 8 H100)
- * and −6.4 / −1.4 / −1.1 / −0.5 % (MPT-13B, FULL_SHARD, 8 / 16 / 32 / 64 H100): median 1.3 %
- * against 28.7 % (and the 50 %-MFU rule's 31.8 %).  9.2 % on first contact, before the H100's
- * FP16/BF16 GEMM efficiency was read off its own kernels (0.60 → 0.70, src/compute.c), a change
- * made after these rows were seen. */
+ * it, docs/validation.md).  The six rows without activation checkpointing: +1.2 % (HSDP, 128 A100),
+ * −12.4 % (MPT-7B, FULL_SHARD, 8 H100) and −6.4 / −1.4 / −1.1 / −0.5 % (MPT-13B, FULL_SHARD, 8 / 16
+ * / 32 / 64 H100): median 1.3 % (9.2 % on first contact, before the H100's FP16/BF16 GEMM
+ * efficiency was read off its own kernels, 0.60 → 0.70, src/compute.c, a change made after these
+ * rows were seen).  The nine llm-foundry rows with activation checkpointing (MPT-7B at 1 024 to
+ * 65 536 tokens, MPT-13B at 1 024 to 32 768; added together, nothing changed after they were
+ * predicted): −25 % at 1 024 tokens rising to +69 % at 65 536 — the Llama stand-ins' own layers
+ * slower than MPT's at short sequences, MPT's 2023 Triton attention slower than the model's at long
+ * ones — median 23.0 % against the always-100 % baseline's 23.4 %; all fifteen: 12.4 % against
+ * 25.7 %.  Every published configuration fits the model's memory, and each checkpointed one fits
+ * only with checkpointing (the memory test below). */
 static void
 test_acceptance_sharded(void)
 {
@@ -1106,19 +1112,44 @@ test_acceptance_sharded(void)
   g_autoptr(DdpValidation) v = run_one(path);
   g_assert_cmpuint(v->sharded->len, ==, 1);
   const DdpValidateSharded *t = v->sharded->pdata[0];
-  g_assert_cmpuint(t->rows->len, ==, 6);
-  g_assert_cmpuint(t->error.points, ==, 6);
+  g_assert_cmpuint(t->rows->len, ==, 15);
+  g_assert_cmpuint(t->error.points, ==, 15);
+  g_autoptr(GArray) plain = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GArray) checkpointed = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GArray) checkpointed_baseline = g_array_new(FALSE, FALSE, sizeof(double));
   for (guint r = 0; r < t->rows->len; r++) {
     const DdpValidateShardedRow *row = &g_array_index(t->rows, DdpValidateShardedRow, r);
     g_assert_null(row->skipped);
     g_assert_cmpfloat_with_epsilon(row->error, row->predicted / row->published - 1, EPS);
     g_assert_cmpfloat(row->baseline, <, row->predicted);   /* the sharded step saves optimizer work */
+    if (row->activation_checkpointing) {
+      g_assert_true(row->fits);
+      g_assert_cmpuint(row->accumulate, >, 1);
+      g_assert_cmpstr(row->fsdp_accumulate, ==, "sharded");
+      g_array_append_val(checkpointed, row->error);
+      g_array_append_val(checkpointed_baseline, row->baseline_error);
+    } else {
+      g_assert_cmpuint(row->accumulate, ==, 1);
+      g_array_append_val(plain, row->error);
+    }
   }
   g_assert_cmpfloat(g_array_index(t->rows, DdpValidateShardedRow, 0).published, ==, 3760);
   check_threshold("fsdp-public median |throughput error| (limit: the always-100 % baseline's)",
                   t->error.median_abs_error, t->baseline_error.median_abs_error);
   check_threshold("fsdp-public median |throughput error|", t->error.median_abs_error, 0.15);
-  g_assert_cmpfloat(t->error.median_abs_error, <, 0.014);   /* 1.3 % today */
+  g_assert_cmpfloat(t->error.median_abs_error, <, 0.125);   /* 12.4 % today */
+  DdpCompareStats without, with, with_baseline;
+  ddp_validate_stats((const double *)plain->data, plain->len, &without);
+  ddp_validate_stats((const double *)checkpointed->data, checkpointed->len, &with);
+  ddp_validate_stats((const double *)checkpointed_baseline->data, checkpointed_baseline->len, &with_baseline);
+  g_test_message("fsdp-public: %u rows without activation checkpointing %.1f %%, %u with it %.1f %% (always 100 %%: %.1f %%)",
+                 without.points, 100 * without.median_abs_error, with.points, 100 * with.median_abs_error,
+                 100 * with_baseline.median_abs_error);
+  g_assert_cmpuint(without.points, ==, 6);
+  g_assert_cmpfloat(without.median_abs_error, <, 0.014);   /* 1.3 % today */
+  g_assert_cmpuint(with.points, ==, 9);
+  g_assert_cmpfloat(with.median_abs_error, <, with_baseline.median_abs_error);
+  g_assert_cmpfloat(with.median_abs_error, <, 0.231);   /* 23.0 % today */
 }
 
 /* A sharded table with a strategy the simulator refuses is one error naming file:line. */

@@ -97,6 +97,9 @@ class Model:
         self.published_note = ""
         self.notes = []             # extra header comment lines
         self.training = None        # (precision, per-GPU batch) the model usually trains at, or None
+        self.block_input = None     # bytes one repeated block takes in (fp32), kept per block by
+                                    # activation checkpointing; None where blocks differ
+        self.block_input_note = ""
         self.registration = None    # model.parameters() order when it differs from the file order
         self.registration_note = ""
         self.matmul_flops = 0       # 2 x MACs of conv/linear/attention (forward, per sample)
@@ -601,6 +604,7 @@ def bert(size):
               "BERT-%s uncased encoder (BertModel: embeddings, %d layers, pooler; no pre-training heads)"
               % (size.capitalize(), L))
     # BertEmbeddings.forward: word + token_type, then += position, LayerNorm, dropout
+    m.block_input, m.block_input_note = F32 * S * D, "BertLayer's hidden_states, %d x %d fp32" % (S, D)
     embedding(m, "embeddings.word_embeddings", S, V, D)
     embedding(m, "embeddings.token_type_embeddings", S, 2, D, add=True)
     embedding(m, "embeddings.position_embeddings", S, P, D, add=True)
@@ -657,6 +661,7 @@ def gpt2(size):
               % ({"small": "124M", "xl": "XL 1.5B"}[size], L, D, H))
     if size == "xl":   # a 1.5 B LLM: bf16, 4 sequences of 1 024 tokens a GPU, AdamW (models/README.md)
         m.training = ("bf16", 4, "adamw")
+    m.block_input, m.block_input_note = F32 * S * D, "GPT2Block's hidden_states, %d x %d fp32" % (S, D)
     embedding(m, "transformer.wte", S, V, D)
     embedding(m, "transformer.wpe", S, P, D, add=True)
     dropout(m, "transformer.drop", S * D)
@@ -720,6 +725,9 @@ def llama(size):
     # same paper: β1 0.9, β2 0.95) at a small per-GPU micro-batch: 2 sequences for the 1B model, 1 for
     # the 7B and 13B (models/README.md, "Usual training setup")
     m.training = ("bf16", 2 if size == "1b" else 1, "adamw")
+    # LlamaDecoderLayer's hidden_states; the rotary cos/sin it also takes are one tensor pair
+    # shared by every layer (LlamaModel computes them once), so they add nothing per block
+    m.block_input, m.block_input_note = F32 * S * D, "LlamaDecoderLayer's hidden_states, %d x %d fp32" % (S, D)
     embedding(m, "model.embed_tokens", S, V, D, saved=True)
     for i in range(L):
         p = "model.layers.%d." % i
@@ -862,6 +870,9 @@ def render(m, emit_param_order):
         para(note)
     if m.buffer_bytes:
         para("buffer_bytes: %s." % m.buffer_note)
+    if m.block_input:
+        para("block_input_bytes: the hidden state a block takes in (%s), what activation checkpointing "
+             "keeps per block." % m.block_input_note)
     if need_ready:
         para("ready_order: the order autograd makes gradients ready (README \"Ready order\"): layers "
              "in reverse forward order; conv/norm layers make weight ready before bias, linear "
@@ -892,6 +903,8 @@ def render(m, emit_param_order):
         c("training_optimizer = %s" % m.training[2])
     if m.buffer_bytes:
         c("buffer_bytes = %d" % m.buffer_bytes)
+    if m.block_input:
+        c("block_input_bytes = %d" % m.block_input)
     if need_ready:
         c("ready_order = " + ";".join(ro))
     if reg and emit_param_order:
