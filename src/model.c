@@ -262,6 +262,11 @@ ddp_model_block_prefix(const char *layer_name)
 guint
 ddp_model_layer_blocks(const DdpModel *model, int *layer_block)
 {
+  if (model->n_fsdp_units > 0) {   /* the file names its blocks: those modules, unit k is block k−1 */
+    for (guint l = 0; l < model->n_layers; l++)
+      layer_block[l] = (int)model->fsdp_layer_unit[l] - 1;
+    return model->n_fsdp_units;
+  }
   g_autofree char *current = NULL;
   guint blocks = 0;
   for (guint l = 0; l < model->n_layers; l++) {

@@ -106,8 +106,8 @@ gboolean ddp_model_module_contains(const char *module, const char *layer);
 char *ddp_model_block_prefix(const char *layer_name);
 
 /* Each layer's block: @layer_block[l] (caller-allocated, n_layers) is the block's index in forward
- * order, or -1 outside every block; consecutive layers with one prefix make one block.  Returns the
- * number of blocks. */
+ * order, or -1 outside every block: the modules the file names in fsdp_units where it does, else
+ * consecutive layers with one ddp_model_block_prefix.  Returns the number of blocks. */
 guint ddp_model_layer_blocks(const DdpModel *model, int *layer_block);
 
 /* Whether any layer of @model is of @kind. */

@@ -276,6 +276,30 @@ test_limiter(void)
 /* Llama-2-7B: the root holds embed_tokens, norm and lm_head (2 · 32000 · 4096 + 4096 =
  * 262 148 096), each of the 32 decoder layers 4 · 4096² + 3 · 4096 · 11008 + 2 · 4096 =
  * 202 383 360; --wrap-blocks 4 gives 8 block units of 4 layers. */
+/* ViT-B/16: torchvision keys its EncoderBlocks encoder_layer_0 … 11 in an nn.Sequential, names
+ * without an all-digit component, so the file names them ([model] fsdp_units, tools/gen-models.py):
+ * 12 block units of 4 · 768² + 4 · 768 (attention) + 2 · 768 · 3072 + 3072 + 768 (MLP) + 4 · 768
+ * (two LayerNorms) = 7 087 872 parameters each, as transformer_auto_wrap_policy({EncoderBlock})
+ * wraps them, and activation checkpointing's blocks are the same modules (it found none before). */
+static void
+test_units_vit(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpModel) model = ddp_model_load(DDP_SRCDIR "/models/vit-b16.model", &error);
+  g_assert_no_error(error);
+  g_autofree guint *layer_unit = g_new0(guint, model->n_layers);
+  g_autoptr(GArray) units = ddp_fsdp_units(model, 1, layer_unit);
+  g_assert_cmpuint(units->len, ==, 13);
+  g_assert_cmpstr(g_array_index(units, DdpFsdpUnit, 1).name, ==, "encoder.layers.encoder_layer_0");
+  for (guint u = 1; u < units->len; u++)
+    g_assert_cmpint(g_array_index(units, DdpFsdpUnit, u).numel, ==, 7087872);
+  g_autofree int *block = g_new(int, model->n_layers);
+  g_assert_cmpuint(ddp_model_layer_blocks(model, block), ==, 12);
+  for (guint l = 0; l < model->n_layers; l++)
+    g_assert_cmpint(block[l], ==, (int)layer_unit[l] - 1);
+  g_assert_cmpfloat(model->block_input_bytes, ==, 197.0 * 768 * 4);
+}
+
 static void
 test_units_llama(void)
 {
@@ -577,6 +601,7 @@ main(int argc, char **argv)
   g_test_add_func("/fsdp/accumulate/memory", test_accumulate_memory);
   g_test_add_func("/fsdp/limiter", test_limiter);
   g_test_add_func("/fsdp/units/llama-7b", test_units_llama);
+  g_test_add_func("/fsdp/units/vit-b16", test_units_vit);
   g_test_add_func("/fsdp/units/named", test_units_named);
   g_test_add_func("/fsdp/stragglers", test_stragglers);
   g_test_add_func("/fsdp/calibrated", test_calibrated);

@@ -100,6 +100,9 @@ class Model:
         self.block_input = None     # bytes one repeated block takes in (fp32), kept per block by
                                     # activation checkpointing; None where blocks differ
         self.block_input_note = ""
+        self.fsdp_units = None      # the blocks transformer_auto_wrap_policy wraps, where their
+                                    # names carry no all-digit component (ddpsim's default rule)
+        self.fsdp_units_note = ""
         self.registration = None    # model.parameters() order when it differs from the file order
         self.registration_note = ""
         self.matmul_flops = 0       # 2 x MACs of conv/linear/attention (forward, per sample)
@@ -577,6 +580,10 @@ def vit_b16():
                     F32 * 3 * S * FF, F32 * S * FF)
         linear(m, p + "mlp.3", S, FF, D, saved=False)
         residual(m, p + "mlp_residual", S * D)
+    # nn.Sequential(OrderedDict(encoder_layer_i = EncoderBlock)): the blocks
+    m.fsdp_units = ["encoder.layers.encoder_layer_%d" % i for i in range(L)]
+    m.fsdp_units_note = "torchvision's EncoderBlock, in an nn.Sequential keyed encoder_layer_i"
+    m.block_input, m.block_input_note = F32 * S * D, "EncoderBlock's input, %d x %d fp32" % (S, D)
     layernorm(m, "encoder.ln", S, D)   # heads.head keeps x[:, 0], a view that keeps all of it
     linear(m, "heads.head", 1, D, 1000, saved=False)
     m.registration = (["class_token"] + [n for l in m.layers for n, _ in l.params if n != "class_token"])
@@ -873,6 +880,10 @@ def render(m, emit_param_order):
     if m.block_input:
         para("block_input_bytes: the hidden state a block takes in (%s), what activation checkpointing "
              "keeps per block." % m.block_input_note)
+    if m.fsdp_units:
+        para("fsdp_units: the %d blocks transformer_auto_wrap_policy wraps (%s), named here because "
+             "their names have no all-digit component; activation checkpointing checkpoints the same "
+             "modules." % (len(m.fsdp_units), m.fsdp_units_note))
     if need_ready:
         para("ready_order: the order autograd makes gradients ready (README \"Ready order\"): layers "
              "in reverse forward order; conv/norm layers make weight ready before bias, linear "
@@ -905,6 +916,8 @@ def render(m, emit_param_order):
         c("buffer_bytes = %d" % m.buffer_bytes)
     if m.block_input:
         c("block_input_bytes = %d" % m.block_input)
+    if m.fsdp_units:
+        c("fsdp_units = " + ";".join(m.fsdp_units))
     if need_ready:
         c("ready_order = " + ";".join(ro))
     if reg and emit_param_order:
