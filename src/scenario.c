@@ -232,9 +232,15 @@ ddp_overheads_overlap_slowdown(const DdpOverheads *o, const DdpCluster *cluster,
 const char *
 ddp_setup_precision_label(const DdpSetup *s)
 {
-  static const char *const nhwc[DDP_PRECISION_COUNT] = { "fp32 channels_last", "tf32 channels_last",
-                                                         "fp16 channels_last", "bf16 channels_last" };
-  return s->channels_last ? nhwc[s->precision] : ddp_precision_name(s->precision);
+  static const char *const labels[2][2][DDP_PRECISION_COUNT] = {
+    { { "fp32", "tf32", "fp16", "bf16" },
+      { "fp32 channels_last", "tf32 channels_last", "fp16 channels_last", "bf16 channels_last" } },
+    { { "fp32, activation checkpointing", "tf32, activation checkpointing", "fp16, activation checkpointing",
+        "bf16, activation checkpointing" },
+      { "fp32 channels_last, activation checkpointing", "tf32 channels_last, activation checkpointing",
+        "fp16 channels_last, activation checkpointing", "bf16 channels_last, activation checkpointing" } },
+  };
+  return labels[s->activation_checkpointing ? 1 : 0][s->channels_last ? 1 : 0][s->precision];
 }
 
 /* Built-in defaults: 8 GPUs, batch 32, fp32, PyTorch's bucket defaults, SGD with momentum,

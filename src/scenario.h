@@ -135,7 +135,7 @@ typedef enum { DDP_SCENARIO_ERROR_INVALID } DdpScenarioError;
 
 void ddp_setup_init(DdpSetup *setup);
 /* The precision as the reports print it: its name, with " channels_last" when the setup is NHWC
- * (static string). */
+ * and ", activation checkpointing" when it checkpoints (static string). */
 const char *ddp_setup_precision_label(const DdpSetup *setup);
 
 /* The common option entries, storing into @cli (static array of GOptionEntry; NULL-terminated). */

@@ -267,11 +267,13 @@ test_activation_checkpointing(void)
   g_assert_cmpfloat(json_member(ap, "memory", "activations"), <, json_member(pp, "memory", "activations") / 3);   /* the loss's logits stay */
   run(&text, "predict", "--model", "gpt2", "--gpus", "8", "--batch", "8", "--iterations", "2", "--activation-checkpointing",
       NULL);
+  g_assert_nonnull(strstr(text.out, "batch 8/GPU, fp32, activation checkpointing, bucket_cap_mb 25\n"));
   g_assert_nonnull(strstr(text.out, "activation checkpointing: "));
   g_assert_nonnull(strstr(text.out, " ms of it reruns every block's forward in backward\n"));
   run(&cmp, "compare", "--model", "gpt2", "--gpus", "8", "--batch", "8", "--iterations", "2", "--activation-checkpointing",
       NULL);
   g_assert_cmpint(cmp.status, ==, 0);
+  g_assert_nonnull(strstr(cmp.out, "batch 8/GPU, fp32, activation checkpointing, "));
   g_assert_nonnull(strstr(cmp.out, " --activation-checkpointing"));
 
   g_auto(Run) bad = { 0 };
