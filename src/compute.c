@@ -8,6 +8,9 @@
  * per-sample activation traffic × batch (halved under FP16/BF16 autocast, where activations are
  * 2 bytes) plus parameter traffic: forward reads the weights once, backward reads them and writes
  * their gradients (2×).  Kernels: forward 1, backward 2 (dX and dW) for layers with parameters.
+ * Activation checkpointing (options->activation_checkpointing, docs/model.md §6.6): every block's
+ * forward passes are issued again at the start of its backward (torch.utils.checkpoint's
+ * non-reentrant recomputation), and memory keeps one input per block (ddp_compute_activation_bytes).
  *
  * Efficiency = kind × generation × precision × size:
  *  - matmul_efficiency[precision] is what a LARGE GEMM reaches, by GPU generation (table below):
