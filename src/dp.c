@@ -198,6 +198,7 @@ ddp_dp_cost(const DdpScenario *scenario, const DdpComputeOptions *compute_option
     .forward_gpu_ms = (double)forward / 1e6,
     .forward_host_ms = (double)host / 1e6,
     .backward_ms = (double)backward / 1e6,
+    .recompute_ms = slowest * ddp_compute_recompute_ns(compute) / 1e6,
     .reduce_ms = (double)reduce / 1e6,
     .optimizer_ms = (double)optimizer / 1e6,
     .host_iteration_ms = (double)host_iteration / 1e6,
@@ -280,6 +281,7 @@ ddp_dp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GErro
   r->mean_ms = r->p50_ms = r->p99_ms = r->first_iteration_ms = dp.iteration_ms;
   double K = setup->accumulate;
   r->compute_ms = K * (dp.forward_gpu_ms + dp.backward_ms) + dp.optimizer_ms;
+  r->recompute_ms = K * dp.recompute_ms;
   r->comm_ms = K * (dp.scatter_ms + dp.broadcast_ms + dp.reduce_ms);
   r->exposed_comm_ms = r->comm_ms;                      /* nothing overlaps */
   r->overlap = r->comm_ms > 0 ? 0.0 : 1.0;

@@ -21,6 +21,7 @@ typedef struct DdpDpCost {
   double forward_gpu_ms;       /* F: one replica's forward on its GPU */
   double forward_host_ms;      /* L: host time to launch one replica's forward (layers · host_layer_us) */
   double backward_ms;          /* replicas' backward, in parallel (autograd device threads) */
+  double recompute_ms;         /* of it: activation checkpointing's rerun forward passes (0: off) */
   double reduce_ms;            /* reduce_add_coalesced of the gradients onto GPU 0, after backward */
   double optimizer_ms;         /* on GPU 0 only */
   double host_iteration_ms;    /* the step boundary on the host (host_iteration_us), as DDP */

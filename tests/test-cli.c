@@ -275,6 +275,14 @@ test_activation_checkpointing(void)
   g_assert_cmpint(cmp.status, ==, 0);
   g_assert_nonnull(strstr(cmp.out, "batch 8/GPU, fp32, activation checkpointing, "));
   g_assert_nonnull(strstr(cmp.out, " --activation-checkpointing"));
+  /* DataParallel reruns the blocks in each replica's backward too, and says how long */
+  g_auto(Run) dp = { 0 };
+  run(&dp, "predict", "--model", "gpt2", "--gpus", "4", "--batch", "4", "--iterations", "2", "--mode", "dp", "--json",
+      "--activation-checkpointing", NULL);
+  g_assert_cmpint(dp.status, ==, 0);
+  g_autoptr(JsonParser) dpp = json_parser_new();
+  g_assert_true(json_parser_load_from_data(dpp, dp.out, -1, NULL));
+  g_assert_cmpfloat(json_member(dpp, NULL, "recompute_ms"), >, 0);
 
   g_auto(Run) bad = { 0 };
   run(&bad, "predict", "--model", "resnet50", "--activation-checkpointing", NULL);
