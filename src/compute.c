@@ -1013,8 +1013,7 @@ void
 ddp_compute_checkpointing_advice(GString *out, const DdpModel *model, const DdpMemory *m, double checkpointed,
                                  double capacity, double batch)
 {
-  g_autofree int *block = g_new(int, MAX(model->n_layers, 1));
-  if (model->block_input_bytes <= 0 || ddp_model_layer_blocks(model, block) == 0)
+  if (!ddp_model_checkpointable(model, NULL))
     return;
   double total = m->total - m->activations + checkpointed;
   g_string_append_printf(out, "--activation-checkpointing keeps one input per block (activations %.2f -> %.2f GB; "

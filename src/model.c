@@ -286,6 +286,24 @@ ddp_model_layer_blocks(const DdpModel *model, int *layer_block)
 }
 
 /**
+ * ddp_model_checkpointable:
+ * See model.h.
+ */
+gboolean
+ddp_model_checkpointable(const DdpModel *model, const char **why)
+{
+  const char *missing = NULL;
+  g_autofree int *block = g_new(int, MAX(model->n_layers, 1));
+  if (model->block_input_bytes <= 0)
+    missing = "gives no [model] block_input_bytes, the input each checkpointed block keeps (models/README.md)";
+  else if (ddp_model_layer_blocks(model, block) == 0)
+    missing = "has no repeated blocks (layer names with a numbered module)";
+  if (why)
+    *why = missing;
+  return missing == NULL;
+}
+
+/**
  * ddp_model_has_kind:
  * See model.h.
  */

@@ -110,6 +110,10 @@ char *ddp_model_block_prefix(const char *layer_name);
  * consecutive layers with one ddp_model_block_prefix.  Returns the number of blocks. */
 guint ddp_model_layer_blocks(const DdpModel *model, int *layer_block);
 
+/* Whether activation checkpointing can wrap @model's blocks: it needs blocks and [model]
+ * block_input_bytes.  When not, *@why (may be NULL) says which is missing (static text). */
+gboolean ddp_model_checkpointable(const DdpModel *model, const char **why);
+
 /* Whether any layer of @model is of @kind. */
 gboolean ddp_model_has_kind(const DdpModel *model, DdpLayerKind kind);
 

@@ -624,21 +624,18 @@ check_overlap_with_ddp(const DdpSetup *t, const DdpKeyFile *kf, const DdpCliOpti
   return TRUE;
 }
 
-/* Activation checkpointing needs the model's blocks (ddp_model_layer_blocks) and the size of what
- * it keeps for each ([model] block_input_bytes); a model file without them cannot be checkpointed. */
+/* Activation checkpointing needs the model's blocks and the size of what it keeps for each
+ * (ddp_model_checkpointable); a model file without them cannot be checkpointed. */
 static gboolean
 check_activation_checkpointing(const DdpSetup *t, const DdpModel *model, const DdpKeyFile *kf, const DdpCliOptions *cli,
                                GError **error)
 {
   if (!t->activation_checkpointing)
     return TRUE;
-  g_autofree int *blocks = g_new(int, MAX(model->n_layers, 1));
-  if (ddp_model_layer_blocks(model, blocks) == 0 || model->block_input_bytes <= 0) {
+  const char *missing;
+  if (!ddp_model_checkpointable(model, &missing)) {
     g_autofree char *why = g_strdup_printf("model %s (%s) %s", model->name, model->path ? model->path : "built in",
-                                           model->block_input_bytes <= 0
-                                             ? "gives no [model] block_input_bytes, the input each checkpointed "
-                                               "block keeps (models/README.md)"
-                                             : "has no repeated blocks (layer names with a numbered module)");
+                                           missing);
     return contradiction(kf, cli->activation_checkpointing, "activation-checkpointing", "activation_checkpointing", why,
                          error);
   }

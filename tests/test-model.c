@@ -215,6 +215,27 @@ static const char scaled_text[] =
   "[layer p]\nkind = linear\nscaling = fixed\nforward_flops = 100\nbackward_flops = 200\nforward_bytes = 10\n"
   "backward_bytes = 20\nactivation_bytes = 6\nparams = p.w:3,3\n";
 
+/* Which models activation checkpointing can wrap: GPT-2 (12 numbered blocks and the key), not
+ * ResNet-50 (no block_input_bytes), not a file with the key but no numbered module. */
+static void
+test_checkpointable(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpModel) gpt2 = ddp_model_load("gpt2", &error);
+  g_assert_no_error(error);
+  const char *why = "unset";
+  g_assert_true(ddp_model_checkpointable(gpt2, &why));
+  g_assert_null(why);
+  g_autoptr(DdpModel) r50 = ddp_model_load("resnet50", &error);
+  g_assert_no_error(error);
+  g_assert_false(ddp_model_checkpointable(r50, &why));
+  g_assert_true(g_str_has_prefix(why, "gives no [model] block_input_bytes"));
+  g_autoptr(DdpModel) flat = load_text("[model]\nname = f\nblock_input_bytes = 8\n" LAYER "params = a.w:3\n", &error);
+  g_assert_no_error(error);
+  g_assert_false(ddp_model_checkpointable(flat, &why));
+  g_assert_cmpstr(why, ==, "has no repeated blocks (layer names with a numbered module)");
+}
+
 static void
 test_scale_input(void)
 {
@@ -274,5 +295,6 @@ main(int argc, char **argv)
   g_test_add_func("/model/shipped-counts", test_shipped_counts);
   g_test_add_func("/model/training-defaults", test_training_defaults);
   g_test_add_func("/model/scale-input", test_scale_input);
+  g_test_add_func("/model/checkpointable", test_checkpointable);
   return g_test_run();
 }
