@@ -883,7 +883,7 @@ ddp_collective_domains_caveat(guint64 nodes, guint64 domains, DdpAlgorithm confi
 {
   if (configured != DDP_ALGO_AUTO || domains < 2 || domains >= nodes)
     return NULL;
-  return g_strdup_printf("%sacross NVLink domains: measured multi-rack curves ran below NVLSTree (GB200: 22-31 %% of algbw at\n"
+  return g_strdup_printf("%sacross NVLink domains: measured multi-rack curves ran below NVLSTree (GB200: 7-27 %% of algbw at\n"
                          "%s4-8 GiB) or at NCCL's ring (GB300); %s gives the conservative figure (docs/collective.md 11.8)\n",
                          prefix, prefix, ring_how);
 }
@@ -1035,7 +1035,7 @@ nvls_chunk_bytes(const DdpCollective *c, DdpAlgorithm a, double S)
   return chunk;
 }
 
-enum { NVLS_DROPS_MAX = 3 + TREE_CORRECTION_SIZES + 1 };
+enum { NVLS_DROPS_MAX = 3 + 2 + TREE_CORRECTION_SIZES };
 
 static int
 compare_doubles(const void *a, const void *b)
@@ -1051,11 +1051,12 @@ nvls_time_drops(const DdpCollective *c, DdpAlgorithm a, double at[NVLS_DROPS_MAX
 {
   double ops = (double)c->nvls_channels * (double)c->graph[DDP_ALGO_NVLS].channels;
   int n = 0;
-  if (a == DDP_ALGO_NVLS) {
-    at[n++] = 2 * ops * 32768;
-    at[n++] = 8 * ops * 65536;
-    at[n++] = 64 * ops * 131072;
-  } else {
+  /* NVLSTree's NVLS stage is never faster than NVLS alone (nvls_tree_stage_us), so NVLS's drops
+   * are NVLSTree's too */
+  at[n++] = 2 * ops * 32768;
+  at[n++] = 8 * ops * 65536;
+  at[n++] = 64 * ops * 131072;
+  if (a == DDP_ALGO_NVLS_TREE) {
     at[n++] = ops * 65536;
     if (c->nodes < 4)
       at[n++] = 4 * ops * 131072;
@@ -1079,6 +1080,17 @@ nvls_stage_us(const DdpCollective *c, DdpAlgorithm a, double S)
   double chunk = nvls_chunk_bytes(c, a, S);
   double chunks = MAX((double)c->graph[DDP_ALGO_NVLS].channels, S / ((double)c->nvls_channels * chunk));
   return S / (1000.0 * c->nvls_algbw_GBs) + chunks * c->nvls_step_us;
+}
+
+/* The NVLS stage of @a at @S bytes.  NVLSTree's is NVLS's own reduce and multicast over the same
+ * node's (or NVLink domain's) switch, with the same heads, so it is never faster than NVLS alone
+ * there: NCCL gives NVLSTree larger chunks (nvls_chunk_bytes), but every measured multi-rack NVL72
+ * curve runs below the rack's NVLS rate, none above (docs/collective.md §11.12). */
+static double
+nvls_tree_stage_us(const DdpCollective *c, DdpAlgorithm a, double S)
+{
+  double own = nvls_stage_us(c, a, S);
+  return a == DDP_ALGO_NVLS_TREE ? MAX(own, nvls_stage_us(c, DDP_ALGO_NVLS, S)) : own;
 }
 
 /* The nccl model's time for one algorithm × protocol at @S bytes, before the NVLS padding of
@@ -1122,7 +1134,7 @@ physics_time(const DdpCollective *c, double S, DdpAlgorithm a, DdpProtocol p, Dd
   /* NVLSTree pipelines NVLS inside the node with the tree across nodes: the slower stage sets the
    * pace; on an x86 host at NCCL's own correction (nvls_tree_correction) */
   if (nvls)
-    out->transfer_us = MAX(out->transfer_us, nvls_stage_us(c, a, S)) / nvls_tree_correction(c, a, S);
+    out->transfer_us = MAX(out->transfer_us, nvls_tree_stage_us(c, a, S)) / nvls_tree_correction(c, a, S);
   out->fill_us = fill;
   out->channels = (int)floor(nc);
   out->time_us = out->latency_us + out->transfer_us + fill;

@@ -1784,6 +1784,51 @@ test_nvlink_domains(void)
   g_assert_cmpfloat(cost.algbw_GBs, >, 2 * hosts_cost.algbw_GBs);
 }
 
+/* NVLSTree's NVLS stage is never faster than NVLS alone on the same node or domain
+ * (docs/collective.md §11.12): on gb200-nvl72 and gb300-nvl72 (Grace hosts: no tree correction),
+ * 128 GPUs over two racks against 64 in one, NVLSTree's transfer is at least NVLS's from 1 MiB to
+ * 16 GiB, and equal where NVLS's 16 KiB chunks cost more than NVLSTree's own stage (256 MiB: the
+ * racks' NICs, 64 × 4 × 400 Gb/s, are far from binding); so two racks never beat one.  On two DGX
+ * H100 nodes the bound holds against one node's NVLS too, and at 1 GiB NVLSTree's stage is its own
+ * (the NICs: 8 × 400 Gb/s, the tree's load 1 S on two nodes, below NVLS on 8 GPUs). */
+static void
+test_nvls_tree_stage_bound(void)
+{
+  const char *const racks[] = { "gb200-nvl72", "gb300-nvl72" };
+  for (gsize i = 0; i < G_N_ELEMENTS(racks); i++) {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(DdpCluster) cluster = ddp_cluster_load(racks[i], &error);
+    g_assert_no_error(error);
+    g_autoptr(DdpCollective) one = model(cluster, 64), two = model(cluster, 128);
+    g_assert_cmpuint(ddp_collective_domains(two), ==, 2);
+    for (guint64 S = (guint64)1 << 20; S <= (guint64)1 << 34; S *= 2) {
+      DdpCollectiveCost in_rack, across;
+      g_assert_true(ddp_collective_allreduce_with(one, S, DDP_ALGO_NVLS, DDP_PROTO_SIMPLE, &in_rack));
+      g_assert_true(ddp_collective_allreduce_with(two, S, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &across));
+      g_assert_cmpfloat(across.transfer_us, >=, in_rack.transfer_us * (1 - 1e-12));
+      g_assert_cmpfloat(across.time_us, >=, in_rack.time_us);
+    }
+    DdpCollectiveCost in_rack, across;
+    g_assert_true(ddp_collective_allreduce_with(one, (guint64)1 << 28, DDP_ALGO_NVLS, DDP_PROTO_SIMPLE, &in_rack));
+    g_assert_true(ddp_collective_allreduce_with(two, (guint64)1 << 28, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &across));
+    g_assert_cmpfloat_with_epsilon(across.transfer_us, in_rack.transfer_us, 1e-9);
+  }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCluster) h100 = ddp_cluster_load("dgx-h100", &error);
+  g_assert_no_error(error);
+  g_autoptr(DdpCollective) node = model(h100, 8), pair = model(h100, 16);
+  for (guint64 S = (guint64)1 << 20; S <= (guint64)1 << 34; S *= 2) {
+    DdpCollectiveCost alone, tree;
+    g_assert_true(ddp_collective_allreduce_with(node, S, DDP_ALGO_NVLS, DDP_PROTO_SIMPLE, &alone));
+    g_assert_true(ddp_collective_allreduce_with(pair, S, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &tree));
+    g_assert_cmpfloat(tree.transfer_us, >=, alone.transfer_us * (1 - 1e-12));
+  }
+  DdpCollectiveCost alone, tree;
+  g_assert_true(ddp_collective_allreduce_with(node, (guint64)1 << 30, DDP_ALGO_NVLS, DDP_PROTO_SIMPLE, &alone));
+  g_assert_true(ddp_collective_allreduce_with(pair, (guint64)1 << 30, DDP_ALGO_NVLS_TREE, DDP_PROTO_SIMPLE, &tree));
+  g_assert_cmpfloat(tree.transfer_us, >, 1.05 * alone.transfer_us);
+}
+
 /* The double binary tree's NIC load (NCCL trees.cc): a node moves S each way on two nodes, 1.5 S on
  * three, 2S from four on.  Forced Tree/Simple on DGX H100 (8 × 400 Gb/s at 0.96 = 384 GB/s a node)
  * with 32 channels (so that NCCL's per-channel tree rate, 32 × 41.4 or 36 GB/s / 2, stays above the
@@ -2004,6 +2049,7 @@ main(int argc, char **argv)
   g_test_add_func("/collective/nvls/choices-exact", test_nvls_choices_exact);
   g_test_add_func("/collective/nvls/chunks", test_nvls_chunks);
   g_test_add_func("/collective/nvls/tree-correction", test_nvls_tree_correction);
+  g_test_add_func("/collective/nvls/tree-stage-bound", test_nvls_tree_stage_bound);
   g_test_add_func("/collective/physics/nvlink-mesh-part-of-node", test_nvlink_mesh_part_of_node);
   g_test_add_func("/collective/broadcast", test_broadcast);
   g_test_add_func("/collective/one-gpu", test_one_gpu);

@@ -854,7 +854,8 @@ test_acceptance_allreduce(void)
 }
 
 /* `validate` lists every pooled curve beyond 2 nodes against issue 16's 15 %: on the shipped data 5
- * of 10 within it; #309's 8-node curve at 12.9 % is, GB300's two racks at 158.8 % are not. */
+ * of 10 within it; #309's 8-node curve at 12.9 % is, GB300's two racks at 93.8 % are not (158.8 % before
+ * NVLSTree's NVLS stage was held to NVLS's own, docs/collective.md §11.12). */
 static void
 test_beyond_two_nodes(void)
 {
@@ -864,13 +865,14 @@ test_beyond_two_nodes(void)
   g_assert_cmpint(text.status, ==, 0);
   g_assert_nonnull(strstr(text.out, "## AllReduce curves beyond 2 nodes: 5 of 10 within 15 % (median |busbw error|, all sizes)"));
   g_assert_nonnull(strstr(text.out, "\nh100-ib400-gj309            64     8  allreduce-4.csv          12.9\n"));
-  g_assert_nonnull(strstr(text.out, "\noci-gb300-nvl72            128    32  allreduce-3.csv         158.8  over 15 %\n"));
+  g_assert_nonnull(strstr(text.out, "\noci-gb300-nvl72            128    32  allreduce-3.csv          93.8  over 15 %\n"));
 }
 
 /* Issue 16's acceptance over every public AllReduce curve (the behaviour checks apart): median
- * |busbw error| ≤ 10 % over all 511 points — 9.9 % since the GCP A3 Mega cluster file carries the
- * NCCL_PROTO of the profile its run sourced (validation/gcp-a3-mega-tcpxo.cluster; 10.6 % before) —
- * and ≤ 15 % in each size regime.  The mid regime (64 KiB–16 MiB, 16.5 %) is still a TODO: the
+ * |busbw error| ≤ 10 % over all 511 points — 9.5 % (9.9 % before NVLSTree's NVLS stage was held to
+ * NVLS's own, docs/collective.md §11.12; 10.6 % before the GCP A3 Mega cluster file carried the NCCL_PROTO
+ * of the profile its run sourced) — and ≤ 15 % in each size regime.  The mid regime (64 KiB–16 MiB,
+ * 16.3 %) is still a TODO: the
  * curves disagree there by more than the model's terms can follow (docs/collective.md §11.8). */
 static void
 test_acceptance_allreduce_every_file(void)
@@ -886,7 +888,7 @@ test_acceptance_allreduce_every_file(void)
                   v->allreduce_model[DDP_REGIME_BANDWIDTH].median_abs_error, 0.15);
   double mid = v->allreduce_model[DDP_REGIME_MID].median_abs_error;
   g_test_message("every public curve: AllReduce median |busbw error|, 64 KiB - 16 MiB: %.2f %% (threshold 15 %%)", 100 * mid);
-  g_assert_cmpfloat(mid, <, 0.166);   /* 16.5 % today */
+  g_assert_cmpfloat(mid, <, 0.164);   /* 16.3 % today */
   if (!(mid <= 0.15)) {
     g_autofree char *todo = g_strdup_printf("every public curve, 64 KiB - 16 MiB: median |busbw error| %.1f %% > 15 %%",
                                             100 * mid);
