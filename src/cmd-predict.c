@@ -21,8 +21,9 @@ typedef struct {
 
 static const char predict_description[] =
   "Scaling efficiency is weak scaling: T(1 GPU) / T(N GPUs) at the same per-GPU batch, where\n"
-  "T(1 GPU) is the same setup simulated on one GPU without stragglers.  Overlap is the fraction of\n"
-  "communication hidden behind backward compute.  Iteration 0 (PyTorch's construction-time\n"
+  "T(1 GPU) is the model on one GPU without DDP (no reducer hooks, bucket copies or collectives) and\n"
+  "without stragglers, as PyTorch's DDP benchmark defines it, so at 1 GPU DDP's own cost shows.\n"
+  "Overlap is the fraction of communication hidden behind backward compute.  Iteration 0 (PyTorch's construction-time\n"
   "buckets) is reported apart; statistics are over the steady iterations that follow it.\n"
   "--mode dp predicts torch.nn.DataParallel instead (one node) and compares it with DDP;\n"
   "--mode zero1 ZeroRedundancyOptimizer with DDP; --mode fsdp FullyShardedDataParallel\n"

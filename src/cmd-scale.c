@@ -37,13 +37,13 @@ typedef struct {
   double efficiency;          /* weak: T(1)/T(N); strong: T(1, B)/(N·T(N, B/N)) */
 } ScaleRow;
 
-static const char weak_definition[] = "T(1 GPU) / T(N GPUs) at the same per-GPU batch";
+static const char weak_definition[] = "T(1 GPU, no DDP) / T(N GPUs) at the same per-GPU batch";
 static const char strong_definition[] = "T(1 GPU, global batch B) / (N * T(N GPUs, B/N per GPU))";
 
 static const char scale_description[] =
   "--gpus takes a comma-separated list; \"A,B,...,C\" continues the progression of A and B\n"
   "(doubling when B = 2A) up to C.  Default: 1, 2, 4, … GPUs up to one node, then 2, 4, … 128 nodes.\n\n"
-  "Weak scaling (default): every GPU keeps the scenario's batch; efficiency = T(1 GPU) / T(N GPUs).\n"
+  "Weak scaling (default): every GPU keeps the scenario's batch; efficiency = T(1 GPU, no DDP) / T(N GPUs).\n"
   "Strong scaling (--global-batch B): the optimizer step always sees B samples; each GPU count runs\n"
   "B/N per GPU, split into K micro-steps (no_sync accumulation) when B/N exceeds --max-batch (default:\n"
   "the largest per-GPU batch that fits in GPU memory); T(1) is one GPU doing all B the same way, and\n"
