@@ -1443,9 +1443,55 @@ append_break(GArray *breaks, double at, guint64 max_bytes)
  * S/(nc·chunk) reach their bounds for each chunk size, the chunk doubles, and (physics_allreduce's
  * padding) the size below a doubling from which the padded time takes over — found by bisection:
  * between doublings the unpadded time rises with S. */
+/* Which term sets NVLS's or NVLSTree's transfer at @S (physics_time): 0 the links' rate, 1 the
+ * algorithm's own NVLS stage, 2 for NVLSTree NVLS alone's stage (nvls_tree_stage_us). */
+static int
+nvls_transfer_term(const DdpCollective *c, DdpAlgorithm a, double S)
+{
+  double hop_intra, hop_net;
+  double link = S / (1000.0 * physics_peak(c, a, DDP_PROTO_SIMPLE, c->nvls_channels, &hop_intra, &hop_net));
+  double own = nvls_stage_us(c, a, S);
+  double alone = a == DDP_ALGO_NVLS_TREE ? nvls_stage_us(c, DDP_ALGO_NVLS, S) : 0;
+  return link >= own && link >= alone ? 0 : own >= alone ? 1 : 2;
+}
+
+/* The transfer is the largest of affine terms between the breaks nvls_breaks lists (from index
+ * @first of @breaks), so it bends only where the largest changes: an upper envelope of lines, whose
+ * term changes at most twice in a segment and never returns, so bisection finds each change. */
+static void
+nvls_term_changes(const DdpCollective *c, DdpAlgorithm a, guint64 max_bytes, GArray *breaks, guint first)
+{
+  g_autoptr(GArray) ends = g_array_new(FALSE, FALSE, sizeof(guint64));
+  guint64 one = 1;
+  g_array_append_val(ends, one);
+  g_array_append_vals(ends, &g_array_index(breaks, guint64, first), breaks->len - first);
+  g_array_append_val(ends, max_bytes);
+  g_array_sort(ends, compare_sizes);
+  for (guint i = 0; i + 1 < ends->len; i++) {
+    guint64 lo = g_array_index(ends, guint64, i), last = g_array_index(ends, guint64, i + 1) - 1;
+    if (last <= lo)
+      continue;
+    int end_term = nvls_transfer_term(c, a, (double)last);
+    while (nvls_transfer_term(c, a, (double)lo) != end_term) {
+      int term = nvls_transfer_term(c, a, (double)lo);
+      guint64 from = lo + 1, to = last;
+      while (from < to) {
+        guint64 mid = from + (to - from) / 2;
+        if (nvls_transfer_term(c, a, (double)mid) != term)
+          to = mid;
+        else
+          from = mid + 1;
+      }
+      append_break(breaks, (double)from, max_bytes);
+      lo = from;
+    }
+  }
+}
+
 static void
 nvls_breaks(const DdpCollective *c, DdpAlgorithm a, guint64 max_bytes, GArray *breaks)
 {
+  guint first = breaks->len;
   static const double chunks[] = { 16384, 32768, 65536, 131072 };
   double nc = (double)c->nvls_channels;
   for (gsize i = 0; i < G_N_ELEMENTS(chunks); i++) {
@@ -1476,6 +1522,7 @@ nvls_breaks(const DdpCollective *c, DdpAlgorithm a, guint64 max_bytes, GArray *b
     }
     append_break(breaks, (double)lo, max_bytes);
   }
+  nvls_term_changes(c, a, max_bytes, breaks, first);
 }
 
 /* The sizes where a term of the nccl model changes slope: the channel count nc(S) steps at

@@ -894,6 +894,17 @@ test_nvls_choices_exact(void)
   assert_choices_exact(h, horizon);
   assert_choices_exact(b2, horizon);
   assert_choices_exact(b8, horizon);
+  /* NVLSTree bounded by NVLS alone (§11.12): two H100 nodes, two NVL72 racks of each kind */
+  g_autoptr(DdpCollective) h2 = model(ch, 16);
+  assert_choices_exact(h2, horizon);
+  const char *const racks[] = { "gb200-nvl72", "gb300-nvl72" };
+  for (gsize i = 0; i < G_N_ELEMENTS(racks); i++) {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(DdpCluster) cluster = ddp_cluster_load(racks[i], &error);
+    g_assert_no_error(error);
+    g_autoptr(DdpCollective) two = model(cluster, 128);
+    assert_choices_exact(two, horizon);
+  }
 }
 
 /* Broadcast: ring only, algBw = busBw, one hop of latency (tuning.cc, sameChannels).  A100 node,
