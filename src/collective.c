@@ -1439,10 +1439,6 @@ append_break(GArray *breaks, double at, guint64 max_bytes)
   }
 }
 
-/* Where NVLS's or NVLSTree's time changes slope: the fill chunk S/nc and the chunk count
- * S/(nc·chunk) reach their bounds for each chunk size, the chunk doubles, and (physics_allreduce's
- * padding) the size below a doubling from which the padded time takes over — found by bisection:
- * between doublings the unpadded time rises with S. */
 /* Which term sets NVLS's or NVLSTree's transfer at @S (physics_time): 0 the links' rate, 1 the
  * algorithm's own NVLS stage, 2 for NVLSTree NVLS alone's stage (nvls_tree_stage_us). */
 static int
@@ -1488,6 +1484,11 @@ nvls_term_changes(const DdpCollective *c, DdpAlgorithm a, guint64 max_bytes, GAr
   }
 }
 
+/* Where NVLS's or NVLSTree's time changes slope: the fill chunk S/nc and the chunk count
+ * S/(nc·chunk) reach their bounds for each chunk size, the chunk doubles, and (physics_allreduce's
+ * padding) the size below a doubling from which the padded time takes over — found by bisection:
+ * between doublings the unpadded time rises with S; and where the largest transfer term changes
+ * (nvls_term_changes). */
 static void
 nvls_breaks(const DdpCollective *c, DdpAlgorithm a, guint64 max_bytes, GArray *breaks)
 {

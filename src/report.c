@@ -152,8 +152,8 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
     g_string_append_printf(out, "                       %s, contention %.3f ms (overlap slowdown %.3f%s)\n", jitter,
                            r->contention_ms, r->overlap_slowdown, source);
   }
-  g_string_append_printf(out, "  scaling efficiency   %.1f %%   (T(1 GPU, no DDP) %.3f ms / T(%" G_GUINT64_FORMAT " GPUs); weak scaling, fixed per-GPU batch)\n",
-                         100.0 * r->scaling_efficiency, r->single_gpu_ms, r->gpus);
+  g_string_append_printf(out, "  scaling efficiency   %.1f %%   (T(1 GPU, no %s) %.3f ms / T(%" G_GUINT64_FORMAT " GPUs); weak scaling, fixed per-GPU batch)\n",
+                         100.0 * r->scaling_efficiency, s->setup.mode == DDP_MODE_DDP ? "DDP" : "wrapper", r->single_gpu_ms, r->gpus);
   if (r->scaling_efficiency > 1.0 && (s->setup.mode == DDP_MODE_ZERO1 || s->setup.mode == DDP_MODE_FSDP))
     g_string_append(out, "                       " DDP_REPORT_ABOVE_100 "\n");
   g_string_append_printf(out, "  throughput           %.1f samples/s\n", r->samples_per_s);

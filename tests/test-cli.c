@@ -393,6 +393,9 @@ test_predict_stragglers_off(void)
   g_assert_cmpint(r.status, ==, 0);
   g_assert_nonnull(strstr(r.out, "(stragglers off: every rank runs at the same speed; --jitter, --stragglers)"));
   g_assert_nonnull(strstr(r.out, "jitter off, contention"));
+  /* the efficiency's baseline is named: one GPU without DDP (ddp_simulate_one_gpu) */
+  g_assert_nonnull(strstr(r.out, "  scaling efficiency   "));
+  g_assert_nonnull(strstr(r.out, "(T(1 GPU, no DDP) "));
   g_auto(Run) j = { 0 };
   run(&j, "predict", "--model", "resnet50", "--cluster", "dgx-a100", "--gpus", "64", "--iterations", "2", "--jitter", "0.02", NULL);
   g_assert_cmpint(j.status, ==, 0);
