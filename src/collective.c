@@ -1104,6 +1104,12 @@ physics_time(const DdpCollective *c, double S, DdpAlgorithm a, DdpProtocol p, Dd
   double nc = nvls ? NC : running_channels(c, a, p, S, NC);
   double hop_intra, hop_net;
   double algbw = physics_peak(c, a, p, NC, &hop_intra, &hop_net) * nc / NC;
+  /* LL's cap (llMaxBw) is NCCL's rate for the whole collective, not for each channel: the channels
+   * that run share it, so when few run each forwards its first chunk that much faster (§11.13) */
+  if (p == DDP_PROTO_LL) {
+    hop_intra *= NC / nc;
+    hop_net *= NC / nc;
+  }
   /* the chunk one channel moves per step: a ring cuts each channel's share in n */
   double step = a == DDP_ALGO_TREE && p == DDP_PROTO_LL128 ? tree_ll128_chunk_bytes(c, S, nc) : step_bytes[p];
   double chunk = nvls ? MIN(nvls_chunk_bytes(c, a, S), S / nc)
@@ -1247,6 +1253,17 @@ protocol_allowed(const DdpCollective *c, DdpProtocol p)
   return (c->protocol == DDP_PROTO_AUTO || c->protocol == p) && !(c->disabled_protocols & (1u << p));
 }
 
+/* Whether the job spans several NVLink domains that each hold several hosts (NVL72 racks, MNNVL).
+ * Auto runs no LL there: the two public multi-rack curves (OCI GB300, NCCL 2.28.7; OCI GB200 without
+ * NVLS, NCCL 2.29.2) sit flat at NCCL's own LL128 latency for the algorithm they ran up to 128 KiB
+ * (Ring 500.8 us, Tree 188.5 us), not at LL's (264, 92.4), while inside one rack LL's latency
+ * holds (docs/collective.md §11.13).  No source read says why; an observed rule, not a constant. */
+static gboolean
+spans_domains(const DdpCollective *c)
+{
+  return c->nodes > 1 && c->hosts_per_domain > 1;
+}
+
 /* Whether the settings let auto consider @a × @p.  The alpha-beta model has no protocols: all
  * three would cost the same, so only Simple stands for them; nor has it NVLS. */
 static gboolean
@@ -1256,6 +1273,8 @@ allowed(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p)
     return FALSE;
   if (c->cost_model == DDP_COST_ALPHA_BETA)
     return p == DDP_PROTO_SIMPLE && (a == DDP_ALGO_RING || a == DDP_ALGO_TREE);
+  if (p == DDP_PROTO_LL && c->protocol == DDP_PROTO_AUTO && spans_domains(c))
+    return FALSE;
   return protocol_allowed(c, p);
 }
 

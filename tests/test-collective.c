@@ -1046,7 +1046,8 @@ physics(DdpCluster *c)
  * Ring/LL is the least latency, NCCL's 6.6 + 14·0.6 = 15.0 µs, plus the launch's 5; one channel
  * (8 B < 32 768 = 512 threads × 8 B × 8 ranks), chunk 8/8 = 1 B:
  *   LL busbw = min(0.5 · 0.8 · 300, llMaxBw 87.7) = 87.7 → algbw 87.7 · 8/14 = 50.114, one channel's
- *   share /24; transfer 8 / (1000 · 50.114/24); fill 7 hops × 1 B / (1000 · 87.7/24).
+ *   share /24; transfer 8 / (1000 · 50.114/24); fill 7 hops × 1 B / (1000 · 87.7): LL's cap is the
+ *   collective's, so the one channel that runs forwards at all of it (docs/collective.md §11.13).
  * With one GPU per process that is the time (the floor, 4 µs, is below it); with nccl-tests' -g 8
  * one thread issues 8 calls of 4 µs: 32 µs, and busbw follows the time. */
 static void
@@ -1056,7 +1057,7 @@ test_physics_host_floor(void)
   g_autoptr(DdpCollective) c = model(cluster, 8);
   DdpCollectiveCost cost;
   ddp_collective_allreduce(c, 8, &cost);
-  double algbw = 87.7 * 8 / 14, transfer = 8 / (1000 * algbw / 24), fill = 7 * 1 / (1000 * 87.7 / 24);
+  double algbw = 87.7 * 8 / 14, transfer = 8 / (1000 * algbw / 24), fill = 7 * 1 / (1000 * 87.7);
   g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_RING);
   g_assert_cmpint(cost.protocol, ==, DDP_PROTO_LL);
   g_assert_cmpint(cost.channels, ==, 1);
@@ -1547,8 +1548,11 @@ curve_median(const GPtrArray *curves, guint i)
  * > 16 MiB 2.3 %; per curve A100 2.3 %, one B200 node 5.1 %, two 5.4 % (NCCL's tuner model, the
  * previous default: 28.5 %).  NVLS's chunk sizes, traffic bound and per-chunk cost (§11.9) took
  * the one-node curve from 13.1 to 5.1 %; NCCL's correction of NVLSTree on Blackwell with an
- * x86 host (§11.10) the two-node one from 6.6 % (8.1 % with §11.9 alone) to 5.4 %.  The measured
- * values are asserted with half a point of room, so a change that makes them worse fails. */
+ * x86 host (§11.10) the two-node one from 6.6 % (8.1 % with §11.9 alone) to 5.4 %.  LL's cap
+ * shared by the channels that run (§11.13) took the one-node curve from 5.1 to 6.6 % (8 KiB–512 KiB
+ * Ring/LL 3–7 % fast: the node sits 4–5 µs above NCCL's table plus the launch) and the two-node one
+ * from 3.8 to 4.8 %.  The measured values are asserted with half a point of room, so a change that
+ * makes them worse fails. */
 static void
 test_validation_public(void)
 {
@@ -1573,7 +1577,7 @@ test_validation_public(void)
   g_assert_cmpfloat(st[DDP_REGIME_MID].median_abs_error, <, 0.119);
   g_assert_cmpfloat(st[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.028);
   g_assert_cmpfloat(curve_median(curves, 0), <, 0.028);
-  g_assert_cmpfloat(curve_median(curves, 1), <, 0.056);
+  g_assert_cmpfloat(curve_median(curves, 1), <, 0.071);
   g_assert_cmpfloat(curve_median(curves, 2), <, 0.059);
 }
 
@@ -1603,7 +1607,8 @@ pooled_stats(GPtrArray *curves, const char *label, guint points, DdpCompareStats
  * their cluster files take 5.27 µs per GPU from another 8x RTX 4090 server's published -g 8 floor,
  * NVIDIA/nccl#1530).  The mid regime met the target once NCCL's per-channel LL128 cap applied (15.7 %
  * before).  Still off: EFA at 20-50 % of its NICs from 512 KiB to 16 MiB, and the TCP curve's floor
- * (docs/collective.md "Validation").  Asserted as measured, with half a point of room. */
+ * (docs/collective.md "Validation").  LL's cap shared by the channels that run (§11.13) took the
+ * RTX 4090 curves to 5.3 % (p2p off) and 4.0 % (on).  Asserted as measured, with half a point of room. */
 static void
 test_validation_extended(void)
 {
@@ -1623,8 +1628,8 @@ test_validation_extended(void)
   g_assert_cmpfloat(st[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.053);
   g_assert_cmpfloat(curve_median(curves, 0), <, 0.077);
   g_assert_cmpfloat(curve_median(curves, 1), <, 0.181);
-  g_assert_cmpfloat(curve_median(curves, 2), <, 0.084);
-  g_assert_cmpfloat(curve_median(curves, 3), <, 0.084);
+  g_assert_cmpfloat(curve_median(curves, 2), <, 0.058);
+  g_assert_cmpfloat(curve_median(curves, 3), <, 0.045);
 }
 
 /* NVIDIA/nccl-tests#290 (tests/data/allreduce-h100-290.csv), reported beside the acceptance set:
@@ -1650,10 +1655,12 @@ test_validation_degraded(void)
 /* Issue 16's public data beyond two nodes and in NVLink domains (tests/data/allreduce-3.csv): every
  * public curve pooled (allreduce-public, -2, -3, -b300: 307 points) meets median |busbw error| ≤ 10 % overall
  * and ≤ 15 % in each size regime.  Per curve, with half a point of room: the 128-node H100 ring
- * (14.6 %), the Azure A100 pair (6.7 %), the 1-, 2- and 16-host GB300 (7.6, 1.6, 12.0 %: 13.5 and
- * 65.8 % before NVLS's chunk sizes and per-chunk costs, docs/collective.md §11.9), nccl-tests#333's
- * B200 node with local buffers (22.7 %, 16.4 before: its 4–16 MiB points, where the model now runs
- * 16 KiB chunks).  One curve beyond 2 nodes misses the 15 % target and is asserted where it is, so
+ * (14.6 %), the Azure A100 pair (9.3 %: 6.7 % before LL's cap was shared by the channels that run,
+ * §11.13, which leaves its 8 B–32 KiB Tree/LL 5–29 % fast: the pair sits ~10 µs above NCCL's
+ * table plus the launch), the 1-, 2- and 16-host GB300 (7.6, 2.1, 12.0 %: 13.5 and 65.8 % before
+ * NVLS's chunk sizes and per-chunk costs, docs/collective.md §11.9; the 2-host one 1.6 % before
+ * §11.13), nccl-tests#333's B200 node with local buffers (13.9 %: 22.7 % before §11.13, 16.4 before
+ * §11.9: its 4–16 MiB points, where the model now runs 16 KiB chunks).  One curve beyond 2 nodes misses the 15 % target and is asserted where it is, so
  * that any change shows: 128 GB300 GPUs over two racks (a flat ~490 µs up to 16 MiB);
  * docs/collective.md §11.8. */
 static void
@@ -1661,7 +1668,7 @@ test_validation_scale(void)
 {
   g_autoptr(GPtrArray) third = validation_curves("allreduce-3.csv");
   g_assert_cmpuint(third->len, ==, 7);
-  const double guard[] = { 0.081, 0.021, 0.125, 1.593, 0.151, 0.072, 0.232 };
+  const double guard[] = { 0.081, 0.026, 0.125, 1.593, 0.151, 0.098, 0.144 };
   for (guint i = 0; i < third->len; i++) {
     g_test_message("allreduce-3 curve %u: median %.1f %%", i, 100 * curve_median(third, i));
     g_assert_cmpfloat(curve_median(third, i), <, guard[i]);
@@ -1793,6 +1800,35 @@ test_nvlink_domains(void)
   /* 32 nodes: tree load 2, so algbw ≤ 4 · 100 · 0.96 / 2 = 192 GB/s */
   g_assert_cmpfloat(hosts_cost.algbw_GBs, <=, 192.0 + 1e-9);
   g_assert_cmpfloat(cost.algbw_GBs, >, 2 * hosts_cost.algbw_GBs);
+}
+
+/* Auto runs no LL across NVLink domains that span hosts (docs/collective.md §11.13: both public
+ * multi-rack curves sit flat at NCCL's LL128 latency up to 128 KiB).  On gb200-nvl72 with NVLS off
+ * (NCCL_NVLS_ENABLE=0, as OCI's two-rack GB200 run) at 8 B: two racks (128 GPUs) take LL128; one
+ * rack (64 GPUs over 16 hosts, one NCCL node) and the same 128 GPUs as 32 separate servers keep LL,
+ * the least latency; a forced LL still runs across the racks, faster than what auto takes. */
+static void
+test_no_ll_across_domains(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCluster) cluster = ddp_cluster_load("gb200-nvl72", &error);
+  g_assert_no_error(error);
+  cluster->nccl.nvls = FALSE;
+  g_autoptr(DdpCollective) rack = model(cluster, 64), racks = model(cluster, 128);
+  DdpCollectiveCost cost, forced;
+  ddp_collective_allreduce(rack, 8, &cost);
+  g_assert_cmpint(cost.protocol, ==, DDP_PROTO_LL);
+  ddp_collective_allreduce(racks, 8, &cost);
+  g_assert_cmpuint(ddp_collective_domains(racks), ==, 2);
+  g_assert_cmpint(cost.protocol, ==, DDP_PROTO_LL128);
+  g_assert_true(ddp_collective_allreduce_with(racks, 8, DDP_ALGO_TREE, DDP_PROTO_LL, &forced));
+  g_assert_cmpfloat(forced.time_us, <, cost.time_us);
+  g_autoptr(DdpCluster) servers = ddp_cluster_load("gb200-nvl72", &error);
+  servers->intra.domain_gpus = servers->gpus_per_node;
+  servers->nccl.nvls = FALSE;
+  g_autoptr(DdpCollective) split = model(servers, 128);
+  ddp_collective_allreduce(split, 8, &cost);
+  g_assert_cmpint(cost.protocol, ==, DDP_PROTO_LL);
 }
 
 /* NVLSTree's NVLS stage is never faster than NVLS alone on the same node or domain
@@ -2082,6 +2118,7 @@ main(int argc, char **argv)
   g_test_add_func("/collective/validation/scale", test_validation_scale);
   g_test_add_func("/collective/scale/properties", test_scale_properties);
   g_test_add_func("/collective/scale/nvlink-domains", test_nvlink_domains);
+  g_test_add_func("/collective/scale/no-ll-across-domains", test_no_ll_across_domains);
   g_test_add_func("/collective/scale/tree-node-load", test_tree_node_load);
   g_test_add_func("/collective/scale/tree-ll128-chunk", test_tree_ll128_chunk);
   return g_test_run();
