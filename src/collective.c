@@ -587,7 +587,9 @@ alpha_beta_model(DdpCollective *c, const DdpCluster *cluster)
  * nc(S)  the channels NCCL actually runs: enqueue.cc topoGetAlgoInfo drops channels while
  *        S < nc · nthreads · threadThreshold (comm.h), down to 1;
  * F_ap   pipeline fill: the first chunk c(S) crosses the algorithm's hops one after another, each at
- *        its own link's per-channel rate, before the last one arrives. */
+ *        its own link's per-channel rate (LL's: its cap over the nc(S) channels that run), before
+ *        the last one arrives.
+ * Auto runs no LL across multi-host NVLink domains (spans_domains). */
 
 /* NCCL_LL_THREAD_THRESHOLD 8 (× nRanks for Ring), NCCL_LL128_THREAD_THRESHOLD 8,
  * NCCL_SIMPLE_THREAD_THRESHOLD 64 bytes per thread (comm.h); threads per channel: LL 512
