@@ -22,6 +22,8 @@
 #include <string.h>
 
 enum { GRID_SHARES = 20, GRID_COSTS = 16, REFINE_ROUNDS = 3, GOLDEN_STEPS = 24 };
+/* A per-hop latency below this is the fit's floor of 0 (golden sections stop short of the edge) */
+#define LATENCY_FLOOR_US 0.05
 
 static const double intra_costs_us[GRID_COSTS] = { 0, 1, 2, 3, 4, 5, 6, 8, 10, 13, 16, 20, 25, 30, 40, 60 };
 static const double inter_costs_us[GRID_COSTS] = { 0, 0.5, 1, 2, 3, 5, 8, 12, 18, 25, 35, 50, 70, 100, 140, 200 };
@@ -238,6 +240,25 @@ ddp_tier_fit(const DdpCluster *cluster, const DdpTierPoint *points, guint n, Ddp
     set_tier(&held, FALSE, out->intra.efficiency, out->intra.latency_us);
   p = (Problem){ &held, points, inter, TRUE };
   fit_tier(&p, &out->inter);
+  /* Without a one-node curve nothing of its own tier pins the kernel launch, and the per-hop latency
+   * cannot go below 0: multi-node points faster than the file's launch allows at 0 us a hop (a
+   * machine where NCCL's own table is the whole time, as the Dell XE9680 pair of allreduce-4.csv)
+   * say the launch is lower.  It is fitted to them, between 0 and the file's value, and the
+   * inter tier refitted with it. */
+  if (!out->intra.fitted && out->inter.fitted && !out->inter.at_edge && !out->inter.latency_held &&
+      out->inter.latency_us < LATENCY_FLOOR_US) {
+    DdpCluster at_floor = *cluster;
+    set_tier(&at_floor, TRUE, out->inter.efficiency, 0.0);
+    Problem q = { &at_floor, points, inter, FALSE };
+    double f, launch = golden(&q, FALSE, ddp_cluster_intra_efficiency(cluster), 0.0, cluster->nccl.launch_us, &f);
+    if (f < G_MAXDOUBLE && launch < cluster->nccl.launch_us - LATENCY_FLOOR_US) {
+      out->launch_from_inter = TRUE;
+      out->launch_us = launch;
+      held.nccl.launch_us = launch;
+      p = (Problem){ &held, points, inter, TRUE };
+      fit_tier(&p, &out->inter);
+    }
+  }
 }
 
 /**
@@ -271,6 +292,8 @@ ddp_tier_fit_apply(const DdpTierFit *fit, DdpCluster *cluster)
 {
   if (fit->intra.fitted)
     set_tier(cluster, FALSE, fit->intra.efficiency, fit->intra.latency_us);
+  if (fit->launch_from_inter)
+    cluster->nccl.launch_us = fit->launch_us;
   if (fit->inter.fitted)
     set_tier(cluster, TRUE, fit->inter.efficiency, fit->inter.latency_us);
 }
@@ -342,6 +365,12 @@ ddp_tier_fit_report(const DdpTierFit *fit, const char *calibration_name, guint64
     g_ptr_array_add(lines, g_strdup_printf("note: calibration %s: inside a node, [intra] %s %u one-node points (%s; "
                                            "mean error %.1f %%), used at every node count",
                                            calibration_name, what, in->points, g, 100 * (exp(in->mean_log_error) - 1)));
+  } else if (fit->launch_from_inter) {
+    g_ptr_array_add(lines, g_strdup_printf("note: calibration %s has no one-node AllReduce curve: [intra] efficiency "
+                                           "comes from the cluster's specs, and [nccl] launch %.1f us per call was "
+                                           "fitted to the multi-node points (they run faster than the cluster "
+                                           "file's launch allows with no per-hop latency)",
+                                           calibration_name, fit->launch_us));
   } else {
     g_ptr_array_add(lines, g_strdup_printf("note: calibration %s has no one-node AllReduce curve: the intra-node "
                                            "tier comes from the cluster's specs", calibration_name));

@@ -44,6 +44,10 @@ typedef struct {
 
 typedef struct {
   DdpTierParams intra, inter;
+  /* No one-node curve, and the multi-node points cheaper than the cluster's launch allows even with
+   * no per-hop latency: [nccl] launch_us fitted to them, downward (ddp_tier_fit) */
+  gboolean launch_from_inter;
+  double launch_us;
 } DdpTierFit;
 
 /* Fits both tiers of @cluster to @points (any order).  Points of a tier the cluster cannot describe
@@ -52,7 +56,9 @@ typedef struct {
  * TIER_HOLD of mean |log error| (large sizes only say nothing of a per-call cost, small ones nothing
  * of a bandwidth) — keeps that value and is marked held.  A tier whose fit ends on the search
  * range's edge (the largest per-call cost, the smallest bandwidth share) keeps both values, marked
- * at_edge.  Never fails; @out's tiers say what was fitted. */
+ * at_edge.  Without one-node points, a multi-node fit that ends at 0 us per network hop also fits
+ * [nccl] launch_us, between 0 and the cluster's value (launch_from_inter).  Never fails; @out's
+ * tiers say what was fitted. */
 #define TIER_HOLD 0.01
 void ddp_tier_fit(const DdpCluster *cluster, const DdpTierPoint *points, guint n, DdpTierFit *out);
 
