@@ -886,8 +886,9 @@ ddp_collective_domains_caveat(guint64 nodes, guint64 domains, DdpAlgorithm confi
   if (configured != DDP_ALGO_AUTO || domains < 2 || domains >= nodes)
     return NULL;
   return g_strdup_printf("%sacross NVLink domains: measured multi-rack curves ran below NVLSTree (GB200: 7-27 %% of algbw at\n"
-                         "%s4-8 GiB) or at NCCL's ring (GB300); %s gives the conservative figure (docs/collective.md 11.8)\n",
-                         prefix, prefix, ring_how);
+                         "%s4-8 GiB) or at NCCL's ring (GB300); %s gives the conservative figure (docs/collective.md 11.8);\n"
+                         "%sno LL across the domains: both curves' small sizes sit at LL128's latency (11.13)\n",
+                         prefix, prefix, ring_how, prefix);
 }
 
 /* Fills the bandwidth columns of @out from its time, as nccl-tests does (docs/model.md §3). */

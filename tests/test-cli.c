@@ -78,6 +78,7 @@ test_allreduce_domains_caveat(void)
     g_assert_true((strstr(runs[i]->out, caveat) != NULL) == (i == 0));
   }
   g_assert_nonnull(strstr(two.out, "in 2 NVLink domains"));
+  g_assert_nonnull(strstr(two.out, "\n# no LL across the domains: both curves' small sizes sit at LL128's latency (11.13)\n"));
 }
 
 /* predict, scale, tune and compare say the same where a DDP job's ranks span NVL72 racks: 144 GB300
