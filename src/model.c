@@ -228,11 +228,6 @@ parse_layer(const DdpKeyFile *kf, const char *group, DdpModel *model, GArray *la
 }
 
 /**
- * ddp_model_module_contains:
- * See model.h.  A layer name is a module path, a pseudo-layer under one (a last component that is
- * not a submodule), or PATH#k for the k-th call of module PATH.
- */
-/**
  * ddp_model_block_prefix:
  * See model.h.
  */
@@ -316,6 +311,11 @@ ddp_model_has_kind(const DdpModel *model, DdpLayerKind kind)
   return FALSE;
 }
 
+/**
+ * ddp_model_module_contains:
+ * See model.h.  A layer name is a module path, a pseudo-layer under one (a last component that is
+ * not a submodule), or PATH#k for the k-th call of module PATH.
+ */
 gboolean
 ddp_model_module_contains(const char *module, const char *layer)
 {
