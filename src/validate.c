@@ -235,6 +235,7 @@ typedef struct {
   const char *comm_hook;                  /* NULL: none */
   const char *seq_len;                    /* NULL: the model file's */
   gboolean channels_last;                 /* --channels-last */
+  gboolean no_broadcast_buffers;          /* --no-broadcast-buffers */
   guint64 gpus;
   double batch, step_ms, bucket_cap_mb;   /* step_ms 0: defaults; bucket_cap_mb 0: PyTorch's 25 */
   gboolean ddp;
@@ -266,6 +267,7 @@ predict(const Config *config, DdpValidatePrediction *out, guint64 *nodes, GError
     .comm_hook = (char *)config->comm_hook,
     .seq_len = (char *)config->seq_len,
     .channels_last = config->channels_last,
+    .no_broadcast_buffers = config->no_broadcast_buffers,
   };
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(NULL, &cli, TRUE, error);
   if (!scenario)
@@ -463,19 +465,37 @@ field_yes_no(const Table *t, guint r, int col, const char *column, gboolean *out
   return TRUE;
 }
 
-/* The optional bucket_cap_mb, comm_hook, seq_len and channels_last columns of record @r (@col < 0:
- * no such column; an empty cell: PyTorch's 25 MiB, no hook, the model file's sequence length, NCHW):
- * what a run set that the defaults do not say — one bucket for apex's
- * DistributedDataParallel(message_size=250e6), fp16 gradients for apex AMP O2, BERT's phase-1 128
- * tokens, NVIDIA's ConvNets in channels_last (memory_format nhwc). */
+/* The optional broadcast_buffers column of record @r (@col < 0: no such column; empty: yes, DDP's
+ * default): FALSE in *@no_broadcast when the run passed broadcast_buffers=False (PyTorch's own DDP
+ * benchmark, benchmarks/distributed/ddp/benchmark.py). */
 static gboolean
-field_ddp_options(const Table *t, guint r, const int cols[4], double *cap, const char **hook, const char **seq_len,
-                  gboolean *channels_last, GError **error)
+field_broadcast_buffers(const Table *t, guint r, int col, gboolean *no_broadcast, GError **error)
 {
-  int cap_col = cols[0], hook_col = cols[1], seq_col = cols[2], layout_col = cols[3];
+  *no_broadcast = FALSE;
+  if (col < 0 || !*field(t, r, col))
+    return TRUE;
+  const char *text = field(t, r, col);
+  if (strcmp(text, "yes") != 0 && strcmp(text, "no") != 0)
+    return field_error(t, r, "broadcast_buffers", "expected yes or no", error);
+  *no_broadcast = strcmp(text, "no") == 0;
+  return TRUE;
+}
+
+/* The optional bucket_cap_mb, comm_hook, seq_len, channels_last and broadcast_buffers columns of
+ * record @r (@col < 0: no such column; an empty cell: PyTorch's 25 MiB, no hook, the model file's
+ * sequence length, NCHW, buffers broadcast): what a run set that the defaults do not say — one
+ * bucket for apex's DistributedDataParallel(message_size=250e6), fp16 gradients for apex AMP O2,
+ * BERT's phase-1 128 tokens, NVIDIA's ConvNets in channels_last (memory_format nhwc), PyTorch's DDP
+ * benchmark without the buffer broadcast. */
+static gboolean
+field_ddp_options(const Table *t, guint r, const int cols[5], double *cap, const char **hook, const char **seq_len,
+                  gboolean *channels_last, gboolean *no_broadcast, GError **error)
+{
+  int cap_col = cols[0], hook_col = cols[1], seq_col = cols[2], layout_col = cols[3], broadcast_col = cols[4];
   *cap = 0;
   *hook = *seq_len = NULL;
-  if (!field_yes_no(t, r, layout_col, "channels_last", channels_last, error))
+  if (!field_yes_no(t, r, layout_col, "channels_last", channels_last, error) ||
+      !field_broadcast_buffers(t, r, broadcast_col, no_broadcast, error))
     return FALSE;
   if (seq_col >= 0 && *field(t, r, seq_col)) {
     *seq_len = field(t, r, seq_col);
@@ -499,10 +519,11 @@ field_ddp_options(const Table *t, guint r, const int cols[4], double *cap, const
 /* Reads a training table; the no-DDP rows' step times go into @step_ms (step_key → double*) for
  * --step-ms, then every row is predicted.  Optional columns: torch_version, the PyTorch release
  * measured (--torch-version; empty: 2.x); run, which rows were measured together (each run has its
- * own 1-GPU input row); bucket_cap_mb, comm_hook and seq_len, what the run set (--bucket-cap-mb,
- * --comm-hook, --seq-len; empty: the defaults).  A run whose 1-GPU row is DDP itself (ddp = reference: the benchmark's
- * efficiencies are relative to DDP on one GPU) gets the --step-ms whose 1-GPU DDP prediction is
- * that row's, and predicted efficiencies against the model's 1-GPU DDP step. */
+ * own 1-GPU input row); bucket_cap_mb, comm_hook, seq_len, channels_last and broadcast_buffers,
+ * what the run set (--bucket-cap-mb, --comm-hook, --seq-len, --channels-last,
+ * --no-broadcast-buffers; empty: the defaults).  A run whose 1-GPU row is DDP itself (ddp =
+ * reference: the benchmark's efficiencies are relative to DDP on one GPU) gets the --step-ms whose
+ * 1-GPU DDP prediction is that row's, and predicted efficiencies against the model's 1-GPU DDP step. */
 static DdpValidateTraining *
 training_read(const char *path, GHashTable *step_ms, GError **error)
 {
@@ -516,9 +537,11 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
 
   int torch_col = table_column(&t, "torch_version");   /* optional: --torch-version */
   int run_col = table_column(&t, "run");               /* optional: which rows share a 1-GPU input */
-  const int option_cols[4] = { table_column(&t, "bucket_cap_mb"), table_column(&t, "comm_hook"),
-                                table_column(&t, "seq_len"), table_column(&t, "channels_last") };
-                                /* optional: --bucket-cap-mb, --comm-hook, --seq-len, --channels-last */
+  const int option_cols[5] = { table_column(&t, "bucket_cap_mb"), table_column(&t, "comm_hook"),
+                                table_column(&t, "seq_len"), table_column(&t, "channels_last"),
+                                table_column(&t, "broadcast_buffers") };
+                                /* optional: --bucket-cap-mb, --comm-hook, --seq-len, --channels-last,
+                                 * --no-broadcast-buffers */
   g_autoptr(GHashTable) references = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GHashTable) solved_steps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(DdpValidateTrainingRow));
@@ -576,12 +599,12 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
     g_autofree char *model = resolve(path, w->model), *cluster = resolve(path, w->cluster);
     const char *torch, *hook, *seq_len;
     double cap;
-    gboolean channels_last;
+    gboolean channels_last, no_broadcast;
     if (!field_torch_version(&t, r, torch_col, &torch, error) ||
-        !field_ddp_options(&t, r, option_cols, &cap, &hook, &seq_len, &channels_last, error))
+        !field_ddp_options(&t, r, option_cols, &cap, &hook, &seq_len, &channels_last, &no_broadcast, error))
       return NULL;
-    Config config = { model, cluster, precision, torch, hook, seq_len, channels_last, w->gpus, w->batch, 0, cap,
-                      w->ddp || w->reference, reference != NULL };
+    Config config = { model, cluster, precision, torch, hook, seq_len, channels_last, no_broadcast, w->gpus, w->batch, 0,
+                      cap, w->ddp || w->reference, reference != NULL };
     GError *cause = NULL;
     guint64 nodes;
     if (reference) {
@@ -650,7 +673,9 @@ bucketcap_free(gpointer data)
 /* Reads a bucket_cap_mb table and predicts its cap-1-vs-25 rows (the others — p75/p95 step times,
  * throughputs — restate the same comparison and are not predicted).  --step-ms comes from
  * @step_ms when a training table gave this model and cluster's 1-GPU step.  An optional
- * torch_version column names the PyTorch release measured (--torch-version; empty: 2.x). */
+ * torch_version column names the PyTorch release measured (--torch-version; empty: 2.x), an
+ * optional broadcast_buffers column whether the run broadcast its buffers (no:
+ * --no-broadcast-buffers; empty: yes). */
 static DdpValidateBucketcap *
 bucketcap_read(const char *path, GHashTable *step_ms, GError **error)
 {
@@ -662,6 +687,7 @@ bucketcap_read(const char *path, GHashTable *step_ms, GError **error)
   if (!table_read(&t, path, error) || !table_columns(&t, names, col, error))
     return NULL;
   int torch_col = table_column(&t, "torch_version");
+  int broadcast_col = table_column(&t, "broadcast_buffers");
   g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(DdpValidateBucketcapRow));
   g_array_set_clear_func(rows, bucketcap_row_clear);
   g_autoptr(GArray) errors = g_array_new(FALSE, FALSE, sizeof(double));
@@ -701,9 +727,12 @@ bucketcap_read(const char *path, GHashTable *step_ms, GError **error)
     w->step_ms_flag = step ? *step : 0;
     g_autofree char *model = resolve(path, w->model), *cluster = resolve(path, w->cluster);
     const char *torch;
-    if (!field_torch_version(&t, r, torch_col, &torch, error))
+    gboolean no_broadcast;
+    if (!field_torch_version(&t, r, torch_col, &torch, error) ||
+        !field_broadcast_buffers(&t, r, broadcast_col, &no_broadcast, error))
       return NULL;
-    Config small = { model, cluster, precision, torch, NULL, NULL, FALSE, w->gpus, w->batch, w->step_ms_flag, 1, TRUE, FALSE };
+    Config small = { model, cluster, precision, torch, NULL, NULL, FALSE, no_broadcast, w->gpus, w->batch, w->step_ms_flag,
+                     1, TRUE, FALSE };
     Config large = small;
     large.bucket_cap_mb = 25;
     DdpValidatePrediction at_small = { 0 }, at_large = { 0 };

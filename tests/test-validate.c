@@ -465,6 +465,12 @@ static const BadCase bad_cases[] = {
   { "t.csv", "gpus,nodes,per_gpu_batch,iteration_ms,scaling_efficiency,ddpsim_model,cluster,ddp,ddpsim_precision,"
              "channels_last\n1,1,32,100,1,resnet50,dgx1-v100,no,fp16,nhwc\n",
     2, "channels_last: expected yes or no" },
+  { "t.csv", "gpus,nodes,per_gpu_batch,iteration_ms,scaling_efficiency,ddpsim_model,cluster,ddp,ddpsim_precision,"
+             "broadcast_buffers\n1,1,32,100,1,resnet50,dgx1-v100,no,fp32,\n8,1,32,110,0.9,resnet50,dgx1-v100,yes,fp32,off\n",
+    3, "broadcast_buffers: expected yes or no" },
+  { "b.csv", "gpus,per_gpu_batch,ddpsim_model,cluster,ddpsim_precision,bucket_cap_mb,metric,value,broadcast_buffers\n"
+             "8,32,resnet50,dgx1-v100,fp32,1,p75 throughput change vs bucket_cap_mb=25,-2.5,False\n",
+    2, "broadcast_buffers: expected yes or no" },
   { "t.csv", "%s1,1,32,100,1,resnet50,dgx1-v100,no,fp32\n1,1,32,90,1,resnet50,dgx1-v100,reference,fp32\n", 3,
     "ddp: a second 1-GPU input row (no or reference) for this model, cluster, batch, precision and run" },
   { "t.csv", "%s8,1,32,100,1,resnet50,dgx1-v100,no,fp32\n", 2, "gpus: a row without DDP runs on 1 GPU" },
@@ -796,6 +802,44 @@ test_training_channels_last(Folder *f, gconstpointer data)
   g_assert_true(json_parser_load_from_data(parser, nhwc.out, -1, NULL));
   double single = json_object_get_double_member(json_node_get_object(json_parser_get_root(parser)), "single_gpu_ms");
   g_assert_cmpfloat(fabs(single - rows[0].defaults.step_ms), <, 1e-3);
+}
+
+/* The optional broadcast_buffers column reaches the prediction: two GPUs of a DGX-1 running ResNet-50
+ * with DDP's default (empty cell, and yes) pay the buffer broadcast before every forward, the
+ * same run with no (PyTorch's DDP benchmark passes broadcast_buffers=False) does not: its step is
+ * shorter by exactly the broadcast of the model's buffer_bytes, as predict --no-broadcast-buffers
+ * gives it. */
+static void
+test_training_broadcast_buffers(Folder *f, gconstpointer data)
+{
+  (void)data;
+  g_autofree char *path = write_file(f, "t.csv",
+                                     "gpus,nodes,per_gpu_batch,iteration_ms,scaling_efficiency,ddpsim_model,cluster,ddp,"
+                                     "ddpsim_precision,broadcast_buffers\n"
+                                     "2,1,32,100,1,resnet50,dgx1-v100,yes,fp32,yes\n"
+                                     "2,1,32,100,1,resnet50,dgx1-v100,yes,fp32,\n"
+                                     "2,1,32,100,1,resnet50,dgx1-v100,yes,fp32,no\n");
+  const char *paths[] = { path, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpValidation) v = ddp_validation_run_files(paths, NULL, &error);
+  g_assert_no_error(error);
+  const DdpValidateTrainingRow *rows = (const DdpValidateTrainingRow *)((const DdpValidateTraining *)v->training->pdata[0])->rows->data;
+  g_assert_cmpfloat(rows[0].defaults.step_ms, ==, rows[1].defaults.step_ms);
+  g_assert_cmpfloat(rows[2].defaults.step_ms, <, rows[0].defaults.step_ms);
+  double p50[2];
+  for (int k = 0; k < 2; k++) {
+    g_auto(Run) r = { 0 };
+    run(&r, "predict", "--model", "resnet50", "--cluster", "dgx1-v100", "--gpus", "2", "--iterations", "5", "--json",
+        k ? "--no-broadcast-buffers" : NULL, NULL);
+    g_assert_cmpint(r.status, ==, 0);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    g_assert_true(json_parser_load_from_data(parser, r.out, -1, NULL));
+    JsonObject *iteration = json_object_get_object_member(json_node_get_object(json_parser_get_root(parser)),
+                                                          "iteration_ms");
+    p50[k] = json_object_get_double_member(iteration, "p50");
+  }
+  g_assert_cmpfloat(fabs(p50[0] - rows[0].defaults.step_ms), <, 1e-6);
+  g_assert_cmpfloat(fabs(p50[1] - rows[2].defaults.step_ms), <, 1e-6);
 }
 
 /* ---- issue 10's acceptance thresholds ---- */
@@ -1190,6 +1234,8 @@ main(int argc, char **argv)
   g_test_add("/validate/bad-input/manifest", Folder, NULL, folder_setup, test_manifest_bad, folder_teardown);
   g_test_add("/validate/training/fixture", Folder, NULL, folder_setup, test_training_fixture, folder_teardown);
   g_test_add("/validate/training/channels-last", Folder, NULL, folder_setup, test_training_channels_last,
+             folder_teardown);
+  g_test_add("/validate/training/broadcast-buffers", Folder, NULL, folder_setup, test_training_broadcast_buffers,
              folder_teardown);
   g_test_add("/validate/training/reference-runs", Folder, NULL, folder_setup, test_training_reference_runs,
              folder_teardown);
