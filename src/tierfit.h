@@ -40,6 +40,7 @@ typedef struct {
   gboolean latency_held;
   gboolean at_edge;             /* the fit ended on its search range's edge: both held (ddp_tier_fit) */
   double edge_efficiency, edge_latency_us;   /* where it ended, for the report */
+  double spec_efficiency;       /* the cluster's own share, which the report compares the fitted one with */
 } DdpTierParams;
 
 typedef struct {
@@ -60,6 +61,9 @@ typedef struct {
  * [nccl] launch_us, between 0 and the cluster's value (launch_from_inter).  Never fails; @out's
  * tiers say what was fitted. */
 #define TIER_HOLD 0.01
+/* A fitted [inter] share below this fraction of the cluster's own is reported as doubtful
+ * (ddp_tier_fit_report): a report threshold, not a model constant. */
+#define TIER_IMPLAUSIBLE_SHARE 0.5
 void ddp_tier_fit(const DdpCluster *cluster, const DdpTierPoint *points, guint n, DdpTierFit *out);
 
 /* The measured curves of a calibration (ddp_fit_curve_points) as tier points; gpus_per_process 1
@@ -76,8 +80,10 @@ void ddp_tier_calibrate_cluster(DdpCluster *cluster, const DdpFit *calibration, 
 
 /* What a user should know before trusting an answer for @gpus GPUs on @nodes servers from this fit:
  * one line (starting "note: " or "warning: ") per tier saying whether it came from the calibration
- * or the cluster's specs, and, past the measured range, how far past (the largest measured node
- * and GPU counts, the ratio) and what the answer assumes; nothing when neither tier was fitted
+ * or the cluster's specs, a warning when the network's fitted share is below TIER_IMPLAUSIBLE_SHARE
+ * of the cluster's own (the points may be slow for a reason the model prices by the NICs), and,
+ * past the measured range, how far past (the largest measured node and GPU counts, the ratio) and
+ * what the answer assumes; nothing when neither tier was fitted
  * (ddp_fit_coverage_warnings says the calibration has no curve).  (transfer full) (element-type utf8). */
 GPtrArray *ddp_tier_fit_report(const DdpTierFit *fit, const char *calibration_name, guint64 gpus, guint64 nodes);
 

@@ -272,9 +272,10 @@ compare_doubles(gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* Median |busbw error| at the family's largest node count after calibrating on the others. */
-static double
-calibrate_small_predict_large(const char *csv, const char *cluster_rel, guint64 *largest_nodes)
+/* The family's curves (@csv rows on @cluster_rel) fitted on every node count but the largest
+ * (*@largest): the fit in @fit, the fitted cluster returned, the curves in *@curves_out. */
+static DdpCluster *
+fit_family(const char *csv, const char *cluster_rel, guint64 *largest_nodes, DdpTierFit *fit, GPtrArray **curves_out)
 {
   g_autofree char *path = g_test_build_filename(G_TEST_DIST, "data", csv, NULL);
   g_autoptr(GError) error = NULL;
@@ -298,14 +299,27 @@ calibrate_small_predict_large(const char *csv, const char *cluster_rel, guint64 
     }
   }
   g_autofree char *cluster_path = g_test_build_filename(G_TEST_DIST, "data", cluster_rel, NULL);
-  g_autoptr(DdpCluster) cluster = load(cluster_path);
-  DdpTierFit fit;
-  ddp_tier_fit(cluster, (const DdpTierPoint *)(void *)points->data, points->len, &fit);
-  ddp_tier_fit_apply(&fit, cluster);
+  DdpCluster *cluster = load(cluster_path);
+  ddp_tier_fit(cluster, (const DdpTierPoint *)(void *)points->data, points->len, fit);
+  ddp_tier_fit_apply(fit, cluster);
   g_test_message("%s: calibrated on %u points below %" G_GUINT64_FORMAT " nodes: intra %s %.3f / %.1f us, inter %s %.3f / %.1f us",
-                 cluster_rel, points->len, largest, fit.intra.fitted ? "fitted" : "specs", cluster->intra.efficiency,
-                 cluster->nccl.launch_us, fit.inter.fitted ? "fitted" : "specs", cluster->inter.efficiency,
+                 cluster_rel, points->len, largest, fit->intra.fitted ? "fitted" : "specs", cluster->intra.efficiency,
+                 cluster->nccl.launch_us, fit->inter.fitted ? "fitted" : "specs", cluster->inter.efficiency,
                  cluster->inter.latency_us);
+  *largest_nodes = largest;
+  *curves_out = g_steal_pointer(&curves);
+  return cluster;
+}
+
+/* Median |busbw error| at the family's largest node count after calibrating on the others. */
+static double
+calibrate_small_predict_large(const char *csv, const char *cluster_rel, guint64 *largest_nodes)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) curves = NULL;
+  guint64 largest;
+  DdpTierFit fit;
+  g_autoptr(DdpCluster) cluster = fit_family(csv, cluster_rel, &largest, &fit, &curves);
   g_autoptr(GArray) errors = g_array_new(FALSE, FALSE, sizeof(double));
   for (guint c = 0; c < curves->len; c++) {
     const DdpCompareCurve *cv = curves->pdata[c];
@@ -400,6 +414,37 @@ test_public_families(void)
                                         to multi-node points, 16.9 % before docs/collective.md §11.13) */
 }
 
+/* A network share far below the cluster's own is reported, not silently extrapolated: OCI's GB200
+ * racks (two racks' NVLSTree below the NVLS rate, which only [inter] efficiency can express) fit at
+ * 0.127 against RoCE's 0.96, and the report for three racks says what that share assumes; the
+ * nccl-tests#309 H100 cluster fits at 0.844 and gets no such line. */
+static void
+test_implausible_share_warned(void)
+{
+  guint64 largest;
+  DdpTierFit fit;
+  g_autoptr(GPtrArray) curves = NULL;
+  g_autoptr(DdpCluster) gb200 = fit_family("allreduce-gb200.csv", "validation/oci-gb200-nvl72.cluster", &largest, &fit, &curves);
+  g_assert_cmpfloat(fabs(fit.inter.spec_efficiency - 0.96), <, 1e-12);
+  g_assert_cmpfloat(fit.inter.efficiency, <, 0.5 * 0.96);
+  g_autoptr(GPtrArray) lines = ddp_tier_fit_report(&fit, "gb200.db", 192, largest);
+  gboolean warned = FALSE;
+  for (guint i = 0; i < lines->len; i++)
+    warned |= g_str_has_prefix(g_ptr_array_index(lines, i),
+                               "warning: calibration gb200.db: the fit puts the NICs at 13 % of the cluster file's "
+                               "share (efficiency 0.127 against 0.960): either the network runs that far below its "
+                               "line rate, or the measured points are slow for another reason");
+  g_assert_true(warned);
+
+  g_autoptr(GPtrArray) gj_curves = NULL;
+  g_autoptr(DdpCluster) gj = fit_family("allreduce-4.csv", "validation/h100-ib400-gj309.cluster", &largest, &fit, &gj_curves);
+  g_assert_cmpfloat(fit.inter.efficiency, >, 0.8);
+  g_autoptr(GPtrArray) gj_lines = ddp_tier_fit_report(&fit, "gj.db", 64, largest);
+  g_assert_cmpuint(gj_lines->len, >, 0);
+  for (guint i = 0; i < gj_lines->len; i++)
+    g_assert_null(strstr(g_ptr_array_index(gj_lines, i), "the fit puts the NICs"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -411,5 +456,6 @@ main(int argc, char **argv)
   g_test_add_func("/tierfit/report", test_report);
   g_test_add_func("/tierfit/launch-from-multi-node", test_launch_from_multi_node);
   g_test_add_func("/tierfit/public-families", test_public_families);
+  g_test_add_func("/tierfit/implausible-share-warned", test_implausible_share_warned);
   return g_test_run();
 }
