@@ -471,13 +471,10 @@ field_yes_no(const Table *t, guint r, int col, const char *column, gboolean *out
 static gboolean
 field_broadcast_buffers(const Table *t, guint r, int col, gboolean *no_broadcast, GError **error)
 {
-  *no_broadcast = FALSE;
-  if (col < 0 || !*field(t, r, col))
-    return TRUE;
-  const char *text = field(t, r, col);
-  if (strcmp(text, "yes") != 0 && strcmp(text, "no") != 0)
-    return field_error(t, r, "broadcast_buffers", "expected yes or no", error);
-  *no_broadcast = strcmp(text, "no") == 0;
+  gboolean broadcast = TRUE;
+  if (col >= 0 && *field(t, r, col) && !field_yes_no(t, r, col, "broadcast_buffers", &broadcast, error))
+    return FALSE;
+  *no_broadcast = !broadcast;
   return TRUE;
 }
 
