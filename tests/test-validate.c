@@ -774,6 +774,19 @@ test_training_reference_runs(Folder *f, gconstpointer data)
                     t->one_gpu_default_step_error.max_abs_error);
 }
 
+/* Validates one training table written from @text into @f: its rows (the validation in *@out, which
+ * owns them). */
+static const DdpValidateTrainingRow *
+training_rows_of(Folder *f, const char *text, DdpValidation **out)
+{
+  g_autofree char *path = write_file(f, "t.csv", text);
+  const char *paths[] = { path, NULL };
+  g_autoptr(GError) error = NULL;
+  *out = ddp_validation_run_files(paths, NULL, &error);
+  g_assert_no_error(error);
+  return (const DdpValidateTrainingRow *)((const DdpValidateTraining *)(*out)->training->pdata[0])->rows->data;
+}
+
 /* The optional channels_last column reaches the prediction: the same fp16 ResNet-50 1-GPU row in
  * channels_last (yes) and in NCHW (no, and empty: PyTorch's default) — the NHWC step is shorter by
  * cuDNN's transposes (compute.c), and equals what predict --channels-last gives. */
@@ -781,17 +794,15 @@ static void
 test_training_channels_last(Folder *f, gconstpointer data)
 {
   (void)data;
-  g_autofree char *path = write_file(f, "t.csv",
-                                     "gpus,nodes,per_gpu_batch,iteration_ms,scaling_efficiency,ddpsim_model,cluster,ddp,"
-                                     "ddpsim_precision,channels_last,run\n"
-                                     "1,1,256,100,1,resnet50,dgx-a100,no,fp16,yes,a\n"
-                                     "1,1,256,100,1,resnet50,dgx-a100,no,fp16,no,b\n"
-                                     "1,1,256,100,1,resnet50,dgx-a100,no,fp16,,c\n");
-  const char *paths[] = { path, NULL };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(DdpValidation) v = ddp_validation_run_files(paths, NULL, &error);
-  g_assert_no_error(error);
-  const DdpValidateTrainingRow *rows = (const DdpValidateTrainingRow *)((const DdpValidateTraining *)v->training->pdata[0])->rows->data;
+  g_autoptr(DdpValidation) v = NULL;
+  const DdpValidateTrainingRow *rows =
+    training_rows_of(f,
+                     "gpus,nodes,per_gpu_batch,iteration_ms,scaling_efficiency,ddpsim_model,cluster,ddp,"
+                     "ddpsim_precision,channels_last,run\n"
+                     "1,1,256,100,1,resnet50,dgx-a100,no,fp16,yes,a\n"
+                     "1,1,256,100,1,resnet50,dgx-a100,no,fp16,no,b\n"
+                     "1,1,256,100,1,resnet50,dgx-a100,no,fp16,,c\n",
+                     &v);
   g_assert_cmpfloat(rows[1].defaults.step_ms, ==, rows[2].defaults.step_ms);
   g_assert_cmpfloat(rows[0].defaults.step_ms, <, 0.75 * rows[1].defaults.step_ms);
   g_auto(Run) nhwc = { 0 };
@@ -813,17 +824,15 @@ static void
 test_training_broadcast_buffers(Folder *f, gconstpointer data)
 {
   (void)data;
-  g_autofree char *path = write_file(f, "t.csv",
-                                     "gpus,nodes,per_gpu_batch,iteration_ms,scaling_efficiency,ddpsim_model,cluster,ddp,"
-                                     "ddpsim_precision,broadcast_buffers\n"
-                                     "2,1,32,100,1,resnet50,dgx1-v100,yes,fp32,yes\n"
-                                     "2,1,32,100,1,resnet50,dgx1-v100,yes,fp32,\n"
-                                     "2,1,32,100,1,resnet50,dgx1-v100,yes,fp32,no\n");
-  const char *paths[] = { path, NULL };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(DdpValidation) v = ddp_validation_run_files(paths, NULL, &error);
-  g_assert_no_error(error);
-  const DdpValidateTrainingRow *rows = (const DdpValidateTrainingRow *)((const DdpValidateTraining *)v->training->pdata[0])->rows->data;
+  g_autoptr(DdpValidation) v = NULL;
+  const DdpValidateTrainingRow *rows =
+    training_rows_of(f,
+                     "gpus,nodes,per_gpu_batch,iteration_ms,scaling_efficiency,ddpsim_model,cluster,ddp,"
+                     "ddpsim_precision,broadcast_buffers\n"
+                     "2,1,32,100,1,resnet50,dgx1-v100,yes,fp32,yes\n"
+                     "2,1,32,100,1,resnet50,dgx1-v100,yes,fp32,\n"
+                     "2,1,32,100,1,resnet50,dgx1-v100,yes,fp32,no\n",
+                     &v);
   g_assert_cmpfloat(rows[0].defaults.step_ms, ==, rows[1].defaults.step_ms);
   g_assert_cmpfloat(rows[2].defaults.step_ms, <, rows[0].defaults.step_ms);
   double p50[2];
