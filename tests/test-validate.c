@@ -658,10 +658,11 @@ test_shipped_shape(void)
   /* training-2.csv, training-3.csv, training-4.csv and training-5.csv (out-of-sample), training-h100.csv
    * (test-h100.c), training-dlperf.csv (a behaviour check) */
   g_assert_cmpuint(v->training->len, ==, 6);
-  /* validate.ini's out_of_sample: allreduce-4.csv, training-4.csv and training-5.csv pooled apart as well */
+  /* validate.ini's out_of_sample: allreduce-4.csv (198 points), allreduce-5.csv (20), training-4.csv and
+   * training-5.csv pooled apart as well */
   g_assert_true(v->split);
-  g_assert_cmpuint(v->allreduce_out_of_sample_model[DDP_REGIME_ALL].points, ==, 198);
-  g_assert_cmpuint(v->allreduce_in_sample_model[DDP_REGIME_ALL].points + 198, ==, v->allreduce_model[DDP_REGIME_ALL].points);
+  g_assert_cmpuint(v->allreduce_out_of_sample_model[DDP_REGIME_ALL].points, ==, 198 + 20);
+  g_assert_cmpuint(v->allreduce_in_sample_model[DDP_REGIME_ALL].points + 198 + 20, ==, v->allreduce_model[DDP_REGIME_ALL].points);
   g_assert_cmpuint(v->training_out_of_sample.efficiency_error.points, ==, 62 + 22);
   g_assert_cmpuint(v->bucketcap->len, ==, 1);
   const DdpValidateAllreduce *pub = NULL;
@@ -922,17 +923,22 @@ test_beyond_two_nodes(void)
 }
 
 /* Issue 16's acceptance over every public AllReduce curve (the behaviour checks apart): median
- * |busbw error| ≤ 10 % over all 511 points — 8.8 % (9.5 % before LL's fill and the multi-rack rule
- * of docs/collective.md §11.13; 9.9 % before NVLSTree's NVLS stage was held to NVLS's own, §11.12;
+ * |busbw error| ≤ 10 % over all 531 points — 8.9 % (8.8 % over the 511 before allreduce-5.csv's
+ * 8 × H200 curve joined on 2026-11-28; 9.5 % before LL's fill and the multi-rack rule of
+ * docs/collective.md §11.13; 9.9 % before NVLSTree's NVLS stage was held to NVLS's own, §11.12;
  * 10.6 % before the GCP A3 Mega cluster file carried the NCCL_PROTO of the profile its run sourced)
- * — and ≤ 15 % in each size regime.  The mid regime (64 KiB–16 MiB, 16.1 %) is still a TODO: the
- * curves disagree there by more than the model's terms can follow (docs/collective.md §11.8). */
+ * — and ≤ 15 % in each size regime.  The mid regime (64 KiB–16 MiB, 16.3 %; 16.1 % before the H200
+ * curve, whose nine mid points run 11–31 % faster in the model than through torch.distributed) is
+ * still a TODO: the curves disagree there by more than the model's terms can follow
+ * (docs/collective.md §11.8, and §11's tried-not-kept item 9: two paper-identical H100 pairs 20–30 %
+ * apart at 1–4 MiB). */
 static void
 test_acceptance_allreduce_every_file(void)
 {
   g_autoptr(DdpValidation) v = run_shipped_files("allreduce-public.csv", "allreduce-2.csv", "allreduce-3.csv",
-                                                 "allreduce-4.csv", "allreduce-gb200.csv", "allreduce-b300.csv", NULL);
-  g_assert_cmpuint(v->allreduce_model[DDP_REGIME_ALL].points, ==, 511);
+                                                 "allreduce-4.csv", "allreduce-5.csv", "allreduce-gb200.csv",
+                                                 "allreduce-b300.csv", NULL);
+  g_assert_cmpuint(v->allreduce_model[DDP_REGIME_ALL].points, ==, 531);
   check_threshold("every public curve: AllReduce median |busbw error|, all sizes",
                   v->allreduce_model[DDP_REGIME_ALL].median_abs_error, 0.10);
   check_threshold("every public curve: AllReduce median |busbw error|, < 64 KiB",
@@ -941,7 +947,7 @@ test_acceptance_allreduce_every_file(void)
                   v->allreduce_model[DDP_REGIME_BANDWIDTH].median_abs_error, 0.15);
   double mid = v->allreduce_model[DDP_REGIME_MID].median_abs_error;
   g_test_message("every public curve: AllReduce median |busbw error|, 64 KiB - 16 MiB: %.2f %% (threshold 15 %%)", 100 * mid);
-  g_assert_cmpfloat(mid, <, 0.162);   /* 16.1 % today */
+  g_assert_cmpfloat(mid, <, 0.164);   /* 16.3 % today (16.1 % before allreduce-5.csv) */
   if (!(mid <= 0.15)) {
     g_autofree char *todo = g_strdup_printf("every public curve, 64 KiB - 16 MiB: median |busbw error| %.1f %% > 15 %%",
                                             100 * mid);
@@ -1146,6 +1152,17 @@ test_out_of_sample(void)
                  100 * t->one_gpu_default_step_error.median_abs_error);
   g_assert_cmpfloat(t->efficiency_error.median_abs_error, <, t->baseline_efficiency_error.median_abs_error);
   g_assert_cmpfloat(t->one_gpu_default_step_error.median_abs_error, <, 0.067);   /* 6.5 % (8.7 % before 2026-11-27) */
+
+  /* allreduce-5.csv (2026-11-28): 8 × H200 through torch.distributed, 32 KiB–16 GiB, on first contact
+   * 10.6 % (> 16 MiB 3.9 %; 64 KiB–16 MiB 23.3 %, all fast: the measured floor of 38–40 µs sits
+   * about 10 µs above the model's Ring/LL, allreduce-5.SOURCE) — the model switching from Ring/LL to
+   * NVLS/Simple between 1 and 2 MiB, as the page says NCCL did */
+  g_autoptr(DdpValidation) h200 = run_shipped_files("allreduce-5.csv", NULL);
+  const DdpValidateAllreduce *h = h200->allreduce->pdata[0];
+  g_assert_cmpuint(h->model[DDP_REGIME_ALL].points, ==, 20);
+  g_assert_cmpfloat(h->model[DDP_REGIME_ALL].median_abs_error, <, 0.107);   /* 10.6 % */
+  g_assert_cmpfloat(h->model[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.040);   /* 3.9 % */
+  g_assert_cmpfloat(h->model[DDP_REGIME_ALL].median_abs_error, <, h->baseline[DDP_REGIME_ALL].median_abs_error);
 }
 
 /* fsdp-public.csv (published FSDP throughput, tests/data/fsdp-public.SOURCE): every row predicted,
