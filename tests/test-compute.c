@@ -377,7 +377,7 @@ test_memory_advice(void)
 static void
 test_generations_ordered(void)
 {
-  static const char *const models[] = { "resnet50", "resnet101", "resnext50_32x4d", "resnext101_32x8d", "vgg16",
+  static const char *const models[] = { "resnet50", "resnet101", "resnet152", "resnext50_32x4d", "resnext101_32x8d", "vgg16",
                                         "inception-v3", "vit-b16", "bert-base", "bert-large", "gpt2", "gpt2-xl",
                                         "llama-1b", "llama-7b", "llama-13b" };
   static const char *const gpus[] = { "v100", "a100", "h100", "b200" };

@@ -175,6 +175,7 @@ test_shipped_counts(void)
   static const struct { const char *name; gint64 params; } models[] = {
     { "resnet50", 25557032 },       /* torchvision resnet50 */
     { "resnet101", 44549160 },      /* torchvision resnet101 */
+    { "resnet152", 60192808 },      /* torchvision resnet152 */
     { "vgg16", 138357544 },         /* torchvision vgg16 */
     { "inception-v3", 27161264 },   /* torchvision inception_v3, aux_logits=True */
     { "vit-b16", 86567656 },        /* torchvision vit_b_16 */

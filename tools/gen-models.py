@@ -333,7 +333,7 @@ def resnet(depth, groups=1, width_per_group=64):
     """torchvision ResNet (groups=1) and ResNeXt (resnext50_32x4d: groups 32, width 4;
     resnext101_32x8d: 32, 8): Bottleneck width = int(planes * width_per_group / 64) * groups, with
     the 3x3 conv grouped."""
-    blocks = {50: [3, 4, 6, 3], 101: [3, 4, 23, 3]}[depth]
+    blocks = {50: [3, 4, 6, 3], 101: [3, 4, 23, 3], 152: [3, 8, 36, 3]}[depth]
     if groups == 1:
         name, title = "resnet%d" % depth, "ResNet-%d" % depth
     else:
@@ -383,10 +383,11 @@ def resnet(depth, groups=1, width_per_group=64):
                        "(%d groups): cin/groups input channels per output channel." % groups)
         m.buffer_note = "BatchNorm running_mean + running_var (fp32) + num_batches_tracked (int64)"
         return m
-    m.published_params = {50: 25557032, 101: 44549160}[depth]
+    m.published_params = {50: 25557032, 101: 44549160, 152: 60192808}[depth]
     m.published_note = ("torchvision docs: %s params, %s GFLOPS (torchvision counts multiply-adds)"
-                        % ({50: "25 557 032", 101: "44 549 160"}[depth], {50: "4.09", 101: "7.80"}[depth]))
-    m.published_gmacs = {50: 4.09, 101: 7.80}[depth]
+                        % ({50: "25 557 032", 101: "44 549 160", 152: "60 192 808"}[depth],
+                           {50: "4.09", 101: "7.80", 152: "11.51"}[depth]))
+    m.published_gmacs = {50: 4.09, 101: 7.80, 152: 11.51}[depth]
     m.notes.append("BatchNorm layers include the in-place ReLU that follows them; the block's last "
                    "ReLU (with the residual add) is the layer named <block>.relu.")
     m.buffer_note = "BatchNorm running_mean + running_var (fp32) + num_batches_tracked (int64)"
@@ -800,6 +801,7 @@ MODELS = [
     lambda: resnet(50), lambda: bert("large"), lambda: gpt2("xl"), lambda: resnet(101), vgg16,
     inception_v3, vit_b16, lambda: bert("base"), lambda: gpt2("small"), lambda: llama("1b"),
     lambda: llama("7b"), lambda: llama("13b"), lambda: resnet(50, 32, 4), lambda: resnet(101, 32, 8),
+    lambda: resnet(152),
 ]
 
 
