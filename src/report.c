@@ -143,7 +143,8 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
     g_string_append_printf(out, "  overheads            host %.3f ms/iteration + %.3f ms host-bound layers (in compute), input wait %.3f ms\n",
                            r->host_iteration_ms, r->host_layer_ms, r->input_wait_ms);
     g_autofree char *jitter = s->setup.overheads.jitter > 0
-                                  ? g_strdup_printf("jitter %.3f ms (slowest rank x%.4f)", r->jitter_ms, r->jitter_slowest)
+                                  ? g_strdup_printf("jitter %.3f ms (σ %.4g, slowest rank x%.4f)", r->jitter_ms,
+                                                    s->setup.overheads.jitter, r->jitter_slowest)
                                   : g_strdup("jitter off");
     g_autofree char *source = r->overlap_slowdown_channels > 0
                                   ? g_strdup_printf(": NCCL's %d channels hold %d of %d SMs", r->overlap_slowdown_channels,

@@ -97,7 +97,7 @@ ddp_cli_option_entries(DdpCliOptions *o)
     { "host-iteration-us", 0, 0, G_OPTION_ARG_STRING, &o->host_iteration_us, "Host time per iteration the GPUs wait for (default 100)", "US" },
     { "host-layer-us", 0, 0, G_OPTION_ARG_STRING, &o->host_layer_us, "Host dispatch time per layer pass, a floor (default 10)", "US" },
     { "input-rate", 0, 0, G_OPTION_ARG_STRING, &o->input_rate, "Samples/s per node the data loader delivers (default 0: unlimited)", "R" },
-    { "jitter", 0, 0, G_OPTION_ARG_STRING, &o->jitter, "Rank-to-rank speed spread, standard deviation (default 0: off)", "SIGMA" },
+    { "jitter", 0, 0, G_OPTION_ARG_STRING, &o->jitter, "Rank-to-rank speed spread, standard deviation (default 0.0078, the GPU clock spread of a healthy server; 0: off)", "SIGMA" },
     { "seq-len", 0, 0, G_OPTION_ARG_STRING, &o->seq_len, "Sequence length (token models; default: the model file's)", "N" },
     { "image-size", 0, 0, G_OPTION_ARG_STRING, &o->image_size, "Image side in pixels (image models; default: the model file's)", "N" },
     { "gradient-as-bucket-view", 0, 0, G_OPTION_ARG_NONE, &o->gradient_as_bucket_view, "DDP gradient_as_bucket_view=True", NULL },
@@ -192,13 +192,17 @@ ddp_overheads_none(DdpOverheads *o)
  *  host_layer_us 10: the same per-op dispatch cost, once per layer pass, issued ahead of the GPU
  *    (compute.c host_pipeline): the GPU idles only where it overtakes the host.
  *  input_rate 0: off (users set their loader's measured rate).
- *  jitter 0: off.  No published measurement gives the rank-to-rank spread of a well-run cluster:
- *    Sinha et al. ("Not All GPUs Are Created Equal", SC'22) measure several percent across whole
- *    V100/A100 fleets, outliers (throttled, mis-cooled GPUs) included, which is what screening
- *    removes; PyTorch's DDP benchmark has p95 within 1 % of p50 (validation bucketcap.csv).  A
- *    σ of 0.02 made jitter the largest overhead of a 64-GPU ResNet-50 step (3.2 ms against
- *    0.49 ms of exposed communication) on no evidence; the report says stragglers are off, and
- *    --jitter SIGMA or --stragglers put a measured spread back. */
+ *  jitter 0.0078: the spread of GPU speeds inside one healthy server under DDP load.  The eight
+ *    GPUs of a node do not run at one clock: a GPU at its power limit settles where its own silicon
+ *    lets it (Sinha et al., "Not All GPUs Are Created Equal", SC'22, measure this across whole
+ *    V100/A100 fleets, outliers included).  The per-GPU mean SM clocks that the public DDP runs of
+ *    willgpaik/pytorch-ddp-scaling-benchmark record (nvidia-smi, every second, 4-10 minutes per
+ *    run; tests/data/training-6.SOURCE) give, over their six 8-GPU runs, σ/mean 0.23-1.24 %
+ *    (A100-SXM4-80GB at 385-397 W of 400: 0.59, 0.63, 0.93, 1.07 %; V100-SXM2: 0.23, 1.24 %),
+ *    median 0.78 %.  The step times of the same runs were seen before the clocks were read; σ is
+ *    the clocks', not fitted to the steps (docs/overheads.md, "Rank-to-rank jitter").  The 0.02
+ *    used before had no source and made jitter a 64-GPU ResNet-50 step's largest overhead.
+ *    --jitter SIGMA (0: off) or --stragglers put your own spread in. */
 static void
 overheads_init(DdpOverheads *o)
 {
