@@ -10,6 +10,7 @@
  * S / (1000·B) µs. */
 #include "collective.h"
 #include "datadir.h"
+#include "keyfile.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -1764,6 +1765,76 @@ test_scale_properties(void)
   g_assert_cmpuint(chunk_halvings, ==, 2);
 }
 
+/* The same properties over cluster files nobody shipped: 300 valid files drawn from a fixed seed —
+ * every built-in GPU, every intra and inter fabric, 1–16 GPUs a node, 1–32 NICs of 25–800 Gb/s,
+ * oversubscription 1–4 above leaves of 1–32 nodes, NVL domains of 2–18 hosts on the GB GPUs — at 1 to
+ * 512 nodes, 8 B–4 GiB: every time finite and positive, never falling as the size grows, and from 4
+ * NVLink domains on busbw within the domain's NICs at line rate (the ring and tree bounds of
+ * docs/collective.md §11.1; no in-network reduction across nodes exists in these files).  Users
+ * write their own cluster files; the shipped ones are not the only shapes that must behave. */
+static void
+test_scale_random_clusters(void)
+{
+  static const char *const intra[] = { "nvswitch", "nvlink", "pcie" };
+  static const char *const inter[] = { "ib", "roce", "efa", "tcpxo", "ethernet", "tcp" };
+  static const int ppns[] = { 1, 2, 4, 8, 16 }, nic_counts[] = { 1, 2, 4, 8, 16, 32 };
+  static const double nic_Gbps[] = { 25, 100, 200, 400, 800 }, intra_GBs[] = { 16, 64, 150, 300, 450, 900 };
+  static const double overs[] = { 1, 1, 2, 4 }, leaves[] = { 1, 8, 32 };
+  static const guint64 node_counts[] = { 1, 2, 3, 4, 8, 16, 64, 512 };
+  const char *const *gpus = ddp_gpu_names();
+  guint n_gpus = g_strv_length((char **)gpus);
+  g_autoptr(GRand) rand = g_rand_new_with_seed(20261128);
+  guint checked = 0;
+  for (int trial = 0; trial < 300; trial++) {
+    const char *gpu = gpus[g_rand_int_range(rand, 0, (gint32)n_gpus)];
+    int ppn = ppns[g_rand_int_range(rand, 0, G_N_ELEMENTS(ppns))];
+    const char *intra_fabric = intra[g_rand_int_range(rand, 0, G_N_ELEMENTS(intra))];
+    g_autofree char *domain = NULL;   /* a multi-host NVLink domain: NVSwitch only (cluster.c refuses others) */
+    if (g_str_has_prefix(gpu, "gb") && g_str_equal(intra_fabric, "nvswitch") && (ppn == 2 || ppn == 4) && g_rand_boolean(rand))
+      domain = g_strdup_printf("domain_gpus = %d\n", ppn * g_rand_int_range(rand, 2, 19));
+    g_autofree char *text = g_strdup_printf(
+        "[cluster]\nname = random\ngpu = %s\ngpus_per_node = %d\n\n"
+        "[intra]\nfabric = %s\nbandwidth_GBs = %g\nlatency_us = 0.7\n%s\n"
+        "[inter]\nfabric = %s\nnics_per_node = %d\nnic_bandwidth_Gbps = %g\nlatency_us = %g\n"
+        "oversubscription = %g\nnodes_per_leaf = %g\nrail_optimized = %s\n",
+        gpu, ppn, intra_fabric, intra_GBs[g_rand_int_range(rand, 0, G_N_ELEMENTS(intra_GBs))], domain ? domain : "",
+        inter[g_rand_int_range(rand, 0, G_N_ELEMENTS(inter))], nic_counts[g_rand_int_range(rand, 0, G_N_ELEMENTS(nic_counts))],
+        nic_Gbps[g_rand_int_range(rand, 0, G_N_ELEMENTS(nic_Gbps))], g_rand_boolean(rand) ? 2.0 : 23.0,
+        overs[g_rand_int_range(rand, 0, G_N_ELEMENTS(overs))], leaves[g_rand_int_range(rand, 0, G_N_ELEMENTS(leaves))],
+        g_rand_boolean(rand) ? "true" : "false");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("random.cluster", text, &error);
+    g_assert_no_error(error);
+    g_autoptr(DdpCluster) cluster = ddp_cluster_from_keyfile(kf, &error);
+    if (!cluster)
+      g_error("trial %d: a valid file was refused (%s):\n%s", trial, error->message, text);
+    for (gsize n = 0; n < G_N_ELEMENTS(node_counts); n++) {
+      guint64 gpus_total = node_counts[n] * (guint64)ppn;
+      if (gpus_total < 2)
+        continue;
+      g_autoptr(DdpCollective) c = ddp_collective_new(cluster, gpus_total, &error);
+      g_assert_no_error(error);
+      guint64 domains = ddp_collective_domains(c), hosts_per_domain = (node_counts[n] + domains - 1) / domains;
+      double nic_total = (double)hosts_per_domain * cluster->inter.nics_per_node * cluster->inter.nic_bandwidth_Gbps / 8.0;
+      double previous_time = 0;
+      for (guint64 bytes = 8; bytes <= (guint64)4 << 30; bytes *= 4) {
+        DdpCollectiveCost cost;
+        ddp_collective_allreduce(c, bytes, &cost);
+        if (!isfinite(cost.time_us) || cost.time_us <= 0 || cost.time_us < previous_time * (1 - 1e-12))
+          g_error("trial %d, %" G_GUINT64_FORMAT " GPUs, %" G_GUINT64_FORMAT " B: %.4f us after %.4f us for a smaller size:\n%s",
+                  trial, gpus_total, bytes, cost.time_us, previous_time, text);
+        if (domains >= 4 && cost.busbw_GBs > nic_total)
+          g_error("trial %d, %" G_GUINT64_FORMAT " GPUs, %" G_GUINT64_FORMAT " B: busbw %.2f GB/s above the NICs' %.2f:\n%s",
+                  trial, gpus_total, bytes, cost.busbw_GBs, nic_total, text);
+        previous_time = cost.time_us;
+        checked++;
+      }
+    }
+  }
+  g_test_message("%u (random cluster, GPUs, size) points checked", checked);
+  g_assert_cmpuint(checked, >, 10000);
+}
+
 /* NVLink domains (NVL72): inside one domain the ranks of several hosts are one NCCL node — NVLS over
  * all of them, no network hop — and across domains the NICs of a domain's hosts are pooled.  On
  * gb300-nvl72 (4 GPUs per host, 72 per domain): 64 GPUs are 16 hosts but one domain; 144 GPUs are 2
@@ -2117,6 +2188,7 @@ main(int argc, char **argv)
   g_test_add_func("/collective/validation/degraded", test_validation_degraded);
   g_test_add_func("/collective/validation/scale", test_validation_scale);
   g_test_add_func("/collective/scale/properties", test_scale_properties);
+  g_test_add_func("/collective/scale/random-clusters", test_scale_random_clusters);
   g_test_add_func("/collective/scale/nvlink-domains", test_nvlink_domains);
   g_test_add_func("/collective/scale/no-ll-across-domains", test_no_ll_across_domains);
   g_test_add_func("/collective/scale/tree-node-load", test_tree_node_load);
