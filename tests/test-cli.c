@@ -125,6 +125,65 @@ test_predict_domains_caveat(void)
   g_rmdir(dir);
 }
 
+/* Numbers a user trusts on sight (issue 17), on cluster files nobody shipped: 24 files drawn from a
+ * fixed seed (built-in GPUs, intra and inter fabrics, 1–8 GPUs and 1–16 NICs a node), ResNet-50 or
+ * BERT-base at 2 nodes' worth of GPUs, `predict --json --allow-oom`: it answers (exit 0), every
+ * number is finite, the scaling efficiency is in (0, 1] (T(1) has no DDP, no collective and
+ * no jitter), the step is at least its compute, the exposed communication at most the
+ * communication, and samples/s = GPUs × batch / step. */
+static void
+test_predict_random_clusters(void)
+{
+  static const char *const gpus[] = { "v100", "a100", "a100-40gb", "h100", "h200", "b200", "rtx4090" };
+  static const char *const intra[] = { "nvswitch", "nvlink", "pcie" };
+  static const char *const inter[] = { "ib", "roce", "efa", "ethernet", "tcp" };
+  static const int ppns[] = { 1, 2, 4, 8 }, nics[] = { 1, 2, 4, 8, 16 };
+  static const double nic_Gbps[] = { 25, 100, 400 }, intra_GBs[] = { 16, 150, 450 };
+  static const char *const models[] = { "resnet50", "bert-base" };
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-random-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "random.cluster", NULL);
+  g_autoptr(GRand) rand = g_rand_new_with_seed(20261128);
+  guint answered = 0;
+  for (int trial = 0; trial < 24; trial++) {
+    int ppn = ppns[g_rand_int_range(rand, 0, G_N_ELEMENTS(ppns))];
+    g_autofree char *text = g_strdup_printf(
+        "[cluster]\nname = random\ngpu = %s\ngpus_per_node = %d\n\n[intra]\nfabric = %s\nbandwidth_GBs = %g\n"
+        "latency_us = 0.7\n\n[inter]\nfabric = %s\nnics_per_node = %d\nnic_bandwidth_Gbps = %g\nlatency_us = 2\n",
+        gpus[g_rand_int_range(rand, 0, G_N_ELEMENTS(gpus))], ppn, intra[g_rand_int_range(rand, 0, G_N_ELEMENTS(intra))],
+        intra_GBs[g_rand_int_range(rand, 0, G_N_ELEMENTS(intra_GBs))], inter[g_rand_int_range(rand, 0, G_N_ELEMENTS(inter))],
+        nics[g_rand_int_range(rand, 0, G_N_ELEMENTS(nics))], nic_Gbps[g_rand_int_range(rand, 0, G_N_ELEMENTS(nic_Gbps))]);
+    g_assert_true(g_file_set_contents(path, text, -1, NULL));
+    const char *model = models[trial % 2];
+    g_autofree char *gpus_arg = g_strdup_printf("%d", 2 * ppn);
+    g_auto(Run) r = { 0 };
+    run(&r, "predict", "--model", model, "--cluster", path, "--gpus", gpus_arg, "--iterations", "2", "--json", "--allow-oom",
+        NULL);
+    if (r.status != 0)
+      g_error("trial %d (%s): exit %d: %s\n%s", trial, model, r.status, r.err, text);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    g_assert_true(json_parser_load_from_data(parser, r.out, -1, NULL));
+    JsonObject *o = json_node_get_object(json_parser_get_root(parser));
+    double mean = json_object_get_double_member(json_object_get_object_member(o, "iteration_ms"), "mean");
+    double compute = json_object_get_double_member(o, "compute_ms");
+    double comm = json_object_get_double_member(o, "comm_ms"), exposed = json_object_get_double_member(o, "exposed_comm_ms");
+    double efficiency = json_object_get_double_member(o, "scaling_efficiency");
+    double per_s = json_object_get_double_member(o, "samples_per_s");
+    double batch = (double)json_object_get_int_member(o, "batch");
+    const double values[] = { mean, compute, comm, exposed, efficiency, per_s };
+    for (gsize v = 0; v < G_N_ELEMENTS(values); v++)
+      if (!isfinite(values[v]) || values[v] < 0)
+        g_error("trial %d (%s): field %" G_GSIZE_FORMAT " is %g:\n%s", trial, model, v, values[v], text);
+    if (!(efficiency > 0 && efficiency <= 1 + 1e-9 && mean >= compute * (1 - 1e-9) && exposed <= comm * (1 + 1e-9)))
+      g_error("trial %d (%s): efficiency %g, step %g ms, compute %g ms, exposed %g of %g ms:\n%s", trial, model, efficiency,
+              mean, compute, exposed, comm, text);
+    g_assert_cmpfloat(fabs(per_s / (2.0 * ppn * batch * 1000.0 / mean) - 1), <, 1e-3);
+    answered++;
+  }
+  g_assert_cmpuint(answered, ==, 24);
+  g_unlink(path);
+  g_rmdir(dir);
+}
+
 static void
 test_golden_predict(void)
 {
@@ -1249,6 +1308,7 @@ main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_setenv("DDPSIM_DATADIR", DDP_SRCDIR, TRUE);
   g_test_add_func("/cli/golden/predict-tiny", test_golden_predict);
+  g_test_add_func("/cli/predict/random-clusters", test_predict_random_clusters);
   g_test_add_func("/cli/buckets/resnet50-pytorch", test_resnet50_buckets);
   g_test_add_func("/cli/cap-searches-default-point", test_cap_searches_default_point);
   g_test_add_func("/cli/tune-plot-title-default-fastest", test_tune_plot_title_default_fastest);
