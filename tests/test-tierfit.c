@@ -33,6 +33,13 @@ add_model_points(GArray *points, const DdpCluster *truth, guint64 gpus)
   }
 }
 
+/* ddp_tier_fit on the points collected in @points. */
+static void
+fit_points(DdpCluster *cluster, const GArray *points, DdpTierFit *fit)
+{
+  ddp_tier_fit(cluster, (const DdpTierPoint *)(void *)points->data, points->len, fit);
+}
+
 static double
 time_at(const DdpCluster *cluster, guint64 gpus, guint64 bytes)
 {
@@ -62,7 +69,7 @@ test_recovers_planted(void)
   add_model_points(points, truth, 32);
   g_autoptr(DdpCluster) cluster = load("dgx-h100");
   DdpTierFit fit;
-  ddp_tier_fit(cluster, (const DdpTierPoint *)(void *)points->data, points->len, &fit);
+  fit_points(cluster, points, &fit);
   g_assert_true(fit.intra.fitted);
   g_assert_true(fit.inter.fitted);
   g_assert_cmpuint(fit.intra.points, ==, 16);
@@ -99,7 +106,7 @@ test_launch_from_multi_node(void)
   add_model_points(points, truth, 16);
   g_autoptr(DdpCluster) cluster = load("dgx-h100");
   DdpTierFit fit;
-  ddp_tier_fit(cluster, (const DdpTierPoint *)(void *)points->data, points->len, &fit);
+  fit_points(cluster, points, &fit);
   g_assert_false(fit.intra.fitted);
   g_assert_true(fit.inter.fitted);
   g_assert_true(fit.launch_from_inter);
@@ -121,7 +128,7 @@ test_launch_from_multi_node(void)
   g_autoptr(GArray) more = g_array_new(FALSE, FALSE, sizeof(DdpTierPoint));
   add_model_points(more, slower, 16);
   g_autoptr(DdpCluster) again = load("dgx-h100");
-  ddp_tier_fit(again, (const DdpTierPoint *)(void *)more->data, more->len, &fit);
+  fit_points(again, more, &fit);
   g_assert_false(fit.launch_from_inter);
   g_assert_cmpfloat_with_epsilon(fit.inter.latency_us, 3.0, 0.2);
 }
@@ -141,7 +148,7 @@ test_edge_keeps_specs(void)
     g_array_append_val(points, p);
   }
   DdpTierFit fit;
-  ddp_tier_fit(cluster, (const DdpTierPoint *)(void *)points->data, points->len, &fit);
+  fit_points(cluster, points, &fit);
   g_assert_true(fit.intra.fitted);
   g_assert_true(fit.intra.at_edge);
   g_assert_true(fit.intra.efficiency_held && fit.intra.latency_held);
@@ -168,7 +175,7 @@ test_one_node_carries(void)
   g_autoptr(DdpCluster) cluster = load("dgx-a100");
   g_autoptr(DdpCluster) plain = load("dgx-a100");
   DdpTierFit fit;
-  ddp_tier_fit(cluster, (const DdpTierPoint *)(void *)points->data, points->len, &fit);
+  fit_points(cluster, points, &fit);
   g_assert_true(fit.intra.fitted);
   g_assert_false(fit.inter.fitted);
   ddp_tier_fit_apply(&fit, cluster);
@@ -207,13 +214,13 @@ test_holds_what_points_cannot_tell(void)
       g_array_append_val(small, p);
   }
   DdpTierFit fit;
-  ddp_tier_fit(plain, (const DdpTierPoint *)(void *)large->data, large->len, &fit);
+  fit_points(plain, large, &fit);
   g_assert_true(fit.intra.fitted);
   g_assert_true(fit.intra.latency_held);
   g_assert_false(fit.intra.efficiency_held);
   g_assert_cmpfloat(fit.intra.latency_us, ==, plain->nccl.launch_us);
   g_assert_cmpfloat_with_epsilon(fit.intra.efficiency, 0.55, 0.01);
-  ddp_tier_fit(plain, (const DdpTierPoint *)(void *)small->data, small->len, &fit);
+  fit_points(plain, small, &fit);
   g_assert_true(fit.intra.efficiency_held);
   g_assert_false(fit.intra.latency_held);
   g_assert_cmpfloat(fit.intra.efficiency, ==, ddp_cluster_intra_efficiency(plain));
@@ -300,7 +307,7 @@ fit_family(const char *csv, const char *cluster_rel, guint64 *largest_nodes, Ddp
   }
   g_autofree char *cluster_path = g_test_build_filename(G_TEST_DIST, "data", cluster_rel, NULL);
   DdpCluster *cluster = load(cluster_path);
-  ddp_tier_fit(cluster, (const DdpTierPoint *)(void *)points->data, points->len, fit);
+  fit_points(cluster, points, fit);
   ddp_tier_fit_apply(fit, cluster);
   g_test_message("%s: calibrated on %u points below %" G_GUINT64_FORMAT " nodes: intra %s %.3f / %.1f us, inter %s %.3f / %.1f us",
                  cluster_rel, points->len, largest, fit->intra.fitted ? "fitted" : "specs", cluster->intra.efficiency,
