@@ -656,17 +656,17 @@ test_shipped_shape(void)
 {
   g_autoptr(DdpValidation) v = shipped();
   g_assert_cmpuint(v->allreduce->len, >=, 1);
-  /* training-2.csv, training-3.csv, training-4.csv … training-7.csv (out-of-sample),
+  /* training-2.csv, training-3.csv, training-4.csv … training-8.csv (out-of-sample),
    * training-h100.csv (test-h100.c), training-dlperf.csv (a behaviour check) */
-  g_assert_cmpuint(v->training->len, ==, 8);
+  g_assert_cmpuint(v->training->len, ==, 9);
   /* validate.ini's out_of_sample: allreduce-4.csv (198 points), allreduce-5.csv (24), allreduce-6.csv
-   * (173), allreduce-7.csv (185), training-4.csv … training-7.csv (62, 22, 22, 14 DDP rows) pooled
-   * apart as well */
+   * (173), allreduce-7.csv (199), training-4.csv … training-8.csv (62, 22, 22, 14, 10 DDP rows)
+   * pooled apart as well */
   g_assert_true(v->split);
-  g_assert_cmpuint(v->allreduce_out_of_sample_model[DDP_REGIME_ALL].points, ==, 198 + 24 + 173 + 185);
-  g_assert_cmpuint(v->allreduce_in_sample_model[DDP_REGIME_ALL].points + 198 + 24 + 173 + 185, ==,
+  g_assert_cmpuint(v->allreduce_out_of_sample_model[DDP_REGIME_ALL].points, ==, 198 + 24 + 173 + 199);
+  g_assert_cmpuint(v->allreduce_in_sample_model[DDP_REGIME_ALL].points + 198 + 24 + 173 + 199, ==,
                    v->allreduce_model[DDP_REGIME_ALL].points);
-  g_assert_cmpuint(v->training_out_of_sample.efficiency_error.points, ==, 62 + 22 + 22 + 14);
+  g_assert_cmpuint(v->training_out_of_sample.efficiency_error.points, ==, 62 + 22 + 22 + 14 + 10);
   g_assert_cmpuint(v->bucketcap->len, ==, 1);
   const DdpValidateAllreduce *pub = NULL;
   for (guint f = 0; f < v->allreduce->len; f++) {
@@ -934,16 +934,16 @@ test_beyond_two_nodes(void)
 }
 
 /* Issue 16's acceptance over every public AllReduce curve (the behaviour checks apart): median
- * |busbw error| ≤ 10 % over all points and ≤ 15 % in each size regime.  Over the 893 points since
+ * |busbw error| ≤ 10 % over all points and ≤ 15 % in each size regime.  Over the 907 points since
  * allreduce-7.csv (2026-11-28, session 19: ALCF Polaris over Slingshot and TCP, 10 H100 nodes at
- * 1–8 GPUs a node; nothing changed for it) 12.6 % — a TODO again: 9.8 % over the 708 before it
+ * 1–8 GPUs a node, an HPE GH200 pair over Slingshot; nothing changed for it) 12.6 % — a TODO again: 9.8 % over the 708 before it
  * (8.8 % over the 535 before allreduce-6.csv's nine curves, 12.9 % on their first contact; 8.8 %
  * over the 511 before allreduce-5.csv's H200 curves; 9.5 % before LL's fill and the multi-rack rule
  * of docs/collective.md §11.13; 9.9 % before NVLSTree's NVLS stage was held to NVLS's own, §11.12;
  * 10.6 % before the GCP A3 Mega cluster file carried the NCCL_PROTO of the profile its run
  * sourced).  Polaris's libfabric path sits on a 0.4–4 ms plateau from 128 KiB to 16 MiB, 2–8 × the
  * model's time, and its sockets reach a quarter of the model's TCP rate (allreduce-7.SOURCE).  The
- * mid regime (64 KiB–16 MiB) 20.0 % (16.2 % before allreduce-7.csv, 16.3 % before allreduce-6.csv,
+ * mid regime (64 KiB–16 MiB) 20.2 % (16.2 % before allreduce-7.csv, 16.3 % before allreduce-6.csv,
  * 16.1 % before the H200 curve): the curves disagree there by more than the model's terms can
  * follow (docs/collective.md §11.8, and §11's tried-not-kept item 9: two paper-identical H100 pairs
  * 20–30 % apart at 1–4 MiB).  The small and large regimes hold their 15 %. */
@@ -953,7 +953,7 @@ test_acceptance_allreduce_every_file(void)
   g_autoptr(DdpValidation) v = run_shipped_files("allreduce-public.csv", "allreduce-2.csv", "allreduce-3.csv",
                                                  "allreduce-4.csv", "allreduce-5.csv", "allreduce-6.csv",
                                                  "allreduce-7.csv", "allreduce-gb200.csv", "allreduce-b300.csv", NULL);
-  g_assert_cmpuint(v->allreduce_model[DDP_REGIME_ALL].points, ==, 893);
+  g_assert_cmpuint(v->allreduce_model[DDP_REGIME_ALL].points, ==, 907);
   check_threshold("every public curve: AllReduce median |busbw error|, < 64 KiB",
                   v->allreduce_model[DDP_REGIME_LATENCY].median_abs_error, 0.15);
   check_threshold("every public curve: AllReduce median |busbw error|, > 16 MiB",
@@ -963,7 +963,7 @@ test_acceptance_allreduce_every_file(void)
   g_test_message("every public curve: AllReduce median |busbw error|, all sizes: %.2f %% (threshold 10 %%)", 100 * all);
   g_test_message("every public curve: AllReduce median |busbw error|, 64 KiB - 16 MiB: %.2f %% (threshold 15 %%)", 100 * mid);
   g_assert_cmpfloat(all, <, 0.127);   /* 12.6 % today (9.8 % before allreduce-7.csv) */
-  g_assert_cmpfloat(mid, <, 0.201);   /* 20.0 % today (16.2 % before allreduce-7.csv) */
+  g_assert_cmpfloat(mid, <, 0.203);   /* 20.2 % today (16.2 % before allreduce-7.csv) */
   if (!(all <= 0.10 && mid <= 0.15)) {
     g_autofree char *todo = g_strdup_printf("every public curve: median |busbw error| %.1f %% (limit 10 %%), "
                                             "64 KiB - 16 MiB %.1f %% (limit 15 %%)", 100 * all, 100 * mid);
@@ -1119,23 +1119,25 @@ test_acceptance_training_pooled(void)
   g_assert_cmpuint(pool->default_step_error.points, ==, rows);
   check_threshold("public training rows pooled: median |step-time error| with built-in defaults",
                   pool->default_step_error.median_abs_error, 0.08);
-  /* The same with the out-of-sample rows (training-4/5/6/7.csv, gathered after the constants were
-   * set): every public row.  Today 3.6 % (defaults) and 2.6 % against 3.9 % (efficiency); 3.2 % and 2.4 % against
-   * 3.9 % before training-7.csv; 3.8 % and 3.1 % with jitter off (before the default σ 0.0078),
+  /* The same with the out-of-sample rows (training-4/5/6/7/8.csv, gathered after the constants were
+   * set): every public row.  Today 5.0 % (defaults: training-8.csv's GH200 steps run 23 % slower
+   * than the H100 defaults, on a Grace host in a container) and 2.6 % against 4.1 % (efficiency);
+   * 3.6 % and 2.6 % against 3.9 % before training-8.csv, 3.2 % and 2.4 % against 3.9 % before
+   * training-7.csv; 3.8 % and 3.1 % with jitter off (before the default σ 0.0078),
    * 3.7 % and 3.3 against 4.1 % before training-6.csv. */
   g_autoptr(DdpValidation) all = run_shipped_files("training-2.csv", "training-3.csv", "training-h100.csv",
                                                    "training-4.csv", "training-5.csv", "training-6.csv",
-                                                   "training-7.csv", NULL);
+                                                   "training-7.csv", "training-8.csv", NULL);
   const DdpValidateTraining *public = &all->training_pooled;
-  g_test_message("every public training row (with training-4/5/6/7.csv): median |step-time error| with built-in defaults %.2f %% "
+  g_test_message("every public training row (with training-4/5/6/7/8.csv): median |step-time error| with built-in defaults %.2f %% "
                  "(threshold 8.00 %%), median |efficiency error| %.2f %% (baseline %.2f %%)",
                  100.0 * public->default_step_error.median_abs_error, 100.0 * public->efficiency_error.median_abs_error,
                  100.0 * public->baseline_efficiency_error.median_abs_error);
   g_assert_cmpfloat(public->efficiency_error.median_abs_error, <, public->baseline_efficiency_error.median_abs_error);
   check_threshold("every public training row: median |step-time error| with built-in defaults",
                   public->default_step_error.median_abs_error, 0.08);
-  g_assert_cmpfloat(public->default_step_error.median_abs_error, <, 0.037);   /* 3.6 % today (3.2 % before training-7.csv) */
-  g_assert_cmpfloat(public->efficiency_error.median_abs_error, <, 0.027);   /* 2.6 % today (2.4 % before training-7.csv) */
+  g_assert_cmpfloat(public->default_step_error.median_abs_error, <, 0.051);   /* 5.0 % today (3.2 % before training-7/8.csv) */
+  g_assert_cmpfloat(public->efficiency_error.median_abs_error, <, 0.027);   /* 2.6 % today (2.4 % before training-7/8.csv) */
   check_efficiency_todo("public training rows pooled:", pool, 0.25, "a quarter of",
                         "the multi-GPU loss from 2 GPUs on one node is not modelled");
 }
@@ -1210,26 +1212,33 @@ test_out_of_sample(void)
   g_assert_cmpfloat(t6->efficiency_error.median_abs_error, <, 0.012);   /* 1.1 % (2.2 % on first contact, with jitter off) */
   g_assert_cmpfloat(t6->efficiency_error.median_abs_error, <, t6->baseline_efficiency_error.median_abs_error);
 
-  /* allreduce-7.csv and training-7.csv (2026-11-28, session 19, allreduce-7.SOURCE,
-   * training-7.SOURCE), on first contact, nothing changed for them.  AllReduce, nine curves, 185
-   * points: 33.0 % (< 64 KiB 32.6 %, mid 176.9 %, > 16 MiB 14.8 %; the ring baseline 72.7 %) — ten
+  /* allreduce-7.csv, training-7.csv and training-8.csv (2026-11-28, session 19, their .SOURCE
+   * files), on first contact, nothing changed for them.  AllReduce, ten curves, 199 points: 32.3 %
+   * (< 64 KiB 32.6 %, mid 162.7 %, > 16 MiB 14.5 %; the ring baseline 74.3 %; the first nine curves
+   * 33.0 %, an HPE GH200 pair over Slingshot under NCCL_ALGO=Tree 12.4 %, added after them) — ten
    * H100 nodes with 1 / 2 / 4 / 8 GPUs a node 3.9 / 7.3 / 5.3 / 14.3 %; ALCF Polaris over Slingshot's
    * libfabric 30.0 / 28.4 / 33.0 / 101.0 % at 2 / 8 / 256 / 540 nodes (0.73 of the NICs' line rate
    * above 16 MiB where the model takes 0.96, a 0.4–4 ms plateau from 128 KiB to 16 MiB) and over TCP
    * sockets 100.2 % (3.4–4.6 GB/s where 0.4 of the line rate gives 13–19).  Training, Ray SGD on AWS
    * p3dn (V100, 100 Gbps TCP), 14 DDP rows: 5.5 % efficiency error against "always 100 %"'s 3.6 % —
    * the model loses to the baseline there: AMP over 2–8 instances runs at 78–83 % where the model
-   * says 95–97 %, and the multi-node fp32 rows carry their separate run's 6 % offset. */
-  g_autoptr(DdpValidation) seven = run_shipped_files("allreduce-7.csv", "training-7.csv", NULL);
+   * says 95–97 %, and the multi-node fp32 rows carry their separate run's 6 % offset.  PyTorch's DDP
+   * benchmark on the HPE GH200 nodes, 10 DDP rows: 2.0 % against the baseline's 11.1 % — DDP's own
+   * cost on one GPU (5–8 %) is most of what they lose, and the model has it. */
+  g_autoptr(DdpValidation) seven = run_shipped_files("allreduce-7.csv", "training-7.csv", "training-8.csv", NULL);
   const DdpValidateAllreduce *a7 = seven->allreduce->pdata[0];
-  g_assert_cmpuint(a7->model[DDP_REGIME_ALL].points, ==, 185);
-  g_assert_cmpuint(a7->curves->len, ==, 9);
-  g_assert_cmpfloat(a7->model[DDP_REGIME_ALL].median_abs_error, <, 0.331);   /* 33.0 % */
-  g_assert_cmpfloat(a7->model[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.149);   /* 14.8 % */
+  g_assert_cmpuint(a7->model[DDP_REGIME_ALL].points, ==, 199);
+  g_assert_cmpuint(a7->curves->len, ==, 10);
+  g_assert_cmpfloat(a7->model[DDP_REGIME_ALL].median_abs_error, <, 0.324);   /* 32.3 % */
+  g_assert_cmpfloat(a7->model[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.146);   /* 14.5 % */
   g_assert_cmpfloat(a7->model[DDP_REGIME_ALL].median_abs_error, <, a7->baseline[DDP_REGIME_ALL].median_abs_error);
   const DdpValidateTraining *t7 = seven->training->pdata[0];
   g_assert_cmpuint(t7->efficiency_error.points, ==, 14);
   g_assert_cmpfloat(t7->efficiency_error.median_abs_error, <, 0.056);   /* 5.5 % (the baseline 3.6 %) */
+  const DdpValidateTraining *t8 = seven->training->pdata[1];
+  g_assert_cmpuint(t8->efficiency_error.points, ==, 10);
+  g_assert_cmpfloat(t8->efficiency_error.median_abs_error, <, 0.021);   /* 2.0 % (the baseline 11.1 %) */
+  g_assert_cmpfloat(t8->efficiency_error.median_abs_error, <, t8->baseline_efficiency_error.median_abs_error);
 }
 
 /* fsdp-public.csv (published FSDP throughput, tests/data/fsdp-public.SOURCE): every row predicted,
