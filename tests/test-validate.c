@@ -656,17 +656,17 @@ test_shipped_shape(void)
 {
   g_autoptr(DdpValidation) v = shipped();
   g_assert_cmpuint(v->allreduce->len, >=, 1);
-  /* training-2.csv, training-3.csv, training-4.csv … training-8.csv (out-of-sample),
+  /* training-2.csv, training-3.csv, training-4.csv … training-9.csv (out-of-sample),
    * training-h100.csv (test-h100.c), training-dlperf.csv (a behaviour check) */
-  g_assert_cmpuint(v->training->len, ==, 9);
+  g_assert_cmpuint(v->training->len, ==, 10);
   /* validate.ini's out_of_sample: allreduce-4.csv (198 points), allreduce-5.csv (24), allreduce-6.csv
-   * (173), allreduce-7.csv (199), training-4.csv … training-8.csv (62, 22, 22, 14, 10 DDP rows)
-   * pooled apart as well */
+   * (173), allreduce-7.csv (199), training-4.csv … training-9.csv (62, 22, 22, 14, 10, 30 DDP
+   * rows) pooled apart as well */
   g_assert_true(v->split);
   g_assert_cmpuint(v->allreduce_out_of_sample_model[DDP_REGIME_ALL].points, ==, 198 + 24 + 173 + 199);
   g_assert_cmpuint(v->allreduce_in_sample_model[DDP_REGIME_ALL].points + 198 + 24 + 173 + 199, ==,
                    v->allreduce_model[DDP_REGIME_ALL].points);
-  g_assert_cmpuint(v->training_out_of_sample.efficiency_error.points, ==, 62 + 22 + 22 + 14 + 10);
+  g_assert_cmpuint(v->training_out_of_sample.efficiency_error.points, ==, 62 + 22 + 22 + 14 + 10 + 30);
   g_assert_cmpuint(v->bucketcap->len, ==, 1);
   const DdpValidateAllreduce *pub = NULL;
   for (guint f = 0; f < v->allreduce->len; f++) {
@@ -1119,25 +1119,26 @@ test_acceptance_training_pooled(void)
   g_assert_cmpuint(pool->default_step_error.points, ==, rows);
   check_threshold("public training rows pooled: median |step-time error| with built-in defaults",
                   pool->default_step_error.median_abs_error, 0.08);
-  /* The same with the out-of-sample rows (training-4/5/6/7/8.csv, gathered after the constants were
-   * set): every public row.  Today 5.0 % (defaults: training-8.csv's GH200 steps run 23 % slower
-   * than the H100 defaults, on a Grace host in a container) and 2.6 % against 4.1 % (efficiency);
-   * 3.6 % and 2.6 % against 3.9 % before training-8.csv, 3.2 % and 2.4 % against 3.9 % before
+  /* The same with the out-of-sample rows (training-4 … 9.csv, gathered after the constants were
+   * set): every public row.  Today 4.2 % (defaults) and 2.6 % against 4.2 % (efficiency); 5.0 %
+   * and 2.6 % against 4.1 % before training-9.csv (training-8.csv's GH200 steps run 23 % slower than
+   * the H100 defaults, on a Grace host in a container); 3.6 % and 2.6 % against 3.9 % before
+   * training-8.csv, 3.2 % and 2.4 % against 3.9 % before
    * training-7.csv; 3.8 % and 3.1 % with jitter off (before the default σ 0.0078),
    * 3.7 % and 3.3 against 4.1 % before training-6.csv. */
   g_autoptr(DdpValidation) all = run_shipped_files("training-2.csv", "training-3.csv", "training-h100.csv",
                                                    "training-4.csv", "training-5.csv", "training-6.csv",
-                                                   "training-7.csv", "training-8.csv", NULL);
+                                                   "training-7.csv", "training-8.csv", "training-9.csv", NULL);
   const DdpValidateTraining *public = &all->training_pooled;
-  g_test_message("every public training row (with training-4/5/6/7/8.csv): median |step-time error| with built-in defaults %.2f %% "
+  g_test_message("every public training row (with training-4 to -9.csv): median |step-time error| with built-in defaults %.2f %% "
                  "(threshold 8.00 %%), median |efficiency error| %.2f %% (baseline %.2f %%)",
                  100.0 * public->default_step_error.median_abs_error, 100.0 * public->efficiency_error.median_abs_error,
                  100.0 * public->baseline_efficiency_error.median_abs_error);
   g_assert_cmpfloat(public->efficiency_error.median_abs_error, <, public->baseline_efficiency_error.median_abs_error);
   check_threshold("every public training row: median |step-time error| with built-in defaults",
                   public->default_step_error.median_abs_error, 0.08);
-  g_assert_cmpfloat(public->default_step_error.median_abs_error, <, 0.051);   /* 5.0 % today (3.2 % before training-7/8.csv) */
-  g_assert_cmpfloat(public->efficiency_error.median_abs_error, <, 0.027);   /* 2.6 % today (2.4 % before training-7/8.csv) */
+  g_assert_cmpfloat(public->default_step_error.median_abs_error, <, 0.043);   /* 4.2 % today (3.2 % before training-7/8/9.csv) */
+  g_assert_cmpfloat(public->efficiency_error.median_abs_error, <, 0.027);   /* 2.6 % today (2.4 % before training-7/8/9.csv) */
   check_efficiency_todo("public training rows pooled:", pool, 0.25, "a quarter of",
                         "the multi-GPU loss from 2 GPUs on one node is not modelled");
 }
@@ -1224,8 +1225,11 @@ test_out_of_sample(void)
    * the model loses to the baseline there: AMP over 2–8 instances runs at 78–83 % where the model
    * says 95–97 %, and the multi-node fp32 rows carry their separate run's 6 % offset.  PyTorch's DDP
    * benchmark on the HPE GH200 nodes, 10 DDP rows: 2.0 % against the baseline's 11.1 % — DDP's own
-   * cost on one GPU (5–8 %) is most of what they lose, and the model has it. */
-  g_autoptr(DdpValidation) seven = run_shipped_files("allreduce-7.csv", "training-7.csv", "training-8.csv", NULL);
+   * cost on one GPU (5–8 %) is most of what they lose, and the model has it.  CSC's benchmark on
+   * Mahti's A100 nodes (training-9.csv), 30 DDP rows: 4.1 % against 6.2 % — four GPUs of a node
+   * within 1 % in fp32, two nodes losing 3–7 % (fp32) and 8–13 % (fp16) where the model says 2–3 %. */
+  g_autoptr(DdpValidation) seven = run_shipped_files("allreduce-7.csv", "training-7.csv", "training-8.csv",
+                                                     "training-9.csv", NULL);
   const DdpValidateAllreduce *a7 = seven->allreduce->pdata[0];
   g_assert_cmpuint(a7->model[DDP_REGIME_ALL].points, ==, 199);
   g_assert_cmpuint(a7->curves->len, ==, 10);
@@ -1239,6 +1243,10 @@ test_out_of_sample(void)
   g_assert_cmpuint(t8->efficiency_error.points, ==, 10);
   g_assert_cmpfloat(t8->efficiency_error.median_abs_error, <, 0.021);   /* 2.0 % (the baseline 11.1 %) */
   g_assert_cmpfloat(t8->efficiency_error.median_abs_error, <, t8->baseline_efficiency_error.median_abs_error);
+  const DdpValidateTraining *t9 = seven->training->pdata[2];
+  g_assert_cmpuint(t9->efficiency_error.points, ==, 30);
+  g_assert_cmpfloat(t9->efficiency_error.median_abs_error, <, 0.042);   /* 4.1 % (the baseline 6.2 %) */
+  g_assert_cmpfloat(t9->efficiency_error.median_abs_error, <, t9->baseline_efficiency_error.median_abs_error);
 }
 
 /* fsdp-public.csv (published FSDP throughput, tests/data/fsdp-public.SOURCE): every row predicted,
