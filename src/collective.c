@@ -891,6 +891,17 @@ ddp_collective_domains_caveat(guint64 nodes, guint64 domains, DdpAlgorithm confi
                          prefix, prefix, ring_how, prefix);
 }
 
+char *
+ddp_collective_sockets_caveat(const DdpCluster *cluster, guint64 nodes, const char *prefix)
+{
+  if (nodes < 2 || cluster->inter.fabric != DDP_INTER_ETHERNET || cluster->inter.efficiency > 0)
+    return NULL;
+  return g_strdup_printf("%sover NCCL's TCP sockets the share of the line rate is uncertain: the default 0.4 fits two 16 Gb/s VMs,\n"
+                         "%sALCF Polaris's 2 x 200 Gb/s nodes reached about 0.1 at 128 nodes (one proxy thread moves a GPU's\n"
+                         "%ssockets); [inter] efficiency from your own nccl-tests run replaces it (docs/collective.md 10.3)\n",
+                         prefix, prefix, prefix);
+}
+
 /* Fills the bandwidth columns of @out from its time, as nccl-tests does (docs/model.md §3). */
 static void
 finish_cost(guint64 bytes, double bus_factor, DdpCollectiveCost *out)

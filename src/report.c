@@ -128,6 +128,9 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   g_autofree char *caveat = ddp_report_domains_caveat(s, r, "                       ");
   if (caveat)
     g_string_append(out, caveat);
+  g_autofree char *sockets = ddp_collective_sockets_caveat(s->cluster, r->nodes, "                       ");
+  if (sockets)
+    g_string_append(out, sockets);
   if (r->dp)
     g_string_append_printf(out, "  host overhead        %.3f ms   (the step's host time, GIL-serialised launches, replicate)\n",
                            r->host_iteration_ms);
