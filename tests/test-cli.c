@@ -81,6 +81,24 @@ test_allreduce_domains_caveat(void)
   g_assert_nonnull(strstr(two.out, "\n# no LL across the domains: both curves' small sizes sit at LL128's latency (11.13)\n"));
 }
 
+/* Writes into @dir, as @name, the shipped scenarios/@shipped_name with every line that is @line
+ * replaced by @replacement; returns the new file's path. */
+static char *
+write_cluster_variant(const char *dir, const char *name, const char *shipped_name, const char *line,
+                      const char *replacement)
+{
+  g_autofree char *shipped = NULL;
+  g_autofree char *shipped_path = g_build_filename(DDP_SRCDIR, "scenarios", shipped_name, NULL);
+  g_assert_true(g_file_get_contents(shipped_path, &shipped, NULL, NULL));
+  g_autofree char *pattern = g_strdup_printf("^%s$", line);
+  g_autoptr(GRegex) regex = g_regex_new(pattern, G_REGEX_MULTILINE, 0, NULL);
+  g_autofree char *text = g_regex_replace_literal(regex, shipped, -1, 0, replacement, 0, NULL);
+  g_assert_nonnull(strstr(text, replacement));
+  char *path = g_build_filename(dir, name, NULL);
+  g_assert_true(g_file_set_contents(path, text, -1, NULL));
+  return path;
+}
+
 /* Over NCCL's TCP sockets at the default share (docs/collective.md §10.3: 0.4 fits two 16 Gb/s VMs,
  * ALCF Polaris's 2 × 200 Gb/s nodes reached about 0.1) `allreduce` and `predict` say the share is
  * uncertain across nodes (a100-cloud-100gbe, 16 GPUs); one node (8 GPUs), an RDMA fabric
@@ -90,15 +108,8 @@ test_sockets_caveat(void)
 {
   const char *caveat = "over NCCL's TCP sockets the share of the line rate is uncertain";
   g_autofree char *dir = g_dir_make_tmp("ddpsim-sockets-XXXXXX", NULL);
-  g_autofree char *measured = g_build_filename(dir, "tcp-measured.cluster", NULL);
-  g_autofree char *shipped = NULL;
-  g_autofree char *shipped_path = g_build_filename(DDP_SRCDIR, "scenarios", "a100-cloud-100gbe.cluster", NULL);
-  g_assert_true(g_file_get_contents(shipped_path, &shipped, NULL, NULL));
-  g_autoptr(GRegex) fabric = g_regex_new("^fabric = ethernet$", G_REGEX_MULTILINE, 0, NULL);
-  g_autofree char *measured_text = g_regex_replace_literal(fabric, shipped, -1, 0, "fabric = ethernet\nefficiency = 0.1", 0,
-                                                           NULL);
-  g_assert_nonnull(strstr(measured_text, "efficiency = 0.1"));
-  g_assert_true(g_file_set_contents(measured, measured_text, -1, NULL));
+  g_autofree char *measured = write_cluster_variant(dir, "tcp-measured.cluster", "a100-cloud-100gbe.cluster",
+                                                    "fabric = ethernet", "fabric = ethernet\nefficiency = 0.1");
   g_auto(Run) two = { 0 }, one = { 0 }, rdma = { 0 }, set = { 0 }, allreduce = { 0 }, allreduce_one = { 0 };
   run(&two, "predict", "--cluster", "a100-cloud-100gbe", "--model", "resnet50", "--gpus", "16", "--iterations", "2", NULL);
   run(&one, "predict", "--cluster", "a100-cloud-100gbe", "--model", "resnet50", "--gpus", "8", "--iterations", "2", NULL);
@@ -131,14 +142,8 @@ test_predict_domains_caveat(void)
 {
   const char *caveat = "across NVLink domains: measured multi-rack curves ran below NVLSTree";
   g_autofree char *dir = g_dir_make_tmp("ddpsim-domains-XXXXXX", NULL);
-  g_autofree char *ring = g_build_filename(dir, "gb300-ring.cluster", NULL);
-  g_autofree char *shipped = NULL;
-  g_autofree char *shipped_path = g_build_filename(DDP_SRCDIR, "scenarios", "gb300-nvl72.cluster", NULL);
-  g_assert_true(g_file_get_contents(shipped_path, &shipped, NULL, NULL));
-  g_autoptr(GRegex) auto_algo = g_regex_new("^algorithm = auto$", G_REGEX_MULTILINE, 0, NULL);
-  g_autofree char *ring_text = g_regex_replace_literal(auto_algo, shipped, -1, 0, "algorithm = ring", 0, NULL);
-  g_assert_nonnull(strstr(ring_text, "algorithm = ring"));
-  g_assert_true(g_file_set_contents(ring, ring_text, -1, NULL));
+  g_autofree char *ring = write_cluster_variant(dir, "gb300-ring.cluster", "gb300-nvl72.cluster", "algorithm = auto",
+                                                "algorithm = ring");
   g_auto(Run) two = { 0 }, one = { 0 }, forced = { 0 }, json = { 0 }, scale = { 0 }, tune = { 0 }, compare = { 0 },
               compare_one = { 0 };
   run(&two, "predict", "--cluster", "gb300-nvl72", "--model", "gpt2-xl", "--gpus", "144", "--iterations", "2", NULL);
