@@ -1334,13 +1334,8 @@ test_forced_tree_one_node(void)
   }
   g_assert_cmpuint(clusters, >=, 8);
   g_autofree char *dir = g_dir_make_tmp("ddpsim-tree-XXXXXX", NULL);
-  g_autofree char *tree = g_build_filename(dir, "tree.cluster", NULL);
-  g_autofree char *shipped = NULL;
-  g_assert_true(g_file_get_contents(DDP_SRCDIR "/scenarios/dgx-a100.cluster", &shipped, NULL, NULL));
-  g_autoptr(GRegex) auto_algo = g_regex_new("^algorithm = auto$", G_REGEX_MULTILINE, 0, NULL);
-  g_autofree char *tree_text = g_regex_replace_literal(auto_algo, shipped, -1, 0, "algorithm = tree", 0, NULL);
-  g_assert_nonnull(strstr(tree_text, "algorithm = tree"));
-  g_assert_true(g_file_set_contents(tree, tree_text, -1, NULL));
+  g_autofree char *tree = write_cluster_variant(dir, "tree.cluster", "dgx-a100.cluster", "algorithm = auto",
+                                                "algorithm = tree");
   g_auto(Run) predict = { 0 };
   run(&predict, "predict", "--cluster", tree, "--gpus", "8", "--iterations", "2", NULL);
   g_assert_cmpint(predict.status, ==, 0);
