@@ -660,11 +660,11 @@ test_shipped_shape(void)
    * training-h100.csv (test-h100.c), training-dlperf.csv (a behaviour check) */
   g_assert_cmpuint(v->training->len, ==, 10);
   /* validate.ini's out_of_sample: allreduce-4.csv (198 points), allreduce-5.csv (24), allreduce-6.csv
-   * (173), allreduce-7.csv (199), allreduce-8.csv (41), training-4.csv … training-9.csv (62, 22,
-   * 22, 14, 10, 30 DDP rows) pooled apart as well */
+   * (173), allreduce-7.csv (199), allreduce-8.csv (41), allreduce-9.csv (97), training-4.csv …
+   * training-9.csv (62, 22, 22, 14, 10, 30 DDP rows) pooled apart as well */
   g_assert_true(v->split);
-  g_assert_cmpuint(v->allreduce_out_of_sample_model[DDP_REGIME_ALL].points, ==, 198 + 24 + 173 + 199 + 41);
-  g_assert_cmpuint(v->allreduce_in_sample_model[DDP_REGIME_ALL].points + 198 + 24 + 173 + 199 + 41, ==,
+  g_assert_cmpuint(v->allreduce_out_of_sample_model[DDP_REGIME_ALL].points, ==, 198 + 24 + 173 + 199 + 41 + 97);
+  g_assert_cmpuint(v->allreduce_in_sample_model[DDP_REGIME_ALL].points + 198 + 24 + 173 + 199 + 41 + 97, ==,
                    v->allreduce_model[DDP_REGIME_ALL].points);
   g_assert_cmpuint(v->training_out_of_sample.efficiency_error.points, ==, 62 + 22 + 22 + 14 + 10 + 30);
   g_assert_cmpuint(v->bucketcap->len, ==, 1);
@@ -910,8 +910,9 @@ test_acceptance_allreduce(void)
   check_acceptance(both, "all seven public curves");
 }
 
-/* `validate` lists every pooled curve beyond 2 nodes against issue 16's 15 %: on the shipped data 34
- * of 53 within it since allreduce-8.csv's thirty single-size points (two B200 clusters at 4–64 nodes,
+/* `validate` lists every pooled curve beyond 2 nodes against issue 16's 15 %: on the shipped data 35
+ * of 57 within it since allreduce-9.csv's four (NREL Kestrel 19.4 %, ABCI 12.2 / 17.1 / 16.8 %); 34
+ * of 53 since allreduce-8.csv's thirty single-size points (two B200 clusters at 4–64 nodes,
  * one per algorithm: 21 within, the slinky cluster's fifteen all within 5.3 %, use3a's ring and
  * NVLSTree 14–39 % fast from 4 nodes); 13 of 23 before them (9 of 15 before allreduce-7.csv's eight: the H100 nodes at 10 nodes 3.9 / 7.3 /
  * 5.3 / 14.3 % with 1 / 2 / 4 / 8 GPUs a node, Polaris 28.4 / 33.0 / 101.0 % at 8 / 256 / 540 nodes
@@ -926,7 +927,8 @@ test_beyond_two_nodes(void)
   g_auto(Run) text = { 0 };
   run(&text, "validate", dir, NULL);
   g_assert_cmpint(text.status, ==, 0);
-  g_assert_nonnull(strstr(text.out, "## AllReduce curves beyond 2 nodes: 34 of 53 within 15 % (median |busbw error|, all sizes)"));
+  g_assert_nonnull(strstr(text.out, "## AllReduce curves beyond 2 nodes: 35 of 57 within 15 % (median |busbw error|, all sizes)"));
+  g_assert_nonnull(strstr(text.out, "\nabci-a100                   32     4  allreduce-9.csv          12.2\n"));
   g_assert_nonnull(strstr(text.out, "\nhgx-b200-ring              512    64  allreduce-8.csv           5.3\n"));
   g_assert_nonnull(strstr(text.out, "\ncoreweave-gb200-nvl72     1440   360  allreduce-6.csv          30.0  over 15 %\n"));
   g_assert_nonnull(strstr(text.out, "\naws-p5en                    32     4  allreduce-5.csv          10.3\n"));
@@ -937,17 +939,18 @@ test_beyond_two_nodes(void)
 }
 
 /* Issue 16's acceptance over every public AllReduce curve (the behaviour checks apart): median
- * |busbw error| ≤ 10 % over all points and ≤ 15 % in each size regime.  Over the 948 points since
- * allreduce-7.csv and allreduce-8.csv (2026-11-28, session 19: ALCF Polaris over Slingshot and TCP,
- * 10 H100 nodes at 1–8 GPUs a node, an HPE GH200 pair over Slingshot; two B200 clusters at 1–64 nodes
- * per algorithm; nothing changed for them) 12.2 % (12.6 % before allreduce-8.csv) — a TODO again: 9.8 % over the 708 before it
+ * |busbw error| ≤ 10 % over all points and ≤ 15 % in each size regime.  Over the 1 045 points since
+ * allreduce-7/8/9.csv (2026-11-28, session 19: ALCF Polaris over Slingshot and TCP, 10 H100 nodes at
+ * 1–8 GPUs a node, an HPE GH200 pair over Slingshot; two B200 clusters at 1–64 nodes per algorithm;
+ * NREL Kestrel's H100s over Slingshot, ABCI's A100s under NCCL 2.8; nothing changed for them)
+ * 12.6 % (12.2 % before allreduce-9.csv, 12.6 % before allreduce-8.csv) — a TODO again: 9.8 % over the 708 before it
  * (8.8 % over the 535 before allreduce-6.csv's nine curves, 12.9 % on their first contact; 8.8 %
  * over the 511 before allreduce-5.csv's H200 curves; 9.5 % before LL's fill and the multi-rack rule
  * of docs/collective.md §11.13; 9.9 % before NVLSTree's NVLS stage was held to NVLS's own, §11.12;
  * 10.6 % before the GCP A3 Mega cluster file carried the NCCL_PROTO of the profile its run
  * sourced).  Polaris's libfabric path sits on a 0.4–4 ms plateau from 128 KiB to 16 MiB, 2–8 × the
  * model's time, and its sockets reach a quarter of the model's TCP rate (allreduce-7.SOURCE).  The
- * mid regime (64 KiB–16 MiB) 20.2 % (16.2 % before allreduce-7.csv, 16.3 % before allreduce-6.csv,
+ * mid regime (64 KiB–16 MiB) 23.6 % (20.2 % before allreduce-9.csv, 16.2 % before allreduce-7.csv, 16.3 % before allreduce-6.csv,
  * 16.1 % before the H200 curve): the curves disagree there by more than the model's terms can
  * follow (docs/collective.md §11.8, and §11's tried-not-kept item 9: two paper-identical H100 pairs
  * 20–30 % apart at 1–4 MiB).  The small and large regimes hold their 15 %. */
@@ -956,9 +959,9 @@ test_acceptance_allreduce_every_file(void)
 {
   g_autoptr(DdpValidation) v = run_shipped_files("allreduce-public.csv", "allreduce-2.csv", "allreduce-3.csv",
                                                  "allreduce-4.csv", "allreduce-5.csv", "allreduce-6.csv",
-                                                 "allreduce-7.csv", "allreduce-8.csv", "allreduce-gb200.csv",
+                                                 "allreduce-7.csv", "allreduce-8.csv", "allreduce-9.csv", "allreduce-gb200.csv",
                                                  "allreduce-b300.csv", NULL);
-  g_assert_cmpuint(v->allreduce_model[DDP_REGIME_ALL].points, ==, 948);
+  g_assert_cmpuint(v->allreduce_model[DDP_REGIME_ALL].points, ==, 1045);
   check_threshold("every public curve: AllReduce median |busbw error|, < 64 KiB",
                   v->allreduce_model[DDP_REGIME_LATENCY].median_abs_error, 0.15);
   check_threshold("every public curve: AllReduce median |busbw error|, > 16 MiB",
@@ -967,8 +970,8 @@ test_acceptance_allreduce_every_file(void)
   double mid = v->allreduce_model[DDP_REGIME_MID].median_abs_error;
   g_test_message("every public curve: AllReduce median |busbw error|, all sizes: %.2f %% (threshold 10 %%)", 100 * all);
   g_test_message("every public curve: AllReduce median |busbw error|, 64 KiB - 16 MiB: %.2f %% (threshold 15 %%)", 100 * mid);
-  g_assert_cmpfloat(all, <, 0.123);   /* 12.2 % today (12.6 % before allreduce-8.csv, 9.8 % before allreduce-7.csv) */
-  g_assert_cmpfloat(mid, <, 0.203);   /* 20.2 % today (16.2 % before allreduce-7.csv) */
+  g_assert_cmpfloat(all, <, 0.127);   /* 12.6 % today (12.2 % before allreduce-9.csv, 9.8 % before allreduce-7.csv) */
+  g_assert_cmpfloat(mid, <, 0.237);   /* 23.6 % today (20.2 % before allreduce-9.csv, 16.2 % before allreduce-7.csv) */
   if (!(all <= 0.10 && mid <= 0.15)) {
     g_autofree char *todo = g_strdup_printf("every public curve: median |busbw error| %.1f %% (limit 10 %%), "
                                             "64 KiB - 16 MiB %.1f %% (limit 15 %%)", 100 * all, 100 * mid);
@@ -1254,6 +1257,13 @@ test_out_of_sample(void)
   const DdpValidateAllreduce *a8 = eight->allreduce->pdata[0];
   g_assert_cmpuint(a8->model[DDP_REGIME_ALL].points, ==, 41);
   g_assert_cmpfloat(a8->model[DDP_REGIME_ALL].median_abs_error, <, 0.033);   /* 3.2 % */
+  /* allreduce-9.csv (session 19): NREL Kestrel (16 nodes of 4 H100 over Slingshot) and ABCI (4, 8, 16
+   * nodes of 8 A100, NCCL 2.8.4): 16.1 % over 97 points, > 16 MiB 5.8 % (allreduce-9.SOURCE). */
+  g_autoptr(DdpValidation) nine = run_shipped_files("allreduce-9.csv", NULL);
+  const DdpValidateAllreduce *a9 = nine->allreduce->pdata[0];
+  g_assert_cmpuint(a9->model[DDP_REGIME_ALL].points, ==, 97);
+  g_assert_cmpfloat(a9->model[DDP_REGIME_ALL].median_abs_error, <, 0.162);   /* 16.1 % */
+  g_assert_cmpfloat(a9->model[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.059);   /* 5.8 % */
   const DdpValidateTraining *t9 = seven->training->pdata[2];
   g_assert_cmpuint(t9->efficiency_error.points, ==, 30);
   g_assert_cmpfloat(t9->efficiency_error.median_abs_error, <, 0.042);   /* 4.1 % (the baseline 6.2 %) */
