@@ -118,6 +118,14 @@ compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const cha
       break;
     }
   }
+  /* and over TCP sockets at the default share (docs/collective.md §10.3) */
+  for (guint i = 0; i < n; i++) {
+    g_autofree char *sockets = ddp_report_sockets_caveat(s, rows[i].result, "");
+    if (sockets) {
+      g_string_append(out, sockets);
+      break;
+    }
+  }
   g_string_append_c(out, '\n');
   g_string_append(out, "  strategy         fits   GB/GPU   iteration ms   efficiency   exposed comm ms\n");
   for (guint i = 0; i < n; i++) {

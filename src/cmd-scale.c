@@ -134,6 +134,15 @@ scale_text(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guin
       break;
     }
   }
+  /* and from the first row whose nodes talk over TCP sockets at the default share (§10.3) */
+  for (guint i = 0; i < n; i++) {
+    g_autofree char *sockets = ddp_report_sockets_caveat(s, rows[i].result, "  ");
+    if (sockets) {
+      g_string_append_printf(out, "\nfrom %" G_GUINT64_FORMAT " GPUs on, the nodes talk over TCP sockets:\n%s", rows[i].gpus,
+                             sockets);
+      break;
+    }
+  }
   for (guint i = 0; strong && i < n; i++)
     if (rows[i].feasible && rows[i].reached < global_batch) {
       g_string_append_printf(out, "\n* whole samples per GPU and whole micro-batches reach a smaller global batch than %g;\n"

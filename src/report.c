@@ -83,6 +83,16 @@ ddp_report_domains_caveat(const DdpScenario *s, const DdpResult *r, const char *
 }
 
 /**
+ * ddp_report_sockets_caveat:
+ * See report.h.
+ */
+char *
+ddp_report_sockets_caveat(const DdpScenario *s, const DdpResult *r, const char *prefix)
+{
+  return r ? ddp_collective_sockets_caveat(s->cluster, r->nodes, prefix) : NULL;
+}
+
+/**
  * ddp_report_predict_text_ex:
  * predict's table, with @extras (nullable): cost lines after the throughput, the bucket schedule
  * left out or summarised.  Returns: (transfer full) the text.
@@ -128,7 +138,7 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   g_autofree char *caveat = ddp_report_domains_caveat(s, r, "                       ");
   if (caveat)
     g_string_append(out, caveat);
-  g_autofree char *sockets = ddp_collective_sockets_caveat(s->cluster, r->nodes, "                       ");
+  g_autofree char *sockets = ddp_report_sockets_caveat(s, r, "                       ");
   if (sockets)
     g_string_append(out, sockets);
   if (r->dp)

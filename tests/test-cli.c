@@ -100,8 +100,9 @@ write_cluster_variant(const char *dir, const char *name, const char *shipped_nam
 }
 
 /* Over NCCL's TCP sockets at the default share (docs/collective.md §10.3: 0.4 fits two 16 Gb/s VMs,
- * ALCF Polaris's 2 × 200 Gb/s nodes reached about 0.1) `allreduce` and `predict` say the share is
- * uncertain across nodes (a100-cloud-100gbe, 16 GPUs); one node (8 GPUs), an RDMA fabric
+ * ALCF Polaris's 2 × 200 Gb/s nodes reached about 0.1) `allreduce`, `predict`, `scale` (from its
+ * first multi-node row), `tune` and `compare` say the share is uncertain across nodes
+ * (a100-cloud-100gbe, 16 GPUs); one node (8 GPUs), an RDMA fabric
  * (a100-cloud-400gbe, RoCE) and a cluster file that sets `[inter] efficiency` do not. */
 static void
 test_sockets_caveat(void)
@@ -110,18 +111,26 @@ test_sockets_caveat(void)
   g_autofree char *dir = g_dir_make_tmp("ddpsim-sockets-XXXXXX", NULL);
   g_autofree char *measured = write_cluster_variant(dir, "tcp-measured.cluster", "a100-cloud-100gbe.cluster",
                                                     "fabric = ethernet", "fabric = ethernet\nefficiency = 0.1");
-  g_auto(Run) two = { 0 }, one = { 0 }, rdma = { 0 }, set = { 0 }, allreduce = { 0 }, allreduce_one = { 0 };
+  g_auto(Run) two = { 0 }, one = { 0 }, rdma = { 0 }, set = { 0 }, allreduce = { 0 }, allreduce_one = { 0 }, scale = { 0 },
+              tune = { 0 }, compare = { 0 };
   run(&two, "predict", "--cluster", "a100-cloud-100gbe", "--model", "resnet50", "--gpus", "16", "--iterations", "2", NULL);
   run(&one, "predict", "--cluster", "a100-cloud-100gbe", "--model", "resnet50", "--gpus", "8", "--iterations", "2", NULL);
   run(&rdma, "predict", "--cluster", "a100-cloud-400gbe", "--model", "resnet50", "--gpus", "16", "--iterations", "2", NULL);
   run(&set, "predict", "--cluster", measured, "--model", "resnet50", "--gpus", "16", "--iterations", "2", NULL);
   run(&allreduce, "allreduce", "--cluster", "a100-cloud-100gbe", "--gpus", "16", "-b", "1M", "-e", "1M", NULL);
   run(&allreduce_one, "allreduce", "--cluster", "a100-cloud-100gbe", "--gpus", "8", "-b", "1M", "-e", "1M", NULL);
-  const Run *runs[] = { &two, &one, &rdma, &set, &allreduce, &allreduce_one };
+  run(&scale, "scale", "--cluster", "a100-cloud-100gbe", "--model", "resnet50", "--gpus", "8,16,32", "--iterations", "2",
+      NULL);
+  run(&tune, "tune", "--cluster", "a100-cloud-100gbe", "--model", "resnet50", "--gpus", "16", "--iterations", "2", NULL);
+  run(&compare, "compare", "--cluster", "a100-cloud-100gbe", "--model", "resnet50", "--gpus", "16", "--iterations", "2",
+      NULL);
+  const Run *runs[] = { &two, &one, &rdma, &set, &allreduce, &allreduce_one, &scale, &tune, &compare };
   for (guint i = 0; i < G_N_ELEMENTS(runs); i++) {
     g_assert_cmpint(runs[i]->status, ==, 0);
-    g_assert_true((strstr(runs[i]->out, caveat) != NULL) == (runs[i] == &two || runs[i] == &allreduce));
+    g_assert_true((strstr(runs[i]->out, caveat) != NULL) == (runs[i] != &one && runs[i] != &rdma && runs[i] != &set &&
+                                                             runs[i] != &allreduce_one));
   }
+  g_assert_nonnull(strstr(scale.out, "\nfrom 16 GPUs on, the nodes talk over TCP sockets:\n  over NCCL's TCP sockets"));
   g_assert_nonnull(strstr(allreduce.out, "\n# ALCF Polaris's 2 x 200 Gb/s nodes reached about 0.1 at 128 nodes"));
   /* the share the file gives is what the model then uses: at 0.1 the step is longer than at 0.4 */
   const char *key = "iteration time       mean ";
