@@ -2133,6 +2133,34 @@ test_ops_physics(void)
   g_assert_cmpfloat(cost.time_us, ==, 0.0);
 }
 
+/* The TCP-sockets caveat (docs/collective.md §10.3): only across nodes, only over `ethernet`, only at
+ * the default share; three lines, each begun with the prefix. */
+static void
+test_sockets_caveat(void)
+{
+  g_autoptr(DdpCluster) c = a100();
+  c->inter.fabric = DDP_INTER_ETHERNET;
+  c->inter.nics_per_node = 1;
+  c->inter.nic_bandwidth_Gbps = 100;
+  g_autofree char *one_node = ddp_collective_sockets_caveat(c, 1, "> ");
+  g_assert_null(one_node);
+  g_autofree char *text = ddp_collective_sockets_caveat(c, 2, "> ");
+  g_assert_nonnull(text);
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  g_assert_cmpuint(g_strv_length(lines), ==, 4);   /* three lines and the empty tail */
+  for (guint i = 0; i < 3; i++)
+    g_assert_true(g_str_has_prefix(lines[i], "> "));
+  g_assert_cmpstr(lines[3], ==, "");
+  g_assert_nonnull(strstr(text, "the default 0.4 fits two 16 Gb/s VMs"));
+  c->inter.efficiency = 0.1;   /* the user's own share: nothing to say */
+  g_autofree char *measured = ddp_collective_sockets_caveat(c, 2, "> ");
+  g_assert_null(measured);
+  c->inter.efficiency = 0;
+  c->inter.fabric = DDP_INTER_ROCE;
+  g_autofree char *rdma = ddp_collective_sockets_caveat(c, 2, "> ");
+  g_assert_null(rdma);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -2193,5 +2221,6 @@ main(int argc, char **argv)
   g_test_add_func("/collective/scale/no-ll-across-domains", test_no_ll_across_domains);
   g_test_add_func("/collective/scale/tree-node-load", test_tree_node_load);
   g_test_add_func("/collective/scale/tree-ll128-chunk", test_tree_ll128_chunk);
+  g_test_add_func("/collective/sockets-caveat", test_sockets_caveat);
   return g_test_run();
 }
