@@ -142,6 +142,64 @@ test_sockets_caveat(void)
   g_rmdir(dir);
 }
 
+/* The mean iteration time `predict` gives BERT-large on DGX A100 as NVIDIA's pretraining runs it:
+ * one DDP bucket (bucket_cap_mb above the model), @accumulate micro-steps of @batch × @seq under
+ * @precision and @hook, on @gpus GPUs with --step-ms @step_ms; in ms. */
+static double
+dle_bert_iteration_ms(const char *precision, const char *hook, const char *batch, const char *seq, const char *gpus,
+                      double step_ms, int accumulate)
+{
+  g_autofree char *step = g_strdup_printf("%.6f", step_ms);
+  g_autofree char *k = g_strdup_printf("%d", accumulate);
+  g_auto(Run) r = { 0 };
+  run(&r, "predict", "--cluster", "dgx-a100", "--model", "bert-large", "--seq-len", seq, "--batch", batch, "--precision",
+      precision, "--comm-hook", hook, "--bucket-cap-mb", "40000", "--gpus", gpus, "--step-ms", step, "--accumulate", k,
+      "--iterations", "5", "--no-buckets", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  const char *key = "iteration time       mean ";
+  const char *at = strstr(r.out, key);
+  g_assert_nonnull(at);
+  return g_ascii_strtod(at + strlen(key), NULL);
+}
+
+/* NVIDIA DeepLearningExamples' BERT-large pretraining on DGX A100 at 1 and 32 nodes
+ * (tests/data/training-dle-bert.csv and .SOURCE): strong scaling, the global batch fixed, one
+ * DDP bucket (bucket_cap_mb = the GPU's memory) and K micro-steps under no_sync before it.  With
+ * --step-ms the published one-node optimizer step over its K, the model gives the one-node step
+ * back within 3 % and the 32-node step within 4 %: fp16 at sequence 128 (K 32 → 1; 14 394 and
+ * 473.9 ms published; −0.4 / +0.9 % today), TF32 at 128 (micro-batch 126, K 64 → 2; 26 362 and
+ * 865.7 ms; −0.5 / −1.0 %), fp16 at 512 (K 128 → 4; 19 883.5 and 659.8 ms; −1.9 / −3.2 %); the
+ * strong-scaling efficiency within 0.015 of the published 0.949 / 0.952 / 0.942 (0.937 / 0.956 /
+ * 0.954).  Where the collective is not overlapped (one bucket) the model meets 256 GPUs; where it
+ * overlaps the backward, across nodes it predicts too little loss (docs/validation.md).  The TF32
+ * phase-2 series (0.78 published at 32 nodes, 0.97 predicted) is not asserted: the SOURCE says so. */
+static void
+test_predict_dle_bert_32_nodes(void)
+{
+  static const struct {
+    const char *precision, *hook, *batch, *seq;
+    int k1, k32;
+    double t1, t32, efficiency;
+  } series[] = {
+    { "fp16", "fp16", "256", "128", 32, 1, 14394.0, 473.9, 0.9491 },
+    { "tf32", "none", "126", "128", 64, 2, 26362.0, 865.7, 0.9516 },
+    { "fp16", "fp16", "32", "512", 128, 4, 19883.5, 659.8, 0.9416 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(series); i++) {
+    double step = series[i].t1 / series[i].k1;
+    double t1 = dle_bert_iteration_ms(series[i].precision, series[i].hook, series[i].batch, series[i].seq, "8", step,
+                                      series[i].k1);
+    double t32 = dle_bert_iteration_ms(series[i].precision, series[i].hook, series[i].batch, series[i].seq, "256", step,
+                                       series[i].k32);
+    g_test_message("DLE BERT-large %s, sequence %s: 1 node %.1f ms (published %.1f), 32 nodes %.1f ms (%.1f), "
+                   "efficiency %.3f (%.3f)", series[i].precision, series[i].seq, t1, series[i].t1, t32, series[i].t32,
+                   t1 / (32 * t32), series[i].efficiency);
+    g_assert_cmpfloat(fabs(t1 / series[i].t1 - 1), <, 0.03);
+    g_assert_cmpfloat(fabs(t32 / series[i].t32 - 1), <, 0.04);
+    g_assert_cmpfloat(fabs(t1 / (32 * t32) - series[i].efficiency), <, 0.015);
+  }
+}
+
 /* predict, scale, tune and compare say the same where a DDP job's ranks span NVL72 racks: 144 GB300
  * GPUs are two racks (the caveat, and "domains": 2 in predict's JSON), 72 one rack, and a cluster
  * file that asks for the ring (the conservative figure the caveat names) takes the choice from
@@ -1395,5 +1453,6 @@ main(int argc, char **argv)
   g_test_add_func("/cli/allreduce/domains-caveat", test_allreduce_domains_caveat);
   g_test_add_func("/cli/predict/domains-caveat", test_predict_domains_caveat);
   g_test_add_func("/cli/sockets-caveat", test_sockets_caveat);
+  g_test_add_func("/cli/predict/dle-bert-32-nodes", test_predict_dle_bert_32_nodes);
   return g_test_run();
 }
