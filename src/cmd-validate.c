@@ -211,9 +211,9 @@ text_training(GString *out, const DdpValidation *v)
     g_string_append_printf(
       out,
       "\n## DDP training steps: %s%s\n"
-      "# error = predicted / published - 1.  --step-ms: from the published 1-GPU input row (no: without\n"
-      "# DDP; ref: DDP on 1 GPU, the run's reference); baseline \"always 100 %%\": efficiency 1, step time\n"
-      "# = that 1-GPU step; defaults: no --step-ms\n"
+      "# error = predicted / published - 1.  --step-ms: from the published input row (no: 1 GPU without\n"
+      "# DDP; ref: the run's DDP reference, on 1 GPU or on the node a strong-scaling run starts from);\n"
+      "# baseline \"always 100 %%\": efficiency 1, every micro-step as long as the input's; defaults: no --step-ms\n"
       "# %-18s %4s %5s %3s %9s %6s |%8s %7s %6s %7s |%7s %7s |%8s %7s %6s %7s\n"
       "# %-18s %4s %5s %3s %9s %6s |%8s %7s %6s %7s |%7s %7s |%8s %7s %6s %7s\n",
       base_name(t->path), t->behaviour_check ? " (behaviour check: not in the pooled figures)" : "", "model", "gpus",
@@ -452,6 +452,7 @@ report_json(const DdpValidation *v)
       ddp_json_int(j, "nodes", (gint64)row->nodes);
       ddp_json_bool(j, "ddp", row->ddp || row->reference);
       ddp_json_bool(j, "reference", row->reference);
+      ddp_json_int(j, "accumulate", row->accumulate);
       ddp_json_double(j, "published_ms", row->published_ms, 3);
       ddp_json_double(j, "published_efficiency", row->published_efficiency, 4);
       ddp_json_string(j, "skipped", row->skipped);

@@ -239,7 +239,10 @@ typedef struct {
   guint64 gpus;
   double batch, step_ms, bucket_cap_mb;   /* step_ms 0: defaults; bucket_cap_mb 0: PyTorch's 25 */
   gboolean ddp;
-  gboolean reference_ddp;                 /* efficiency against the 1-GPU DDP step, not the no-DDP one */
+  gboolean reference_ddp;                 /* efficiency against the run's reference DDP step, not the no-DDP one */
+  guint accumulate;                       /* micro-steps per optimizer step (--accumulate); 0 as 1 */
+  guint64 reference_gpus;                 /* the reference row's GPUs and micro-steps (reference_ddp) */
+  guint reference_accumulate;
 } Config;
 
 /* Iterations per prediction: without stragglers every steady iteration is the same, a few give
@@ -253,6 +256,7 @@ static gboolean
 predict(const Config *config, DdpValidatePrediction *out, guint64 *nodes, GError **error)
 {
   g_autofree char *gpus = g_strdup_printf("%" G_GUINT64_FORMAT, config->gpus);
+  g_autofree char *accumulate = config->accumulate > 1 ? g_strdup_printf("%u", config->accumulate) : NULL;
   char batch[G_ASCII_DTOSTR_BUF_SIZE], step[G_ASCII_DTOSTR_BUF_SIZE], cap[G_ASCII_DTOSTR_BUF_SIZE];
   DdpCliOptions cli = {
     .model = (char *)config->model,
@@ -268,6 +272,7 @@ predict(const Config *config, DdpValidatePrediction *out, guint64 *nodes, GError
     .seq_len = (char *)config->seq_len,
     .channels_last = config->channels_last,
     .no_broadcast_buffers = config->no_broadcast_buffers,
+    .accumulate = accumulate,
   };
   g_autoptr(DdpScenario) scenario = ddp_scenario_load(NULL, &cli, TRUE, error);
   if (!scenario)
@@ -283,49 +288,56 @@ predict(const Config *config, DdpValidatePrediction *out, guint64 *nodes, GError
     return FALSE;
   *nodes = result->nodes;
   out->step_ms = result->p50_ms;
+  guint k = MAX(config->accumulate, 1);
   if (config->reference_ddp) {
-    /* As such a benchmark derives it: the 1-GPU DDP step, predicted with the same flags, over this */
-    double one_gpu_ms = result->p50_ms;
-    if (config->gpus > 1) {
-      Config one = *config;
-      one.gpus = 1;
-      one.reference_ddp = FALSE;
-      DdpValidatePrediction at_one;
-      guint64 one_node;
-      if (!predict(&one, &at_one, &one_node, error))
+    /* As such a benchmark derives it: the per-GPU throughput against the reference's — a DDP step
+     * of reference_gpus GPUs over reference_accumulate micro-steps, predicted with the same flags:
+     * (K / T) over (K_ref / T_ref) (the 1-GPU DDP step over this one when both are 1 and 1) */
+    guint k_ref = MAX(config->reference_accumulate, 1);
+    double reference_ms = result->p50_ms;
+    if (config->gpus != config->reference_gpus || k != k_ref) {
+      Config ref = *config;
+      ref.gpus = config->reference_gpus;
+      ref.accumulate = k_ref;
+      ref.reference_ddp = FALSE;
+      DdpValidatePrediction at_ref;
+      guint64 ref_nodes;
+      if (!predict(&ref, &at_ref, &ref_nodes, error))
         return FALSE;
-      one_gpu_ms = at_one.step_ms;
+      reference_ms = at_ref.step_ms;
     }
-    out->efficiency = one_gpu_ms / result->p50_ms;
+    out->efficiency = ((double)k / result->p50_ms) / ((double)k_ref / reference_ms);
     return TRUE;
   }
-  /* As the benchmark derives it: the 1-GPU step without DDP over this step.  With --step-ms that
-   * step is the measured one the user gave; otherwise the model's 1-GPU prediction (single_gpu_ms,
-   * which is also what the model predicts for the no-DDP row). */
-  out->efficiency = (config->step_ms > 0 ? config->step_ms : result->single_gpu_ms) / result->p50_ms;
+  /* As the benchmark derives it: the 1-GPU step without DDP over this step's time a micro-step.
+   * With --step-ms that step is the measured one the user gave; otherwise the model's 1-GPU
+   * prediction (single_gpu_ms, which is also what the model predicts for the no-DDP row). */
+  out->efficiency = k * (config->step_ms > 0 ? config->step_ms : result->single_gpu_ms) / result->p50_ms;
   return TRUE;
 }
 
-/* The --step-ms whose 1-GPU DDP prediction is @measured_ms: the reference row measured DDP's own
- * work (bucket copies, host time) on top of the compute --step-ms stands for.  That work hardly
- * depends on the compute, so two fixed-point steps s ← s − (T₁(s) − measured) settle it to well
- * under a microsecond. */
+/* The --step-ms (one micro-step of one GPU without DDP) whose prediction of the reference row — DDP
+ * on reference_gpus GPUs over reference_accumulate micro-steps — is @measured_ms: the reference
+ * measured DDP's own work (bucket copies, host time, its collectives) on top of the compute
+ * --step-ms stands for.  That work hardly depends on the compute, so two fixed-point steps
+ * s ← s − (T(s) − measured) / K settle it to well under a microsecond. */
 static gboolean
 solve_reference_step(const Config *config, double measured_ms, double *step_ms, GError **error)
 {
-  Config one = *config;
-  one.gpus = 1;
-  one.ddp = TRUE;
-  one.reference_ddp = FALSE;
-  one.step_ms = measured_ms;
+  Config ref = *config;
+  ref.gpus = config->reference_gpus;
+  ref.accumulate = MAX(config->reference_accumulate, 1);
+  ref.ddp = TRUE;
+  ref.reference_ddp = FALSE;
+  ref.step_ms = measured_ms / ref.accumulate;
   for (int k = 0; k < 2; k++) {
-    DdpValidatePrediction at_one;
+    DdpValidatePrediction at_ref;
     guint64 nodes;
-    if (!predict(&one, &at_one, &nodes, error))
+    if (!predict(&ref, &at_ref, &nodes, error))
       return FALSE;
-    one.step_ms -= at_one.step_ms - measured_ms;
+    ref.step_ms -= (at_ref.step_ms - measured_ms) / ref.accumulate;
   }
-  *step_ms = one.step_ms;
+  *step_ms = ref.step_ms;
   return TRUE;
 }
 
@@ -392,6 +404,13 @@ parse_yes_no(const char *text, gboolean *out)
     return *out = FALSE, TRUE;
   return FALSE;
 }
+
+/* A run's reference row: its measured step, GPUs and micro-steps. */
+typedef struct {
+  double ms;
+  guint64 gpus;
+  guint accumulate;
+} Reference;
 
 /* What a measured 1-GPU step is the --step-ms of: the same model, cluster, batch, precision and
  * run (the optional run column: one benchmark run's rows; empty when the table has none). */
@@ -534,6 +553,7 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
 
   int torch_col = table_column(&t, "torch_version");   /* optional: --torch-version */
   int run_col = table_column(&t, "run");               /* optional: which rows share a 1-GPU input */
+  int accumulate_col = table_column(&t, "accumulate"); /* optional: --accumulate */
   const int option_cols[5] = { table_column(&t, "bucket_cap_mb"), table_column(&t, "comm_hook"),
                                 table_column(&t, "seq_len"), table_column(&t, "channels_last"),
                                 table_column(&t, "broadcast_buffers") };
@@ -562,10 +582,19 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
       field_error(&t, r, names[C_DDP], "expected yes, no or reference", error);
       return NULL;
     }
-    if (!w->ddp && w->gpus != 1) {
-      field_error(&t, r, names[C_GPUS], w->reference ? "a reference row runs DDP on 1 GPU" : "a row without DDP runs on 1 GPU",
-                  error);
+    if (!w->ddp && !w->reference && w->gpus != 1) {
+      field_error(&t, r, names[C_GPUS], "a row without DDP runs on 1 GPU", error);
       return NULL;
+    }
+    w->accumulate = 1;
+    if (accumulate_col >= 0 && *field(&t, r, accumulate_col)) {
+      const char *text = field(&t, r, accumulate_col);
+      double k;
+      if (!ddp_parse_number(text, &k) || !ddp_range_contains(&DDP_RANGE_ACCUMULATE, k)) {
+        field_out_of_range(&t, r, "accumulate", text, &DDP_RANGE_ACCUMULATE, error);
+        return NULL;
+      }
+      w->accumulate = (guint)k;
     }
     w->model = g_strdup(field(&t, r, col[C_MODEL]));
     w->cluster = g_strdup(field(&t, r, col[C_CLUSTER]));
@@ -577,10 +606,12 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
                     "precision and run", error);
         return NULL;
       }
-      if (w->reference)
-        g_hash_table_insert(references, key, g_memdup2(&w->published_ms, sizeof(double)));
-      else
+      if (w->reference) {
+        Reference ref = { w->published_ms, w->gpus, w->accumulate };
+        g_hash_table_insert(references, key, g_memdup2(&ref, sizeof ref));
+      } else {
         g_hash_table_insert(step_ms, key, g_memdup2(&w->published_ms, sizeof(double)));
+      }
     }
   }
 
@@ -591,7 +622,7 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
     const char *precision = field(&t, r, col[C_PRECISION]);
     g_autofree char *key = step_key(w->model, w->cluster, w->batch, precision, run_of(&t, r, run_col));
     const double *step = g_hash_table_lookup(step_ms, key);
-    const double *reference = g_hash_table_lookup(references, key);
+    const Reference *reference = g_hash_table_lookup(references, key);
     w->step_ms_flag = step ? *step : 0;
     g_autofree char *model = resolve(path, w->model), *cluster = resolve(path, w->cluster);
     const char *torch, *hook, *seq_len;
@@ -601,7 +632,8 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
         !field_ddp_options(&t, r, option_cols, &cap, &hook, &seq_len, &channels_last, &no_broadcast, error))
       return NULL;
     Config config = { model, cluster, precision, torch, hook, seq_len, channels_last, no_broadcast, w->gpus, w->batch, 0,
-                      cap, w->ddp || w->reference, reference != NULL };
+                      cap, w->ddp || w->reference, reference != NULL, w->accumulate,
+                      reference ? reference->gpus : 1, reference ? reference->accumulate : 1 };
     GError *cause = NULL;
     guint64 nodes;
     if (reference) {
@@ -611,7 +643,7 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
       if (solved) {
         w->step_ms_flag = *solved;
       } else {
-        if (!solve_reference_step(&config, *reference, &w->step_ms_flag, &cause))
+        if (!solve_reference_step(&config, reference->ms, &w->step_ms_flag, &cause))
           return row_failed(&t, r, cause, error), NULL;
         g_hash_table_insert(solved_steps, g_steal_pointer(&solved_key), g_memdup2(&w->step_ms_flag, sizeof(double)));
       }
@@ -628,7 +660,9 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
       config.step_ms = w->step_ms_flag;
       if (!predict(&config, &w->with_step, &nodes, &cause))
         return row_failed(&t, r, cause, error), NULL;
-      w->baseline.step_ms = reference ? *reference : w->step_ms_flag;
+      /* "always 100 %": every micro-step as long as the input's */
+      w->baseline.step_ms = reference ? reference->ms * w->accumulate / reference->accumulate
+                                      : w->step_ms_flag * w->accumulate;
       w->baseline.efficiency = 1.0;
     }
     DdpValidatePrediction *p[] = { &w->defaults, &w->with_step, &w->baseline };
@@ -729,7 +763,7 @@ bucketcap_read(const char *path, GHashTable *step_ms, GError **error)
         !field_broadcast_buffers(&t, r, broadcast_col, &no_broadcast, error))
       return NULL;
     Config small = { model, cluster, precision, torch, NULL, NULL, FALSE, no_broadcast, w->gpus, w->batch, w->step_ms_flag,
-                     1, TRUE, FALSE };
+                     1, TRUE, FALSE, 1, 1, 1 };
     Config large = small;
     large.bucket_cap_mb = 25;
     DdpValidatePrediction at_small = { 0 }, at_large = { 0 };

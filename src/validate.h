@@ -67,8 +67,10 @@ typedef struct {
   guint64 gpus, nodes;
   double batch;
   gboolean ddp;                     /* FALSE: a 1-GPU input row, without DDP or the reference */
-  gboolean reference;               /* a 1-GPU DDP row its run's efficiencies are relative to (the
-                                     * ddp column's "reference"): an input, as a no-DDP row is */
+  gboolean reference;               /* the DDP row its run's efficiencies are relative to (the ddp
+                                     * column's "reference"; one GPU, or any count for a run that
+                                     * scales from a node): an input, as a no-DDP row is */
+  guint accumulate;                 /* micro-steps per optimizer step (the accumulate column; 1) */
   double published_ms, published_efficiency;
   char *skipped;                    /* why the row was not predicted (model not shipped), or NULL */
   double step_ms_flag;              /* the --step-ms used: the no-DDP row of this model, cluster,
