@@ -310,9 +310,10 @@ predict(const Config *config, DdpValidatePrediction *out, guint64 *nodes, GError
     return TRUE;
   }
   /* As the benchmark derives it: the 1-GPU step without DDP over this step's time a micro-step.
-   * With --step-ms that step is the measured one the user gave; otherwise the model's 1-GPU
-   * prediction (single_gpu_ms, which is also what the model predicts for the no-DDP row). */
-  out->efficiency = k * (config->step_ms > 0 ? config->step_ms : result->single_gpu_ms) / result->p50_ms;
+   * With --step-ms that step is the measured one the user gave (K of them against this step's K
+   * micro-steps); otherwise the model's 1-GPU prediction of the same K micro-steps (single_gpu_ms,
+   * which for K = 1 is also what the model predicts for the no-DDP row). */
+  out->efficiency = (config->step_ms > 0 ? k * config->step_ms : result->single_gpu_ms) / result->p50_ms;
   return TRUE;
 }
 
