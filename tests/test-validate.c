@@ -735,6 +735,19 @@ test_default_dir(void)
   g_assert_true(g_file_test(csv, G_FILE_TEST_IS_REGULAR));
 }
 
+/* Validates one training table written from @text into @f: its rows (the validation in *@out, which
+ * owns them). */
+static const DdpValidateTrainingRow *
+training_rows_of(Folder *f, const char *text, DdpValidation **out)
+{
+  g_autofree char *path = write_file(f, "t.csv", text);
+  const char *paths[] = { path, NULL };
+  g_autoptr(GError) error = NULL;
+  *out = ddp_validation_run_files(paths, NULL, &error);
+  g_assert_no_error(error);
+  return (const DdpValidateTrainingRow *)((const DdpValidateTraining *)(*out)->training->pdata[0])->rows->data;
+}
+
 /* Runs (the run column) whose 1-GPU input is a DDP step (ddp = reference), as CSC's benchmark
  * measured them: the two runs share model, cluster, batch and precision and still get their own
  * input.  For the reference run the --step-ms is solved so that the model's 1-GPU DDP step is the
@@ -745,19 +758,16 @@ static void
 test_training_reference_runs(Folder *f, gconstpointer data)
 {
   (void)data;
-  g_autofree char *path = write_file(f, "t.csv",
-                                     "gpus,nodes,per_gpu_batch,iteration_ms,scaling_efficiency,ddpsim_model,cluster,ddp,"
-                                     "ddpsim_precision,run\n"
-                                     "1,1,32,100,1,resnet50,dgx1-v100,reference,fp32,a\n"
-                                     "8,1,32,110,0.9,resnet50,dgx1-v100,yes,fp32,a\n"
-                                     "1,1,32,100,1,resnet50,dgx1-v100,no,fp32,b\n"
-                                     "8,1,32,110,0.9,resnet50,dgx1-v100,yes,fp32,b\n");
-  const char *paths[] = { path, NULL };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(DdpValidation) v = ddp_validation_run_files(paths, NULL, &error);
-  g_assert_no_error(error);
+  g_autoptr(DdpValidation) v = NULL;
+  const DdpValidateTrainingRow *rows =
+    training_rows_of(f,
+                     "gpus,nodes,per_gpu_batch,iteration_ms,scaling_efficiency,ddpsim_model,cluster,ddp,ddpsim_precision,run\n"
+                     "1,1,32,100,1,resnet50,dgx1-v100,reference,fp32,a\n"
+                     "8,1,32,110,0.9,resnet50,dgx1-v100,yes,fp32,a\n"
+                     "1,1,32,100,1,resnet50,dgx1-v100,no,fp32,b\n"
+                     "8,1,32,110,0.9,resnet50,dgx1-v100,yes,fp32,b\n",
+                     &v);
   const DdpValidateTraining *t = v->training->pdata[0];
-  const DdpValidateTrainingRow *rows = (const DdpValidateTrainingRow *)t->rows->data;
   g_assert_true(rows[0].reference);
   g_assert_false(rows[0].ddp);
   g_assert_false(rows[2].reference);
@@ -793,19 +803,17 @@ static void
 test_training_strong_scaling(Folder *f, gconstpointer data)
 {
   (void)data;
-  g_autofree char *path = write_file(f, "t.csv",
-                                     "gpus,nodes,per_gpu_batch,iteration_ms,scaling_efficiency,ddpsim_model,cluster,ddp,"
-                                     "ddpsim_precision,run,accumulate\n"
-                                     "8,1,32,800,1,resnet50,dgx1-v100,reference,fp32,s,4\n"
-                                     "16,2,32,410,0.9756,resnet50,dgx1-v100,yes,fp32,s,2\n"
-                                     "1,1,32,100,1,resnet50,dgx1-v100,no,fp32,w,\n"
-                                     "8,1,32,230,0.87,resnet50,dgx1-v100,yes,fp32,w,2\n");
-  const char *paths[] = { path, NULL };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(DdpValidation) v = ddp_validation_run_files(paths, NULL, &error);
-  g_assert_no_error(error);
+  g_autoptr(DdpValidation) v = NULL;
+  const DdpValidateTrainingRow *rows =
+    training_rows_of(f,
+                     "gpus,nodes,per_gpu_batch,iteration_ms,scaling_efficiency,ddpsim_model,cluster,ddp,ddpsim_precision,run,"
+                     "accumulate\n"
+                     "8,1,32,800,1,resnet50,dgx1-v100,reference,fp32,s,4\n"
+                     "16,2,32,410,0.9756,resnet50,dgx1-v100,yes,fp32,s,2\n"
+                     "1,1,32,100,1,resnet50,dgx1-v100,no,fp32,w,\n"
+                     "8,1,32,230,0.87,resnet50,dgx1-v100,yes,fp32,w,2\n",
+                     &v);
   const DdpValidateTraining *t = v->training->pdata[0];
-  const DdpValidateTrainingRow *rows = (const DdpValidateTrainingRow *)t->rows->data;
   g_assert_true(rows[0].reference);
   g_assert_cmpuint(rows[0].accumulate, ==, 4);
   g_assert_cmpuint(rows[2].accumulate, ==, 1);
@@ -819,19 +827,6 @@ test_training_strong_scaling(Folder *f, gconstpointer data)
   g_assert_cmpfloat_with_epsilon(rows[3].with_step.efficiency, 2 * 100.0 / rows[3].with_step.step_ms, 1e-9);
   g_assert_cmpfloat_with_epsilon(rows[3].baseline.step_error, 200.0 / 230 - 1, EPS);
   g_assert_cmpuint(t->efficiency_error.points, ==, 2);
-}
-
-/* Validates one training table written from @text into @f: its rows (the validation in *@out, which
- * owns them). */
-static const DdpValidateTrainingRow *
-training_rows_of(Folder *f, const char *text, DdpValidation **out)
-{
-  g_autofree char *path = write_file(f, "t.csv", text);
-  const char *paths[] = { path, NULL };
-  g_autoptr(GError) error = NULL;
-  *out = ddp_validation_run_files(paths, NULL, &error);
-  g_assert_no_error(error);
-  return (const DdpValidateTrainingRow *)((const DdpValidateTraining *)(*out)->training->pdata[0])->rows->data;
 }
 
 /* The optional channels_last column reaches the prediction: the same fp16 ResNet-50 1-GPU row in
