@@ -184,11 +184,11 @@ text_stats_line(GString *out, const char *label, const DdpCompareStats *step, co
 static void
 text_training_stats(GString *out, const DdpValidateTraining *t)
 {
-  g_string_append(out, "# over the DDP rows predicted (the 1-GPU rows are the --step-ms input):\n");
-  text_stats_line(out, "--step-ms from the 1-GPU row", &t->step_error, &t->efficiency_error);
+  g_string_append(out, "# over the DDP rows predicted (the input rows, no-DDP or reference, give --step-ms):\n");
+  text_stats_line(out, "--step-ms from the input row", &t->step_error, &t->efficiency_error);
   text_stats_line(out, "baseline \"always 100 %\"", &t->baseline_step_error, &t->baseline_efficiency_error);
   text_stats_line(out, "built-in defaults (no --step-ms)", &t->default_step_error, &t->default_efficiency_error);
-  g_string_append_printf(out, "# 1-GPU input rows, built-in defaults: %u rows, median |step error|",
+  g_string_append_printf(out, "# input rows, built-in defaults: %u rows, median |step error|",
                          t->one_gpu_default_step_error.points);
   append_percent(out, " %5.1f %%", t->one_gpu_default_step_error.median_abs_error);
   append_percent(out, " (max %.1f %%)\n", t->one_gpu_default_step_error.max_abs_error);
@@ -735,7 +735,7 @@ md_training_stats(GString *out, const DdpValidateTraining *t)
 {
   g_string_append(out, "| | DDP rows | median \\|step-time error\\| | median \\|efficiency error\\| |\n|---|---:|---:|---:|\n");
   struct { const char *label; const DdpCompareStats *step, *eff; } lines[] = {
-    { "ddpsim, `--step-ms` from the 1-GPU row", &t->step_error, &t->efficiency_error },
+    { "ddpsim, `--step-ms` from the input row", &t->step_error, &t->efficiency_error },
     { "always 100 % (baseline)", &t->baseline_step_error, &t->baseline_efficiency_error },
     { "ddpsim, built-in defaults", &t->default_step_error, &t->default_efficiency_error },
   };
@@ -807,8 +807,9 @@ report_markdown(const DdpValidation *v)
     g_string_append_printf(
       out,
       "\n### Training steps (%s%s)\n\n"
-      "`--step-ms` is the model's published 1-GPU step (without DDP, or the run's 1-GPU DDP reference). "
-      "Baseline: *always 100 %%* scaling efficiency (step time = the 1-GPU step). Sources: the file's "
+      "`--step-ms` is the model's published 1-GPU step (without DDP), or the one solved from the run's "
+      "DDP reference (on one GPU, or on the node a strong-scaling run starts from). Baseline: *always "
+      "100 %%* scaling efficiency (every micro-step as long as the input's). Sources: the file's "
       "`source` column.\n\n",
       base_name(t->path), t->behaviour_check ? ", behaviour check, not pooled" : "");
     md_training_stats(out, t);

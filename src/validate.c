@@ -536,11 +536,12 @@ field_ddp_options(const Table *t, guint r, const int cols[5], double *cap, const
 /* Reads a training table; the no-DDP rows' step times go into @step_ms (step_key → double*) for
  * --step-ms, then every row is predicted.  Optional columns: torch_version, the PyTorch release
  * measured (--torch-version; empty: 2.x); run, which rows were measured together (each run has its
- * own 1-GPU input row); bucket_cap_mb, comm_hook, seq_len, channels_last and broadcast_buffers,
- * what the run set (--bucket-cap-mb, --comm-hook, --seq-len, --channels-last,
- * --no-broadcast-buffers; empty: the defaults).  A run whose 1-GPU row is DDP itself (ddp =
- * reference: the benchmark's efficiencies are relative to DDP on one GPU) gets the --step-ms whose
- * 1-GPU DDP prediction is that row's, and predicted efficiencies against the model's 1-GPU DDP step. */
+ * own input row); accumulate, bucket_cap_mb, comm_hook, seq_len, channels_last and
+ * broadcast_buffers, what the run set (--accumulate, --bucket-cap-mb, --comm-hook, --seq-len,
+ * --channels-last, --no-broadcast-buffers; empty: the defaults).  A run whose input row is DDP
+ * itself (ddp = reference: the benchmark's efficiencies are relative to DDP on one GPU, or on the
+ * node a strong-scaling run starts from) gets the --step-ms whose prediction of that row is its
+ * step, and predicted efficiencies against the model's prediction of that row. */
 static DdpValidateTraining *
 training_read(const char *path, GHashTable *step_ms, GError **error)
 {
@@ -553,7 +554,7 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
     return NULL;
 
   int torch_col = table_column(&t, "torch_version");   /* optional: --torch-version */
-  int run_col = table_column(&t, "run");               /* optional: which rows share a 1-GPU input */
+  int run_col = table_column(&t, "run");               /* optional: which rows share an input row */
   int accumulate_col = table_column(&t, "accumulate"); /* optional: --accumulate */
   const int option_cols[5] = { table_column(&t, "bucket_cap_mb"), table_column(&t, "comm_hook"),
                                 table_column(&t, "seq_len"), table_column(&t, "channels_last"),
@@ -603,7 +604,7 @@ training_read(const char *path, GHashTable *step_ms, GError **error)
       char *key = step_key(w->model, w->cluster, w->batch, field(&t, r, col[C_PRECISION]), run_of(&t, r, run_col));
       if (g_hash_table_contains(step_ms, key) || g_hash_table_contains(references, key)) {
         g_free(key);
-        field_error(&t, r, names[C_DDP], "a second 1-GPU input row (no or reference) for this model, cluster, batch, "
+        field_error(&t, r, names[C_DDP], "a second input row (no or reference) for this model, cluster, batch, "
                     "precision and run", error);
         return NULL;
       }

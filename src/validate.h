@@ -66,7 +66,7 @@ typedef struct {
   char *cluster;
   guint64 gpus, nodes;
   double batch;
-  gboolean ddp;                     /* FALSE: a 1-GPU input row, without DDP or the reference */
+  gboolean ddp;                     /* FALSE: an input row, the 1-GPU one without DDP or the reference */
   gboolean reference;               /* the DDP row its run's efficiencies are relative to (the ddp
                                      * column's "reference"; one GPU, or any count for a run that
                                      * scales from a node): an input, as a no-DDP row is */
@@ -75,10 +75,12 @@ typedef struct {
   char *skipped;                    /* why the row was not predicted (model not shipped), or NULL */
   double step_ms_flag;              /* the --step-ms used: the no-DDP row of this model, cluster,
                                      * batch, precision and run; for a run with a reference row, the
-                                     * step whose 1-GPU DDP prediction is that row's; 0 when none */
+                                     * 1-GPU micro-step whose prediction of that row is its step; 0
+                                     * when none */
   DdpValidatePrediction with_step;  /* --step-ms (all zero when step_ms_flag is 0) */
   DdpValidatePrediction defaults;   /* built-in compute defaults */
-  DdpValidatePrediction baseline;   /* "always 100 %": efficiency 1, step = the 1-GPU step */
+  DdpValidatePrediction baseline;   /* "always 100 %": efficiency 1, every micro-step as long as
+                                     * the input row's */
 } DdpValidateTrainingRow;
 
 typedef struct {
