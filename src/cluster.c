@@ -27,7 +27,7 @@ static const char *const inter_keys[] = { "fabric", "nics_per_node", "nic_bandwi
                                           "oversubscription", "rail_optimized", "efficiency", "nodes_per_leaf", NULL };
 static const char *const nccl_keys[] = { "cost_model", "algorithm", "protocol", "channels", "bw_intra_GBs",
                                          "bw_inter_GBs", "amd_cpu", "arm_cpu", "launch_us", "nvls", "host_launch_us",
-                                         NULL };
+                                         "collnet", NULL };
 
 static const char *const intra_fabrics[] = { "nvlink", "nvswitch", "pcie", NULL };
 /* Index = DdpInterFabric; the last, "tcp", is another name for "ethernet" (parse_transport maps it). */
@@ -85,7 +85,9 @@ parse_gpu(const DdpKeyFile *kf, DdpCluster *c, GError **error)
  *   [intra] efficiency  share of bandwidth_GBs NCCL reaches, (0, 1]; default by fabric
  *   [intra] p2p         GPU peer-to-peer (NCCL's P2P transport); false = staged through host memory
  *   [inter] efficiency  share of the NIC line rate NCCL's transport reaches, (0, 1]; default by fabric
- *   [nccl] host_launch_us  host time to issue one collective on one GPU, µs; default 4 */
+ *   [nccl] host_launch_us  host time to issue one collective on one GPU, µs; default 4
+ *   [nccl] collnet      NCCL_COLLNET_ENABLE=1 with the SHARP plugin: in-network reduction in the
+ *                       InfiniBand switches (CollNetDirect/CollNetChain); default false, ib only */
 static gboolean
 parse_transport(const DdpKeyFile *kf, DdpCluster *c, GError **error)
 {
@@ -104,8 +106,15 @@ parse_transport(const DdpKeyFile *kf, DdpCluster *c, GError **error)
    * GPUs' calls) floors at 32 µs on the public DGX A100 curve (docs/collective.md "Host floor") */
   c->nccl.host_launch_us = 4.0;
   if (ddp_keyfile_has_group(kf, "nccl") &&
-      !ddp_keyfile_get_ranged(kf, "nccl", "host_launch_us", FALSE, &DDP_RANGE_HOST_LAUNCH_US, &c->nccl.host_launch_us, error))
+      (!ddp_keyfile_get_ranged(kf, "nccl", "host_launch_us", FALSE, &DDP_RANGE_HOST_LAUNCH_US, &c->nccl.host_launch_us, error) ||
+       !ddp_keyfile_get_bool(kf, "nccl", "collnet", FALSE, &c->nccl.collnet, error)))
     return FALSE;
+  /* SHARP aggregates in InfiniBand switches (Quantum and later) only; NCCL's plugin needs the network */
+  if (c->nccl.collnet && (!ddp_keyfile_has_group(kf, "inter") || c->inter.fabric != DDP_INTER_IB)) {
+    ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "nccl", "collnet",
+                          "SHARP's in-network reduction needs an [inter] network with fabric = ib");
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -239,7 +248,7 @@ ddp_cluster_from_keyfile(const DdpKeyFile *kf, GError **error)
   c->nccl.algorithm = DDP_ALGO_AUTO;
   if (algorithm && !ddp_algorithm_set_parse(algorithm, &c->nccl.algorithm, &c->nccl.disabled_algorithms)) {
     ddp_keyfile_set_error(kf, error, DDP_KEYFILE_ERROR_VALUE, "nccl", "algorithm",
-                          "\"%s\" is not auto, ring, tree, nvls, nvlstree or an NCCL_ALGO list of them "
+                          "\"%s\" is not auto, ring, tree, nvls, nvlstree, collnetdirect, collnetchain or an NCCL_ALGO list of them "
                           "(\"Ring,Tree\" enables those, \"^NVLS,NVLSTree\" disables both) that leaves one enabled",
                           algorithm);
     return NULL;

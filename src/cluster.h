@@ -19,9 +19,12 @@ typedef enum {
 
 /* NCCL algorithm and protocol (docs/model.md §2).  AUTO lets the cost model pick the fastest.  NVLS is
  * NVLink SHARP (reduction in the NVSwitch, one node); NVLS_TREE is NVLS inside each node plus a
- * tree across nodes (docs/collective.md "NVLS"). */
+ * tree across nodes (docs/collective.md "NVLS"); COLLNET_DIRECT and COLLNET_CHAIN reduce in the
+ * InfiniBand switches (SHARP, NCCL's CollNet; only where [nccl] collnet is on, docs/collective.md
+ * "CollNet"). */
 typedef enum {
-  DDP_ALGO_AUTO, DDP_ALGO_RING, DDP_ALGO_TREE, DDP_ALGO_NVLS, DDP_ALGO_NVLS_TREE, DDP_ALGO_COUNT
+  DDP_ALGO_AUTO, DDP_ALGO_RING, DDP_ALGO_TREE, DDP_ALGO_NVLS, DDP_ALGO_NVLS_TREE, DDP_ALGO_COLLNET_DIRECT,
+  DDP_ALGO_COLLNET_CHAIN, DDP_ALGO_COUNT
 } DdpAlgorithm;
 typedef enum { DDP_PROTO_AUTO, DDP_PROTO_LL, DDP_PROTO_LL128, DDP_PROTO_SIMPLE, DDP_PROTO_COUNT } DdpProtocol;
 /* NCCL: the measured-physics model of NCCL as nccl-tests measures it (docs/collective.md "The nccl
@@ -84,6 +87,8 @@ typedef struct {
                                * the loader defaults it to TRUE, a zeroed struct has them off */
     double host_launch_us;    /* host time to issue one collective on one GPU (enqueue + kernel launch):
                                * the nccl model's floor is gpus_per_process × this; loader default 4 */
+    gboolean collnet;         /* NCCL_COLLNET_ENABLE=1 with the SHARP plugin: CollNetDirect/CollNetChain
+                               * AllReduce across nodes, reduced in the InfiniBand switches; default off */
   } nccl;
   double overlap_slowdown;    /* fraction by which compute slows while a collective runs (docs/model.md §5.8);
                                * < 0 when the file does not say (ddp_overheads_overlap_slowdown) */

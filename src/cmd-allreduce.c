@@ -121,7 +121,7 @@ load_cluster(const AllreduceOptions *o, GError **error)
   if (!cluster)
     return NULL;
   if (o->algo && !ddp_algorithm_set_parse(o->algo, &cluster->nccl.algorithm, &cluster->nccl.disabled_algorithms)) {
-    fail(error, "--algo: \"%s\" is not auto, ring, tree, nvls, nvlstree or an NCCL_ALGO list of them that leaves one "
+    fail(error, "--algo: \"%s\" is not auto, ring, tree, nvls, nvlstree, collnetdirect, collnetchain or an NCCL_ALGO list of them that leaves one "
          "(\"Ring,Tree\", \"^NVLS,NVLSTree\")", o->algo);
     return NULL;
   }
@@ -354,7 +354,8 @@ sweep_text(const DdpCluster *cluster, const DdpCollective *model, const Sweep *s
     g_string_append_printf(out, "# (NCCL's broadcast runs on the ring only: algorithm %s does not apply)\n",
                            ddp_algorithm_name(forced));
   else if ((s->op == DDP_OP_ALL_GATHER || s->op == DDP_OP_REDUCE_SCATTER) &&
-           (forced == DDP_ALGO_TREE || forced == DDP_ALGO_NVLS_TREE))
+           (forced == DDP_ALGO_TREE || forced == DDP_ALGO_NVLS_TREE || forced == DDP_ALGO_COLLNET_DIRECT ||
+            forced == DDP_ALGO_COLLNET_CHAIN))
     g_string_append_printf(out, "# (NCCL has no %s %s: the rows take auto's choice)\n", ddp_algorithm_name(forced),
                            ddp_collective_op_name(s->op));
   if (explain)
@@ -588,7 +589,7 @@ run(int argc, char **argv, AllreduceOptions *o, const char *verb)
     { "stepbytes", 'i', 0, G_OPTION_ARG_STRING, &o->step_bytes, "Add this to the size each row instead", "SIZE" },
     { "datatype", 'd', 0, G_OPTION_ARG_STRING, &o->datatype, "Element type for the count column: float, half, bfloat16, double", "TYPE" },
     { "ngpus", 'g', 0, G_OPTION_ARG_STRING, &o->per_process, "GPUs per process, as nccl-tests -g: one thread issues every call for them (default 1)", "N" },
-    { "algo", 0, 0, G_OPTION_ARG_STRING, &o->algo, "ring, tree, nvls, nvlstree, auto, or an NCCL_ALGO list such as Ring,Tree or ^NVLS,NVLSTree (overrides the cluster file)", "ALGO" },
+    { "algo", 0, 0, G_OPTION_ARG_STRING, &o->algo, "ring, tree, nvls, nvlstree, collnetdirect, collnetchain, auto, or an NCCL_ALGO list such as Ring,Tree or ^NVLS,NVLSTree (overrides the cluster file)", "ALGO" },
     { "proto", 0, 0, G_OPTION_ARG_STRING, &o->proto, "LL, LL128, Simple, auto, or an NCCL_PROTO list such as Simple,LL128 or ^LL (overrides the cluster file)", "PROTO" },
     { "explain", 0, 0, G_OPTION_ARG_NONE, &o->explain, "Show graphs, NCCL's tuning table, choice by size and the crossover", NULL },
     { "compare", 0, 0, G_OPTION_ARG_FILENAME, &o->compare, "Predict every row of a measured nccl-tests CSV, side by side", "CSV" },

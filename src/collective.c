@@ -44,7 +44,7 @@ G_DEFINE_QUARK(ddp-collective-error-quark, ddp_collective_error)
 /* Indexed by DdpAlgorithm × DdpProtocol; the AUTO row and column stay zero. */
 typedef double AlgoProtoTable[DDP_ALGO_COUNT][DDP_PROTO_COUNT];
 
-/* baseLatencies, µs: one per call (kernel launch, setup).  NVLS and NVLSTree have none (0). */
+/* baseLatencies, µs: one per call (kernel launch, setup).  NVLS, NVLSTree and CollNet have none (0). */
 static const AlgoProtoTable base_latency_us = {
   [DDP_ALGO_TREE] = { [DDP_PROTO_LL] = 6.8, [DDP_PROTO_LL128] = 14.0, [DDP_PROTO_SIMPLE] = 8.4 },
   [DDP_ALGO_RING] = { [DDP_PROTO_LL] = 6.6, [DDP_PROTO_LL128] = 14.0, [DDP_PROTO_SIMPLE] = 8.4 },
@@ -58,16 +58,22 @@ static const AlgoProtoTable hw_latency_us[HW_COUNT] = {
     [DDP_ALGO_RING] = { [DDP_PROTO_LL] = 0.6, [DDP_PROTO_LL128] = 1.9, [DDP_PROTO_SIMPLE] = 3.4 },
     [DDP_ALGO_NVLS] = { [DDP_PROTO_SIMPLE] = 25.0 },
     [DDP_ALGO_NVLS_TREE] = { [DDP_PROTO_SIMPLE] = 25.0 },
+    [DDP_ALGO_COLLNET_DIRECT] = { [DDP_PROTO_SIMPLE] = 3.7 },
+    [DDP_ALGO_COLLNET_CHAIN] = { [DDP_PROTO_SIMPLE] = 2.8 },
   },
   [HW_PCI] = {
     [DDP_ALGO_TREE] = { [DDP_PROTO_LL] = 1.0, [DDP_PROTO_LL128] = 1.9, [DDP_PROTO_SIMPLE] = 4.0 },
     [DDP_ALGO_RING] = { [DDP_PROTO_LL] = 1.0, [DDP_PROTO_LL128] = 2.5, [DDP_PROTO_SIMPLE] = 5.7 },
+    [DDP_ALGO_COLLNET_DIRECT] = { [DDP_PROTO_SIMPLE] = 3.7 },
+    [DDP_ALGO_COLLNET_CHAIN] = { [DDP_PROTO_SIMPLE] = 2.8 },
   },
   [HW_NET] = {
     [DDP_ALGO_TREE] = { [DDP_PROTO_LL] = 5.0, [DDP_PROTO_LL128] = 8.5, [DDP_PROTO_SIMPLE] = 14.0 },
     [DDP_ALGO_RING] = { [DDP_PROTO_LL] = 2.7, [DDP_PROTO_LL128] = 4.0, [DDP_PROTO_SIMPLE] = 14.0 },
     [DDP_ALGO_NVLS] = { [DDP_PROTO_SIMPLE] = 18.0 },
     [DDP_ALGO_NVLS_TREE] = { [DDP_PROTO_SIMPLE] = 20.9 },
+    [DDP_ALGO_COLLNET_DIRECT] = { [DDP_PROTO_SIMPLE] = 31.0 },
+    [DDP_ALGO_COLLNET_CHAIN] = { [DDP_PROTO_SIMPLE] = 30.0 },
   },
 };
 
@@ -95,6 +101,14 @@ static const double nvls_tree_max_bw[ARCH_COUNT][SCALE_COUNT] = {
 };
 /* nvlsEfficiency: the share of the NVLS graph's bwIntra an NVLS channel reaches (0: no NVLS). */
 static const double nvls_efficiency[ARCH_COUNT] = { 0.0, 0.0, 0.85, 0.74 };
+/* CollNet (SHARP) Simple AllReduce, the share of its graph bandwidth NCCL rates it at: CollNetDirect
+ * × 0.85 from Hopper on (tuning.cc, "if (minCompCap >= 90) busBw *= .85"); CollNetChain × 0.75 (tuning.cc
+ * of NCCL 2.12–2.17, "if (a == NCCL_ALGO_COLLNET_CHAIN && p == NCCL_PROTO_SIMPLE) busBw *= .75"; 2.18
+ * dropped it from the tuner, the model keeps it as the chain's rate: docs/collective.md §13). */
+static const double collnet_direct_efficiency_sm90 = 0.85;
+static const double collnet_chain_efficiency = 0.75;
+/* NCCL_MAX_DIRECT_ARITY + 1 (device.h: 7 + 1): CollNetDirect heads, one channel each. */
+enum { MAX_DIRECT_HEADS = 8 };
 
 /* treeCorrectionFactor[p][log2(S/64)], S = 64 B … 1 GiB: Tree bandwidth measured below the
  * model at medium sizes ("Trees are not perfectly sticking to the model").  NCCL reads it for Tree
@@ -304,6 +318,31 @@ search_nvls_graph(const Fabric *f, int ppn)
   return best;
 }
 
+/* ncclTopoCompute for the CollNetDirect pattern (search.cc ncclTopoSearchTryCollnetDirect; init.cc:
+ * minChannels 1, maxChannels MAXCHANNELS, then NCCL_MAX_DIRECT_ARITY + 1 heads at most): one channel
+ * per head, a GPU with a NIC of its own, so min(ppn, NICs, 8) channels; bwInter the fastest speed the
+ * NIC path carries; bwIntra raised in pass 2 up to twice bwInter as for trees ("increase bwIntra for
+ * trees (2 nodes or collnet)"), while every GPU's NVLink still carries its own head's traffic and its
+ * share of the other heads' (about 2 × bwIntra each way).  Channels 0: no NICs (one node). */
+static Graph
+search_collnet_direct_graph(const Fabric *f, int ppn)
+{
+  if (f->nics == 0)
+    return (Graph){ 0, 0, 0 };
+  int heads = MIN(MIN(ppn, f->nics), MAX_DIRECT_HEADS);
+  gsize i = 0;
+  while (i + 1 < f->n_speeds && f->speeds[i] > f->nic_path_GBs)
+    i++;
+  double inter = f->speeds[i], intra = inter;
+  for (gsize k = i; ppn > 1 && k > 0; k--) {
+    double faster = f->speeds[k - 1];
+    if (faster > 2 * inter || 2 * faster > f->intra_GBs)
+      break;
+    intra = faster;
+  }
+  return (Graph){ heads, intra, inter };
+}
+
 /* ---- the model ---- */
 
 typedef struct {
@@ -325,7 +364,8 @@ struct _DdpCollective {
   int sm_arch;
   gboolean arm_host;                 /* the cluster's nccl.arm_cpu: NCCL's cpuArch is not x86 */
   /* NCCL model */
-  Graph graph[DDP_ALGO_COUNT];       /* RING, TREE; NVLS and NVLS_TREE share the NVLS graph (0 channels: none) */
+  Graph graph[DDP_ALGO_COUNT];       /* RING, TREE; NVLS and NVLS_TREE share the NVLS graph (0 channels: none);
+                                      * COLLNET_DIRECT's heads, COLLNET_CHAIN the tree's (collnet only) */
   int comm_channels;                 /* comm->nChannels: the ring plateau threshold uses it */
   double launch_us;                  /* cluster nccl.launch_us, added to every call */
   Tuning allreduce[DDP_ALGO_COUNT][DDP_PROTO_COUNT];
@@ -344,6 +384,7 @@ struct _DdpCollective {
   int nvls_channels;                 /* NVLS kernels' channels (nvls.cc), 0 without NVLS */
   double nvls_algbw_GBs;             /* NVLS inside one node (NVLink domain) of ppn GPUs, algbw (physics_setup) */
   double nvls_step_us;               /* NVLS: the fixed cost of a chunk on a channel (physics_setup) */
+  double collnet_algbw_GBs[DDP_ALGO_COUNT]; /* CollNetDirect/Chain peak algbw (physics_setup; 0: off) */
   /* alpha-beta model */
   double ab_bw_GBs;                  /* slowest link crossed, 10^9 B/s */
   double ab_alpha_us;                /* slowest hop */
@@ -486,6 +527,42 @@ tune_nvls(DdpCollective *c)
   }
 }
 
+/* The CollNet entries of ncclTopoTuneModel for AllReduce (tuning.cc; docs/collective.md §13), Simple
+ * only ("Not used" for LL and LL128), on the graph's bwIntra (CollNet uses it at any node count):
+ *    CollNetDirect  busBw = nCh · bwIntra / f, f = ppn/nCh − (ppn/nCh − 1)/2 ("Collnet+Direct requires
+ *                   all GPUs to have a local NIC to work at full speed"), × 0.85 from Hopper on;
+ *                   latency = 2 · (min(1, ppn−1) · hwLat[intra][Direct] + 0.4 · (ppn−1)) + hwLat[NET][Direct]
+ *                   ("0.4 us arity serialization latency");
+ *    CollNetChain   busBw = nCh · bwIntra; latency = 2 · (ppn−1) · hwLat[intra][Chain] + hwLat[NET][Chain];
+ *    algBw = busBw / 2 for both (the non-ring ratio).  With one GPU per node the NET latency is the
+ * Tree's, as for every algorithm.  Enabled as NCCL enables them: collnet on and more than one node;
+ * CollNetDirect also needs an NVSwitch in the node (nvsCount > 0). */
+static void
+tune_collnet(DdpCollective *c, const DdpCluster *cluster)
+{
+  const DdpProtocol p = DDP_PROTO_SIMPLE;
+  double ppn = (double)c->ppn;
+  Hw intra_hw = cluster->intra.fabric == DDP_INTRA_PCIE ? HW_PCI : HW_NVLINK;
+  for (DdpAlgorithm a = DDP_ALGO_COLLNET_DIRECT; a <= DDP_ALGO_COLLNET_CHAIN; a++) {
+    const Graph *g = &c->graph[a];
+    gboolean direct = a == DDP_ALGO_COLLNET_DIRECT;
+    if (g->channels == 0 || (direct && cluster->intra.fabric != DDP_INTRA_NVSWITCH))
+      continue;
+    double bus = g->channels * g->bw_intra;
+    if (direct) {
+      double factor = ppn / g->channels;
+      bus /= factor - (factor - 1.0) / 2.0;
+      if (c->sm_arch >= 90)
+        bus *= collnet_direct_efficiency_sm90;
+    }
+    double intra_lat = hw_latency_us[intra_hw][a][p];
+    double inter_lat = hw_latency_us[HW_NET][c->ppn == 1 ? DDP_ALGO_TREE : a][p];
+    double lat = direct ? 2.0 * (MIN(1.0, ppn - 1) * intra_lat + (ppn - 1) * 0.4) + inter_lat
+                        : 2.0 * (ppn - 1) * intra_lat + inter_lat;
+    c->allreduce[a][p] = (Tuning){ TRUE, base_latency_us[a][p] + lat, 0.5 * bus };
+  }
+}
+
 /* ncclTopoTuneModel for AllReduce and Broadcast on the ring and tree graphs (tuning.cc; docs/model.md
  * §2.2–2.3); NVLS in tune_nvls. */
 static void
@@ -551,6 +628,7 @@ tune_model(DdpCollective *c, const DdpCluster *cluster)
     }
   }
   tune_nvls(c);
+  tune_collnet(c, cluster);
 }
 
 static void
@@ -675,6 +753,25 @@ physics_setup(DdpCollective *c, const DdpCluster *cluster)
     double chunk_us = NVLS_CHUNK_BYTES / (1000.0 * c->nvls_algbw_GBs / c->nvls_channels);
     c->nvls_step_us = chunk_us * (1.0 / nvls_efficiency[arch] - 1.0);
   }
+  /* CollNet (SHARP): the switches reduce, so a node sends its share of the buffer into the network
+   * once and receives the sum once — S each way through its NICs, algbw ≤ net_GBs, twice what a ring
+   * or a tree over ≥ 4 nodes reaches (the in-network reduction the NIC-aggregate bound leaves out).
+   * Inside the node CollNetDirect scatters each GPU's buffer to the heads and gathers the sums back,
+   * (ppn-1)/ppn of S each way twice, as a one-node ring: algbw ≤ intra_bus · ppn / (2(ppn-1));
+   * CollNetChain passes all of S up a chain to its head and all of it down, 2S through a GPU's link
+   * each way: algbw ≤ intra_bus / 2.  Each at the share NCCL rates it at (collnet_*_efficiency). */
+  for (DdpAlgorithm a = DDP_ALGO_COLLNET_DIRECT; a <= DDP_ALGO_COLLNET_CHAIN; a++) {
+    c->collnet_algbw_GBs[a] = 0;
+    if (!c->allreduce[a][DDP_PROTO_SIMPLE].enabled)
+      continue;
+    double ppn = (double)c->ppn, intra = G_MAXDOUBLE;
+    if (c->ppn > 1)
+      intra = a == DDP_ALGO_COLLNET_DIRECT ? c->intra_bus_GBs * ppn / (2.0 * (ppn - 1)) : c->intra_bus_GBs / 2.0;
+    double share = a == DDP_ALGO_COLLNET_CHAIN ? collnet_chain_efficiency
+                   : c->sm_arch >= 90          ? collnet_direct_efficiency_sm90
+                                               : 1.0;
+    c->collnet_algbw_GBs[a] = MIN(intra, c->net_GBs) * share;
+  }
 }
 
 /* What one node moves through its NICs, each way, in a double binary tree AllReduce over @nodes
@@ -737,6 +834,10 @@ physics_peak(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p, int channels
   } else if (a == DDP_ALGO_NVLS) {
     algbw = c->nvls_algbw_GBs;
     *hop_intra = *hop_net = 2.0 * algbw / channels;
+  } else if (a == DDP_ALGO_COLLNET_DIRECT || a == DDP_ALGO_COLLNET_CHAIN) {
+    algbw = c->collnet_algbw_GBs[a];
+    *hop_intra = MIN(c->intra_bus_GBs, net) / channels;
+    *hop_net = net / channels;
   } else {
     /* NVLSTree: NVLS inside each node, the double binary tree through the NICs across them (its
      * NIC load as the tree's), and NCCL's per-channel NVLSTree rate (perChMaxNVLSTreeBws). */
@@ -756,6 +857,8 @@ network_hops(const DdpCollective *c, DdpAlgorithm a)
     return 0;
   if (a == DDP_ALGO_RING)
     return 2.0 * (double)(c->nodes - 1);
+  if (a == DDP_ALGO_COLLNET_DIRECT || a == DDP_ALGO_COLLNET_CHAIN)
+    return 2.0;   /* into the switches' reduction tree and back */
   return 2.0 * log2_floor(c->nodes);
 }
 
@@ -818,6 +921,13 @@ ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error)
    * cluster's channels/bw_*_GBs overrides are the ring/tree graphs' and do not apply. */
   if (cluster->nccl.nvls && cluster->intra.fabric == DDP_INTRA_NVSWITCH && c->sm_arch >= 90 && c->ppn > 2)
     c->graph[DDP_ALGO_NVLS] = c->graph[DDP_ALGO_NVLS_TREE] = search_nvls_graph(&f, (int)c->ppn);
+  /* CollNet (NCCL_COLLNET_ENABLE with the SHARP plugin; init.cc collNetSetup): across nodes only.
+   * CollNetChain searches the tree pattern with collNet set and the ring's channel count (init.cc):
+   * the model takes the tree graph for it. */
+  if (cluster->nccl.collnet && c->nodes > 1) {
+    c->graph[DDP_ALGO_COLLNET_DIRECT] = search_collnet_direct_graph(&f, (int)c->ppn);
+    c->graph[DDP_ALGO_COLLNET_CHAIN] = c->graph[DDP_ALGO_TREE];
+  }
   /* init.cc: min of the two graphs, doubled when the rings are duplicated (connect.cc) */
   c->comm_channels = MIN(MAX_CHANNELS, 2 * MIN(c->graph[DDP_ALGO_RING].channels, c->graph[DDP_ALGO_TREE].channels));
   c->launch_us = cluster->nccl.launch_us;
@@ -841,7 +951,9 @@ ddp_collective_new(const DdpCluster *cluster, guint64 gpus, GError **error)
     g_set_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_INVALID,
                 "nccl.algorithm: NCCL does not run %s%s%s on cluster %s with %" G_GUINT64_FORMAT
                 " GPUs (NVLS and NVLSTree are Simple only and need an NVSwitch fabric, sm_arch >= 90, more "
-                "than 2 GPUs per node and nccl.nvls = true; NVLS runs on one node, NVLSTree across nodes)",
+                "than 2 GPUs per node and nccl.nvls = true; NVLS runs on one node, NVLSTree across nodes; "
+                "CollNetDirect and CollNetChain need nccl.collnet = true and more than one node, CollNetDirect "
+                "an NVSwitch)",
                 algorithms, all ? "" : "/", all ? "" : protocols, cluster->name, gpus);
     return NULL;
   }
@@ -966,10 +1078,17 @@ nccl_allreduce(const DdpCollective *c, guint64 bytes, DdpAlgorithm a, DdpProtoco
  * itself, so that between two channel counts the time stays flat instead of dropping when a channel
  * joins (a larger message is never faster: the scale properties of tests/test-collective). */
 static double
+channel_bytes(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p)
+{
+  /* CollNet Simple: threadThresholds 512 (tuning.cc), not NCCL_SIMPLE_THREAD_THRESHOLD */
+  double threshold = a == DDP_ALGO_COLLNET_DIRECT || a == DDP_ALGO_COLLNET_CHAIN ? 512.0 : thread_threshold[p];
+  return proto_threads[p] * threshold * (a == DDP_ALGO_RING && p == DDP_PROTO_LL ? (double)c->gpus : 1.0);
+}
+
+static double
 running_channels(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p, double S, int NC)
 {
-  double per_channel = proto_threads[p] * thread_threshold[p] * (a == DDP_ALGO_RING && p == DDP_PROTO_LL ? (double)c->gpus : 1.0);
-  return CLAMP(S / per_channel, 1, NC);
+  return CLAMP(S / channel_bytes(c, a, p), 1, NC);
 }
 
 /* A ring's pipeline fill: its first chunk goes n-1 hops round, nodes-1 of them leaving a node, but
@@ -1135,6 +1254,11 @@ physics_time(const DdpCollective *c, double S, DdpAlgorithm a, DdpProtocol p, Dd
     /* up the chain inside the node, then up and down the tree across nodes */
     intra_hops = (double)(c->ppn - 1);
     net_hops = 2.0 * log2_floor(c->nodes);
+  } else if (a == DDP_ALGO_COLLNET_DIRECT || a == DDP_ALGO_COLLNET_CHAIN) {
+    /* to the head (Direct: one scatter hop; Chain: up the chain), into the switches and back, and
+     * out to the GPUs again */
+    intra_hops = a == DDP_ALGO_COLLNET_DIRECT ? 2.0 : 2.0 * (double)(c->ppn - 1);
+    net_hops = 2.0;
   } else {
     /* reduce into the switch and multicast back; NVLSTree adds the tree's network hops */
     intra_hops = 2.0;
@@ -1298,12 +1422,32 @@ gpu_time(const DdpCollectiveCost *cost)
   return cost->host_floor_us > 0 ? cost->latency_us + cost->transfer_us + cost->fill_us : cost->time_us;
 }
 
-/* topoGetAlgoInfo: the least predicted time among the allowed pairs, Tree before Ring before NVLS
- * before NVLSTree and LL before LL128 before Simple on ties (NCCL's loop order; strict '<'). */
+/* Of CollNetDirect and CollNetChain, the one NCCL's own table does not pick at @bytes when both are
+ * allowed (AUTO: none).  The model rates the chain at 0.75 of its graph, NCCL's tuner since 2.18 at
+ * all of it, so the two disagree on which is faster; which one runs is the tuner's choice, and
+ * Together AI's B200 cluster under auto (NVLS off) ran at the chain's rate, not the direct's
+ * (docs/collective.md §13). */
+static DdpAlgorithm
+collnet_passed_over(const DdpCollective *c, guint64 bytes)
+{
+  const DdpProtocol p = DDP_PROTO_SIMPLE;
+  if (c->cost_model != DDP_COST_NCCL || !allowed(c, DDP_ALGO_COLLNET_DIRECT, p) ||
+      !allowed(c, DDP_ALGO_COLLNET_CHAIN, p) || !c->allreduce[DDP_ALGO_COLLNET_DIRECT][p].enabled ||
+      !c->allreduce[DDP_ALGO_COLLNET_CHAIN][p].enabled)
+    return DDP_ALGO_AUTO;
+  DdpCollectiveCost direct, chain;
+  nccl_allreduce(c, bytes, DDP_ALGO_COLLNET_DIRECT, p, &direct);
+  nccl_allreduce(c, bytes, DDP_ALGO_COLLNET_CHAIN, p, &chain);
+  return chain.time_us < direct.time_us ? DDP_ALGO_COLLNET_DIRECT : DDP_ALGO_COLLNET_CHAIN;
+}
+
+/* topoGetAlgoInfo: the least predicted time among the allowed pairs, in NCCL's loop order on ties
+ * (Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree; LL, LL128, Simple; strict '<'). */
 void
 ddp_collective_allreduce(const DdpCollective *c, guint64 bytes, DdpCollectiveCost *out)
 {
-  static const DdpAlgorithm order[] = { DDP_ALGO_TREE, DDP_ALGO_RING, DDP_ALGO_NVLS, DDP_ALGO_NVLS_TREE };
+  static const DdpAlgorithm order[] = { DDP_ALGO_TREE, DDP_ALGO_RING, DDP_ALGO_COLLNET_DIRECT, DDP_ALGO_COLLNET_CHAIN,
+                                        DDP_ALGO_NVLS, DDP_ALGO_NVLS_TREE };
   if (c->gpus == 1) {
     zero_cost(out);
     return;
@@ -1320,10 +1464,11 @@ ddp_collective_allreduce(const DdpCollective *c, guint64 bytes, DdpCollectiveCos
     finish_cost(bytes, allreduce_bus_factor(c), out);
     return;
   }
+  DdpAlgorithm collnet_not_run = collnet_passed_over(c, bytes);
   gboolean found = FALSE;
   for (gsize i = 0; i < G_N_ELEMENTS(order); i++) {
     for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
-      if (!allowed(c, order[i], p))
+      if (!allowed(c, order[i], p) || order[i] == collnet_not_run)
         continue;
       /* the host floor is the same for every pair: choose on the time without it */
       DdpCollectiveCost cost;
@@ -1353,12 +1498,13 @@ ddp_collective_use_calibration(DdpCollective *c, const DdpFit *fit)
 /* A calibration answers for AllGather, ReduceScatter and Broadcast where it measured that op on
  * exactly these ranks and servers (its curve, fit.h); elsewhere the model does, as for AllReduce.
  * The variant asked for is the one the model would honour: Broadcast runs on the ring whatever the
- * algorithm setting, and AllGather/ReduceScatter take a forced Tree or NVLSTree as auto (§12). */
+ * algorithm setting, and AllGather/ReduceScatter take a forced Tree, NVLSTree or CollNet as auto (§12). */
 static gboolean
 measured_cost(const DdpCollective *c, DdpCollectiveOp op, guint64 bytes, DdpCollectiveCost *out)
 {
   DdpAlgorithm algorithm = op == DDP_OP_BROADCAST || c->algorithm == DDP_ALGO_TREE ||
-                           c->algorithm == DDP_ALGO_NVLS_TREE ? DDP_ALGO_AUTO : c->algorithm;
+                           c->algorithm == DDP_ALGO_NVLS_TREE || c->algorithm == DDP_ALGO_COLLNET_DIRECT ||
+                           c->algorithm == DDP_ALGO_COLLNET_CHAIN ? DDP_ALGO_AUTO : c->algorithm;
   DdpFitCollectiveCost measured;
   if (!c->fit || !ddp_fit_collective_cost(c->fit, op, c->gpus, c->hosts, bytes, algorithm, c->protocol, &measured))
     return FALSE;
@@ -1574,7 +1720,7 @@ physics_breaks(const DdpCollective *c, guint64 max_bytes, GArray *breaks)
         continue;
       }
       int NC = c->comm_channels;
-      double per_channel = proto_threads[p] * thread_threshold[p] * (a == DDP_ALGO_RING && p == DDP_PROTO_LL ? (double)c->gpus : 1.0);
+      double per_channel = channel_bytes(c, a, p);
       double step = step_bytes[p] * (a == DDP_ALGO_RING ? (double)c->gpus : 1.0);
       for (int k = 1; k <= NC; k++) {
         append_break(breaks, k * per_channel, max_bytes);
@@ -1686,7 +1832,8 @@ ddp_collective_crossover(const DdpCollective *c, guint64 max_bytes, DdpCollectiv
 
 /* ---- names ---- */
 
-static const char *const algorithm_names[DDP_ALGO_COUNT] = { "auto", "ring", "tree", "nvls", "nvlstree" };
+static const char *const algorithm_names[DDP_ALGO_COUNT] = { "auto", "ring", "tree", "nvls", "nvlstree",
+                                                             "collnetdirect", "collnetchain" };
 static const char *const protocol_names[DDP_PROTO_COUNT] = { "auto", "LL", "LL128", "Simple" };
 
 const char *
@@ -1814,7 +1961,9 @@ ddp_protocol_set_name(DdpProtocol forced, guint disabled)
 gboolean
 ddp_algorithm_set_parse(const char *text, DdpAlgorithm *forced, guint *disabled)
 {
-  static const char *const not_modelled[] = { "collnetdirect", "collnetchain", "collnet", "pat", NULL };
+  /* CollNet: NCCL's name before 2.14 for what CollNetDirect/CollNetChain split into; PAT: AllGather and
+   * ReduceScatter only */
+  static const char *const not_modelled[] = { "collnet", "pat", NULL };
   int f;
   guint d;
   if (!parse_nccl_list(text, algorithm_names, DDP_ALGO_COUNT, not_modelled, &f, &d))

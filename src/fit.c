@@ -172,6 +172,8 @@ ddp_fit_algorithm_name(DdpAlgorithm algorithm)
   case DDP_ALGO_TREE: return "Tree";
   case DDP_ALGO_NVLS: return "NVLS";
   case DDP_ALGO_NVLS_TREE: return "NVLSTree";
+  case DDP_ALGO_COLLNET_DIRECT: return "CollNetDirect";
+  case DDP_ALGO_COLLNET_CHAIN: return "CollNetChain";
   default: return NULL;
   }
 }
@@ -198,6 +200,10 @@ algorithm_enum(const char *name)
     return DDP_ALGO_NVLS;
   if (g_ascii_strcasecmp(name, "NVLSTree") == 0)
     return DDP_ALGO_NVLS_TREE;
+  if (g_ascii_strcasecmp(name, "CollNetDirect") == 0)
+    return DDP_ALGO_COLLNET_DIRECT;
+  if (g_ascii_strcasecmp(name, "CollNetChain") == 0)
+    return DDP_ALGO_COLLNET_CHAIN;
   return DDP_ALGO_AUTO;
 }
 

@@ -78,7 +78,7 @@ test_errors(void)
     { "[cluster]\nname = x\ngpu = tpu\ngpus_per_node = 8\n", "t.cluster:3: cluster.gpu: unknown GPU \"tpu\" (built in: v100, a100, a100-40gb, h100, h200, b200, gb200, gb300, rtx4090)" },
     { "[cluster]\nname = x\ngpu = h100\ngpus_per_node = 0\n", "t.cluster:4: cluster.gpus_per_node: \"0\" must be a whole number from 1 to 1024" },
     { HEAD INTRA "[nccl]\nalgorithm = butterfly\n",
-      "t.cluster:10: nccl.algorithm: \"butterfly\" is not auto, ring, tree, nvls, nvlstree or an NCCL_ALGO list of them "
+      "t.cluster:10: nccl.algorithm: \"butterfly\" is not auto, ring, tree, nvls, nvlstree, collnetdirect, collnetchain or an NCCL_ALGO list of them "
       "(\"Ring,Tree\" enables those, \"^NVLS,NVLSTree\" disables both) that leaves one enabled" },
     { HEAD INTRA "speed = 3\n", "t.cluster:9: intra.speed: unknown key (known keys: fabric, bandwidth_GBs, latency_us, efficiency, p2p, domain_gpus)" },
     { HEAD "max_nodes = 4\n" INTRA, "t.cluster:5: cluster.max_nodes: more than one node needs an [inter] group describing the network" },
@@ -90,6 +90,12 @@ test_errors(void)
     { HEAD INTRA "[inter]\nfabric = efa\nnics_per_node = 4\nnic_bandwidth_Gbps = 100\nlatency_us = 20\nefficiency = 0\n",
       "t.cluster:14: inter.efficiency: \"0\" must be a number from 0.001 to 1" },
     { HEAD INTRA "[nccl]\nhost_launch_us = -1\n", "t.cluster:10: nccl.host_launch_us: \"-1\" must be a number from 0 to 10000" },
+    /* SHARP lives in InfiniBand switches */
+    { HEAD INTRA "[nccl]\ncollnet = true\n",
+      "t.cluster:10: nccl.collnet: SHARP's in-network reduction needs an [inter] network with fabric = ib" },
+    { HEAD INTRA "[inter]\nfabric = roce\nnics_per_node = 8\nnic_bandwidth_Gbps = 400\nlatency_us = 2\n[nccl]\ncollnet = true\n",
+      "t.cluster:15: nccl.collnet: SHARP's in-network reduction needs an [inter] network with fabric = ib" },
+    { HEAD INTRA "[nccl]\ncollnet = sometimes\n", "t.cluster:10: nccl.collnet: \"sometimes\" is not a boolean (true or false)" },
     { HEAD INTRA "[nccl]\namd_cpu = true\narm_cpu = true\n",
       "t.cluster:10: nccl.amd_cpu: an AMD host is not an Arm one (arm_cpu)" },
     { "[cluster]\nname = x\ngpu = gb200\ngpus_per_node = 4\n" INTRA "[nccl]\namd_cpu = true\n",
@@ -207,7 +213,8 @@ test_protocol_list(void)
   g_autoptr(DdpCluster) c = load_text(HEAD INTRA "[nccl]\nalgorithm = Ring,Tree\n", &error);
   g_assert_no_error(error);
   g_assert_cmpint(c->nccl.algorithm, ==, DDP_ALGO_AUTO);
-  g_assert_cmpuint(c->nccl.disabled_algorithms, ==, (1u << DDP_ALGO_NVLS) | (1u << DDP_ALGO_NVLS_TREE));
+  g_assert_cmpuint(c->nccl.disabled_algorithms, ==, (1u << DDP_ALGO_NVLS) | (1u << DDP_ALGO_NVLS_TREE) |
+                                                     (1u << DDP_ALGO_COLLNET_DIRECT) | (1u << DDP_ALGO_COLLNET_CHAIN));
 }
 
 int

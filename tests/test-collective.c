@@ -186,17 +186,23 @@ assert_faster_of(const DdpCollective *listed, const DdpCollective *x, const DdpC
   }
 }
 
-/* NCCL_ALGO's lists, as NCCL_PROTO's; the algorithms NCCL has and ddpsim does not model
- * (CollNetDirect, CollNetChain, PAT) are accepted and stand for nothing. */
+/* NCCL_ALGO's lists, as NCCL_PROTO's; the names NCCL knows and ddpsim does not model (PAT, and
+ * CollNet, the name before CollNetDirect/CollNetChain) are accepted and stand for nothing. */
 static void
 test_algorithm_sets(void)
 {
   static const struct { const char *text; DdpAlgorithm forced; guint disabled; const char *name; } ok[] = {
     { "auto", DDP_ALGO_AUTO, 0, "auto" },
     { "NVLSTree", DDP_ALGO_NVLS_TREE, 0, "nvlstree" },
-    { "Ring,Tree", DDP_ALGO_AUTO, (1u << DDP_ALGO_NVLS) | (1u << DDP_ALGO_NVLS_TREE), "ring,tree" },
-    { "^NVLS,NVLSTree", DDP_ALGO_AUTO, (1u << DDP_ALGO_NVLS) | (1u << DDP_ALGO_NVLS_TREE), "ring,tree" },
-    { "Ring,CollnetDirect", DDP_ALGO_RING, 0, "ring" },
+    { "Ring,Tree", DDP_ALGO_AUTO,
+      (1u << DDP_ALGO_NVLS) | (1u << DDP_ALGO_NVLS_TREE) | (1u << DDP_ALGO_COLLNET_DIRECT) | (1u << DDP_ALGO_COLLNET_CHAIN),
+      "ring,tree" },
+    { "^NVLS,NVLSTree", DDP_ALGO_AUTO, (1u << DDP_ALGO_NVLS) | (1u << DDP_ALGO_NVLS_TREE), "ring,tree,collnetdirect,collnetchain" },
+    { "Ring,CollnetDirect", DDP_ALGO_AUTO,
+      (1u << DDP_ALGO_TREE) | (1u << DDP_ALGO_NVLS) | (1u << DDP_ALGO_NVLS_TREE) | (1u << DDP_ALGO_COLLNET_CHAIN),
+      "ring,collnetdirect" },
+    { "CollNetChain", DDP_ALGO_COLLNET_CHAIN, 0, "collnetchain" },
+    { "Ring,CollNet", DDP_ALGO_RING, 0, "ring" },
     { "^PAT", DDP_ALGO_AUTO, 0, "auto" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS(ok); i++) {
@@ -208,7 +214,8 @@ test_algorithm_sets(void)
     g_autofree char *name = ddp_algorithm_set_name(forced, disabled);
     g_assert_cmpstr(name, ==, ok[i].name);
   }
-  static const char *const bad[] = { "", "CollnetDirect", "Ring,Butterfly", "^Ring,Tree,NVLS,NVLSTree", "auto,ring" };
+  static const char *const bad[] = { "", "CollNet", "Ring,Butterfly",
+                                     "^Ring,Tree,NVLS,NVLSTree,CollNetDirect,CollNetChain", "auto,ring" };
   for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
     DdpAlgorithm forced = DDP_ALGO_AUTO;
     guint disabled = 0;
@@ -1770,7 +1777,8 @@ test_scale_properties(void)
  * oversubscription 1–4 above leaves of 1–32 nodes, NVL domains of 2–18 hosts on the GB GPUs — at 1 to
  * 512 nodes, 8 B–4 GiB: every time finite and positive, never falling as the size grows, and from 4
  * NVLink domains on busbw within the domain's NICs at line rate (the ring and tree bounds of
- * docs/collective.md §11.1; no in-network reduction across nodes exists in these files).  Users
+ * docs/collective.md §11.1), and where every other InfiniBand file turns SHARP on ([nccl] collnet), the
+ * in-network reduction's bound instead: algbw within the NICs from 2 domains on (§13).  Users
  * write their own cluster files; the shipped ones are not the only shapes that must behave. */
 static void
 test_scale_random_clusters(void)
@@ -1784,7 +1792,7 @@ test_scale_random_clusters(void)
   const char *const *gpus = ddp_gpu_names();
   guint n_gpus = g_strv_length((char **)gpus);
   g_autoptr(GRand) rand = g_rand_new_with_seed(20261128);
-  guint checked = 0;
+  guint checked = 0, collnets = 0, collnet_runs = 0;
   for (int trial = 0; trial < 300; trial++) {
     const char *gpu = gpus[g_rand_int_range(rand, 0, (gint32)n_gpus)];
     int ppn = ppns[g_rand_int_range(rand, 0, G_N_ELEMENTS(ppns))];
@@ -1802,6 +1810,14 @@ test_scale_random_clusters(void)
         nic_Gbps[g_rand_int_range(rand, 0, G_N_ELEMENTS(nic_Gbps))], g_rand_boolean(rand) ? 2.0 : 23.0,
         overs[g_rand_int_range(rand, 0, G_N_ELEMENTS(overs))], leaves[g_rand_int_range(rand, 0, G_N_ELEMENTS(leaves))],
         g_rand_boolean(rand) ? "true" : "false");
+    /* every other InfiniBand file reduces in its switches (SHARP): S each way through a node's NICs */
+    gboolean collnet = trial % 2 == 1 && strstr(text, "\n[inter]\nfabric = ib\n") != NULL;
+    if (collnet) {
+      char *with = g_strconcat(text, "\n[nccl]\ncollnet = true\n", NULL);
+      g_free(text);
+      text = with;
+      collnets++;
+    }
     g_autoptr(GError) error = NULL;
     g_autoptr(DdpKeyFile) kf = ddp_keyfile_load_data("random.cluster", text, &error);
     g_assert_no_error(error);
@@ -1823,16 +1839,24 @@ test_scale_random_clusters(void)
         if (!isfinite(cost.time_us) || cost.time_us <= 0 || cost.time_us < previous_time * (1 - 1e-12))
           g_error("trial %d, %" G_GUINT64_FORMAT " GPUs, %" G_GUINT64_FORMAT " B: %.4f us after %.4f us for a smaller size:\n%s",
                   trial, gpus_total, bytes, cost.time_us, previous_time, text);
-        if (domains >= 4 && cost.busbw_GBs > nic_total)
+        if (domains >= 4 && !collnet && cost.busbw_GBs > nic_total)
           g_error("trial %d, %" G_GUINT64_FORMAT " GPUs, %" G_GUINT64_FORMAT " B: busbw %.2f GB/s above the NICs' %.2f:\n%s",
                   trial, gpus_total, bytes, cost.busbw_GBs, nic_total, text);
+        if (domains >= 2 && collnet && cost.algbw_GBs > nic_total)
+          g_error("trial %d, %" G_GUINT64_FORMAT " GPUs, %" G_GUINT64_FORMAT " B: algbw %.2f GB/s above the NICs' %.2f:\n%s",
+                  trial, gpus_total, bytes, cost.algbw_GBs, nic_total, text);
+        if (cost.algorithm == DDP_ALGO_COLLNET_DIRECT || cost.algorithm == DDP_ALGO_COLLNET_CHAIN)
+          collnet_runs++;
         previous_time = cost.time_us;
         checked++;
       }
     }
   }
-  g_test_message("%u (random cluster, GPUs, size) points checked", checked);
+  g_test_message("%u (random cluster, GPUs, size) points checked; %u files with collnet, CollNet chosen at %u points",
+                 checked, collnets, collnet_runs);
   g_assert_cmpuint(checked, >, 10000);
+  g_assert_cmpuint(collnets, >, 20);
+  g_assert_cmpuint(collnet_runs, >, 100);
 }
 
 /* NVLink domains (NVL72): inside one domain the ranks of several hosts are one NCCL node — NVLS over
@@ -2161,6 +2185,81 @@ test_sockets_caveat(void)
   g_assert_null(rdma);
 }
 
+/* SHARP through NCCL's CollNet ([nccl] collnet = true, docs/collective.md §13) on four HGX B200 nodes
+ * (8 × B200, NVLink 5 at 900 GB/s, 8 × NDR 400 Gb/s).  NCCL's table (tuning.cc): CollNetDirect on 8
+ * heads × bwIntra 96 (twice the NIC path's 48), busBw 768 × 0.85 (Hopper on), algBw = busBw / 2 =
+ * 326.4, latency 2 · (3.7 + 7 · 0.4) + 31 = 44.0 µs; CollNetChain on the tree graph (8 × 96), algBw
+ * 384, latency 2 · 7 · 2.8 + 30 = 69.2 µs.  The physics: a node sends S into the switches and gets S
+ * back, so algbw ≤ its NICs, 8 × 50 × 0.96 = 384 GB/s — the ring's busbw bound, reached as algbw;
+ * Direct ≤ NVLink's 900 × 0.802 × 8/14 = 412.5 (scatter and gather), Chain ≤ 721.8 / 2 = 360.9
+ * (all of S up the chain and down), at 0.85 and 0.75: 326.4 and 270.675.  Auto takes the chain,
+ * the one NCCL's table prefers; off without collnet, on one node, and Direct off without an NVSwitch. */
+static void
+test_collnet(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DdpCluster) cluster = ddp_cluster_load("hgx-b200", &error);
+  g_assert_no_error(error);
+  {
+    g_autoptr(DdpCollective) off = model(cluster, 32);
+    DdpCollectiveTuning t;
+    ddp_collective_tuning(off, DDP_ALGO_COLLNET_DIRECT, DDP_PROTO_SIMPLE, &t);
+    g_assert_false(t.enabled);
+  }
+  cluster->nccl.collnet = TRUE;
+  g_autoptr(DdpCollective) c = model(cluster, 32);
+  DdpCollectiveGraph g;
+  ddp_collective_graph(c, DDP_ALGO_COLLNET_DIRECT, &g);
+  g_assert_cmpint(g.channels, ==, 8);
+  g_assert_cmpfloat(g.bw_intra_GBs, ==, 96.0);
+  g_assert_cmpfloat(g.bw_inter_GBs, ==, 48.0);
+  DdpCollectiveTuning direct, chain;
+  ddp_collective_tuning(c, DDP_ALGO_COLLNET_DIRECT, DDP_PROTO_SIMPLE, &direct);
+  ddp_collective_tuning(c, DDP_ALGO_COLLNET_CHAIN, DDP_PROTO_SIMPLE, &chain);
+  g_assert_true(direct.enabled && chain.enabled);
+  g_assert_cmpfloat_with_epsilon(direct.algbw_GBs, 326.4, 1e-9);
+  g_assert_cmpfloat_with_epsilon(direct.latency_us, 44.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon(chain.algbw_GBs, 384.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon(chain.latency_us, 69.2, 1e-9);
+  ddp_collective_tuning(c, DDP_ALGO_COLLNET_DIRECT, DDP_PROTO_LL, &direct);
+  g_assert_false(direct.enabled);   /* Simple only */
+
+  /* 1 TiB: the peak, latency and fill negligible (< 0.1 %) */
+  const guint64 huge = (guint64)1 << 40;
+  DdpCollectiveCost cost;
+  g_assert_true(ddp_collective_allreduce_with(c, huge, DDP_ALGO_COLLNET_DIRECT, DDP_PROTO_SIMPLE, &cost));
+  g_assert_cmpfloat_with_epsilon(cost.algbw_GBs, 326.4, 0.33);
+  g_assert_true(ddp_collective_allreduce_with(c, huge, DDP_ALGO_COLLNET_CHAIN, DDP_PROTO_SIMPLE, &cost));
+  g_assert_cmpfloat_with_epsilon(cost.algbw_GBs, 270.675, 0.28);
+  ddp_collective_allreduce(c, (guint64)16 << 30, &cost);
+  g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_COLLNET_CHAIN);
+  /* the ring, which SHARP does not help, keeps its own bound: busbw ≤ the NICs (algbw ≈ half) */
+  g_assert_true(ddp_collective_allreduce_with(c, huge, DDP_ALGO_RING, DDP_PROTO_SIMPLE, &cost));
+  g_assert_cmpfloat(cost.busbw_GBs, <=, 384.0);
+  /* forced Direct: its own rate */
+  cluster->nccl.algorithm = DDP_ALGO_COLLNET_DIRECT;
+  {
+    g_autoptr(DdpCollective) forced = model(cluster, 32);
+    ddp_collective_allreduce(forced, (guint64)16 << 30, &cost);
+    g_assert_cmpint(cost.algorithm, ==, DDP_ALGO_COLLNET_DIRECT);
+    /* one node: no CollNet (NCCL's collNetSupport needs the network) */
+    g_autoptr(DdpCollective) one = ddp_collective_new(cluster, 8, &error);
+    g_assert_null(one);
+    g_assert_error(error, DDP_COLLECTIVE_ERROR, DDP_COLLECTIVE_ERROR_INVALID);
+    g_clear_error(&error);
+  }
+  /* without an NVSwitch (an NVLink mesh) CollNetDirect is off and the chain runs */
+  cluster->intra.fabric = DDP_INTRA_NVLINK;
+  g_assert_null(ddp_collective_new(cluster, 32, &error));
+  g_clear_error(&error);
+  cluster->nccl.algorithm = DDP_ALGO_AUTO;
+  g_autoptr(DdpCollective) mesh = model(cluster, 32);
+  ddp_collective_tuning(mesh, DDP_ALGO_COLLNET_DIRECT, DDP_PROTO_SIMPLE, &direct);
+  ddp_collective_tuning(mesh, DDP_ALGO_COLLNET_CHAIN, DDP_PROTO_SIMPLE, &chain);
+  g_assert_false(direct.enabled);
+  g_assert_true(chain.enabled);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -2222,5 +2321,6 @@ main(int argc, char **argv)
   g_test_add_func("/collective/scale/tree-node-load", test_tree_node_load);
   g_test_add_func("/collective/scale/tree-ll128-chunk", test_tree_ll128_chunk);
   g_test_add_func("/collective/sockets-caveat", test_sockets_caveat);
+  g_test_add_func("/collective/collnet", test_collnet);
   return g_test_run();
 }
