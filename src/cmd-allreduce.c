@@ -217,9 +217,9 @@ explain_text(GString *out, const DdpCluster *cluster, const DdpCollective *model
       g_string_append(out, ", no nvls");
     g_string_append(out, " (intra/inter)\n"
                          "# NCCL tuning table, AllReduce latency (us) / algbw (GB/s), before size corrections:\n"
-                         "#                     LL            LL128           Simple\n");
+                         "#                          LL            LL128           Simple\n");
     for (DdpAlgorithm a = DDP_ALGO_RING; a < DDP_ALGO_COUNT; a++) {
-      g_string_append_printf(out, "# %-8s", ddp_algorithm_name(a));
+      g_string_append_printf(out, "# %-13s", ddp_algorithm_name(a));
       for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
         DdpCollectiveTuning t;
         ddp_collective_tuning(model, a, p, &t);

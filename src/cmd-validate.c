@@ -755,7 +755,9 @@ report_markdown(const DdpValidation *v)
                               "`tests/data` (sources in the `.SOURCE` files there; docs/validation.md). Errors are "
                               "predicted / published − 1; cells give median |error| % (max in brackets). The AllReduce "
                               "and DGX-1 V100 rows are predictions: their constants come from specs and sources, none "
-                              "is fitted to them. The H100 rows (training-h100.csv) are not: the H100 compute terms "
+                              "is fitted to them; but in-sample curves were in view when some were chosen between "
+                              "sources (docs/collective.md says which: the SHARP chain's rate beside allreduce-10.csv, "
+                              "§13). The H100 rows (training-h100.csv) are not: the H100 compute terms "
                               "were fitted to them (docs/validation-h100.md), so they show how well the model can "
                               "describe that GPU, not how well it predicts an unseen one.");
   if (v->split) {

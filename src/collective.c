@@ -103,7 +103,7 @@ static const double nvls_tree_max_bw[ARCH_COUNT][SCALE_COUNT] = {
 static const double nvls_efficiency[ARCH_COUNT] = { 0.0, 0.0, 0.85, 0.74 };
 /* CollNet (SHARP) Simple AllReduce, the share of its graph bandwidth NCCL rates it at: CollNetDirect
  * × 0.85 from Hopper on (tuning.cc, "if (minCompCap >= 90) busBw *= .85"); CollNetChain × 0.75 (tuning.cc
- * of NCCL 2.12–2.17, "if (a == NCCL_ALGO_COLLNET_CHAIN && p == NCCL_PROTO_SIMPLE) busBw *= .75"; 2.18
+ * of NCCL 2.14–2.17, "if (a == NCCL_ALGO_COLLNET_CHAIN && p == NCCL_PROTO_SIMPLE) busBw *= .75"; 2.18
  * dropped it from the tuner, the model keeps it as the chain's rate: docs/collective.md §13). */
 static const double collnet_direct_efficiency_sm90 = 0.85;
 static const double collnet_chain_efficiency = 0.75;
@@ -1806,9 +1806,10 @@ ddp_collective_crossover(const DdpCollective *c, guint64 max_bytes, DdpCollectiv
    * algBw (tree corrections end at 512 MiB; the ring plateau only scales latency) */
   DdpCollectiveChoice best = { 0, small.algorithm, small.protocol };
   double best_bw = -1;
+  DdpAlgorithm not_run = collnet_passed_over(c, (guint64)1 << 50);
   for (DdpAlgorithm a = DDP_ALGO_RING; a < DDP_ALGO_COUNT && c->gpus > 1; a++) {
     for (DdpProtocol p = DDP_PROTO_LL; p <= DDP_PROTO_SIMPLE; p++) {
-      if (!allowed(c, a, p))
+      if (!allowed(c, a, p) || a == not_run)
         continue;
       DdpCollectiveCost big;
       /* 2^50 B: far past every correction, where algbw is the table's */
