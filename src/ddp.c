@@ -63,6 +63,8 @@ typedef struct {
   gint64 *layer_start_x;   /* [n_layers] by backward position */
   gint64 *layer_end_x;
   gint64 end_x;            /* backward done */
+  gint64 *wait_x;          /* [n_waits] ascending: where a BatchNorm backward starts (batch_norm_waits) */
+  guint n_waits;
   gint64 *cast_ns;         /* [b] compute-side hook work at launch (compression casts; before
                             * PyTorch 1.8 the bucket's own division) */
   gint64 *collective_ns;   /* [b] comm-stream time */
@@ -100,6 +102,7 @@ typedef struct {
   double slowdown;         /* the overlap_slowdown in force (overlap_slowdown()) */
   int slowdown_channels;   /* the NCCL channels it came from, 0 when not from them */
   double stretch;          /* 1 + slowdown */
+  gboolean batch_norm_waits; /* a BatchNorm backward cannot start while a collective runs (rank_time_at) */
   gint64 *anchor_t;        /* [ranks] stretching: last interval boundary passed, its time ... */
   double *anchor_x;        /* ... and its work coordinate */
   guint *anchor_k;         /* ... and the first interval not behind it */
@@ -228,6 +231,7 @@ plan_clear(Plan *p)
   g_free(p->launch_x);
   g_free(p->launch_pos);
   g_free(p->layer_start_x);
+  g_free(p->wait_x);
   g_free(p->layer_end_x);
   g_free(p->cast_ns);
   g_free(p->collective_ns);
@@ -308,15 +312,36 @@ plan_build(Sim *sim, Plan *p, const DdpBucketLayout *layout)
   }
   p->layer_start_x = g_new(gint64, nl);
   p->layer_end_x = g_new(gint64, nl);
+  p->wait_x = g_new(gint64, nl);
+  p->n_waits = 0;
   for (guint k = 0; k < nl; k++) {
     p->layer_start_x[k] = w[k] + casts_through[k];
     p->layer_end_x[k] = w[k + 1] + casts_through[k];
+    if (sim->batch_norm_waits && ddp_model_layer_is_batch_norm(m, m->backward_layers[k]))
+      p->wait_x[p->n_waits++] = p->layer_start_x[k];
   }
   p->end_x = w[nl] + casts_through[nl];
 }
 
+/* The first BatchNorm start at or after @x (G_MAXDOUBLE: none). */
+static double
+next_wait_x(const Plan *p, double x)
+{
+  guint lo = 0, hi = p->n_waits;
+  while (lo < hi) {
+    guint mid = (lo + hi) / 2;
+    if ((double)p->wait_x[mid] < x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < p->n_waits ? (double)p->wait_x[lo] : G_MAXDOUBLE;
+}
+
 /* Time rank r reaches work coordinate @x of the synced backward.  Without stretching this is
- * start + round(factor·x).  With it, the rank runs at 1/stretch speed inside comm intervals; the
+ * start + round(factor·x).  With it, the rank runs at 1/stretch speed inside comm intervals, and
+ * where BatchNorm waits (batch_norm_waits) it stops inside an interval at the next BatchNorm's
+ * start until the interval ends (back-to-back collectives: until the comm stream is idle); the
  * rank's anchor (last interval boundary passed) makes successive queries O(1) amortised. */
 static gint64
 rank_time_at(Sim *sim, guint64 r, gint64 x)
@@ -343,6 +368,19 @@ rank_time_at(Sim *sim, guint64 r, gint64 x)
     double rate = f * (inside ? sim->stretch : 1.0);
     gint64 tb = inside ? iv[k].end : iv[k].start;
     double xb = xa + (double)(tb - ta) / rate;
+    if (inside && sim->batch_norm_waits) {
+      double stop = next_wait_x(sim->plan, xa);
+      if (stop < xb) {
+        /* the rank reaches the BatchNorm at @stop and waits there for the collective to end: the
+         * layer starts at once (a trace shows the BatchNorm kernel long, not a gap; the gradients
+         * made before it are ready then) and its work runs after tb */
+        if ((double)x <= stop)
+          return ta + (gint64)llround(rate * ((double)x - xa));
+        sim->anchor_t[r] = tb;
+        sim->anchor_x[r] = stop;
+        continue;
+      }
+    }
     if ((double)x <= xb)
       return ta + (gint64)llround(rate * ((double)x - xa));
     sim->anchor_t[r] = tb;
@@ -864,7 +902,9 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, co
   for (guint64 r = 0; r < sim->ranks; r++)
     sim->factor[r] = 1.0;
   sim->slowdown = overlap_slowdown(sim, steady, &sim->slowdown_channels);
-  sim->stretching = sim->slowdown > 0;
+  sim->batch_norm_waits = sim->gpus > 1 && !options->plain_module && setup->overheads.batch_norm_waits &&
+                          ddp_model_has_batch_norm(scenario->model);
+  sim->stretching = sim->slowdown > 0 || sim->batch_norm_waits;
   sim->stretch = 1.0 + sim->slowdown;
   /* Jitter: its own generator (seeded from the same seed), so that straggler draws do not move
    * when jitter is switched on or off.  Collapsed ranks: the one simulated rank is the slowest. */
@@ -889,7 +929,7 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, co
    * start after the last rank started backward (a collective waits for its last launcher), so rank
    * r reaches X at G⁻¹(start_r + factor_r·X) with one increasing G for all ranks, and the rank on
    * top of the lines start_r + factor_r·X is the last one there. */
-  if (!options->exact_ranks && sim->ranks > 1)
+  if (!options->exact_ranks && sim->ranks > 1 && !sim->batch_norm_waits)
     sim->hull = g_new(Line, sim->ranks);
   sim->threads = options->threads;
   sim->intervals = g_array_new(FALSE, FALSE, sizeof(Interval));
@@ -1159,6 +1199,7 @@ ddp_simulate(const DdpScenario *scenario, const DdpRunOptions *options, GError *
   result->input_wait_ms = sum_input_wait / n;
   result->contention_ms = sum_contention / n;
   result->overlap_slowdown = sim.slowdown;
+  result->batch_norm_waits = sim.batch_norm_waits;
   result->overlap_slowdown_channels = sim.slowdown_channels;
   result->jitter_slowest = 1.0;
   for (guint64 r = 0; sim.jitter && r < (sim.collapsed ? 1 : sim.gpus); r++)

@@ -84,7 +84,10 @@ typedef struct {
   double input_wait_ms;              /* waiting for the data loader (input_rate per node) */
   double jitter_ms;                  /* the slowest rank's extra compute from rank-to-rank jitter */
   double jitter_slowest;             /* that rank's speed factor (1: no jitter) */
-  double contention_ms;              /* backward stretched by overlapping collectives (overlap_slowdown) */
+  double contention_ms;              /* backward stretched by overlapping collectives (overlap_slowdown, and
+                                      * BatchNorm waiting for them: batch_norm_waits) */
+  gboolean batch_norm_waits;         /* BatchNorm backward waited for running collectives (the model has
+                                      * BatchNorm, more than one GPU, and the setting is on) */
   double overlap_slowdown;           /* the slowdown in force */
   int overlap_slowdown_channels;     /* > 0: the slowdown is C / (SMs − C) for these NCCL channels;
                                         0: a flag, scenario, cluster or calibration set it, or the

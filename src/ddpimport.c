@@ -233,6 +233,16 @@ compare_span(gconstpointer a, gconstpointer b)
   return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
+/* Whether @name is a BatchNorm kernel: cuDNN's (bn_fw_*, bn_bw_*, batchnorm_*: "bn_bw_1C11_kernel_new",
+ * "batchnorm_bwtr_nhwc_semiPersist") or PyTorch's own (batch_norm_*). */
+static gboolean
+batch_norm_kernel(const char *name)
+{
+  g_autofree char *lower = g_ascii_strdown(name, -1);
+  return g_str_has_prefix(lower, "bn_fw") || g_str_has_prefix(lower, "bn_bw") || strstr(lower, "batchnorm") ||
+         strstr(lower, "batch_norm");
+}
+
 /* One "kernel" event into @r->spans; FALSE with @error on a malformed or foreign one. */
 static gboolean
 read_kernel(RankFile *r, JsonObject *e, guint index, GError **error)
@@ -277,7 +287,7 @@ read_kernel(RankFile *r, JsonObject *e, guint index, GError **error)
       if (x && JSON_NODE_HOLDS_VALUE(x) && json_node_get_value_type(x) == G_TYPE_INT64)
         r->nccl_blocks = MAX(r->nccl_blocks, json_node_get_int(x));
     }
-  } else {
+  } else if (!batch_norm_kernel(name)) {
     GString *key = g_string_new(name);
     JsonArray *grid = member_array(args, "grid"), *block = member_array(args, "block");
     for (guint k = 0; k < 3; k++) {
@@ -539,7 +549,8 @@ compare_double(const void *a, const void *b)
 }
 
 /* overlap_slowdown from kernels of one key measured inside and outside AllReduce kernels
- * (ddpimport.h); -1 when no key was. */
+ * (ddpimport.h); -1 when no key was.  BatchNorm kernels have no key (batch_norm_kernel): inside a
+ * collective they wait for it to end, which is not the SMs' sharing overlap_slowdown measures. */
 static double
 fit_slowdown(const RankFile *files, guint n_files, guint *instances)
 {

@@ -312,6 +312,29 @@ ddp_model_has_kind(const DdpModel *model, DdpLayerKind kind)
 }
 
 /**
+ * ddp_model_layer_is_batch_norm:
+ * See model.h.  The model format has one kind for every normalisation; BatchNorm is the one that
+ * keeps running statistics (module buffers), and every shipped CNN normalises with it, while
+ * LayerNorm and RMSNorm (transformers, ViT) keep none.
+ */
+gboolean
+ddp_model_has_batch_norm(const DdpModel *model)
+{
+  for (guint i = 0; i < model->n_layers; i++)
+    if (ddp_model_layer_is_batch_norm(model, i))
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+ddp_model_layer_is_batch_norm(const DdpModel *model, guint layer)
+{
+  g_return_val_if_fail(layer < model->n_layers, FALSE);
+  return model->layers[layer].kind == DDP_LAYER_NORM && model->buffer_bytes > 0 &&
+         ddp_model_has_kind(model, DDP_LAYER_CONV);
+}
+
+/**
  * ddp_model_module_contains:
  * See model.h.  A layer name is a module path, a pseudo-layer under one (a last component that is
  * not a submodule), or PATH#k for the k-th call of module PATH.

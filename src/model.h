@@ -117,6 +117,12 @@ gboolean ddp_model_checkpointable(const DdpModel *model, const char **why);
 /* Whether any layer of @model is of @kind. */
 gboolean ddp_model_has_kind(const DdpModel *model, DdpLayerKind kind);
 
+/* Whether @layer is a BatchNorm: a norm layer of a convolutional model that keeps module buffers
+ * (running statistics; LayerNorm and RMSNorm keep none). */
+gboolean ddp_model_layer_is_batch_norm(const DdpModel *model, guint layer);
+/* Whether any layer of @model is a BatchNorm (ddp_model_layer_is_batch_norm). */
+gboolean ddp_model_has_batch_norm(const DdpModel *model);
+
 gint64 ddp_model_param_count(const DdpModel *model);
 gint64 ddp_model_param_bytes(const DdpModel *model);
 double ddp_model_forward_flops(const DdpModel *model);  /* per sample */

@@ -163,8 +163,9 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
                                   ? g_strdup_printf(": NCCL's %d channels hold %d of %d SMs", r->overlap_slowdown_channels,
                                                     r->overlap_slowdown_channels, s->cluster->gpu.sms)
                                   : g_strdup("");
-    g_string_append_printf(out, "                       %s, contention %.3f ms (overlap slowdown %.3f%s)\n", jitter,
-                           r->contention_ms, r->overlap_slowdown, source);
+    g_string_append_printf(out, "                       %s, contention %.3f ms (overlap slowdown %.3f%s%s)\n", jitter,
+                           r->contention_ms, r->overlap_slowdown, source,
+                           r->batch_norm_waits ? "; BatchNorm waits for running collectives" : "");
   }
   g_string_append_printf(out, "  scaling efficiency   %.1f %%   (T(1 GPU, no %s) %.3f ms / T(%" G_GUINT64_FORMAT " GPUs); weak scaling, fixed per-GPU batch)\n",
                          100.0 * r->scaling_efficiency, s->setup.mode == DDP_MODE_DDP ? "DDP" : "wrapper", r->single_gpu_ms, r->gpus);
@@ -330,6 +331,7 @@ ddp_report_predict_json_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   ddp_json_double(j, "contention_ms", r->contention_ms, 6);
   ddp_json_double(j, "overlap_slowdown", r->overlap_slowdown, 6);
   ddp_json_int(j, "overlap_slowdown_channels", r->overlap_slowdown_channels);
+  ddp_json_bool(j, "batch_norm_waits", r->batch_norm_waits);
   ddp_json_double(j, "input_rate", s->setup.overheads.input_rate, 6);
   ddp_json_double(j, "jitter", s->setup.overheads.jitter, 6);
   ddp_json_end_object(j);

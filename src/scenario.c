@@ -97,6 +97,8 @@ ddp_cli_option_entries(DdpCliOptions *o)
     { "host-iteration-us", 0, 0, G_OPTION_ARG_STRING, &o->host_iteration_us, "Host time per iteration the GPUs wait for (default 100)", "US" },
     { "host-layer-us", 0, 0, G_OPTION_ARG_STRING, &o->host_layer_us, "Host dispatch time per layer pass, a floor (default 10)", "US" },
     { "input-rate", 0, 0, G_OPTION_ARG_STRING, &o->input_rate, "Samples/s per node the data loader delivers (default 0: unlimited)", "R" },
+    { "no-batch-norm-waits", 0, 0, G_OPTION_ARG_NONE, &o->no_batch_norm_waits,
+      "BatchNorm backward runs beside collectives (default: it waits for the running one to end, as cuDNN's BatchNorm kernels do beside NCCL's)", NULL },
     { "jitter", 0, 0, G_OPTION_ARG_STRING, &o->jitter, "Rank-to-rank speed spread, standard deviation (default 0.0078, the GPU clock spread of a healthy server; 0: off)", "SIGMA" },
     { "seq-len", 0, 0, G_OPTION_ARG_STRING, &o->seq_len, "Sequence length (token models; default: the model file's)", "N" },
     { "image-size", 0, 0, G_OPTION_ARG_STRING, &o->image_size, "Image side in pixels (image models; default: the model file's)", "N" },
@@ -202,7 +204,10 @@ ddp_overheads_none(DdpOverheads *o)
  *    median 0.78 %.  The step times of the same runs were seen before the clocks were read; σ is
  *    the clocks', not fitted to the steps (docs/overheads.md, "Rank-to-rank jitter").  The 0.02
  *    used before had no source and made jitter a 64-GPU ResNet-50 step's largest overhead.
- *    --jitter SIGMA (0: off) or --stragglers put your own spread in. */
+ *    --jitter SIGMA (0: off) or --stragglers put your own spread in.
+ *  batch_norm_waits on: in a convolutional model a BatchNorm backward does not start while a
+ *    collective runs (cuDNN's BatchNorm kernels stall beside NCCL's: NVIDIA/nccl#338, #661,
+ *    pytorch/pytorch#80259; docs/overheads.md "BatchNorm waits for the collectives"). */
 static void
 overheads_init(DdpOverheads *o)
 {
@@ -211,6 +216,7 @@ overheads_init(DdpOverheads *o)
   o->host_layer_us = DDP_DEFAULT_HOST_LAYER_US;
   o->input_rate = 0;
   o->jitter = DDP_DEFAULT_JITTER;
+  o->batch_norm_waits = TRUE;
 }
 
 double
@@ -281,7 +287,7 @@ static const char *const training_keys[] = {
   "stragglers", "step_ms", "mode", "torch_version", "allow_oom", "unused_search_us", "overlap_slowdown",
   "host_iteration_us", "host_layer_us", "input_rate", "jitter", "seq_len", "image_size", "sharding",
   "backward_prefetch", "forward_prefetch", "limit_all_gathers", "wrap_blocks", "overlap_with_ddp", "fsdp_accumulate",
-  "zero_hook", "first_bucket_mb", "channels_last", "activation_checkpointing", NULL
+  "zero_hook", "first_bucket_mb", "channels_last", "activation_checkpointing", "batch_norm_waits", NULL
 };
 
 /* [training] keys of the overheads and the input size, with the ranges of their flags (apply_cli). */
@@ -295,6 +301,7 @@ read_overheads(const DdpKeyFile *kf, DdpSetup *t, GError **error)
       !ddp_keyfile_get_ranged(kf, "training", "host_layer_us", FALSE, &DDP_RANGE_HOST_LAYER_US, &o->host_layer_us, error) ||
       !ddp_keyfile_get_ranged(kf, "training", "input_rate", FALSE, &DDP_RANGE_INPUT_RATE, &o->input_rate, error) ||
       !ddp_keyfile_get_ranged(kf, "training", "jitter", FALSE, &DDP_RANGE_JITTER, &o->jitter, error) ||
+      !ddp_keyfile_get_bool(kf, "training", "batch_norm_waits", FALSE, &o->batch_norm_waits, error) ||
       !ddp_keyfile_get_ranged(kf, "training", "seq_len", FALSE, &DDP_RANGE_SEQ_LEN, &seq_len, error) ||
       !ddp_keyfile_get_ranged(kf, "training", "image_size", FALSE, &DDP_RANGE_IMAGE_SIZE, &image_size, error))
     return FALSE;
@@ -502,6 +509,8 @@ apply_cli(const DdpCliOptions *cli, gboolean gpus_from_cli, DdpSetup *t, GError 
     t->buckets.static_graph = TRUE;
   if (cli->no_broadcast_buffers)
     t->broadcast_buffers = FALSE;
+  if (cli->no_batch_norm_waits)
+    t->overheads.batch_norm_waits = FALSE;
   if (cli->channels_last)
     t->channels_last = TRUE;
   if (cli->activation_checkpointing)

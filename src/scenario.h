@@ -57,6 +57,8 @@ typedef struct {
   double host_layer_us;      /* host dispatch per layer pass: no pass is shorter */
   double input_rate;         /* samples/s per node the input pipeline delivers; 0: unlimited */
   double jitter;             /* σ of the persistent per-rank speed spread (rank-to-rank jitter) */
+  gboolean batch_norm_waits; /* a BatchNorm backward waits for the running collective to end (cuDNN's
+                                BatchNorm kernels stall beside NCCL's; docs/overheads.md) */
 } DdpOverheads;
 
 /* Where nothing sets the slowdown and the channels are unknown (a calibrated curve answers) */
@@ -128,7 +130,7 @@ typedef struct {
   gboolean forward_prefetch, no_limit_all_gathers, overlap_with_ddp;
   char *overlap_slowdown, *host_iteration_us, *host_layer_us, *input_rate, *jitter, *seq_len, *image_size;
   gboolean gradient_as_bucket_view, find_unused_parameters, static_graph, no_broadcast_buffers, allow_oom;
-  gboolean channels_last, activation_checkpointing;
+  gboolean channels_last, activation_checkpointing, no_batch_norm_waits;
 } DdpCliOptions;
 
 #define DDP_SCENARIO_ERROR (ddp_scenario_error_quark())

@@ -320,8 +320,9 @@ predict(const Config *config, DdpValidatePrediction *out, guint64 *nodes, GError
 /* The --step-ms (one micro-step of one GPU without DDP) whose prediction of the reference row — DDP
  * on reference_gpus GPUs over reference_accumulate micro-steps — is @measured_ms: the reference
  * measured DDP's own work (bucket copies, host time, its collectives) on top of the compute
- * --step-ms stands for.  That work hardly depends on the compute, so two fixed-point steps
- * s ← s − (T(s) − measured) / K settle it to well under a microsecond. */
+ * --step-ms stands for.  That work depends little on the compute, so fixed-point steps
+ * s ← s − (T(s) − measured) / K settle it: to a nanosecond, or the closest of 20 (where BatchNorm
+ * waits for the collectives, T(s) steps where a BatchNorm's start crosses a collective's end). */
 static gboolean
 solve_reference_step(const Config *config, double measured_ms, double *step_ms, GError **error)
 {
@@ -331,14 +332,22 @@ solve_reference_step(const Config *config, double measured_ms, double *step_ms, 
   ref.ddp = TRUE;
   ref.reference_ddp = FALSE;
   ref.step_ms = measured_ms / ref.accumulate;
-  for (int k = 0; k < 2; k++) {
+  double best = ref.step_ms, best_miss = G_MAXDOUBLE;
+  for (int k = 0; k < 20; k++) {
     DdpValidatePrediction at_ref;
     guint64 nodes;
     if (!predict(&ref, &at_ref, &nodes, error))
       return FALSE;
-    ref.step_ms -= (at_ref.step_ms - measured_ms) / ref.accumulate;
+    double miss = at_ref.step_ms - measured_ms;
+    if (fabs(miss) < best_miss) {
+      best_miss = fabs(miss);
+      best = ref.step_ms;
+    }
+    if (fabs(miss) < 1e-6)
+      break;
+    ref.step_ms -= miss / ref.accumulate;
   }
-  *step_ms = ref.step_ms;
+  *step_ms = best;
   return TRUE;
 }
 

@@ -55,7 +55,11 @@ ddp_kineto_write(const DdpScenario *s, const DdpResult *r, const char *dir, cons
         g_autofree char *name = NULL;
         if (g->kind == DDP_SEGMENT_FORWARD || g->kind == DDP_SEGMENT_BACKWARD) {
           g_autofree char *sig = ddp_fit_layer_signature(s->model, (guint)g->index);
-          name = g_strdup_printf("%s:%s", g->kind == DDP_SEGMENT_FORWARD ? "fwd" : "bwd", sig);
+          /* BatchNorm layers under cuDNN's kernel names, as a real trace has them (the importer
+           * tells them apart by name: batch_norm_waits) */
+          gboolean bn = ddp_model_layer_is_batch_norm(s->model, (guint)g->index);
+          name = g_strdup_printf("%s:%s", g->kind == DDP_SEGMENT_FORWARD ? (bn ? "bn_fw_tr_1C11_kernel_NCHW" : "fwd")
+                                                                         : (bn ? "bn_bw_1C11_kernel_new" : "bwd"), sig);
           for (char *p = name; *p; p++)
             if (*p == '"' || *p == '\\')
               *p = '\'';

@@ -483,6 +483,59 @@ test_find_unused_costs(void)
   assert_ms_ns(st->mean_ms, 760258);
 }
 
+/* BatchNorm waits for the collectives (docs/overheads.md): in a convolutional model a BatchNorm's
+ * backward does not start while a collective runs.  Forward c0, bn0, c1, bn1 (100 µs of backward
+ * each, one bucket per layer): backward runs bn1, c1, bn0, c0.  Bucket 1 (c1's weight) launches when
+ * c1 is done, which is where bn0 starts: bn0 waits for that AllReduce, so bucket 2 (bn0's) is ready
+ * exactly end − launch of bucket 1 later, and so is the iteration; bucket 0's AllReduce runs beside c1,
+ * a convolution, which does not wait.  The same model without convolutions (its norms LayerNorms)
+ * or the setting off: no wait at all. */
+static void
+test_batch_norm_waits(void)
+{
+  static const char bn_model[] =
+    "[model]\nname = cnn\nmeasured_batch = 32\nbuffer_bytes = 16\n"
+    "[layer c0]\nkind = conv\nforward_flops = 0\nbackward_flops = 0\nforward_us = 10\nbackward_us = 100\nparams = c0.w:256\n"
+    "[layer bn0]\nkind = norm\nforward_flops = 0\nbackward_flops = 0\nforward_us = 10\nbackward_us = 100\nparams = bn0.w:256\n"
+    "[layer c1]\nkind = conv\nforward_flops = 0\nbackward_flops = 0\nforward_us = 10\nbackward_us = 100\nparams = c1.w:256\n"
+    "[layer bn1]\nkind = norm\nforward_flops = 0\nbackward_flops = 0\nforward_us = 10\nbackward_us = 100\nparams = bn1.w:256\n";
+  g_autoptr(DdpScenario) s = scenario(bn_model, 4, "none");
+  s->setup.buckets.bucket_cap_mb = 1e-4;
+  s->setup.buckets.first_bucket_bytes = 1;
+  g_assert_true(ddp_model_layer_is_batch_norm(s->model, 1));
+  g_assert_false(ddp_model_layer_is_batch_norm(s->model, 0));
+  g_autoptr(DdpResult) off = ddp_simulate(s, NULL, NULL);
+  g_assert_false(off->batch_norm_waits);
+  s->setup.overheads.batch_norm_waits = TRUE;
+  g_autoptr(DdpResult) on = ddp_simulate(s, NULL, NULL);
+  g_assert_true(on->batch_norm_waits);
+  g_assert_cmpuint(on->n_buckets, ==, 4);
+  /* bucket 0 (bn1) and 1 (c1) unchanged: nothing waited before bn0 */
+  g_assert_cmpint(on->buckets[1].launch_ns, ==, off->buckets[1].launch_ns);
+  gint64 wait = off->buckets[1].end_ns - off->buckets[1].launch_ns;
+  g_assert_cmpint(wait, >, 0);
+  g_assert_cmpint(off->buckets[1].start_ns, ==, off->buckets[1].launch_ns);   /* the stream was free */
+  g_assert_cmpint(on->buckets[2].ready_ns - off->buckets[2].ready_ns, ==, wait);
+  g_assert_cmpint(on->buckets[3].ready_ns - off->buckets[3].ready_ns, ==, wait);
+  assert_ms_ns(on->mean_ms - off->mean_ms, wait);
+  g_assert_cmpfloat(on->contention_ms, ==, (double)wait / 1e6);
+  /* norms of a model without convolutions (LayerNorm): nothing waits */
+  g_autoptr(GString) layer_norm = g_string_new(bn_model);
+  g_string_replace(layer_norm, "kind = conv", "kind = linear", 0);
+  g_autoptr(DdpScenario) t = scenario(layer_norm->str, 4, "none");
+  t->setup.buckets.bucket_cap_mb = 1e-4;
+  t->setup.buckets.first_bucket_bytes = 1;
+  t->setup.overheads.batch_norm_waits = TRUE;
+  g_assert_false(ddp_model_layer_is_batch_norm(t->model, 1));
+  g_autoptr(DdpResult) ln = ddp_simulate(t, NULL, NULL);
+  g_assert_false(ln->batch_norm_waits);
+  g_assert_cmpfloat(ln->mean_ms, ==, off->mean_ms);
+  /* one GPU: no collective, no wait, and not reported */
+  s->setup.gpus = 1;
+  g_autoptr(DdpResult) one = ddp_simulate(s, NULL, NULL);
+  g_assert_false(one->batch_norm_waits);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -499,6 +552,7 @@ main(int argc, char **argv)
   g_test_add_func("/ddp/collapsed-equals-exact", test_collapsed_equals_exact);
   g_test_add_func("/ddp/envelope-equals-per-rank", test_envelope_equals_per_rank);
   g_test_add_func("/ddp/seeds", test_seeds);
+  g_test_add_func("/ddp/batch-norm-waits", test_batch_norm_waits);
   g_test_add_func("/ddp/order-statistics/ks-helpers", test_ks_helpers);
   g_test_add_func("/ddp/order-statistics/ks", test_order_statistics_ks);
   g_test_add_func("/ddp/order-statistics/reported-iteration", test_reported_iteration);

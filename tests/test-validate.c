@@ -794,7 +794,7 @@ test_training_reference_runs(Folder *f, gconstpointer data)
 
 /* A run that scales strongly from one node (ddp = reference on 8 GPUs, the accumulate column: K
  * micro-steps an optimizer step, the global batch fixed), as NVIDIA's BERT-large pretraining tables
- * are: the solved --step-ms (one micro-step of one GPU) reproduces the reference's 800 ms over its
+ * are: the solved --step-ms (one micro-step of one GPU) reproduces the reference's 800 ms (to 10 µs) over its
  * 4 micro-steps; a row's efficiency is its per-GPU throughput over the reference's, (K/T) / (K_ref/T_ref)
  * with both steps predicted with the same flags; "always 100 %" runs every micro-step as long as the
  * reference's: 800 × 2/4 = 400 ms for 2 micro-steps.  A no-DDP input with accumulation: the 1-GPU
@@ -817,7 +817,9 @@ test_training_strong_scaling(Folder *f, gconstpointer data)
   g_assert_true(rows[0].reference);
   g_assert_cmpuint(rows[0].accumulate, ==, 4);
   g_assert_cmpuint(rows[2].accumulate, ==, 1);
-  g_assert_cmpfloat(fabs(rows[0].with_step.step_ms - 800.0), <, 1e-3);
+  /* to 10 µs: BatchNorm waits for the collectives (ResNet-50 across nodes), so the step moves in
+   * small jumps with --step-ms where a BatchNorm's start crosses a collective's end */
+  g_assert_cmpfloat(fabs(rows[0].with_step.step_ms - 800.0), <, 1e-2);
   g_assert_cmpfloat(rows[0].step_ms_flag, <, 200.0);   /* a micro-step, less DDP's own work */
   g_assert_cmpfloat(rows[1].step_ms_flag, ==, rows[0].step_ms_flag);
   g_assert_cmpfloat_with_epsilon(rows[1].with_step.efficiency,
@@ -1171,7 +1173,10 @@ test_acceptance_training_pooled(void)
   check_threshold("public training rows pooled: median |step-time error| with built-in defaults",
                   pool->default_step_error.median_abs_error, 0.08);
   /* The same with the out-of-sample rows (training-4 … 9.csv and training-dle-bert.csv, gathered
-   * after the constants were set): every public row.  Today 4.6 % (defaults: training-dle-bert.csv's
+   * after the constants were set): every public row.  Since BatchNorm waits for the collectives
+   * (session 20: a rule from NVIDIA/nccl#338, #661 and pytorch/pytorch#80259, chosen after every one
+   * of these rows had been seen; docs/overheads.md) 3.9 % and 1.16 % against 4.06 % — 0.29 of the
+   * baseline, the ¼ still short.  Before it 4.6 % (defaults: training-dle-bert.csv's
    * one-node steps run 25 % off the defaults) and 2.3 % against 4.1 % (efficiency); 4.2 % and 2.6 %
    * against 4.2 % before training-dle-bert.csv; 5.0 %
    * and 2.6 % against 4.1 % before training-9.csv (training-8.csv's GH200 steps run 23 % slower than
@@ -1191,8 +1196,8 @@ test_acceptance_training_pooled(void)
   g_assert_cmpfloat(public->efficiency_error.median_abs_error, <, public->baseline_efficiency_error.median_abs_error);
   check_threshold("every public training row: median |step-time error| with built-in defaults",
                   public->default_step_error.median_abs_error, 0.08);
-  g_assert_cmpfloat(public->default_step_error.median_abs_error, <, 0.047);   /* 4.6 % today (3.2 % before session 19's files) */
-  g_assert_cmpfloat(public->efficiency_error.median_abs_error, <, 0.024);   /* 2.3 % today (2.4 % before session 19's files) */
+  g_assert_cmpfloat(public->default_step_error.median_abs_error, <, 0.040);   /* 3.9 % today (4.6 % before BatchNorm waited, 3.2 % before session 19's files) */
+  g_assert_cmpfloat(public->efficiency_error.median_abs_error, <, 0.012);   /* 1.16 % today against 4.06 % (2.3 % before BatchNorm waited, 2.4 % before session 19's files) */
   check_efficiency_todo("public training rows pooled:", pool, 0.25, "a quarter of",
                         "the multi-GPU loss from 2 GPUs on one node is not modelled");
 }
@@ -1281,7 +1286,9 @@ test_out_of_sample(void)
    * benchmark on the HPE GH200 nodes, 10 DDP rows: 2.0 % against the baseline's 11.1 % — DDP's own
    * cost on one GPU (5–8 %) is most of what they lose, and the model has it.  CSC's benchmark on
    * Mahti's A100 nodes (training-9.csv), 30 DDP rows: 4.1 % against 6.2 % — four GPUs of a node
-   * within 1 % in fp32, two nodes losing 3–7 % (fp32) and 8–13 % (fp16) where the model says 2–3 %. */
+   * within 1 % in fp32, two nodes losing 3–7 % (fp32) and 8–13 % (fp16) where the model says 2–3 %.
+   * Since BatchNorm waits for the collectives (session 20, docs/overheads.md; chosen after these
+   * rows were seen): training-7 5.1 %, training-8 1.2 %, training-9 1.85 %. */
   g_autoptr(DdpValidation) seven = run_shipped_files("allreduce-7.csv", "training-7.csv", "training-8.csv",
                                                      "training-9.csv", NULL);
   const DdpValidateAllreduce *a7 = seven->allreduce->pdata[0];
@@ -1292,10 +1299,10 @@ test_out_of_sample(void)
   g_assert_cmpfloat(a7->model[DDP_REGIME_ALL].median_abs_error, <, a7->baseline[DDP_REGIME_ALL].median_abs_error);
   const DdpValidateTraining *t7 = seven->training->pdata[0];
   g_assert_cmpuint(t7->efficiency_error.points, ==, 14);
-  g_assert_cmpfloat(t7->efficiency_error.median_abs_error, <, 0.056);   /* 5.5 % (the baseline 3.6 %) */
+  g_assert_cmpfloat(t7->efficiency_error.median_abs_error, <, 0.052);   /* 5.1 % (5.5 % before; the baseline 3.6 %) */
   const DdpValidateTraining *t8 = seven->training->pdata[1];
   g_assert_cmpuint(t8->efficiency_error.points, ==, 10);
-  g_assert_cmpfloat(t8->efficiency_error.median_abs_error, <, 0.021);   /* 2.0 % (the baseline 11.1 %) */
+  g_assert_cmpfloat(t8->efficiency_error.median_abs_error, <, 0.013);   /* 1.2 % (2.0 % before; the baseline 11.1 %) */
   g_assert_cmpfloat(t8->efficiency_error.median_abs_error, <, t8->baseline_efficiency_error.median_abs_error);
   /* allreduce-8.csv (session 19): two B200 clusters, one point per algorithm and node count at
    * 16–32 GiB: 3.2 % over 41 points (allreduce-8.SOURCE). */
@@ -1312,7 +1319,7 @@ test_out_of_sample(void)
   g_assert_cmpfloat(a9->model[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.059);   /* 5.8 % */
   const DdpValidateTraining *t9 = seven->training->pdata[2];
   g_assert_cmpuint(t9->efficiency_error.points, ==, 30);
-  g_assert_cmpfloat(t9->efficiency_error.median_abs_error, <, 0.042);   /* 4.1 % (the baseline 6.2 %) */
+  g_assert_cmpfloat(t9->efficiency_error.median_abs_error, <, 0.019);   /* 1.85 % (4.1 % before; the baseline 6.2 %) */
   g_assert_cmpfloat(t9->efficiency_error.median_abs_error, <, t9->baseline_efficiency_error.median_abs_error);
   /* training-dle-bert.csv (session 19): NVIDIA's BERT-large pretraining on 1–32 DGX A100 nodes, strong
    * scaling from the one-node reference (accumulation 32 → 1, one bucket): 0.8 % against 2.2 % over
