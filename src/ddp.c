@@ -17,7 +17,9 @@
  *  §1.8  fp16/bf16 compression hooks cast the bucket (and divide) before the AllReduce and copy
  *        back after it; the wire carries 2 bytes per element;
  *  §5.8  NCCL kernels slow overlapped compute (§1.6 c; overlap_slowdown, docs/overheads.md): by
- *        default C / (SMs − C), NCCL holding one block per channel for the whole call.
+ *        default C / (SMs − C), NCCL holding one block per channel for the whole call; and in a
+ *        convolutional model a BatchNorm backward waits for a running collective across nodes
+ *        (batch_norm_waits: cuDNN's BatchNorm kernels stall beside NCCL's, NVIDIA/nccl#661).
  * Overheads that are not collectives (docs/overheads.md): host time at each step boundary, a host
  * dispatch floor per layer pass (in compute), the data loader's rate per node as a floor on the
  * iteration, and rank-to-rank jitter as persistent per-rank speed factors (straggler.h).
@@ -102,7 +104,8 @@ typedef struct {
   double slowdown;         /* the overlap_slowdown in force (overlap_slowdown()) */
   int slowdown_channels;   /* the NCCL channels it came from, 0 when not from them */
   double stretch;          /* 1 + slowdown */
-  gboolean batch_norm_waits; /* a BatchNorm backward cannot start while a collective runs (rank_time_at) */
+  gboolean batch_norm_waits; /* a BatchNorm backward cannot start while a collective across nodes runs
+                              * (rank_time_at) */
   gint64 *anchor_t;        /* [ranks] stretching: last interval boundary passed, its time ... */
   double *anchor_x;        /* ... and its work coordinate */
   guint *anchor_k;         /* ... and the first interval not behind it */
@@ -902,8 +905,9 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, co
   for (guint64 r = 0; r < sim->ranks; r++)
     sim->factor[r] = 1.0;
   sim->slowdown = overlap_slowdown(sim, steady, &sim->slowdown_channels);
-  sim->batch_norm_waits = sim->gpus > 1 && !options->plain_module && setup->overheads.batch_norm_waits &&
-                          ddp_model_has_batch_norm(scenario->model);
+  /* across nodes only: the collectives that go through the network (docs/overheads.md) */
+  sim->batch_norm_waits = ddp_collective_domains(sim->collective) > 1 && !options->plain_module &&
+                          setup->overheads.batch_norm_waits && ddp_model_has_batch_norm(scenario->model);
   sim->stretching = sim->slowdown > 0 || sim->batch_norm_waits;
   sim->stretch = 1.0 + sim->slowdown;
   /* Jitter: its own generator (seeded from the same seed), so that straggler draws do not move

@@ -86,8 +86,8 @@ typedef struct {
   double jitter_slowest;             /* that rank's speed factor (1: no jitter) */
   double contention_ms;              /* backward stretched by overlapping collectives (overlap_slowdown, and
                                       * BatchNorm waiting for them: batch_norm_waits) */
-  gboolean batch_norm_waits;         /* BatchNorm backward waited for running collectives (the model has
-                                      * BatchNorm, more than one GPU, and the setting is on) */
+  gboolean batch_norm_waits;         /* BatchNorm backward waited for running collectives across nodes (the
+                                      * model has BatchNorm, the ranks span nodes, the setting is on) */
   double overlap_slowdown;           /* the slowdown in force */
   int overlap_slowdown_channels;     /* > 0: the slowdown is C / (SMs − C) for these NCCL channels;
                                         0: a flag, scenario, cluster or calibration set it, or the

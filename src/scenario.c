@@ -98,7 +98,7 @@ ddp_cli_option_entries(DdpCliOptions *o)
     { "host-layer-us", 0, 0, G_OPTION_ARG_STRING, &o->host_layer_us, "Host dispatch time per layer pass, a floor (default 10)", "US" },
     { "input-rate", 0, 0, G_OPTION_ARG_STRING, &o->input_rate, "Samples/s per node the data loader delivers (default 0: unlimited)", "R" },
     { "no-batch-norm-waits", 0, 0, G_OPTION_ARG_NONE, &o->no_batch_norm_waits,
-      "BatchNorm backward runs beside collectives (default: it waits for the running one to end, as cuDNN's BatchNorm kernels do beside NCCL's)", NULL },
+      "BatchNorm backward runs beside collectives across nodes (default: it waits for the running one to end, as cuDNN's BatchNorm kernels do beside NCCL's network kernels)", NULL },
     { "jitter", 0, 0, G_OPTION_ARG_STRING, &o->jitter, "Rank-to-rank speed spread, standard deviation (default 0.0078, the GPU clock spread of a healthy server; 0: off)", "SIGMA" },
     { "seq-len", 0, 0, G_OPTION_ARG_STRING, &o->seq_len, "Sequence length (token models; default: the model file's)", "N" },
     { "image-size", 0, 0, G_OPTION_ARG_STRING, &o->image_size, "Image side in pixels (image models; default: the model file's)", "N" },
@@ -206,8 +206,8 @@ ddp_overheads_none(DdpOverheads *o)
  *    used before had no source and made jitter a 64-GPU ResNet-50 step's largest overhead.
  *    --jitter SIGMA (0: off) or --stragglers put your own spread in.
  *  batch_norm_waits on: in a convolutional model a BatchNorm backward does not start while a
- *    collective runs (cuDNN's BatchNorm kernels stall beside NCCL's: NVIDIA/nccl#338, #661,
- *    pytorch/pytorch#80259; docs/overheads.md "BatchNorm waits for the collectives"). */
+ *    collective across nodes runs (cuDNN's BatchNorm kernels stall beside NCCL's: NVIDIA/nccl#338,
+ *    #661, pytorch/pytorch#80259; docs/overheads.md "BatchNorm waits for the collectives across nodes"). */
 static void
 overheads_init(DdpOverheads *o)
 {

@@ -57,8 +57,8 @@ typedef struct {
   double host_layer_us;      /* host dispatch per layer pass: no pass is shorter */
   double input_rate;         /* samples/s per node the input pipeline delivers; 0: unlimited */
   double jitter;             /* σ of the persistent per-rank speed spread (rank-to-rank jitter) */
-  gboolean batch_norm_waits; /* a BatchNorm backward waits for the running collective to end (cuDNN's
-                                BatchNorm kernels stall beside NCCL's; docs/overheads.md) */
+  gboolean batch_norm_waits; /* a BatchNorm backward waits for a running collective across nodes to end
+                                (cuDNN's BatchNorm kernels stall beside NCCL's; docs/overheads.md) */
 } DdpOverheads;
 
 /* Where nothing sets the slowdown and the channels are unknown (a calibrated curve answers) */
