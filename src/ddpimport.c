@@ -144,6 +144,7 @@ typedef struct {
   guint64 bytes;             /* AllReduce: message bytes */
   const char *name;          /* borrowed from the parsed JSON */
   char *key;                 /* compute kernels: name|grid|block, for the slowdown match */
+  gboolean batch_norm;       /* a BatchNorm kernel (batch_norm_kernel) */
   char *algorithm, *protocol;
 } Span;
 
@@ -233,14 +234,13 @@ compare_span(gconstpointer a, gconstpointer b)
   return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-/* Whether @name is a BatchNorm kernel: cuDNN's (bn_fw_*, bn_bw_*, batchnorm_*: "bn_bw_1C11_kernel_new",
- * "batchnorm_bwtr_nhwc_semiPersist") or PyTorch's own (batch_norm_*). */
+/* Whether @name is a BatchNorm kernel: cuDNN's ("void cudnn::bn_bw_1C11_kernel_new<…>",
+ * "bn_fw_tr_1C11_singleread", "batchnorm_bwtr_nhwc_semiPersist") or PyTorch's own (batch_norm_*). */
 static gboolean
 batch_norm_kernel(const char *name)
 {
   g_autofree char *lower = g_ascii_strdown(name, -1);
-  return g_str_has_prefix(lower, "bn_fw") || g_str_has_prefix(lower, "bn_bw") || strstr(lower, "batchnorm") ||
-         strstr(lower, "batch_norm");
+  return strstr(lower, "bn_fw") || strstr(lower, "bn_bw") || strstr(lower, "batchnorm") || strstr(lower, "batch_norm");
 }
 
 /* One "kernel" event into @r->spans; FALSE with @error on a malformed or foreign one. */
@@ -256,7 +256,7 @@ read_kernel(RankFile *r, JsonObject *e, guint index, GError **error)
     import_error(error, "%s: %s: a kernel needs a string name, numbers ts and dur >= 0 and args.stream", r->path, where);
     return FALSE;
   }
-  Span s = { ts, ts + dur, (gint64)stream, FALSE, FALSE, 0, name, NULL, NULL, NULL };
+  Span s = { .ts = ts, .end = ts + dur, .stream = (gint64)stream, .name = name };
   g_autofree char *quoted = ddp_range_quote(name);
   g_autofree char *collective = NULL;
   if (nccl_kernel_name(name, &collective, &s.algorithm, &s.protocol)) {
@@ -287,7 +287,8 @@ read_kernel(RankFile *r, JsonObject *e, guint index, GError **error)
       if (x && JSON_NODE_HOLDS_VALUE(x) && json_node_get_value_type(x) == G_TYPE_INT64)
         r->nccl_blocks = MAX(r->nccl_blocks, json_node_get_int(x));
     }
-  } else if (!batch_norm_kernel(name)) {
+  } else {
+    s.batch_norm = batch_norm_kernel(name);
     GString *key = g_string_new(name);
     JsonArray *grid = member_array(args, "grid"), *block = member_array(args, "block");
     for (guint k = 0; k < 3; k++) {
@@ -548,14 +549,25 @@ compare_double(const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-/* overlap_slowdown from kernels of one key measured inside and outside AllReduce kernels
- * (ddpimport.h); -1 when no key was.  BatchNorm kernels have no key (batch_norm_kernel): inside a
- * collective they wait for it to end, which is not the SMs' sharing overlap_slowdown measures. */
-static double
-fit_slowdown(const RankFile *files, guint n_files, guint *instances)
+/* Sums over the compute kernels of @which that ran inside an AllReduce kernel and whose key also
+ * ran outside one: their durations, their keys' median durations outside, and the time they spent
+ * inside.  Returns the instances. */
+typedef struct {
+  double duration, alone, inside;
+} InsideSums;
+typedef enum { KERNELS_ALL, KERNELS_NOT_BATCH_NORM, KERNELS_BATCH_NORM } KernelSet;
+
+static gboolean
+in_set(const Span *k, KernelSet which)
 {
-  double extra = 0, in = 0;
-  *instances = 0;
+  return which == KERNELS_ALL || k->batch_norm == (which == KERNELS_BATCH_NORM);
+}
+
+static guint
+sum_inside(const RankFile *files, guint n_files, KernelSet which, InsideSums *out)
+{
+  *out = (InsideSums){ 0 };
+  guint instances = 0;
   for (guint f = 0; f < n_files; f++) {
     const RankFile *r = &files[f];
     g_autoptr(GArray) ar = g_array_new(FALSE, FALSE, sizeof(Span));
@@ -566,7 +578,7 @@ fit_slowdown(const RankFile *files, guint n_files, guint *instances)
     g_autoptr(GHashTable) outside = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_array_unref);
     for (guint i = 0; i < r->spans->len; i++) {
       const Span *k = &g_array_index(r->spans, Span, i);
-      if (k->stream != r->compute_stream || !k->key || inside(ar, k->ts, k->end) > 0)
+      if (k->stream != r->compute_stream || !k->key || !in_set(k, which) || inside(ar, k->ts, k->end) > 0)
         continue;
       GArray *d = g_hash_table_lookup(outside, k->key);
       if (!d)
@@ -587,19 +599,42 @@ fit_slowdown(const RankFile *files, guint n_files, guint *instances)
     }
     for (guint i = 0; i < r->spans->len; i++) {
       const Span *k = &g_array_index(r->spans, Span, i);
-      double o = k->stream == r->compute_stream && k->key ? inside(ar, k->ts, k->end) : 0;
+      double o = k->stream == r->compute_stream && k->key && in_set(k, which) ? inside(ar, k->ts, k->end) : 0;
       GArray *d = o > 0 ? g_hash_table_lookup(outside, k->key) : NULL;
       if (!d)
         continue;
-      extra += (k->end - k->ts) - g_array_index(d, double, 0);
-      in += o;
-      (*instances)++;
+      out->duration += k->end - k->ts;
+      out->alone += g_array_index(d, double, 0);
+      out->inside += o;
+      instances++;
     }
   }
-  if (*instances == 0 || in <= 0)
+  return instances;
+}
+
+/* overlap_slowdown from kernels of one key measured inside and outside AllReduce kernels
+ * (ddpimport.h); -1 when no key was.  Across nodes BatchNorm kernels are left out: beside a
+ * collective there they may wait for it to end (batch_norm_waits), which is not the SM sharing
+ * overlap_slowdown measures; on one node they share SMs as any kernel does. */
+static double
+fit_slowdown(const RankFile *files, guint n_files, guint64 nodes, guint *instances)
+{
+  InsideSums sums;
+  *instances = sum_inside(files, n_files, nodes > 1 ? KERNELS_NOT_BATCH_NORM : KERNELS_ALL, &sums);
+  if (*instances == 0 || sums.inside <= 0)
     return -1;
-  double x = CLAMP(extra / in, 0.0, 0.9);
+  double x = CLAMP((sums.duration - sums.alone) / sums.inside, 0.0, 0.9);
   return MIN(x / (1 - x), 10.0);
+}
+
+/* BatchNorm kernels beside AllReduce kernels: Σ durations / Σ their keys' medians alone; -1 when
+ * none ran there (ddpimport.h). */
+static double
+fit_batch_norm_stretch(const RankFile *files, guint n_files, guint *instances)
+{
+  InsideSums sums;
+  *instances = sum_inside(files, n_files, KERNELS_BATCH_NORM, &sums);
+  return *instances > 0 && sums.alone > 0 ? sums.duration / sums.alone : -1;
 }
 
 /* Derives the run's terms from the parsed rank files. */
@@ -711,7 +746,8 @@ derive(DdpRunTrace *t, RankFile *files, guint n, GError **error)
   t->terms.exposed_comm_ms = exposed / max_steps / 1e3;
   t->backward_end_ms = backward_end / kept / 1e3;
   t->terms.overlap = t->terms.comm_ms > 0 ? CLAMP(1 - t->terms.exposed_comm_ms / t->terms.comm_ms, 0.0, 1.0) : 1.0;
-  t->terms.overlap_slowdown = fit_slowdown(files, n, &t->terms.slowdown_kernels);
+  t->terms.overlap_slowdown = fit_slowdown(files, n, t->terms.nodes, &t->terms.slowdown_kernels);
+  t->batch_norm_stretch = fit_batch_norm_stretch(files, n, &t->batch_norm_kernels);
   double s = MAX(t->terms.overlap_slowdown, 0.0);
   double iter_sum = 0, fastest = INFINITY, slowest = 0, compute_sum = 0;
   guint ranks = 0;
@@ -840,13 +876,18 @@ ddp_run_trace_summary(const DdpRunTrace *t)
                             m->overlap_slowdown, t->nccl_blocks, t->sms,
                             (double)t->nccl_blocks / (double)(t->sms - t->nccl_blocks))
           : g_strdup_printf("%.3f measured", m->overlap_slowdown);
+  /* what BatchNorm did beside the collectives: the evidence for or against batch_norm_waits */
+  g_autofree char *batch_norm =
+      t->batch_norm_stretch < 0 ? g_strdup("")
+                                : g_strdup_printf("; BatchNorm kernels beside AllReduce %.2f x their length alone (%u)",
+                                                  t->batch_norm_stretch, t->batch_norm_kernels);
   return g_strdup_printf("%u rank file%s, %" G_GUINT64_FORMAT " ranks on %" G_GUINT64_FORMAT " node%s, %u buckets, "
                          "%u step%s; iteration %.3f ms (spread %.3f), AllReduce %.3f ms, exposed %.3f ms, overlap "
-                         "%.1f %%, overlap_slowdown %s, jitter %s", m->rank_files, m->rank_files == 1 ? "" : "s",
+                         "%.1f %%, overlap_slowdown %s, jitter %s%s", m->rank_files, m->rank_files == 1 ? "" : "s",
                          m->world_size, m->nodes, m->nodes == 1 ? "" : "s", t->buckets->len, m->steps_kept,
                          m->steps_kept == 1 ? "" : "s", m->iteration_ms, m->iteration_spread_ms, m->comm_ms,
                          m->exposed_comm_ms, 100 * m->overlap, slowdown,
-                         m->jitter >= 0 ? "measured" : "not measured (one rank)");
+                         m->jitter >= 0 ? "measured" : "not measured (one rank)", batch_norm);
 }
 
 /**

@@ -30,7 +30,11 @@
  *     inside and outside AllReduce kernels.  With r the median duration of a key outside them and
  *     o the part of an instance's duration spent inside, ddpsim's model (work under a collective runs
  *     at 1/(1+s) speed) gives dur − r = o·s/(1+s); summed over instances, x = Σ(dur − r)/Σo and
- *     s = x/(1 − x).  No such key: not measured;
+ *     s = x/(1 − x).  No such key: not measured.  Across nodes BatchNorm kernels (cuDNN's
+ *     bn_fw/bn_bw/batchnorm ones, PyTorch's batch_norm ones) are left out: beside a collective
+ *     there they may wait for it (batch_norm_waits, docs/overheads.md), which is not SM sharing.
+ *     Their own ratio, Σ durations inside over Σ of their keys' medians outside, is reported
+ *     apart at any node count (batch_norm_stretch);
  *   - jitter: the σ of the ranks' compute time per step (less what the slowdown added), relative to
  *     their mean; one rank's trace: not measured;
  *   - the collective's time per bucket: the smallest kernel duration over the ranks (a rank that
@@ -83,6 +87,9 @@ typedef struct {
   int sms;                   /* the GPU's SMs (deviceProperties numSms), 0 when not said */
   int nccl_blocks;           /* the most thread blocks (NCCL channels) an AllReduce kernel ran on, 0 when not said */
   gint64 gpu_memory_bytes;
+  double batch_norm_stretch; /* BatchNorm kernels inside AllReduce kernels: Σ durations / Σ their keys'
+                                medians outside (1: no wait); < 0 when no such kernel */
+  guint batch_norm_kernels;  /* the instances that measured it */
 } DdpRunTrace;
 
 void ddp_run_trace_free(DdpRunTrace *t);
