@@ -215,6 +215,16 @@ explain_text(GString *out, const DdpCluster *cluster, const DdpCollective *model
                              nvls.bw_inter_GBs);
     else
       g_string_append(out, ", no nvls");
+    /* SHARP ([nccl] collnet, docs/collective.md §13): the heads of CollNetDirect, and the chain's graph */
+    DdpCollectiveGraph direct, chain;
+    ddp_collective_graph(model, DDP_ALGO_COLLNET_DIRECT, &direct);
+    ddp_collective_graph(model, DDP_ALGO_COLLNET_CHAIN, &chain);
+    if (direct.channels > 0)
+      g_string_append_printf(out, ", collnetdirect %d heads x %.1f/%.1f GB/s", direct.channels, direct.bw_intra_GBs,
+                             direct.bw_inter_GBs);
+    if (chain.channels > 0)
+      g_string_append_printf(out, ", collnetchain %d channels x %.1f/%.1f GB/s", chain.channels, chain.bw_intra_GBs,
+                             chain.bw_inter_GBs);
     g_string_append(out, " (intra/inter)\n"
                          "# NCCL tuning table, AllReduce latency (us) / algbw (GB/s), before size corrections:\n"
                          "#                          LL            LL128           Simple\n");

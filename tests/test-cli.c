@@ -142,6 +142,46 @@ test_sockets_caveat(void)
   g_rmdir(dir);
 }
 
+/* SHARP from the command line (docs/collective.md §13): a user's HGX B200 file with `collnet = true`
+ * shows CollNet's graphs under --explain, runs the chain at 16 GiB on four nodes (NCCL's table
+ * prefers it), and `predict` runs ResNet-50's buckets through CollNet with BatchNorm waiting for them
+ * (docs/overheads.md); the same key on a RoCE cluster is a one-line error naming the file and line. */
+static void
+test_collnet_cli(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("ddpsim-collnet-XXXXXX", NULL);
+  g_autofree char *sharp = write_cluster_variant(dir, "sharp.cluster", "hgx-b200.cluster", "protocol = auto",
+                                                 "protocol = auto\ncollnet = true");
+  g_autofree char *sharp_text = NULL;
+  g_assert_true(g_file_get_contents(sharp, &sharp_text, NULL, NULL));
+  g_autoptr(GString) roce_text = g_string_new(sharp_text);
+  g_assert_cmpuint(g_string_replace(roce_text, "fabric = ib\n", "fabric = roce\n", 0), ==, 1);
+  g_autofree char *roce = g_build_filename(dir, "roce.cluster", NULL);
+  g_assert_true(g_file_set_contents(roce, roce_text->str, -1, NULL));
+  guint collnet_line = 1;   /* the key's line, which the error names */
+  for (const char *c = roce_text->str; c < strstr(roce_text->str, "collnet = true"); c++)
+    collnet_line += *c == '\n';
+  g_auto(Run) explain = { 0 }, big = { 0 }, predict = { 0 }, bad = { 0 };
+  run(&explain, "allreduce", "--cluster", sharp, "--gpus", "32", "-b", "8", "-e", "8", "--explain", NULL);
+  run_assert_ok(&explain);
+  g_assert_nonnull(strstr(explain.out, ", collnetdirect 8 heads x 96.0/48.0 GB/s, collnetchain 8 channels x 96.0/48.0 GB/s"));
+  g_assert_nonnull(strstr(explain.out, "\n# collnetdirect        disabled        disabled    44.0/  326.4\n"));
+  run(&big, "allreduce", "--cluster", sharp, "--gpus", "32", "-b", "16G", "-e", "16G", NULL);
+  run_assert_ok(&big);
+  g_assert_nonnull(strstr(big.out, " collnetchain    Simple\n"));
+  run(&predict, "predict", "--cluster", sharp, "--model", "resnet50", "--gpus", "32", "--iterations", "2", NULL);
+  run_assert_ok(&predict);
+  g_assert_nonnull(strstr(predict.out, "; BatchNorm waits for running collectives)"));
+  g_assert_nonnull(strstr(predict.out, " collnetdirect Simple\n"));
+  run(&bad, "allreduce", "--cluster", roce, "--gpus", "32", NULL);
+  g_autofree char *expect = g_strdup_printf("%s:%u: nccl.collnet: SHARP's in-network reduction needs an [inter] network "
+                                            "with fabric = ib", roce, collnet_line);
+  run_assert_one_line_error(&bad, 2, expect);
+  g_unlink(sharp);
+  g_unlink(roce);
+  g_rmdir(dir);
+}
+
 /* The mean iteration time `predict` gives BERT-large on DGX A100 as NVIDIA's pretraining runs it:
  * one DDP bucket (bucket_cap_mb above the model), @accumulate micro-steps of @batch × @seq under
  * @precision and @hook, on @gpus GPUs with --step-ms @step_ms; in ms. */
@@ -1453,6 +1493,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/allreduce/domains-caveat", test_allreduce_domains_caveat);
   g_test_add_func("/cli/predict/domains-caveat", test_predict_domains_caveat);
   g_test_add_func("/cli/sockets-caveat", test_sockets_caveat);
+  g_test_add_func("/cli/collnet", test_collnet_cli);
   g_test_add_func("/cli/predict/dle-bert-32-nodes", test_predict_dle_bert_32_nodes);
   return g_test_run();
 }
