@@ -42,8 +42,8 @@ run(int argc, char **argv, ClustersOptions *o)
     }
     g_autofree char *intra = g_strdup_printf("%s %g GB/s", intra_names[c->intra.fabric], c->intra.bandwidth_GBs);
     g_autofree char *inter = c->inter.nics_per_node > 0
-                               ? g_strdup_printf("%d x %g Gb/s %s", c->inter.nics_per_node, c->inter.nic_bandwidth_Gbps,
-                                                 inter_names[c->inter.fabric])
+                               ? g_strdup_printf("%d x %g Gb/s %s%s", c->inter.nics_per_node, c->inter.nic_bandwidth_Gbps,
+                                                 inter_names[c->inter.fabric], c->nccl.collnet ? " SHARP" : "")
                                : g_strdup("single node");
     g_string_append_printf(text, "%-18s %-16s %4d  %-24s %-26s\n", names[i], c->gpu.name, c->gpus_per_node, intra, inter);
     ddp_json_begin_object(j, NULL);
@@ -56,6 +56,7 @@ run(int argc, char **argv, ClustersOptions *o)
     ddp_json_int(j, "nics_per_node", c->inter.nics_per_node);
     ddp_json_double(j, "nic_bandwidth_Gbps", c->inter.nic_bandwidth_Gbps, 3);
     ddp_json_string(j, "inter_fabric", c->inter.nics_per_node > 0 ? inter_names[c->inter.fabric] : NULL);
+    ddp_json_bool(j, "collnet", c->nccl.collnet);
     ddp_json_end_object(j);
   }
   ddp_json_end_array(j);
