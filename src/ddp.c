@@ -932,7 +932,8 @@ sim_init(Sim *sim, const DdpScenario *scenario, const DdpRunOptions *options, co
    * rank.  It holds with stretching too: every rank slows inside the same collectives, which all
    * start after the last rank started backward (a collective waits for its last launcher), so rank
    * r reaches X at G⁻¹(start_r + factor_r·X) with one increasing G for all ranks, and the rank on
-   * top of the lines start_r + factor_r·X is the last one there. */
+   * top of the lines start_r + factor_r·X is the last one there.  Not where BatchNorm waits: a rank
+   * stops at its own next BatchNorm, so the ranks' times no longer share one G (every rank is asked). */
   if (!options->exact_ranks && sim->ranks > 1 && !sim->batch_norm_waits)
     sim->hull = g_new(Line, sim->ranks);
   sim->threads = options->threads;
