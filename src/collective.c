@@ -835,8 +835,9 @@ physics_peak(const DdpCollective *c, DdpAlgorithm a, DdpProtocol p, int channels
     algbw = c->nvls_algbw_GBs;
     *hop_intra = *hop_net = 2.0 * algbw / channels;
   } else if (a == DDP_ALGO_COLLNET_DIRECT || a == DDP_ALGO_COLLNET_CHAIN) {
+    /* a chunk crosses NVLink at NVLink's per-channel rate and the NICs at theirs */
     algbw = c->collnet_algbw_GBs[a];
-    *hop_intra = MIN(c->intra_bus_GBs, net) / channels;
+    *hop_intra = (c->ppn > 1 ? c->intra_bus_GBs : net) / channels;
     *hop_net = net / channels;
   } else {
     /* NVLSTree: NVLS inside each node, the double binary tree through the NICs across them (its
