@@ -364,10 +364,12 @@ sweep_text(const DdpCluster *cluster, const DdpCollective *model, const Sweep *s
     g_string_append_printf(out, "# (NCCL's broadcast runs on the ring only: algorithm %s does not apply)\n",
                            ddp_algorithm_name(forced));
   else if ((s->op == DDP_OP_ALL_GATHER || s->op == DDP_OP_REDUCE_SCATTER) &&
-           (forced == DDP_ALGO_TREE || forced == DDP_ALGO_NVLS_TREE || forced == DDP_ALGO_COLLNET_DIRECT ||
-            forced == DDP_ALGO_COLLNET_CHAIN))
+           (forced == DDP_ALGO_TREE || forced == DDP_ALGO_NVLS_TREE || forced == DDP_ALGO_COLLNET_CHAIN))
     g_string_append_printf(out, "# (NCCL has no %s %s: the rows take auto's choice)\n", ddp_algorithm_name(forced),
                            ddp_collective_op_name(s->op));
+  else if ((s->op == DDP_OP_ALL_GATHER || s->op == DDP_OP_REDUCE_SCATTER) && forced == DDP_ALGO_COLLNET_DIRECT)
+    g_string_append_printf(out, "# (ddpsim does not model NCCL's collnetdirect %s (docs/collective.md §12): the rows "
+                                "take auto's choice)\n", ddp_collective_op_name(s->op));
   if (explain)
     explain_text(out, cluster, model);
   /* --explain under the nccl model: the terms of each row (channels in use, latency, transfer,

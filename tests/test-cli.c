@@ -173,6 +173,16 @@ test_collnet_cli(void)
   run_assert_ok(&predict);
   g_assert_nonnull(strstr(predict.out, "; BatchNorm waits for running collectives)"));
   g_assert_nonnull(strstr(predict.out, " collnetdirect Simple\n"));
+  /* CollNet's AllGather: the chain does not exist in NCCL, the direct one is not modelled */
+  g_auto(Run) gather_direct = { 0 }, gather_chain = { 0 };
+  run(&gather_direct, "collective", "--op", "all_gather", "--cluster", sharp, "--gpus", "32", "--algo", "collnetdirect",
+      "-b", "1G", "-e", "1G", NULL);
+  run(&gather_chain, "collective", "--op", "all_gather", "--cluster", sharp, "--gpus", "32", "--algo", "collnetchain",
+      "-b", "1G", "-e", "1G", NULL);
+  run_assert_ok(&gather_direct);
+  run_assert_ok(&gather_chain);
+  g_assert_nonnull(strstr(gather_direct.out, "# (ddpsim does not model NCCL's collnetdirect all_gather"));
+  g_assert_nonnull(strstr(gather_chain.out, "# (NCCL has no collnetchain all_gather: the rows take auto's choice)"));
   run(&bad, "allreduce", "--cluster", roce, "--gpus", "32", NULL);
   g_autofree char *expect = g_strdup_printf("%s:%u: nccl.collnet: SHARP's in-network reduction needs an [inter] network "
                                             "with fabric = ib", roce, collnet_line);
