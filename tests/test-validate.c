@@ -660,15 +660,17 @@ test_shipped_shape(void)
   g_autoptr(DdpValidation) v = shipped();
   g_assert_cmpuint(v->allreduce->len, >=, 1);
   /* training-2.csv, training-3.csv, training-4.csv … training-9.csv and training-dle-bert.csv
-   * (out-of-sample), training-h100.csv (test-h100.c), training-dlperf.csv (a behaviour check) */
-  g_assert_cmpuint(v->training->len, ==, 11);
+   * (out-of-sample), training-h100.csv (test-h100.c), training-dlperf.csv and training-10.csv
+   * (behaviour checks) */
+  g_assert_cmpuint(v->training->len, ==, 12);
   /* validate.ini's out_of_sample: allreduce-4.csv (198 points), allreduce-5.csv (24), allreduce-6.csv
-   * (173), allreduce-7.csv (199), allreduce-8.csv (41), allreduce-9.csv (97), training-4.csv …
+   * (173), allreduce-7.csv (199), allreduce-8.csv (41), allreduce-9.csv (97), allreduce-11.csv (178),
+   * allreduce-12.csv (15), training-4.csv …
    * training-9.csv and training-dle-bert.csv (62, 22, 22, 14, 10, 30, 20 DDP rows) pooled apart as
    * well */
   g_assert_true(v->split);
-  g_assert_cmpuint(v->allreduce_out_of_sample_model[DDP_REGIME_ALL].points, ==, 198 + 24 + 173 + 199 + 41 + 97);
-  g_assert_cmpuint(v->allreduce_in_sample_model[DDP_REGIME_ALL].points + 198 + 24 + 173 + 199 + 41 + 97, ==,
+  g_assert_cmpuint(v->allreduce_out_of_sample_model[DDP_REGIME_ALL].points, ==, 198 + 24 + 173 + 199 + 41 + 97 + 178 + 15);
+  g_assert_cmpuint(v->allreduce_in_sample_model[DDP_REGIME_ALL].points + 198 + 24 + 173 + 199 + 41 + 97 + 178 + 15, ==,
                    v->allreduce_model[DDP_REGIME_ALL].points);
   g_assert_cmpuint(v->training_out_of_sample.efficiency_error.points, ==, 62 + 22 + 22 + 14 + 10 + 30 + 20);
   g_assert_cmpuint(v->bucketcap->len, ==, 1);
@@ -950,8 +952,11 @@ test_acceptance_allreduce(void)
   check_acceptance(both, "all seven public curves");
 }
 
-/* `validate` lists every pooled curve beyond 2 nodes against issue 16's 15 %: on the shipped data 50
- * of 74 within it since allreduce-10.csv's seventeen (SHARP on two B200 clusters, session 20: the
+/* `validate` lists every pooled curve beyond 2 nodes against issue 16's 15 %: on the shipped data 53
+ * of 85 within it since allreduce-11.csv's six and allreduce-12.csv's five (session 21: CSCS Alps'
+ * GH200s over Slingshot at 4–128 nodes, 28.4–100.6 %, none within; GB300 in one rack 4.8 %, GB200
+ * NVL4/NVL8 partitions over three racks: the ring within 2.9 %, the tree 25.1 / 62.3 % slow); 50 of 74
+ * since allreduce-10.csv's seventeen (SHARP on two B200 clusters, session 20: the
  * chain and auto within 4.0 % at 4–64 nodes, CollNetDirect 19.2 / 21.0 % fast at 32 / 64); 35
  * of 57 since allreduce-9.csv's four (NREL Kestrel 19.4 %, ABCI 12.2 / 17.1 / 16.8 %); 34
  * of 53 since allreduce-8.csv's thirty single-size points (two B200 clusters at 4–64 nodes,
@@ -969,7 +974,9 @@ test_beyond_two_nodes(void)
   g_auto(Run) text = { 0 };
   run(&text, "validate", dir, NULL);
   g_assert_cmpint(text.status, ==, 0);
-  g_assert_nonnull(strstr(text.out, "## AllReduce curves beyond 2 nodes: 50 of 74 within 15 % (median |busbw error|, all sizes)"));
+  g_assert_nonnull(strstr(text.out, "## AllReduce curves beyond 2 nodes: 53 of 85 within 15 % (median |busbw error|, all sizes)"));
+  g_assert_nonnull(strstr(text.out, "\ncscs-alps-gh200            512   128  allreduce-11.csv        100.6  over 15 %\n"));
+  g_assert_nonnull(strstr(text.out, "\ngb200-nvl8-part-nonvls      24     6  allreduce-12.csv          2.9\n"));
   g_assert_nonnull(strstr(text.out, "\nhgx-b200-collnetchain      512    64  allreduce-10.csv          0.9\n"));
   g_assert_nonnull(strstr(text.out, "\nhgx-b200-collnetdirect     512    64  allreduce-10.csv         21.0  over 15 %\n"));
   g_assert_nonnull(strstr(text.out, "\nabci-a100                   32     4  allreduce-9.csv          12.2\n"));
@@ -983,8 +990,11 @@ test_beyond_two_nodes(void)
 }
 
 /* Issue 16's acceptance over every public AllReduce curve (the behaviour checks apart): median
- * |busbw error| ≤ 10 % over all points and ≤ 15 % in each size regime.  12.4 % over the 1 076 points
- * since allreduce-10.csv's 31 (SHARP, session 20, all above 16 MiB: 4.0 %).  Over the 1 045 points since
+ * |busbw error| ≤ 10 % over all points and ≤ 15 % in each size regime.  13.7 % over the 1 269 points
+ * since allreduce-11.csv's 178 and allreduce-12.csv's 15 (session 21, out-of-sample: CSCS Alps' GH200
+ * nodes over Slingshot at 4–128 nodes, 57.5 %, mid sizes 138 %; GB300/GB200 NVL72 hardware, 4.8 %);
+ * without the four Slingshot sites (Polaris, Kestrel, Alps, HPE's pair) 9.9 % over 904 points, mid
+ * 16.6 %.  12.4 % over the 1 076 points since allreduce-10.csv's 31 (SHARP, session 20, all above 16 MiB: 4.0 %).  Over the 1 045 points since
  * allreduce-7/8/9.csv (2026-11-28, session 19: ALCF Polaris over Slingshot and TCP, 10 H100 nodes at
  * 1–8 GPUs a node, an HPE GH200 pair over Slingshot; two B200 clusters at 1–64 nodes per algorithm;
  * NREL Kestrel's H100s over Slingshot, ABCI's A100s under NCCL 2.8; nothing changed for them)
@@ -1005,8 +1015,9 @@ test_acceptance_allreduce_every_file(void)
   g_autoptr(DdpValidation) v = run_shipped_files("allreduce-public.csv", "allreduce-2.csv", "allreduce-3.csv",
                                                  "allreduce-4.csv", "allreduce-5.csv", "allreduce-6.csv",
                                                  "allreduce-7.csv", "allreduce-8.csv", "allreduce-9.csv", "allreduce-10.csv",
-                                                 "allreduce-gb200.csv", "allreduce-b300.csv", NULL);
-  g_assert_cmpuint(v->allreduce_model[DDP_REGIME_ALL].points, ==, 1076);
+                                                 "allreduce-11.csv", "allreduce-12.csv", "allreduce-gb200.csv",
+                                                 "allreduce-b300.csv", NULL);
+  g_assert_cmpuint(v->allreduce_model[DDP_REGIME_ALL].points, ==, 1269);
   check_threshold("every public curve: AllReduce median |busbw error|, < 64 KiB",
                   v->allreduce_model[DDP_REGIME_LATENCY].median_abs_error, 0.15);
   check_threshold("every public curve: AllReduce median |busbw error|, > 16 MiB",
@@ -1015,8 +1026,10 @@ test_acceptance_allreduce_every_file(void)
   double mid = v->allreduce_model[DDP_REGIME_MID].median_abs_error;
   g_test_message("every public curve: AllReduce median |busbw error|, all sizes: %.2f %% (threshold 10 %%)", 100 * all);
   g_test_message("every public curve: AllReduce median |busbw error|, 64 KiB - 16 MiB: %.2f %% (threshold 15 %%)", 100 * mid);
-  g_assert_cmpfloat(all, <, 0.125);   /* 12.4 % today (12.6 % before allreduce-10.csv, 12.2 % before allreduce-9.csv, 9.8 % before allreduce-7.csv) */
-  g_assert_cmpfloat(mid, <, 0.237);   /* 23.6 % today (20.2 % before allreduce-9.csv, 16.2 % before allreduce-7.csv) */
+  g_assert_cmpfloat(all, <, 0.138);   /* 13.7 % today (12.4 % before allreduce-11/12.csv, 12.6 % before allreduce-10.csv,
+                                         12.2 % before allreduce-9.csv, 9.8 % before allreduce-7.csv) */
+  g_assert_cmpfloat(mid, <, 0.302);   /* 30.1 % today (23.6 % before allreduce-11/12.csv, 20.2 % before allreduce-9.csv,
+                                         16.2 % before allreduce-7.csv) */
   if (!(all <= 0.10 && mid <= 0.15)) {
     g_autofree char *todo = g_strdup_printf("every public curve: median |busbw error| %.1f %% (limit 10 %%), "
                                             "64 KiB - 16 MiB %.1f %% (limit 15 %%)", 100 * all, 100 * mid);
@@ -1317,6 +1330,32 @@ test_out_of_sample(void)
   g_assert_cmpuint(a9->model[DDP_REGIME_ALL].points, ==, 97);
   g_assert_cmpfloat(a9->model[DDP_REGIME_ALL].median_abs_error, <, 0.162);   /* 16.1 % */
   g_assert_cmpfloat(a9->model[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.059);   /* 5.8 % */
+  /* allreduce-11.csv (session 21): CSCS Alps, 4 GH200 a node over Slingshot 11 through aws-ofi-nccl
+   * 1.13, 4–128 nodes: 57.5 % over 178 points — > 16 MiB 7.3 % (the NICs' ceiling right at 4 GiB,
+   * +1.5 to +5.2 %), 64 KiB – 16 MiB 138 %: the plateau of Polaris and Kestrel again, a fourth site
+   * (allreduce-11.SOURCE). */
+  g_autoptr(DdpValidation) eleven = run_shipped_files("allreduce-11.csv", NULL);
+  const DdpValidateAllreduce *a11 = eleven->allreduce->pdata[0];
+  g_assert_cmpuint(a11->model[DDP_REGIME_ALL].points, ==, 178);
+  g_assert_cmpfloat(a11->model[DDP_REGIME_ALL].median_abs_error, <, 0.576);   /* 57.5 % */
+  g_assert_cmpfloat(a11->model[DDP_REGIME_BANDWIDTH].median_abs_error, <, 0.074);   /* 7.3 % */
+  g_assert_cmpfloat(a11->model[DDP_REGIME_MID].median_abs_error, >, 1.0);   /* 138.1 %: the plateau */
+  /* allreduce-12.csv (session 21): 16 GB300 in one NVL72 rack with NVLS off (4.8 %) and GB200 NVL4 /
+   * NVL8 partitions on three racks at 16 GiB: the ring within 2.9 %, the forced tree 25.1 / 62.3 %
+   * slow — 4.8 % over 15 points (allreduce-12.SOURCE, docs/collective.md §11.8). */
+  g_autoptr(DdpValidation) twelve = run_shipped_files("allreduce-12.csv", NULL);
+  const DdpValidateAllreduce *a12 = twelve->allreduce->pdata[0];
+  g_assert_cmpuint(a12->model[DDP_REGIME_ALL].points, ==, 15);
+  g_assert_cmpfloat(a12->model[DDP_REGIME_ALL].median_abs_error, <, 0.049);   /* 4.8 % */
+  /* training-10.csv (session 21, a behaviour check): CSC's GPT-Neo-125M (as gpt2) under the Hugging
+   * Face Trainer on 1–4 GPUs of one node and 8 over two, one epoch timed end to end: 11.5 % against
+   * "always 100 %"'s 13.4 % over 21 DDP rows; the two-node rows lose 20–41 % where the model loses 2–4
+   * (training-10.SOURCE: start-up inside the timing cannot be told from a per-step loss). */
+  g_autoptr(DdpValidation) ten = run_shipped_files("training-10.csv", NULL);
+  const DdpValidateTraining *t10 = ten->training->pdata[0];
+  g_assert_cmpuint(t10->efficiency_error.points, ==, 21);
+  g_assert_cmpfloat(t10->efficiency_error.median_abs_error, <, 0.116);   /* 11.5 % */
+  g_assert_cmpfloat(t10->efficiency_error.median_abs_error, <, t10->baseline_efficiency_error.median_abs_error);
   const DdpValidateTraining *t9 = seven->training->pdata[2];
   g_assert_cmpuint(t9->efficiency_error.points, ==, 30);
   g_assert_cmpfloat(t9->efficiency_error.median_abs_error, <, 0.019);   /* 1.9 % (4.1 % before; the baseline 6.2 %) */
