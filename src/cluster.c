@@ -31,7 +31,7 @@ static const char *const nccl_keys[] = { "cost_model", "algorithm", "protocol", 
 
 static const char *const intra_fabrics[] = { "nvlink", "nvswitch", "pcie", NULL };
 /* Index = DdpInterFabric; the last, "tcp", is another name for "ethernet" (parse_transport maps it). */
-static const char *const inter_fabrics[] = { "ib", "roce", "ethernet", "efa", "tcpxo", "tcp", NULL };
+static const char *const inter_fabrics[] = { "ib", "roce", "ethernet", "efa", "tcpxo", "slingshot", "tcp", NULL };
 /* Index = DdpCostModel. */
 static const char *const cost_models[] = { "nccl", "alpha-beta", "nccl-tuner", NULL };
 /* Index = DdpAlgorithm / DdpProtocol value. */
@@ -368,9 +368,11 @@ ddp_cluster_intra_efficiency(const DdpCluster *cluster)
 }
 
 /* Inter-node, by transport (docs/collective.md "Transport efficiency"):
- *  IB, RoCE — 0.96: NCCL's search rates a 400 Gb/s NIC (50 GB/s) at 48 GB/s and a 200 Gb/s one at
- *    24 (search.cc speedArrayInter, net_ib reporting the link speed); RoCE runs the same IB verbs
- *    transport;
+ *  IB, RoCE, Slingshot — 0.96: NCCL's search rates a 400 Gb/s NIC (50 GB/s) at 48 GB/s and a 200
+ *    Gb/s one at 24 (search.cc speedArrayInter, net_ib reporting the link speed); RoCE runs the same
+ *    IB verbs transport; HPE Slingshot 11 goes through libfabric's CXI provider and the aws-ofi-nccl
+ *    plugin, which report the link speed alike (no NCCL figure of its own is published; the public
+ *    curves reached 0.73-0.93 of it above 16 MiB: docs/collective.md §10.3);
  *  EFA — 0.85: SRD through libfabric and the aws-ofi-nccl plugin; AWS publishes only the line
  *    rate, so this is an estimate (an assumption, not a spec);
  *  TCPXO — 0.75: GPUDirect-TCPXO moves payload GPU-direct but over TCP with a receive-side

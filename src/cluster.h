@@ -12,9 +12,12 @@
 typedef enum { DDP_INTRA_NVLINK, DDP_INTRA_NVSWITCH, DDP_INTRA_PCIE } DdpIntraFabric;
 /* ETHERNET is plain TCP over Ethernet: NCCL's socket transport ("tcp" in a cluster file is the same
  * fabric).  EFA is AWS's Elastic Fabric Adapter (aws-ofi-nccl plugin); TCPXO is Google's
- * GPUDirect-TCPXO (A3 Mega).  Each has its own default transport efficiency (cluster.c). */
+ * GPUDirect-TCPXO (A3 Mega); SLINGSHOT is HPE Slingshot 11 through libfabric's CXI provider and the
+ * aws-ofi-nccl plugin (reports carry a caveat: ddp_collective_transport_caveat).  Each has its own
+ * default transport efficiency (cluster.c). */
 typedef enum {
-  DDP_INTER_IB, DDP_INTER_ROCE, DDP_INTER_ETHERNET, DDP_INTER_EFA, DDP_INTER_TCPXO, DDP_INTER_FABRIC_COUNT
+  DDP_INTER_IB, DDP_INTER_ROCE, DDP_INTER_ETHERNET, DDP_INTER_EFA, DDP_INTER_TCPXO, DDP_INTER_SLINGSHOT,
+  DDP_INTER_FABRIC_COUNT
 } DdpInterFabric;
 
 /* NCCL algorithm and protocol (docs/model.md §2).  AUTO lets the cost model pick the fastest.  NVLS is

@@ -354,10 +354,11 @@ sweep_text(const DdpCluster *cluster, const DdpCollective *model, const Sweep *s
                               : NULL;
   if (caveat)
     g_string_append(out, caveat);
-  /* and over TCP sockets at the default share, which the public curves spread over 0.1-0.4 (§10.3) */
-  g_autofree char *sockets = ddp_collective_sockets_caveat(cluster, nodes, "# ");
-  if (sockets)
-    g_string_append(out, sockets);
+  /* and over TCP sockets at the default share, which the public curves spread over 0.1-0.4, or over
+   * Slingshot, whose mid sizes the model misses (§10.3) */
+  g_autofree char *transport = ddp_collective_transport_caveat(cluster, nodes, "# ");
+  if (transport)
+    g_string_append(out, transport);
   /* what the collective model does with an algorithm the op does not have (docs/collective.md §12) */
   DdpAlgorithm forced = cluster->nccl.algorithm;
   if (s->op == DDP_OP_BROADCAST && forced != DDP_ALGO_AUTO && forced != DDP_ALGO_RING)

@@ -11,7 +11,9 @@ typedef struct {
 } ClustersOptions;
 
 static const char *const intra_names[] = { "NVLink", "NVSwitch", "PCIe" };
-static const char *const inter_names[] = { "IB", "RoCE", "Ethernet" };
+/* Index = DdpInterFabric. */
+static const char *const inter_names[] = { "IB", "RoCE", "Ethernet", "EFA", "TCPXO", "Slingshot" };
+G_STATIC_ASSERT(G_N_ELEMENTS(inter_names) == DDP_INTER_FABRIC_COUNT);
 
 static int
 run(int argc, char **argv, ClustersOptions *o)

@@ -118,11 +118,11 @@ compare_text(const DdpScenario *s, const Row *rows, guint n, int best, const cha
       break;
     }
   }
-  /* and over TCP sockets at the default share (docs/collective.md §10.3) */
+  /* and over TCP sockets at the default share, or over Slingshot (docs/collective.md §10.3) */
   for (guint i = 0; i < n; i++) {
-    g_autofree char *sockets = ddp_report_sockets_caveat(s, rows[i].result, "");
-    if (sockets) {
-      g_string_append(out, sockets);
+    g_autofree char *transport = ddp_report_transport_caveat(s, rows[i].result, "");
+    if (transport) {
+      g_string_append(out, transport);
       break;
     }
   }

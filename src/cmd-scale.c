@@ -134,12 +134,13 @@ scale_text(const DdpScenario *s, const DdpCost *cost, const ScaleRow *rows, guin
       break;
     }
   }
-  /* and from the first row whose nodes talk over TCP sockets at the default share (§10.3) */
+  /* and from the first row whose nodes talk over TCP sockets at the default share or over Slingshot
+   * (§10.3) */
   for (guint i = 0; i < n; i++) {
-    g_autofree char *sockets = ddp_report_sockets_caveat(s, rows[i].result, "  ");
-    if (sockets) {
-      g_string_append_printf(out, "\nfrom %" G_GUINT64_FORMAT " GPUs on, the nodes talk over TCP sockets:\n%s", rows[i].gpus,
-                             sockets);
+    g_autofree char *transport = ddp_report_transport_caveat(s, rows[i].result, "  ");
+    if (transport) {
+      g_string_append_printf(out, "\nfrom %" G_GUINT64_FORMAT " GPUs on, the nodes talk over %s:\n%s", rows[i].gpus,
+                             s->cluster->inter.fabric == DDP_INTER_SLINGSHOT ? "Slingshot" : "TCP sockets", transport);
       break;
     }
   }

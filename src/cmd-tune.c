@@ -157,9 +157,9 @@ tune_text(const DdpScenario *s, const TuneRow *rows, guint n, const TuneVerdict 
   g_autofree char *caveat = ddp_report_domains_caveat(s, rows[0].result, "");
   if (caveat)
     g_string_append(out, caveat);
-  g_autofree char *sockets = ddp_report_sockets_caveat(s, rows[0].result, "");
-  if (sockets)
-    g_string_append(out, sockets);
+  g_autofree char *transport = ddp_report_transport_caveat(s, rows[0].result, "");
+  if (transport)
+    g_string_append(out, transport);
   g_string_append_c(out, '\n');
   if (v->n_first > 1)
     g_string_append_printf(out, "%15s ", "first_bucket_mb");

@@ -70,12 +70,14 @@ guint64 ddp_collective_domains(const DdpCollective *c);
  * each begun with @prefix; @ring_how says how to ask for the ring.  NULL where it does not apply. */
 char *ddp_collective_domains_caveat(guint64 nodes, guint64 domains, DdpAlgorithm configured, const char *prefix,
                                     const char *ring_how);
-/* The caveat a report prints where @nodes ≥ 2 servers talk over NCCL's TCP socket transport
- * (`[inter] fabric = ethernet`) at the default share of the line rate (no `[inter] efficiency`): the
- * public curves put that share anywhere from 0.4 (two 16 Gb/s VMs) to about 0.1 (ALCF Polaris, 2 ×
- * 200 Gb/s a node; docs/collective.md §10.3).  Three lines, each begun with @prefix; NULL where it
- * does not apply. */
-char *ddp_collective_sockets_caveat(const DdpCluster *cluster, guint64 nodes, const char *prefix);
+/* The caveat a report prints where @nodes ≥ 2 servers talk over a transport whose public curves the
+ * model is known to miss (docs/collective.md §10.3): NCCL's TCP sockets (`[inter] fabric = ethernet`)
+ * at the default share of the line rate (no `[inter] efficiency`) — the public curves put that
+ * share anywhere from 0.4 (two 16 Gb/s VMs) to about 0.1 (ALCF Polaris, 2 × 200 Gb/s a node) —
+ * and HPE Slingshot through aws-ofi-nccl (`fabric = slingshot`), whose mid sizes ran 1.5–10 × slower
+ * than the model at three of four sites.  Three lines, each begun with @prefix; NULL where it does
+ * not apply. */
+char *ddp_collective_transport_caveat(const DdpCluster *cluster, guint64 nodes, const char *prefix);
 
 /* AllReduce of @bytes bytes (count × type size, as nccl-tests' size column).  With one rank the
  * cost is zero (no communication). */

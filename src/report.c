@@ -83,13 +83,13 @@ ddp_report_domains_caveat(const DdpScenario *s, const DdpResult *r, const char *
 }
 
 /**
- * ddp_report_sockets_caveat:
+ * ddp_report_transport_caveat:
  * See report.h.
  */
 char *
-ddp_report_sockets_caveat(const DdpScenario *s, const DdpResult *r, const char *prefix)
+ddp_report_transport_caveat(const DdpScenario *s, const DdpResult *r, const char *prefix)
 {
-  return r ? ddp_collective_sockets_caveat(s->cluster, r->nodes, prefix) : NULL;
+  return r ? ddp_collective_transport_caveat(s->cluster, r->nodes, prefix) : NULL;
 }
 
 /**
@@ -138,9 +138,9 @@ ddp_report_predict_text_ex(const DdpScenario *s, const DdpResult *r, const DdpRe
   g_autofree char *caveat = ddp_report_domains_caveat(s, r, "                       ");
   if (caveat)
     g_string_append(out, caveat);
-  g_autofree char *sockets = ddp_report_sockets_caveat(s, r, "                       ");
-  if (sockets)
-    g_string_append(out, sockets);
+  g_autofree char *transport = ddp_report_transport_caveat(s, r, "                       ");
+  if (transport)
+    g_string_append(out, transport);
   if (r->dp)
     g_string_append_printf(out, "  host overhead        %.3f ms   (the step's host time, GIL-serialised launches, replicate)\n",
                            r->host_iteration_ms);

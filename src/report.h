@@ -37,9 +37,9 @@ char *ddp_report_buckets_csv(const DdpModel *model, const DdpBucketLayout *initi
  * @result is NULL (a row not simulated). */
 char *ddp_report_domains_caveat(const DdpScenario *scenario, const DdpResult *result, const char *prefix);
 
-/* The TCP-sockets caveat of a DDP report (ddp_collective_sockets_caveat for the nodes @result spans),
+/* The transport caveat of a DDP report (ddp_collective_transport_caveat for the nodes @result spans),
  * each line begun with @prefix; NULL where it does not apply or @result is NULL. */
-char *ddp_report_sockets_caveat(const DdpScenario *scenario, const DdpResult *result, const char *prefix);
+char *ddp_report_transport_caveat(const DdpScenario *scenario, const DdpResult *result, const char *prefix);
 
 /* "25 557 032"-style grouping for tables. */
 char *ddp_report_group_digits(gint64 value);

@@ -142,6 +142,29 @@ test_sockets_caveat(void)
   g_rmdir(dir);
 }
 
+/* Over Slingshot (`[inter] fabric = slingshot`: NCCL through aws-ofi-nccl and libfabric's CXI provider)
+ * the public mid sizes ran 1.5–10 × slower than the model at three of four sites (docs/collective.md
+ * §10.3, §11.8): `allreduce`, `predict` and `scale` say so once the job spans nodes, and not on one node.
+ * NREL Kestrel's file: 4 H100 a node. */
+static void
+test_slingshot_caveat(void)
+{
+  const char *caveat = "over Slingshot (aws-ofi-nccl) the public curves ran 1.5-10 x slower than this model";
+  g_autofree char *cluster = fixture("validation/nrel-kestrel-h100.cluster");
+  g_auto(Run) allreduce = { 0 }, one_node = { 0 }, predict = { 0 }, scale = { 0 };
+  run(&allreduce, "allreduce", "--cluster", cluster, "--gpus", "8", "-b", "1M", "-e", "1M", NULL);
+  run(&one_node, "allreduce", "--cluster", cluster, "--gpus", "4", "-b", "1M", "-e", "1M", NULL);
+  run(&predict, "predict", "--cluster", cluster, "--model", "resnet50", "--gpus", "8", "--iterations", "2", NULL);
+  run(&scale, "scale", "--cluster", cluster, "--model", "resnet50", "--gpus", "4,8", "--iterations", "2", NULL);
+  const Run *runs[] = { &allreduce, &one_node, &predict, &scale };
+  for (guint i = 0; i < G_N_ELEMENTS(runs); i++) {
+    g_assert_cmpint(runs[i]->status, ==, 0);
+    g_assert_true((strstr(runs[i]->out, caveat) != NULL) == (runs[i] != &one_node));
+  }
+  g_assert_nonnull(strstr(allreduce.out, "\n# 256 MiB at three of four sites, in stalls that vary from size to size;"));
+  g_assert_nonnull(strstr(scale.out, "\nfrom 8 GPUs on, the nodes talk over Slingshot:\n  over Slingshot"));
+}
+
 /* SHARP from the command line (docs/collective.md §13): a user's HGX B200 file with `collnet = true`
  * shows CollNet's graphs under --explain, runs the chain at 16 GiB on four nodes (NCCL's table
  * prefers it), and `predict` runs ResNet-50's buckets through CollNet with BatchNorm waiting for them
@@ -1503,6 +1526,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/allreduce/domains-caveat", test_allreduce_domains_caveat);
   g_test_add_func("/cli/predict/domains-caveat", test_predict_domains_caveat);
   g_test_add_func("/cli/sockets-caveat", test_sockets_caveat);
+  g_test_add_func("/cli/slingshot-caveat", test_slingshot_caveat);
   g_test_add_func("/cli/collnet", test_collnet_cli);
   g_test_add_func("/cli/predict/dle-bert-32-nodes", test_predict_dle_bert_32_nodes);
   return g_test_run();

@@ -73,7 +73,7 @@ test_errors(void)
   static const struct { const char *text; const char *message; } cases[] = {
     { HEAD INTRA "[inter]\nfabric = ib\nnics_per_node = 8\nnic_bandwidth_Gbps = -400\nlatency_us = 2\n",
       "t.cluster:12: inter.nic_bandwidth_Gbps: \"-400\" must be a number from 0.01 to 800000" },
-    { HEAD INTRA "[inter]\nfabric = token-ring\n", "t.cluster:10: inter.fabric: \"token-ring\" is not one of ib|roce|ethernet|efa|tcpxo|tcp" },
+    { HEAD INTRA "[inter]\nfabric = token-ring\n", "t.cluster:10: inter.fabric: \"token-ring\" is not one of ib|roce|ethernet|efa|tcpxo|slingshot|tcp" },
     { HEAD "[intra]\nfabric = nvlink\nbandwidth_GBs = 0\nlatency_us = 1\n", "t.cluster:7: intra.bandwidth_GBs: \"0\" must be a number from 0.00125 to 100000" },
     { "[cluster]\nname = x\ngpu = tpu\ngpus_per_node = 8\n", "t.cluster:3: cluster.gpu: unknown GPU \"tpu\" (built in: v100, a100, a100-40gb, h100, h200, b200, gb200, gb300, rtx4090)" },
     { "[cluster]\nname = x\ngpu = h100\ngpus_per_node = 0\n", "t.cluster:4: cluster.gpus_per_node: \"0\" must be a whole number from 1 to 1024" },
@@ -132,7 +132,7 @@ test_transport(void)
   g_assert_cmpfloat(ddp_cluster_inter_efficiency(d), ==, 0.96);
   static const struct { const char *fabric; DdpInterFabric value; double efficiency; } fabrics[] = {
     { "roce", DDP_INTER_ROCE, 0.96 }, { "efa", DDP_INTER_EFA, 0.85 }, { "tcpxo", DDP_INTER_TCPXO, 0.75 },
-    { "ethernet", DDP_INTER_ETHERNET, 0.4 }, { "tcp", DDP_INTER_ETHERNET, 0.4 },
+    { "ethernet", DDP_INTER_ETHERNET, 0.4 }, { "tcp", DDP_INTER_ETHERNET, 0.4 }, { "slingshot", DDP_INTER_SLINGSHOT, 0.96 },
   };
   for (gsize i = 0; i < G_N_ELEMENTS(fabrics); i++) {
     g_autofree char *text = g_strdup_printf(HEAD INTRA "[inter]\nfabric = %s\nnics_per_node = 1\nnic_bandwidth_Gbps = 100\n"

@@ -2163,18 +2163,19 @@ test_ops_physics(void)
   g_assert_cmpfloat(cost.time_us, ==, 0.0);
 }
 
-/* The TCP-sockets caveat (docs/collective.md §10.3): only across nodes, only over `ethernet`, only at
- * the default share; three lines, each begun with the prefix. */
+/* The transport caveats (docs/collective.md §10.3): only across nodes; over `ethernet` only at the
+ * default share, over `slingshot` at any share (the mid sizes, not the share, are what the model
+ * misses there); three lines, each begun with the prefix. */
 static void
-test_sockets_caveat(void)
+test_transport_caveat(void)
 {
   g_autoptr(DdpCluster) c = a100();
   c->inter.fabric = DDP_INTER_ETHERNET;
   c->inter.nics_per_node = 1;
   c->inter.nic_bandwidth_Gbps = 100;
-  g_autofree char *one_node = ddp_collective_sockets_caveat(c, 1, "> ");
+  g_autofree char *one_node = ddp_collective_transport_caveat(c, 1, "> ");
   g_assert_null(one_node);
-  g_autofree char *text = ddp_collective_sockets_caveat(c, 2, "> ");
+  g_autofree char *text = ddp_collective_transport_caveat(c, 2, "> ");
   g_assert_nonnull(text);
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
   g_assert_cmpuint(g_strv_length(lines), ==, 4);   /* three lines and the empty tail */
@@ -2183,12 +2184,24 @@ test_sockets_caveat(void)
   g_assert_cmpstr(lines[3], ==, "");
   g_assert_nonnull(strstr(text, "the default 0.4 fits two 16 Gb/s VMs"));
   c->inter.efficiency = 0.1;   /* the user's own share: nothing to say */
-  g_autofree char *measured = ddp_collective_sockets_caveat(c, 2, "> ");
+  g_autofree char *measured = ddp_collective_transport_caveat(c, 2, "> ");
   g_assert_null(measured);
   c->inter.efficiency = 0;
   c->inter.fabric = DDP_INTER_ROCE;
-  g_autofree char *rdma = ddp_collective_sockets_caveat(c, 2, "> ");
+  g_autofree char *rdma = ddp_collective_transport_caveat(c, 2, "> ");
   g_assert_null(rdma);
+  /* Slingshot: the mid sizes, whatever the share (a measured one does not make them right) */
+  c->inter.fabric = DDP_INTER_SLINGSHOT;
+  c->inter.efficiency = 0.9;
+  g_autofree char *slingshot_one = ddp_collective_transport_caveat(c, 1, "> ");
+  g_assert_null(slingshot_one);
+  g_autofree char *slingshot = ddp_collective_transport_caveat(c, 2, "> ");
+  g_assert_nonnull(slingshot);
+  g_auto(GStrv) slingshot_lines = g_strsplit(slingshot, "\n", -1);
+  g_assert_cmpuint(g_strv_length(slingshot_lines), ==, 4);
+  for (guint i = 0; i < 3; i++)
+    g_assert_true(g_str_has_prefix(slingshot_lines[i], "> over Slingshot") == (i == 0) && g_str_has_prefix(slingshot_lines[i], "> "));
+  g_assert_nonnull(strstr(slingshot, "1.5-10 x slower than this model from 4 KiB to"));
 }
 
 /* SHARP through NCCL's CollNet ([nccl] collnet = true, docs/collective.md §13) on four HGX B200 nodes
@@ -2326,7 +2339,7 @@ main(int argc, char **argv)
   g_test_add_func("/collective/scale/no-ll-across-domains", test_no_ll_across_domains);
   g_test_add_func("/collective/scale/tree-node-load", test_tree_node_load);
   g_test_add_func("/collective/scale/tree-ll128-chunk", test_tree_ll128_chunk);
-  g_test_add_func("/collective/sockets-caveat", test_sockets_caveat);
+  g_test_add_func("/collective/transport-caveat", test_transport_caveat);
   g_test_add_func("/collective/collnet", test_collnet);
   return g_test_run();
 }
