@@ -2163,6 +2163,18 @@ test_ops_physics(void)
   g_assert_cmpfloat(cost.time_us, ==, 0.0);
 }
 
+/* @text is three lines, each begun with "> " and ended by a newline. */
+static void
+assert_three_prefixed_lines(const char *text)
+{
+  g_assert_nonnull(text);
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  g_assert_cmpuint(g_strv_length(lines), ==, 4);   /* three lines and the empty tail */
+  for (guint i = 0; i < 3; i++)
+    g_assert_true(g_str_has_prefix(lines[i], "> "));
+  g_assert_cmpstr(lines[3], ==, "");
+}
+
 /* The transport caveats (docs/collective.md §10.3): only across nodes; over `ethernet` only at the
  * default share, over `slingshot` at any share (the mid sizes, not the share, are what the model
  * misses there); three lines, each begun with the prefix. */
@@ -2176,12 +2188,7 @@ test_transport_caveat(void)
   g_autofree char *one_node = ddp_collective_transport_caveat(c, 1, "> ");
   g_assert_null(one_node);
   g_autofree char *text = ddp_collective_transport_caveat(c, 2, "> ");
-  g_assert_nonnull(text);
-  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-  g_assert_cmpuint(g_strv_length(lines), ==, 4);   /* three lines and the empty tail */
-  for (guint i = 0; i < 3; i++)
-    g_assert_true(g_str_has_prefix(lines[i], "> "));
-  g_assert_cmpstr(lines[3], ==, "");
+  assert_three_prefixed_lines(text);
   g_assert_nonnull(strstr(text, "the default 0.4 fits two 16 Gb/s VMs"));
   c->inter.efficiency = 0.1;   /* the user's own share: nothing to say */
   g_autofree char *measured = ddp_collective_transport_caveat(c, 2, "> ");
@@ -2196,11 +2203,8 @@ test_transport_caveat(void)
   g_autofree char *slingshot_one = ddp_collective_transport_caveat(c, 1, "> ");
   g_assert_null(slingshot_one);
   g_autofree char *slingshot = ddp_collective_transport_caveat(c, 2, "> ");
-  g_assert_nonnull(slingshot);
-  g_auto(GStrv) slingshot_lines = g_strsplit(slingshot, "\n", -1);
-  g_assert_cmpuint(g_strv_length(slingshot_lines), ==, 4);
-  for (guint i = 0; i < 3; i++)
-    g_assert_true(g_str_has_prefix(slingshot_lines[i], "> over Slingshot") == (i == 0) && g_str_has_prefix(slingshot_lines[i], "> "));
+  assert_three_prefixed_lines(slingshot);
+  g_assert_true(g_str_has_prefix(slingshot, "> over Slingshot (aws-ofi-nccl)"));
   g_assert_nonnull(strstr(slingshot, "1.5-10 x slower than this model from 4 KiB to"));
 }
 
