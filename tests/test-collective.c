@@ -2163,16 +2163,22 @@ test_ops_physics(void)
   g_assert_cmpfloat(cost.time_us, ==, 0.0);
 }
 
-/* @text is three lines, each begun with "> " and ended by a newline. */
+/* @c's transport caveat: none on one node; on two, three lines, each begun with "> " and ended by a
+ * newline, the first beginning with @first and the whole holding @phrase. */
 static void
-assert_three_prefixed_lines(const char *text)
+check_transport_caveat(const DdpCluster *c, const char *first, const char *phrase)
 {
+  g_autofree char *one_node = ddp_collective_transport_caveat(c, 1, "> ");
+  g_assert_null(one_node);
+  g_autofree char *text = ddp_collective_transport_caveat(c, 2, "> ");
   g_assert_nonnull(text);
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
   g_assert_cmpuint(g_strv_length(lines), ==, 4);   /* three lines and the empty tail */
   for (guint i = 0; i < 3; i++)
     g_assert_true(g_str_has_prefix(lines[i], "> "));
   g_assert_cmpstr(lines[3], ==, "");
+  g_assert_true(g_str_has_prefix(text, first));
+  g_assert_nonnull(strstr(text, phrase));
 }
 
 /* The transport caveats (docs/collective.md §10.3): only across nodes; over `ethernet` only at the
@@ -2185,11 +2191,7 @@ test_transport_caveat(void)
   c->inter.fabric = DDP_INTER_ETHERNET;
   c->inter.nics_per_node = 1;
   c->inter.nic_bandwidth_Gbps = 100;
-  g_autofree char *one_node = ddp_collective_transport_caveat(c, 1, "> ");
-  g_assert_null(one_node);
-  g_autofree char *text = ddp_collective_transport_caveat(c, 2, "> ");
-  assert_three_prefixed_lines(text);
-  g_assert_nonnull(strstr(text, "the default 0.4 fits two 16 Gb/s VMs"));
+  check_transport_caveat(c, "> over NCCL's TCP sockets", "the default 0.4 fits two 16 Gb/s VMs");
   c->inter.efficiency = 0.1;   /* the user's own share: nothing to say */
   g_autofree char *measured = ddp_collective_transport_caveat(c, 2, "> ");
   g_assert_null(measured);
@@ -2200,12 +2202,7 @@ test_transport_caveat(void)
   /* Slingshot: the mid sizes, whatever the share (a measured one does not make them right) */
   c->inter.fabric = DDP_INTER_SLINGSHOT;
   c->inter.efficiency = 0.9;
-  g_autofree char *slingshot_one = ddp_collective_transport_caveat(c, 1, "> ");
-  g_assert_null(slingshot_one);
-  g_autofree char *slingshot = ddp_collective_transport_caveat(c, 2, "> ");
-  assert_three_prefixed_lines(slingshot);
-  g_assert_true(g_str_has_prefix(slingshot, "> over Slingshot (aws-ofi-nccl)"));
-  g_assert_nonnull(strstr(slingshot, "1.5-10 x slower than this model from 4 KiB to"));
+  check_transport_caveat(c, "> over Slingshot (aws-ofi-nccl)", "1.5-10 x slower than this model from 4 KiB to");
 }
 
 /* SHARP through NCCL's CollNet ([nccl] collnet = true, docs/collective.md §13) on four HGX B200 nodes
