@@ -144,19 +144,22 @@ test_sockets_caveat(void)
 
 /* Over Slingshot (`[inter] fabric = slingshot`: NCCL through aws-ofi-nccl and libfabric's CXI provider)
  * the public mid sizes ran 1.5–10 × slower than the model at three of four sites (docs/collective.md
- * §10.3, §11.8): `allreduce`, `predict` and `scale` say so once the job spans nodes, and not on one node.
+ * §10.3, §11.8): `allreduce`, `predict`, `scale`, `tune` and `compare` say so once the job spans nodes,
+ * and not on one node.
  * NREL Kestrel's file: 4 H100 a node. */
 static void
 test_slingshot_caveat(void)
 {
   const char *caveat = "over Slingshot (aws-ofi-nccl) the public curves ran 1.5-10 x slower than this model";
   g_autofree char *cluster = fixture("validation/nrel-kestrel-h100.cluster");
-  g_auto(Run) allreduce = { 0 }, one_node = { 0 }, predict = { 0 }, scale = { 0 };
+  g_auto(Run) allreduce = { 0 }, one_node = { 0 }, predict = { 0 }, scale = { 0 }, tune = { 0 }, compare = { 0 };
   run(&allreduce, "allreduce", "--cluster", cluster, "--gpus", "8", "-b", "1M", "-e", "1M", NULL);
   run(&one_node, "allreduce", "--cluster", cluster, "--gpus", "4", "-b", "1M", "-e", "1M", NULL);
   run(&predict, "predict", "--cluster", cluster, "--model", "resnet50", "--gpus", "8", "--iterations", "2", NULL);
   run(&scale, "scale", "--cluster", cluster, "--model", "resnet50", "--gpus", "4,8", "--iterations", "2", NULL);
-  const Run *runs[] = { &allreduce, &one_node, &predict, &scale };
+  run(&tune, "tune", "--cluster", cluster, "--model", "resnet50", "--gpus", "8", "--iterations", "2", NULL);
+  run(&compare, "compare", "--cluster", cluster, "--model", "resnet50", "--gpus", "8", "--iterations", "2", NULL);
+  const Run *runs[] = { &allreduce, &one_node, &predict, &scale, &tune, &compare };
   for (guint i = 0; i < G_N_ELEMENTS(runs); i++) {
     g_assert_cmpint(runs[i]->status, ==, 0);
     g_assert_true((strstr(runs[i]->out, caveat) != NULL) == (runs[i] != &one_node));
