@@ -21,8 +21,7 @@ fixture_scenario(const char *model_text_or_file, guint64 gpus, const char *strag
   }
   g_assert_no_error(error);
   g_autofree char *cluster = g_test_build_filename(G_TEST_DIST, "data", "ab4.cluster", NULL);
-  s->cluster = ddp_cluster_load(cluster, &error);
-  g_assert_no_error(error);
+  s->cluster = fixture_cluster(cluster);
   s->stragglers = ddp_stragglers_parse(stragglers, &error);
   g_assert_no_error(error);
   ddp_setup_init(&s->setup);
@@ -30,6 +29,15 @@ fixture_scenario(const char *model_text_or_file, guint64 gpus, const char *strag
   s->setup.gpus = gpus;
   s->setup.iterations = 3;
   return s;
+}
+
+DdpCluster *
+fixture_cluster(const char *name_or_path)
+{
+  g_autoptr(GError) error = NULL;
+  DdpCluster *c = ddp_cluster_load(name_or_path, &error);
+  g_assert_no_error(error);
+  return c;
 }
 
 /* One bucket for the whole model in steady state too: cap and first bucket above the model size,

@@ -10,6 +10,7 @@
  * S / (1000·B) µs. */
 #include "collective.h"
 #include "datadir.h"
+#include "fixture.h"
 #include "keyfile.h"
 
 #include <glib/gstdio.h>
@@ -59,16 +60,6 @@ static DdpCluster *
 b200(void)
 {
   return cluster_new(100, 8, 900, 8, 400);
-}
-
-/* A cluster by shipped name or by path, loaded without error. */
-static DdpCluster *
-load_cluster(const char *name)
-{
-  g_autoptr(GError) error = NULL;
-  DdpCluster *c = ddp_cluster_load(name, &error);
-  g_assert_no_error(error);
-  return c;
 }
 
 /* The alpha-beta fixture: 4 GPUs per node at 100 GB/s and 5 µs, one 100 Gb/s NIC per node at
@@ -238,7 +229,7 @@ test_algorithm_sets(void)
 static void
 test_algorithm_list_choice(void)
 {
-  g_autoptr(DdpCluster) cluster = load_cluster("dgx-h100");
+  g_autoptr(DdpCluster) cluster = fixture_cluster("dgx-h100");
   g_autoptr(DdpCollective) all = model(cluster, 16);
   DdpCollectiveCost cost;
   ddp_collective_allreduce(all, (guint64)1 << 30, &cost);
@@ -259,7 +250,7 @@ test_algorithm_list_choice(void)
 static void
 test_protocol_list_choice(void)
 {
-  g_autoptr(DdpCluster) cluster = load_cluster("dgx-h100");
+  g_autoptr(DdpCluster) cluster = fixture_cluster("dgx-h100");
   g_autoptr(DdpCollective) all = model(cluster, 16);
   DdpCollectiveCost cost;
   ddp_collective_allreduce(all, 8, &cost);
@@ -552,7 +543,7 @@ test_auto_crossover(void)
   };
   guint64 horizon = (guint64)1 << 40;
   for (gsize k = 0; k < G_N_ELEMENTS(clusters); k++) {
-    g_autoptr(DdpCluster) cluster = load_cluster(clusters[k]);
+    g_autoptr(DdpCluster) cluster = fixture_cluster(clusters[k]);
     cluster->nccl.cost_model = DDP_COST_NCCL_TUNER;   /* NCCL's own ranking (the nccl model: test_physics_*) */
     for (gsize g = 0; g < G_N_ELEMENTS(gpus); g++) {
       g_autoptr(DdpCollective) c = model(cluster, gpus[g]);
@@ -820,12 +811,12 @@ test_nvls_disabled(void)
   assert_new_fails(off, 8);
 
   g_autoptr(GError) error = NULL;
-  g_autoptr(DdpCluster) shipped = load_cluster("dgx-h100");
+  g_autoptr(DdpCluster) shipped = fixture_cluster("dgx-h100");
   g_assert_true(shipped->nccl.nvls);
   g_autofree char *path = write_temp("[cluster]\nname = h\ngpu = h100\ngpus_per_node = 8\n"
                                      "[intra]\nfabric = nvswitch\nbandwidth_GBs = 450\nlatency_us = 0.7\n"
                                      "[nccl]\nnvls = false\n");
-  g_autoptr(DdpCluster) loaded = load_cluster(path);
+  g_autoptr(DdpCluster) loaded = fixture_cluster(path);
   g_assert_false(loaded->nccl.nvls);
   g_autoptr(DdpCollective) lc = model(loaded, 8);
   assert_graph(lc, DDP_ALGO_NVLS, 0, 0, 0);
@@ -909,7 +900,7 @@ test_nvls_choices_exact(void)
   assert_choices_exact(h2, horizon);
   const char *const racks[] = { "gb200-nvl72", "gb300-nvl72" };
   for (gsize i = 0; i < G_N_ELEMENTS(racks); i++) {
-    g_autoptr(DdpCluster) cluster = load_cluster(racks[i]);
+    g_autoptr(DdpCluster) cluster = fixture_cluster(racks[i]);
     g_autoptr(DdpCollective) two = model(cluster, 128);
     assert_choices_exact(two, horizon);
   }
@@ -1726,7 +1717,7 @@ test_scale_properties(void)
   guint checked = 0, chunk_halvings = 0;
   for (char **name = names; *name; name++) {
     g_autoptr(GError) error = NULL;
-    g_autoptr(DdpCluster) cluster = load_cluster(*name);
+    g_autoptr(DdpCluster) cluster = fixture_cluster(*name);
     double previous_algbw[64] = { 0 };
     guint64 previous_domains = 0;
     for (guint64 nodes = 1; nodes <= 4096; nodes *= 2) {
@@ -1872,7 +1863,7 @@ static void
 test_nvlink_domains(void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(DdpCluster) cluster = load_cluster("gb300-nvl72");
+  g_autoptr(DdpCluster) cluster = fixture_cluster("gb300-nvl72");
   g_assert_cmpint(ddp_cluster_domain_nodes(cluster), ==, 18);
   g_autoptr(DdpCollective) one = ddp_collective_new(cluster, 64, &error);
   g_assert_no_error(error);
@@ -1910,7 +1901,7 @@ static void
 test_no_ll_across_domains(void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(DdpCluster) cluster = load_cluster("gb200-nvl72");
+  g_autoptr(DdpCluster) cluster = fixture_cluster("gb200-nvl72");
   cluster->nccl.nvls = FALSE;
   g_autoptr(DdpCollective) rack = model(cluster, 64), racks = model(cluster, 128);
   DdpCollectiveCost cost, forced;
@@ -1942,7 +1933,7 @@ test_nvls_tree_stage_bound(void)
   const char *const racks[] = { "gb200-nvl72", "gb300-nvl72" };
   for (gsize i = 0; i < G_N_ELEMENTS(racks); i++) {
     g_autoptr(GError) error = NULL;
-    g_autoptr(DdpCluster) cluster = load_cluster(racks[i]);
+    g_autoptr(DdpCluster) cluster = fixture_cluster(racks[i]);
     g_autoptr(DdpCollective) one = model(cluster, 64), two = model(cluster, 128);
     g_assert_cmpuint(ddp_collective_domains(two), ==, 2);
     for (guint64 S = (guint64)1 << 20; S <= (guint64)1 << 34; S *= 2) {
@@ -1958,7 +1949,7 @@ test_nvls_tree_stage_bound(void)
     g_assert_cmpfloat_with_epsilon(across.transfer_us, in_rack.transfer_us, 1e-9);
   }
   g_autoptr(GError) error = NULL;
-  g_autoptr(DdpCluster) h100 = load_cluster("dgx-h100");
+  g_autoptr(DdpCluster) h100 = fixture_cluster("dgx-h100");
   g_autoptr(DdpCollective) node = model(h100, 8), pair = model(h100, 16);
   for (guint64 S = (guint64)1 << 20; S <= (guint64)1 << 34; S *= 2) {
     DdpCollectiveCost alone, tree;
@@ -1983,7 +1974,7 @@ test_tree_node_load(void)
   g_autoptr(GError) error = NULL;
   guint64 huge = (guint64)1 << 50;
   const struct { guint64 nodes; double algbw; } cases[] = { { 2, 370.8 }, { 3, 256.0 }, { 4, 192.0 }, { 64, 192.0 } };
-  g_autoptr(DdpCluster) cluster = load_cluster("dgx-h100");
+  g_autoptr(DdpCluster) cluster = fixture_cluster("dgx-h100");
   cluster->nccl.channels = 32;
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autoptr(DdpCollective) c = ddp_collective_new(cluster, cases[i].nodes * 8, &error);
@@ -2009,7 +2000,7 @@ static void
 test_tree_ll128_chunk(void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(DdpCluster) cluster = load_cluster("dgx-a100");
+  g_autoptr(DdpCluster) cluster = fixture_cluster("dgx-a100");
   g_autoptr(DdpCollective) c = ddp_collective_new(cluster, 128, &error);
   g_assert_no_error(error);
   DdpCollectiveCost small, mid;
@@ -2211,7 +2202,7 @@ static void
 test_collnet(void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(DdpCluster) cluster = load_cluster("hgx-b200");
+  g_autoptr(DdpCluster) cluster = fixture_cluster("hgx-b200");
   {
     g_autoptr(DdpCollective) off = model(cluster, 32);
     DdpCollectiveTuning t;

@@ -5,18 +5,11 @@
 #include "tierfit.h"
 
 #include "collective.h"
+#include "fixture.h"
 
 #include <math.h>
 #include <string.h>
 
-static DdpCluster *
-load(const char *name)
-{
-  g_autoptr(GError) error = NULL;
-  DdpCluster *c = ddp_cluster_load(name, &error);
-  g_assert_no_error(error);
-  return c;
-}
 
 /* Measured points made by the model itself on @truth at @gpus, 8 B .. 8 GiB ×4. */
 static void
@@ -58,7 +51,7 @@ time_at(const DdpCluster *cluster, guint64 gpus, guint64 bytes)
 static void
 test_recovers_planted(void)
 {
-  g_autoptr(DdpCluster) truth = load("dgx-h100");
+  g_autoptr(DdpCluster) truth = fixture_cluster("dgx-h100");
   truth->intra.efficiency = 0.7;
   truth->nccl.launch_us = 9.0;
   truth->inter.efficiency = 0.8;
@@ -67,7 +60,7 @@ test_recovers_planted(void)
   add_model_points(points, truth, 8);
   add_model_points(points, truth, 16);
   add_model_points(points, truth, 32);
-  g_autoptr(DdpCluster) cluster = load("dgx-h100");
+  g_autoptr(DdpCluster) cluster = fixture_cluster("dgx-h100");
   DdpTierFit fit;
   fit_points(cluster, points, &fit);
   g_assert_true(fit.intra.fitted);
@@ -99,12 +92,12 @@ test_recovers_planted(void)
 static void
 test_launch_from_multi_node(void)
 {
-  g_autoptr(DdpCluster) truth = load("dgx-h100");
+  g_autoptr(DdpCluster) truth = fixture_cluster("dgx-h100");
   truth->nccl.launch_us = 0.5;
   truth->inter.latency_us = 0.0;
   g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(DdpTierPoint));
   add_model_points(points, truth, 16);
-  g_autoptr(DdpCluster) cluster = load("dgx-h100");
+  g_autoptr(DdpCluster) cluster = fixture_cluster("dgx-h100");
   DdpTierFit fit;
   fit_points(cluster, points, &fit);
   g_assert_false(fit.intra.fitted);
@@ -123,11 +116,11 @@ test_launch_from_multi_node(void)
     double want = time_at(truth, 64, bytes), got = time_at(cluster, 64, bytes);
     g_assert_cmpfloat(fabs(got / want - 1), <, 0.01);
   }
-  g_autoptr(DdpCluster) slower = load("dgx-h100");
+  g_autoptr(DdpCluster) slower = fixture_cluster("dgx-h100");
   slower->inter.latency_us = 3.0;
   g_autoptr(GArray) more = g_array_new(FALSE, FALSE, sizeof(DdpTierPoint));
   add_model_points(more, slower, 16);
-  g_autoptr(DdpCluster) again = load("dgx-h100");
+  g_autoptr(DdpCluster) again = fixture_cluster("dgx-h100");
   fit_points(again, more, &fit);
   g_assert_false(fit.launch_from_inter);
   g_assert_cmpfloat_with_epsilon(fit.inter.latency_us, 3.0, 0.2);
@@ -141,7 +134,7 @@ test_launch_from_multi_node(void)
 static void
 test_edge_keeps_specs(void)
 {
-  g_autoptr(DdpCluster) cluster = load("dgx-a100");
+  g_autoptr(DdpCluster) cluster = fixture_cluster("dgx-a100");
   g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(DdpTierPoint));
   for (guint64 bytes = (guint64)8 << 20; bytes <= (guint64)32 << 20; bytes *= 2) {
     DdpTierPoint p = { 2, 1, 1, DDP_ALGO_AUTO, DDP_PROTO_AUTO, bytes, 10 * time_at(cluster, 2, bytes) + 800 };
@@ -167,13 +160,13 @@ test_edge_keeps_specs(void)
 static void
 test_one_node_carries(void)
 {
-  g_autoptr(DdpCluster) truth = load("dgx-a100");
+  g_autoptr(DdpCluster) truth = fixture_cluster("dgx-a100");
   truth->intra.efficiency = 0.55;
   truth->nccl.launch_us = 12.0;
   g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(DdpTierPoint));
   add_model_points(points, truth, 8);
-  g_autoptr(DdpCluster) cluster = load("dgx-a100");
-  g_autoptr(DdpCluster) plain = load("dgx-a100");
+  g_autoptr(DdpCluster) cluster = fixture_cluster("dgx-a100");
+  g_autoptr(DdpCluster) plain = fixture_cluster("dgx-a100");
   DdpTierFit fit;
   fit_points(cluster, points, &fit);
   g_assert_true(fit.intra.fitted);
@@ -195,10 +188,10 @@ test_one_node_carries(void)
 static void
 test_holds_what_points_cannot_tell(void)
 {
-  g_autoptr(DdpCluster) truth = load("dgx-a100");
+  g_autoptr(DdpCluster) truth = fixture_cluster("dgx-a100");
   truth->intra.efficiency = 0.55;
   truth->nccl.launch_us = 40.0;
-  g_autoptr(DdpCluster) plain = load("dgx-a100");
+  g_autoptr(DdpCluster) plain = fixture_cluster("dgx-a100");
   g_autoptr(GError) error = NULL;
   g_autoptr(DdpCollective) c = ddp_collective_new(truth, 8, &error);
   g_assert_no_error(error);
@@ -306,7 +299,7 @@ fit_family(const char *csv, const char *cluster_rel, guint64 *largest_nodes, Ddp
     }
   }
   g_autofree char *cluster_path = g_test_build_filename(G_TEST_DIST, "data", cluster_rel, NULL);
-  DdpCluster *cluster = load(cluster_path);
+  DdpCluster *cluster = fixture_cluster(cluster_path);
   fit_points(cluster, points, fit);
   ddp_tier_fit_apply(fit, cluster);
   g_test_message("%s: calibrated on %u points below %" G_GUINT64_FORMAT " nodes: intra %s %.3f / %.1f us, inter %s %.3f / %.1f us",
